@@ -1,0 +1,54 @@
+# Samsa build and test targets. The README's commands call these; .ci/run calls `make ci`.
+GO        ?= go
+PKGS      ?= ./...
+# Packages that start goroutines run under the race detector (STYLE S11.9).
+RACE_PKGS ?= ./broker/... ./controller/... ./zkutil/... ./tools/...
+TIMEOUT   ?= 15m
+
+.PHONY: build test test-race test-short vet fmt-check tidy-check generate-check fuzz bench ci deps
+
+build:
+	$(GO) build -o .build/samsa ./tools/samsa
+
+# deps installs what the tests need on a fresh Debian machine (ZooKeeper, kcat, kafka-python).
+deps:
+	bash .ci/install-deps.sh
+
+fmt-check:
+	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
+
+vet:
+	$(GO) vet $(PKGS)
+
+tidy-check:
+	cp go.mod /tmp/samsa-go.mod.bak && cp go.sum /tmp/samsa-go.sum.bak
+	$(GO) mod tidy
+	@if ! diff -q go.mod /tmp/samsa-go.mod.bak >/dev/null || ! diff -q go.sum /tmp/samsa-go.sum.bak >/dev/null; then \
+		cp /tmp/samsa-go.mod.bak go.mod; cp /tmp/samsa-go.sum.bak go.sum; echo "go.mod/go.sum not tidy"; exit 1; fi
+
+generate-check:
+	$(GO) generate ./...
+	@git diff --exit-code -- docs/ || (echo "generated files are stale: run go generate ./..."; exit 1)
+
+# test is the README's test command: static checks, then every test once, the concurrent
+# packages under the race detector.
+test: fmt-check vet build
+	$(GO) test -count=1 -p 2 -timeout $(TIMEOUT) $(PKGS)
+	$(GO) test -race -count=1 -p 2 -timeout $(TIMEOUT) $(RACE_PKGS)
+
+test-short:
+	$(GO) test -count=1 -short -timeout $(TIMEOUT) $(PKGS)
+
+# fuzz runs every Fuzz target for FUZZTIME each.
+FUZZTIME ?= 30s
+fuzz:
+	@for pkg in $$($(GO) list $(PKGS)); do \
+		for f in $$($(GO) test -list '^Fuzz' $$pkg 2>/dev/null | grep '^Fuzz'); do \
+			echo "== $$pkg $$f"; $(GO) test -run '^$$' -fuzz "^$$f$$" -fuzztime $(FUZZTIME) $$pkg || exit 1; \
+		done; \
+	done
+
+bench:
+	$(GO) test -run '^$$' -bench . -benchmem ./broker/storage/ ./broker/record/
+
+ci: deps test
