@@ -1,0 +1,161 @@
+package purgatory
+
+import (
+	"context"
+	"errors"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// Key names the topic-partition a waiter watches.
+type Key struct {
+	Topic     string
+	Partition int32
+}
+
+// ErrTimeout is returned by Wait when the deadline passes before the check
+// succeeds.
+var ErrTimeout = errors.New("purgatory: timed out")
+
+// Purgatory holds the parked waiters of one kind of delayed operation
+// (for example produce or fetch), keyed by topic-partition.
+type Purgatory struct {
+	name string // immutable after New
+
+	mu struct {
+		sync.Mutex
+		watchers map[Key]map[*waiter]struct{}
+	}
+	parked atomic.Int64 // number of goroutines inside Wait
+	// expired counts waits that ended by deadline (Kafka's ExpiresPerSec).
+	expired atomic.Int64
+}
+
+type waiter struct {
+	wake chan struct{} // buffer 1; a pending wake-up
+}
+
+// New returns an empty purgatory. name is used in metric names and logs
+// ("Produce", "Fetch").
+func New(name string) *Purgatory {
+	p := &Purgatory{name: name}
+	p.mu.watchers = make(map[Key]map[*waiter]struct{})
+	return p
+}
+
+// Name returns the name given to New.
+func (p *Purgatory) Name() string { return p.name }
+
+// Size returns the number of parked waiters (Kafka's PurgatorySize).
+func (p *Purgatory) Size() int64 { return p.parked.Load() }
+
+// Expired returns how many waits have ended by their deadline.
+func (p *Purgatory) Expired() int64 { return p.expired.Load() }
+
+// Wait blocks until check returns true, deadline passes or ctx ends. check
+// runs once immediately and again after every Notify for one of keys; it must
+// not block and is never called concurrently for the same Wait. It returns
+// nil when check succeeded, ErrTimeout at the deadline, or ctx's error.
+// A zero deadline means no deadline (only ctx ends the wait).
+//
+// The waiter is registered before the first check, so a Notify that races
+// with the first check is never lost.
+func (p *Purgatory) Wait(ctx context.Context, deadline time.Time, keys []Key, check func() bool) error {
+	w := &waiter{wake: make(chan struct{}, 1)}
+	p.watch(w, keys)
+	defer p.unwatch(w, keys)
+	if check() {
+		return nil
+	}
+	var timeout <-chan time.Time
+	if !deadline.IsZero() {
+		d := time.Until(deadline)
+		if d <= 0 {
+			p.expired.Add(1)
+			return ErrTimeout
+		}
+		t := time.NewTimer(d)
+		defer t.Stop()
+		timeout = t.C
+	}
+	p.parked.Add(1)
+	defer p.parked.Add(-1)
+	for {
+		select {
+		case <-w.wake:
+			if check() {
+				return nil
+			}
+		case <-timeout:
+			// One last look: the event may have happened without a
+			// Notify reaching us yet.
+			if check() {
+				return nil
+			}
+			p.expired.Add(1)
+			return ErrTimeout
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+}
+
+// Notify wakes every waiter watching k. It never blocks.
+func (p *Purgatory) Notify(k Key) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for w := range p.mu.watchers[k] {
+		select {
+		case w.wake <- struct{}{}:
+		default: // a wake-up is already pending
+		}
+	}
+}
+
+// NotifyAll wakes every waiter (used on shutdown and leadership changes that
+// touch many partitions).
+func (p *Purgatory) NotifyAll() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for _, ws := range p.mu.watchers {
+		for w := range ws {
+			select {
+			case w.wake <- struct{}{}:
+			default:
+			}
+		}
+	}
+}
+
+// Watched returns the number of waiters registered on k (for tests and metrics).
+func (p *Purgatory) Watched(k Key) int {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return len(p.mu.watchers[k])
+}
+
+func (p *Purgatory) watch(w *waiter, keys []Key) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for _, k := range keys {
+		ws := p.mu.watchers[k]
+		if ws == nil {
+			ws = make(map[*waiter]struct{})
+			p.mu.watchers[k] = ws
+		}
+		ws[w] = struct{}{}
+	}
+}
+
+func (p *Purgatory) unwatch(w *waiter, keys []Key) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for _, k := range keys {
+		ws := p.mu.watchers[k]
+		delete(ws, w)
+		if len(ws) == 0 {
+			delete(p.mu.watchers, k)
+		}
+	}
+}
