@@ -1,0 +1,224 @@
+package storage
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"sync"
+)
+
+// indexFile is the storage shared by OffsetIndex and TimeIndex: a file of
+// fixed-size big-endian entries, sorted, mirrored in memory.
+//
+// Reads are served from the in-memory copy (binary search, no syscalls);
+// writes go to both the copy and the file with pwrite. While the segment is
+// active the file is preallocated (sparse) to maxEntries*entrySize, as Kafka
+// does with its mmap; trim cuts it to the written entries on roll and close.
+type indexFile struct {
+	fs         FS
+	entrySize  int
+	maxEntries int // immutable after open
+
+	mu struct {
+		sync.RWMutex
+		path string // current name (changes on rename)
+		f    File   // nil after close
+		buf  []byte // len == entries*entrySize
+	}
+}
+
+// maxIndexEntries rounds segment.index.bytes down to whole entries.
+func maxIndexEntries(maxIndexSize int32, entrySize int) int {
+	return int(maxIndexSize) / entrySize
+}
+
+// openIndexFile opens or creates path and loads its entries. valid is called
+// for each entry in order with the previous accepted one (nil first) and
+// returns false at the first unused (zero) or out-of-order slot, where
+// loading stops; Kafka likewise treats the preallocated zero tail as empty.
+// When active, the file is preallocated to its maximum size.
+func openIndexFile(fsys FS, path string, entrySize, maxEntries int, active bool,
+	valid func(prev, cur []byte) bool) (*indexFile, error) {
+	f, err := fsys.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o644)
+	if err != nil {
+		return nil, storageError("open index", err)
+	}
+	x := &indexFile{fs: fsys, entrySize: entrySize, maxEntries: maxEntries}
+	x.mu.path, x.mu.f = path, f
+	st, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return nil, storageError("stat index", err)
+	}
+	size := st.Size()
+	limit := int64(maxEntries * entrySize)
+	if size > limit {
+		size = limit // entries past the configured maximum are dropped
+	}
+	size -= size % int64(entrySize)
+	if size > 0 {
+		raw := make([]byte, size) // bounded by segment.index.bytes
+		if _, err := f.ReadAt(raw, 0); err != nil && !errors.Is(err, io.EOF) {
+			f.Close()
+			return nil, storageError("read index", err)
+		}
+		var prev []byte
+		n := 0
+		for ; n*entrySize < len(raw); n++ {
+			cur := raw[n*entrySize : (n+1)*entrySize]
+			if !valid(prev, cur) {
+				break
+			}
+			prev = cur
+		}
+		x.mu.buf = raw[:n*entrySize:n*entrySize]
+	}
+	if err := x.resizeLocked(active); err != nil {
+		f.Close()
+		return nil, err
+	}
+	return x, nil
+}
+
+// entries returns the number of entries.
+func (x *indexFile) entries() int {
+	x.mu.RLock()
+	defer x.mu.RUnlock()
+	return len(x.mu.buf) / x.entrySize
+}
+
+// isFull reports whether no further entry fits.
+func (x *indexFile) isFull() bool { return x.entries() >= x.maxEntries }
+
+// appendEntry writes e after the last entry.
+func (x *indexFile) appendEntry(e []byte) error {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	n := len(x.mu.buf) / x.entrySize
+	if n >= x.maxEntries {
+		return fmt.Errorf("storage: index %s is full (%d entries)", x.mu.path, n)
+	}
+	if x.mu.f == nil {
+		return ErrClosed
+	}
+	if _, err := x.mu.f.WriteAt(e, int64(len(x.mu.buf))); err != nil {
+		return storageError("write index", err)
+	}
+	x.mu.buf = append(x.mu.buf, e...)
+	return nil
+}
+
+// truncateToEntries keeps the first n entries and zeroes the rest of the
+// file so a crash cannot resurrect them.
+func (x *indexFile) truncateToEntries(n int, active bool) error {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	if n*x.entrySize >= len(x.mu.buf) {
+		return nil
+	}
+	x.mu.buf = x.mu.buf[:n*x.entrySize]
+	if x.mu.f == nil {
+		return ErrClosed
+	}
+	if err := x.mu.f.Truncate(int64(len(x.mu.buf))); err != nil {
+		return storageError("truncate index", err)
+	}
+	return x.resizeLocked(active)
+}
+
+// resize preallocates the file (active) or trims it to its entries.
+func (x *indexFile) resize(active bool) error {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	return x.resizeLocked(active)
+}
+
+func (x *indexFile) resizeLocked(active bool) error {
+	if x.mu.f == nil {
+		return ErrClosed
+	}
+	size := int64(len(x.mu.buf))
+	if active {
+		size = int64(x.maxEntries * x.entrySize)
+	}
+	if err := x.mu.f.Truncate(size); err != nil {
+		return storageError("resize index", err)
+	}
+	return nil
+}
+
+// entry returns a copy-free view of entry i; callers hold x.mu.
+func (x *indexFile) entryLocked(i int) []byte {
+	return x.mu.buf[i*x.entrySize : (i+1)*x.entrySize]
+}
+
+// search returns the largest i whose entry satisfies le (a monotone
+// "key <= target" predicate), or -1.
+func (x *indexFile) searchLocked(le func(e []byte) bool) int {
+	lo, hi := 0, len(x.mu.buf)/x.entrySize-1
+	ans := -1
+	for lo <= hi {
+		mid := int(uint(lo+hi) >> 1)
+		if le(x.entryLocked(mid)) {
+			ans, lo = mid, mid+1
+		} else {
+			hi = mid - 1
+		}
+	}
+	return ans
+}
+
+// sync fsyncs the index. Durable: the entries written so far (an index is
+// also rebuildable from the log, so this only saves recovery time).
+func (x *indexFile) sync() error {
+	x.mu.RLock()
+	defer x.mu.RUnlock()
+	if x.mu.f == nil {
+		return nil
+	}
+	return storageError("sync index", x.mu.f.Sync())
+}
+
+// close trims (when trim) and closes the file.
+func (x *indexFile) close(trim bool) error {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	if x.mu.f == nil {
+		return nil
+	}
+	var err error
+	if trim {
+		err = x.mu.f.Truncate(int64(len(x.mu.buf)))
+	}
+	if cerr := x.mu.f.Close(); err == nil {
+		err = cerr
+	}
+	x.mu.f = nil
+	return storageError("close index", err)
+}
+
+// rename renames the file; the open descriptor stays valid.
+func (x *indexFile) rename(path string) error {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	if err := x.fs.Rename(x.mu.path, path); err != nil {
+		return storageError("rename index", err)
+	}
+	x.mu.path = path
+	return nil
+}
+
+// path returns the current file name.
+func (x *indexFile) path() string {
+	x.mu.RLock()
+	defer x.mu.RUnlock()
+	return x.mu.path
+}
+
+// sizeInBytes returns the bytes used by entries.
+func (x *indexFile) sizeInBytes() int64 {
+	x.mu.RLock()
+	defer x.mu.RUnlock()
+	return int64(len(x.mu.buf))
+}
