@@ -72,7 +72,7 @@ func openIndexFile(fsys FS, path string, entrySize, maxEntries int, active bool,
 			}
 			prev = cur
 		}
-		x.mu.buf = raw[:n*entrySize:n*entrySize]
+		x.mu.buf = raw[: n*entrySize : n*entrySize]
 	}
 	if err := x.resizeLocked(active); err != nil {
 		f.Close()
