@@ -1,0 +1,78 @@
+package wire
+
+import (
+	"encoding/binary"
+	"fmt"
+	"io"
+)
+
+// DefaultMaxRequestSize is Kafka's default socket.request.max.bytes (100 MiB).
+const DefaultMaxRequestSize int32 = 104857600
+
+// frameChunk is the first allocation for a frame body and the step by which a body buffer
+// grows while bytes arrive. Growing with the bytes actually received (instead of allocating
+// the claimed size up front) means a peer that announces 100 MiB and then trickles bytes
+// costs us memory proportional to what it really sent (slowloris, KIP-498's TLS-alert case).
+const frameChunk = 64 << 10
+
+// ReadFrame reads one size-prefixed frame from r: a 4-byte big-endian int32 size followed by
+// that many bytes. It returns the frame body without the prefix.
+//
+// A negative size returns ErrBadFrame, a size above maxSize returns ErrFrameTooLarge; in both
+// cases only the 4 prefix bytes have been read and nothing has been allocated. maxSize <= 0
+// means DefaultMaxRequestSize.
+//
+// buf is reused when its capacity suffices; otherwise the body grows in steps as bytes arrive,
+// so memory tracks the bytes received, never the claimed size. The returned slice may alias
+// buf. io.EOF is returned only when r ends cleanly before the first prefix byte; a stream that
+// ends inside a frame returns an error wrapping io.ErrUnexpectedEOF. ReadFrame blocks on r.
+func ReadFrame(r io.Reader, maxSize int32, buf []byte) ([]byte, error) {
+	if maxSize <= 0 {
+		maxSize = DefaultMaxRequestSize
+	}
+	var prefix [4]byte
+	if _, err := io.ReadFull(r, prefix[:]); err != nil {
+		return nil, err
+	}
+	size := int32(binary.BigEndian.Uint32(prefix[:]))
+	if size < 0 {
+		return nil, fmt.Errorf("%w: size %d", ErrBadFrame, size)
+	}
+	if size > maxSize {
+		return nil, fmt.Errorf("%w: size %d > %d", ErrFrameTooLarge, size, maxSize)
+	}
+	n := int(size)
+	if cap(buf) >= n {
+		buf = buf[:n]
+		if _, err := io.ReadFull(r, buf); err != nil {
+			return nil, shortFrame(err, n)
+		}
+		return buf, nil
+	}
+	buf = buf[:0]
+	for len(buf) < n {
+		step := len(buf)
+		if step < frameChunk {
+			step = frameChunk
+		}
+		want := min(n, len(buf)+step)
+		if cap(buf) < want {
+			nb := make([]byte, len(buf), want)
+			copy(nb, buf)
+			buf = nb
+		}
+		have := len(buf)
+		buf = buf[:want]
+		if _, err := io.ReadFull(r, buf[have:]); err != nil {
+			return nil, shortFrame(err, n)
+		}
+	}
+	return buf, nil
+}
+
+func shortFrame(err error, size int) error {
+	if err == io.EOF {
+		err = io.ErrUnexpectedEOF
+	}
+	return fmt.Errorf("wire: reading %d-byte frame: %w", size, err)
+}

@@ -1,0 +1,185 @@
+package wire
+
+import (
+	"bytes"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"math/rand/v2"
+	"net"
+
+	"github.com/twmb/franz-go/pkg/kmsg"
+)
+
+// ResponseWriterTo is a response that writes its own frame instead of being encoded with
+// AppendResponse. A server.Handler returns one when a response carries bytes that should go
+// from a file to the socket without passing through user space (Fetch record batches via
+// sendfile). Key, GetVersion and the other kmsg.Response methods still describe the response.
+//
+// WriteResponse writes the complete frame (size prefix, response header, body) for req to w
+// and returns an error if it could not write all of it; the caller then closes the connection,
+// since the peer's framing is lost. w is the connection itself (a *net.TCPConn for TCP
+// listeners), so io.Copy and net.Buffers reach sendfile(2) and writev(2).
+type ResponseWriterTo interface {
+	kmsg.Response
+	WriteResponse(w io.Writer, req *Request) error
+}
+
+// Region is a byte range that a Spliced response copies from elsewhere, typically a slice of a
+// segment file. WriteTo must write exactly Len bytes to w (for a file: io.Copy(w,
+// io.NewSectionReader(f, pos, n)), which becomes sendfile on a TCP connection).
+type Region interface {
+	Len() int64
+	WriteTo(w io.Writer) (int64, error)
+}
+
+// BytesRegion is a Region over bytes already in memory.
+type BytesRegion []byte
+
+// Len returns len(b).
+func (b BytesRegion) Len() int64 { return int64(len(b)) }
+
+// WriteTo writes b to w.
+func (b BytesRegion) WriteTo(w io.Writer) (int64, error) {
+	n, err := w.Write(b)
+	return int64(n), err
+}
+
+// placeholderLen is the size of a Spliced placeholder: a 12-byte per-response random nonce and
+// a 4-byte region index.
+const placeholderLen = 16
+
+// errSplice reports a Spliced response whose encoding does not contain its placeholders as
+// registered (a placeholder stored twice, in a non-bytes field, or not at all).
+var errSplice = errors.New("wire: spliced response placeholders do not match the encoding")
+
+// Spliced is a kmsg response in which some bytes fields are stood in for by Regions. Use it
+// for Fetch: build the kmsg.FetchResponse as usual, but instead of reading record batches into
+// memory set each partition's RecordBatches to s.Placeholder(region). WriteResponse encodes the
+// response with kmsg, then writes the encoded parts with writev and each region with its own
+// WriteTo (sendfile for file regions), patching each bytes field's length prefix to the
+// region's length. The frame never holds the record bytes in memory.
+//
+// A Spliced is used by one goroutine; it implements ResponseWriterTo.
+type Spliced struct {
+	kmsg.Response
+	nonce   [12]byte
+	regions []Region
+}
+
+// NewSpliced wraps resp (for example a *kmsg.FetchResponse from req.Body.ResponseKind()).
+func NewSpliced(resp kmsg.Response) *Spliced {
+	s := &Spliced{Response: resp}
+	binary.BigEndian.PutUint64(s.nonce[:8], rand.Uint64())
+	binary.BigEndian.PutUint32(s.nonce[8:], rand.Uint32())
+	return s
+}
+
+// Placeholder registers r and returns the bytes to store in the bytes field that r replaces.
+// Each placeholder must be stored in exactly one bytes or nullable-bytes field, and fields must
+// be filled in the order the response encodes them (for Fetch: topic order, then partition
+// order), which is the natural order of building the response.
+func (s *Spliced) Placeholder(r Region) []byte {
+	p := make([]byte, placeholderLen)
+	copy(p, s.nonce[:])
+	binary.BigEndian.PutUint32(p[12:], uint32(len(s.regions)))
+	s.regions = append(s.regions, r)
+	return p
+}
+
+// Regions returns the number of registered regions.
+func (s *Spliced) Regions() int { return len(s.regions) }
+
+// WriteResponse implements ResponseWriterTo.
+func (s *Spliced) WriteResponse(w io.Writer, req *Request) error {
+	if req.Key != apiVersionsKey {
+		s.SetVersion(req.Version)
+	}
+	flexible := s.IsFlexible()
+	buf := AppendResponseHeader(nil, &req.Header)
+	buf = s.AppendTo(buf)
+
+	// parts alternates encoded bytes and regions; prefixes holds the rewritten length prefixes.
+	type part struct {
+		b []byte
+		r Region
+	}
+	parts := make([]part, 0, 3*len(s.regions)+1)
+	prefixes := make([]byte, 0, 5*len(s.regions))
+	total := int64(0)
+	cur := 4
+	for i := range s.regions {
+		at := bytes.Index(buf[cur:], s.nonce[:])
+		if at < 0 {
+			return fmt.Errorf("%w: region %d not found", errSplice, i)
+		}
+		at += cur
+		if at+placeholderLen > len(buf) || binary.BigEndian.Uint32(buf[at+12:]) != uint32(i) {
+			return fmt.Errorf("%w: region %d out of order", errSplice, i)
+		}
+		pre := 4
+		if flexible {
+			pre = 1 // uvarint(16+1)
+		}
+		if at-pre < cur || !placeholderPrefixOK(buf[at-pre:at], flexible) {
+			return fmt.Errorf("%w: region %d is not a bytes field", errSplice, i)
+		}
+		n := s.regions[i].Len()
+		if n < 0 || n > math.MaxInt32-1 {
+			return fmt.Errorf("%w: region %d length %d", errSplice, i, n)
+		}
+		p0 := len(prefixes)
+		if flexible {
+			prefixes = binary.AppendUvarint(prefixes, uint64(n)+1)
+		} else {
+			prefixes = binary.BigEndian.AppendUint32(prefixes, uint32(n))
+		}
+		parts = append(parts, part{b: buf[cur : at-pre]}, part{b: prefixes[p0:len(prefixes):len(prefixes)]}, part{r: s.regions[i]})
+		total += int64(at-pre-cur) + int64(len(prefixes)-p0) + n
+		cur = at + placeholderLen
+	}
+	parts = append(parts, part{b: buf[cur:]})
+	total += int64(len(buf) - cur)
+	if total > math.MaxInt32 {
+		return fmt.Errorf("wire: spliced response of %d bytes exceeds a frame", total)
+	}
+	PutFrameSize(buf, int(total))
+
+	pending := net.Buffers{buf[:4]}
+	flush := func() error {
+		if len(pending) == 0 {
+			return nil
+		}
+		_, err := pending.WriteTo(w)
+		pending = pending[:0]
+		return err
+	}
+	for _, p := range parts {
+		if p.r == nil {
+			if len(p.b) > 0 {
+				pending = append(pending, p.b)
+			}
+			continue
+		}
+		if err := flush(); err != nil {
+			return err
+		}
+		n, err := p.r.WriteTo(w)
+		if err != nil {
+			return err
+		}
+		if n != p.r.Len() {
+			return fmt.Errorf("wire: region wrote %d of %d bytes", n, p.r.Len())
+		}
+	}
+	return flush()
+}
+
+func placeholderPrefixOK(pre []byte, flexible bool) bool {
+	if flexible {
+		return pre[0] == placeholderLen+1
+	}
+	return binary.BigEndian.Uint32(pre) == placeholderLen
+}
