@@ -1,0 +1,127 @@
+package storage
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sync"
+)
+
+// CheckpointFile reads and atomically replaces one checkpoint file (Kafka
+// CheckpointFile). A write goes to "<path>.tmp", is fsynced, renamed over
+// path and the directory is fsynced, so a crash leaves either the old or the
+// new content, never a mix. A missing file reads as empty. Safe for
+// concurrent use; writes are serialised.
+type CheckpointFile struct {
+	fs   FS     // immutable after NewCheckpointFile
+	path string // immutable after NewCheckpointFile
+	mu   sync.Mutex
+}
+
+// NewCheckpointFile returns a CheckpointFile for path on fsys. It does not
+// touch the disk.
+func NewCheckpointFile(fsys FS, path string) *CheckpointFile {
+	return &CheckpointFile{fs: fsys, path: path}
+}
+
+// Path returns the file's path.
+func (c *CheckpointFile) Path() string { return c.path }
+
+// read calls parse with the file's content. A missing file calls parse with
+// an empty reader. I/O errors wrap ErrStorage.
+func (c *CheckpointFile) read(parse func(r io.Reader) error) error {
+	f, err := c.fs.OpenFile(c.path, os.O_RDONLY, 0)
+	if errors.Is(err, fs.ErrNotExist) {
+		return parse(bytes.NewReader(nil))
+	}
+	if err != nil {
+		return storageError("open "+c.path, err)
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return storageError("stat "+c.path, err)
+	}
+	return parse(io.NewSectionReader(f, 0, fi.Size()))
+}
+
+// write replaces the file's content with data: write "<path>.tmp", fsync,
+// rename over path, fsync the directory. I/O errors wrap ErrStorage.
+func (c *CheckpointFile) write(data []byte) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	tmp := c.path + TmpFileSuffix
+	f, err := c.fs.OpenFile(tmp, os.O_CREATE|os.O_WRONLY|os.O_TRUNC, 0o644)
+	if err != nil {
+		return storageError("create "+tmp, err)
+	}
+	if _, err := f.WriteAt(data, 0); err != nil {
+		f.Close()
+		c.fs.Remove(tmp)
+		return storageError("write "+tmp, err)
+	}
+	// Durable: the new checkpoint content, before it becomes visible under
+	// its real name.
+	if err := f.Sync(); err != nil {
+		f.Close()
+		c.fs.Remove(tmp)
+		return storageError("sync "+tmp, err)
+	}
+	if err := f.Close(); err != nil {
+		c.fs.Remove(tmp)
+		return storageError("close "+tmp, err)
+	}
+	if err := c.fs.Rename(tmp, c.path); err != nil {
+		c.fs.Remove(tmp)
+		return storageError("rename "+tmp, err)
+	}
+	// Durable: the rename, so a crash cannot bring back the old content.
+	if err := c.fs.SyncDir(filepath.Dir(c.path)); err != nil {
+		return storageError("sync dir of "+c.path, err)
+	}
+	return nil
+}
+
+// OffsetCheckpointFile is a CheckpointFile holding per-partition offsets:
+// recovery-point-offset-checkpoint, replication-offset-checkpoint,
+// log-start-offset-checkpoint or cleaner-offset-checkpoint.
+type OffsetCheckpointFile struct {
+	f *CheckpointFile
+}
+
+// NewOffsetCheckpointFile returns the offset checkpoint at path on fsys.
+func NewOffsetCheckpointFile(fsys FS, path string) *OffsetCheckpointFile {
+	return &OffsetCheckpointFile{f: NewCheckpointFile(fsys, path)}
+}
+
+// Path returns the file's path.
+func (o *OffsetCheckpointFile) Path() string { return o.f.Path() }
+
+// Read returns the checkpointed offsets; a missing or empty file gives an
+// empty map. Malformed content returns a *CheckpointError naming the file
+// and line. The map is owned by the caller.
+func (o *OffsetCheckpointFile) Read() (map[TopicPartition]int64, error) {
+	var out map[TopicPartition]int64
+	err := o.f.read(func(r io.Reader) error {
+		m, err := ReadOffsetCheckpoint(r, o.f.path)
+		out = m
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// Write atomically replaces the file with offsets. It blocks on fsync.
+func (o *OffsetCheckpointFile) Write(offsets map[TopicPartition]int64) error {
+	data, err := EncodeOffsetCheckpoint(offsets)
+	if err != nil {
+		return fmt.Errorf("%w (file %s)", err, o.f.path)
+	}
+	return o.f.write(data)
+}
