@@ -1,0 +1,287 @@
+package server
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	metrics "github.com/rcrowley/go-metrics"
+	"github.com/sirupsen/logrus"
+
+	"samsa/broker/wire"
+)
+
+// DefaultIdleTimeout is Kafka's default connections.max.idle.ms (10 minutes).
+const DefaultIdleTimeout = 10 * time.Minute
+
+// Accept backoff on temporary errors (S6.3), as net/http.
+const (
+	acceptBackoffMin = 5 * time.Millisecond
+	acceptBackoffMax = time.Second
+)
+
+// ErrServerClosed is returned by Listen and Serve once Shutdown has started or Serve returned.
+var ErrServerClosed = errors.New("server: closed")
+
+// Options configure a Server. Handler is required; zero values of the others mean the default.
+type Options struct {
+	// Handler answers every decoded request.
+	Handler Handler
+	// Logger receives connection and listener logs; the server adds component=server.
+	// Default: a logger that discards.
+	Logger logrus.FieldLogger
+	// Metrics receives the request metrics (see metrics.go). Default: a private registry.
+	Metrics metrics.Registry
+	// MaxRequestSize is socket.request.max.bytes. Default wire.DefaultMaxRequestSize (100 MiB).
+	MaxRequestSize int32
+	// IdleTimeout is connections.max.idle.ms: a connection that does not complete a request
+	// within it, or whose peer does not take a response within it, is closed. Default
+	// DefaultIdleTimeout; negative disables it.
+	IdleTimeout time.Duration
+}
+
+// Server accepts connections on named listeners and serves Kafka requests with one goroutine
+// per connection. All methods are safe for concurrent use.
+type Server struct {
+	opts    Options            // immutable after New
+	log     logrus.FieldLogger // immutable after New
+	metrics *requestMetrics    // immutable after New
+	conns   metrics.Gauge      // immutable after New
+	panicsC metrics.Counter    // immutable after New
+	panics  atomic.Int64       // atomic
+	closing atomic.Bool        // atomic; set once by Shutdown or when Serve's ctx ends
+	connSeq atomic.Int64       // atomic
+	wg      sync.WaitGroup     // accept loops and connection goroutines
+	quit    chan struct{}      // closed when Shutdown starts or Serve's ctx ends
+	once    sync.Once          // closes quit
+	served  chan struct{}      // closed when Serve has returned
+	mu      struct {
+		sync.Mutex
+		listeners []*listener        // guarded by mu
+		conns     map[*Conn]struct{} // guarded by mu
+		ctx       context.Context    // guarded by mu; non-nil once Serve started
+		cancel    context.CancelFunc // guarded by mu
+		serving   bool               // guarded by mu
+	}
+}
+
+// listener is one named listener; immutable after Listen.
+type listener struct {
+	name string
+	ln   net.Listener
+}
+
+// New returns a Server that is not yet listening.
+func New(opts Options) (*Server, error) {
+	if opts.Handler == nil {
+		return nil, errors.New("server: nil Handler")
+	}
+	if opts.Logger == nil {
+		l := logrus.New()
+		l.SetOutput(io.Discard)
+		opts.Logger = l
+	}
+	if opts.Metrics == nil {
+		opts.Metrics = metrics.NewRegistry()
+	}
+	if opts.MaxRequestSize <= 0 {
+		opts.MaxRequestSize = wire.DefaultMaxRequestSize
+	}
+	if opts.IdleTimeout == 0 {
+		opts.IdleTimeout = DefaultIdleTimeout
+	}
+	s := &Server{
+		opts:    opts,
+		log:     opts.Logger.WithField("component", "server"),
+		metrics: newRequestMetrics(opts.Metrics),
+		conns:   metrics.GetOrRegisterGauge(MetricConnectionCount, opts.Metrics),
+		panicsC: metrics.GetOrRegisterCounter(MetricPanics, opts.Metrics),
+		quit:    make(chan struct{}),
+		served:  make(chan struct{}),
+	}
+	s.mu.conns = make(map[*Conn]struct{})
+	return s, nil
+}
+
+// Listen binds a TCP listener named name (Kafka's listener name, for example "PLAINTEXT") on
+// addr ("host:port"; port 0 picks a free port) and returns the bound address. A listener added
+// after Serve has started accepts at once; before, it accepts when Serve starts.
+func (s *Server) Listen(name, addr string) (net.Addr, error) {
+	if s.closing.Load() {
+		return nil, ErrServerClosed
+	}
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return nil, fmt.Errorf("server: listener %s on %s: %w", name, addr, err)
+	}
+	l := &listener{name: name, ln: ln}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closing.Load() {
+		ln.Close()
+		return nil, ErrServerClosed
+	}
+	s.mu.listeners = append(s.mu.listeners, l)
+	if s.mu.serving {
+		s.startAcceptLocked(l)
+	}
+	s.log.WithFields(logrus.Fields{"listener": name, "addr": ln.Addr().String()}).Info("listening")
+	return ln.Addr(), nil
+}
+
+// Serve accepts on every listener and blocks until Shutdown has finished or ctx is done. When
+// ctx ends first, Serve closes the listeners and every connection at once (cancelling the
+// contexts handlers run under) and waits for all connection goroutines. Request contexts
+// derive from ctx. Serve returns nil after a graceful Shutdown, ctx.Err() when ctx ended it,
+// and ErrServerClosed if called twice or after Shutdown.
+func (s *Server) Serve(ctx context.Context) error {
+	s.mu.Lock()
+	if s.mu.serving || s.closing.Load() {
+		s.mu.Unlock()
+		return ErrServerClosed
+	}
+	s.mu.serving = true
+	s.mu.ctx, s.mu.cancel = context.WithCancel(ctx)
+	for _, l := range s.mu.listeners {
+		s.startAcceptLocked(l)
+	}
+	s.mu.Unlock()
+	defer close(s.served)
+
+	select {
+	case <-s.quit: // Shutdown owns the wait
+		s.wg.Wait()
+		return nil
+	case <-ctx.Done():
+	}
+	s.stopAccepting()
+	s.forceClose()
+	s.wg.Wait()
+	return ctx.Err()
+}
+
+// Shutdown stops the server gracefully: it closes the listeners, closes idle connections at
+// once, lets each busy connection finish its current request and write the response, then
+// closes it. When ctx ends first, it force-closes the remaining connections, cancels their
+// contexts, waits for their goroutines and returns ctx.Err(). Shutdown is idempotent; calls
+// after the first wait like the first.
+func (s *Server) Shutdown(ctx context.Context) error {
+	s.stopAccepting()
+	s.mu.Lock()
+	for c := range s.mu.conns {
+		c.closeIfIdle()
+	}
+	s.mu.Unlock()
+
+	done := make(chan struct{})
+	go func() { s.wg.Wait(); close(done) }()
+	select {
+	case <-done:
+		return nil
+	case <-ctx.Done():
+	}
+	s.forceClose()
+	<-done
+	return ctx.Err()
+}
+
+// Panics returns how many handler panics have been recovered (each closed its connection).
+func (s *Server) Panics() int64 { return s.panics.Load() }
+
+// Addrs returns the bound address of each listener by name.
+func (s *Server) Addrs() map[string]net.Addr {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	m := make(map[string]net.Addr, len(s.mu.listeners))
+	for _, l := range s.mu.listeners {
+		m[l.name] = l.ln.Addr()
+	}
+	return m
+}
+
+// stopAccepting marks the server closing and closes every listener; accept loops then return.
+func (s *Server) stopAccepting() {
+	s.closing.Store(true)
+	s.once.Do(func() { close(s.quit) })
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, l := range s.mu.listeners {
+		l.ln.Close()
+	}
+}
+
+// forceClose closes every connection and cancels the request contexts.
+func (s *Server) forceClose() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.mu.cancel != nil {
+		s.mu.cancel()
+	}
+	for c := range s.mu.conns {
+		c.forceClose()
+	}
+}
+
+func (s *Server) startAcceptLocked(l *listener) {
+	s.wg.Add(1)
+	go s.acceptLoop(s.mu.ctx, l)
+}
+
+// acceptLoop accepts on l until it is closed, backing off from 5 ms to 1 s on other errors
+// (for example EMFILE), as net/http does.
+func (s *Server) acceptLoop(ctx context.Context, l *listener) {
+	defer s.wg.Done()
+	var backoff time.Duration
+	for {
+		nc, err := l.ln.Accept()
+		if err != nil {
+			if s.closing.Load() || errors.Is(err, net.ErrClosed) {
+				return
+			}
+			backoff = min(max(2*backoff, acceptBackoffMin), acceptBackoffMax)
+			s.log.WithError(err).WithField("listener", l.name).Warnf("accept failed; retrying in %v", backoff)
+			t := time.NewTimer(backoff)
+			select {
+			case <-t.C:
+			case <-s.quit:
+				t.Stop()
+				return
+			case <-ctx.Done():
+				t.Stop()
+				return
+			}
+			continue
+		}
+		backoff = 0
+		s.startConn(ctx, l.name, nc)
+	}
+}
+
+// startConn registers nc and starts its goroutine, or closes it when the server is closing.
+func (s *Server) startConn(ctx context.Context, listenerName string, nc net.Conn) {
+	c := newConn(s, ctx, listenerName, nc)
+	s.mu.Lock()
+	if s.closing.Load() {
+		s.mu.Unlock()
+		nc.Close()
+		c.cancel()
+		return
+	}
+	s.mu.conns[c] = struct{}{}
+	s.conns.Update(int64(len(s.mu.conns)))
+	s.wg.Add(1)
+	s.mu.Unlock()
+	go c.serve()
+}
+
+func (s *Server) removeConn(c *Conn) {
+	s.mu.Lock()
+	delete(s.mu.conns, c)
+	s.conns.Update(int64(len(s.mu.conns)))
+	s.mu.Unlock()
+}
