@@ -1,0 +1,30 @@
+// Package peer is Samsa's inter-broker client: the controller's channel manager sends
+// LeaderAndIsr, UpdateMetadata and StopReplica through it, and replica fetchers send Fetch.
+//
+// # Owns
+//
+// Dialling a broker, ApiVersions negotiation on every (re)connect (v3 first, then the version
+// named by a KIP-511 UNSUPPORTED_VERSION answer), choosing the highest common version per
+// request (or checking a caller's pinned version), correlation ids, per-call deadlines from
+// ctx, lazy reconnection with exponential backoff (50 ms to 1 s, ±20% jitter, as Kafka's
+// reconnect.backoff.ms / reconnect.backoff.max.ms), and a Pool of clients keyed by broker id.
+//
+// # Must never import
+//
+// broker/storage, broker/replica, broker/group, controller, zkutil, broker/server. It imports
+// broker/wire only.
+//
+// # Concurrency
+//
+// A Client sends one request at a time and is safe for concurrent use (calls queue on its
+// mutex); use one Client per destination and goroutine, as S6.5 prescribes. Client starts no
+// goroutines of its own (context.AfterFunc callbacks only set deadlines). Close interrupts an
+// in-flight call. Pool is safe for concurrent use and closes its clients on Close.
+//
+// # Failures
+//
+// Any I/O, framing or decoding failure, and the end of a call's ctx, drops the connection, so
+// no later response can be mismatched; the call returns the error and the next call reconnects.
+// Requests are never retried here: Kafka's RequestSendThread and fetchers decide what to
+// resend.
+package peer
