@@ -45,3 +45,8 @@ func corruptf(format string, args ...any) error {
 func invalidf(format string, args ...any) error {
 	return fmt.Errorf("%w: "+format, append([]any{ErrInvalidRecord}, args...)...)
 }
+
+// ErrUnsupportedCompression means a codec the format version cannot carry:
+// zstd in a magic 0 or 1 message, or any codec Kafka 2.8 does not know
+// when converting. Kafka code: UNSUPPORTED_COMPRESSION_TYPE (76).
+var ErrUnsupportedCompression = errors.New("record: unsupported compression type")
