@@ -1,0 +1,125 @@
+package config
+
+// Broker is a broker's configuration: one field per key of BrokerKeys
+// (the comment names the key). Keys whose Kafka default is null are pointer
+// fields (nil = unset) or empty strings; the Raw... fields hold such keys,
+// and an accessor method resolves the effective value the way Kafka does
+// (LogRetentionMs, LogRollMs, Listeners, ...).
+//
+// A Broker is built by NewBroker or Defaults and is not modified afterwards
+// by this package; it is safe for concurrent reads.
+type Broker struct {
+	BrokerID                                 int32    // broker.id
+	BrokerIDGenerationEnable                 bool     // broker.id.generation.enable
+	ReservedBrokerMaxID                      int32    // reserved.broker.max.id
+	BrokerRack                               string   // broker.rack
+	RawListeners                             string   // listeners
+	RawAdvertisedListeners                   string   // advertised.listeners
+	ListenerSecurityProtocolMap              string   // listener.security.protocol.map
+	InterBrokerListenerName                  string   // inter.broker.listener.name
+	SecurityInterBrokerProtocol              string   // security.inter.broker.protocol
+	HostName                                 string   // host.name
+	Port                                     int32    // port
+	RawZookeeperConnect                      string   // zookeeper.connect
+	ZookeeperSessionTimeoutMs                int32    // zookeeper.session.timeout.ms
+	RawZookeeperConnectionTimeoutMs          *int32   // zookeeper.connection.timeout.ms
+	ZookeeperMaxInFlightRequests             int32    // zookeeper.max.in.flight.requests
+	ZookeeperSetACL                          bool     // zookeeper.set.acl
+	ZookeeperSyncTimeMs                      int32    // zookeeper.sync.time.ms
+	InterBrokerProtocolVersion               string   // inter.broker.protocol.version
+	ControllerSocketTimeoutMs                int32    // controller.socket.timeout.ms
+	SocketRequestMaxBytes                    int32    // socket.request.max.bytes
+	SocketSendBufferBytes                    int32    // socket.send.buffer.bytes
+	SocketReceiveBufferBytes                 int32    // socket.receive.buffer.bytes
+	ConnectionsMaxIdleMs                     int64    // connections.max.idle.ms
+	MaxConnectionsPerIP                      int32    // max.connections.per.ip
+	RequestTimeoutMs                         int32    // request.timeout.ms
+	NumNetworkThreads                        int32    // num.network.threads
+	NumIOThreads                             int32    // num.io.threads
+	BackgroundThreads                        int32    // background.threads
+	QueuedMaxRequests                        int32    // queued.max.requests
+	RawLogDirs                               string   // log.dirs
+	LogDir                                   string   // log.dir
+	NumPartitions                            int32    // num.partitions
+	DefaultReplicationFactor                 int32    // default.replication.factor
+	AutoCreateTopicsEnable                   bool     // auto.create.topics.enable
+	DeleteTopicEnable                        bool     // delete.topic.enable
+	MessageMaxBytes                          int32    // message.max.bytes
+	CompressionType                          string   // compression.type
+	LogSegmentBytes                          int32    // log.segment.bytes
+	RawLogRollMs                             *int64   // log.roll.ms
+	LogRollHours                             int32    // log.roll.hours
+	RawLogRollJitterMs                       *int64   // log.roll.jitter.ms
+	LogRollJitterHours                       int32    // log.roll.jitter.hours
+	RawLogRetentionMs                        *int64   // log.retention.ms
+	RawLogRetentionMinutes                   *int32   // log.retention.minutes
+	LogRetentionHours                        int32    // log.retention.hours
+	LogRetentionBytes                        int64    // log.retention.bytes
+	LogRetentionCheckIntervalMs              int64    // log.retention.check.interval.ms
+	LogIndexSizeMaxBytes                     int32    // log.index.size.max.bytes
+	LogIndexIntervalBytes                    int32    // log.index.interval.bytes
+	LogFlushIntervalMessages                 int64    // log.flush.interval.messages
+	RawLogFlushIntervalMs                    *int64   // log.flush.interval.ms
+	LogFlushSchedulerIntervalMs              int64    // log.flush.scheduler.interval.ms
+	LogFlushOffsetCheckpointIntervalMs       int32    // log.flush.offset.checkpoint.interval.ms
+	LogFlushStartOffsetCheckpointIntervalMs  int32    // log.flush.start.offset.checkpoint.interval.ms
+	LogSegmentDeleteDelayMs                  int64    // log.segment.delete.delay.ms
+	LogPreallocate                           bool     // log.preallocate
+	LogMessageFormatVersion                  string   // log.message.format.version
+	LogMessageTimestampType                  string   // log.message.timestamp.type
+	LogMessageTimestampDifferenceMaxMs       int64    // log.message.timestamp.difference.max.ms
+	LogMessageDownconversionEnable           bool     // log.message.downconversion.enable
+	NumRecoveryThreadsPerDataDir             int32    // num.recovery.threads.per.data.dir
+	LogCleanupPolicy                         []string // log.cleanup.policy
+	LogCleanerEnable                         bool     // log.cleaner.enable
+	LogCleanerThreads                        int32    // log.cleaner.threads
+	LogCleanerDedupeBufferSize               int64    // log.cleaner.dedupe.buffer.size
+	LogCleanerIOBufferSize                   int32    // log.cleaner.io.buffer.size
+	LogCleanerIOBufferLoadFactor             float64  // log.cleaner.io.buffer.load.factor
+	LogCleanerIOMaxBytesPerSecond            float64  // log.cleaner.io.max.bytes.per.second
+	LogCleanerBackoffMs                      int64    // log.cleaner.backoff.ms
+	LogCleanerMinCleanableRatio              float64  // log.cleaner.min.cleanable.ratio
+	LogCleanerDeleteRetentionMs              int64    // log.cleaner.delete.retention.ms
+	LogCleanerMinCompactionLagMs             int64    // log.cleaner.min.compaction.lag.ms
+	LogCleanerMaxCompactionLagMs             int64    // log.cleaner.max.compaction.lag.ms
+	MinInsyncReplicas                        int32    // min.insync.replicas
+	UncleanLeaderElectionEnable              bool     // unclean.leader.election.enable
+	ReplicaLagTimeMaxMs                      int64    // replica.lag.time.max.ms
+	ReplicaFetchMaxBytes                     int32    // replica.fetch.max.bytes
+	ReplicaFetchResponseMaxBytes             int32    // replica.fetch.response.max.bytes
+	ReplicaFetchWaitMaxMs                    int32    // replica.fetch.wait.max.ms
+	ReplicaFetchMinBytes                     int32    // replica.fetch.min.bytes
+	ReplicaFetchBackoffMs                    int32    // replica.fetch.backoff.ms
+	ReplicaSocketTimeoutMs                   int32    // replica.socket.timeout.ms
+	ReplicaSocketReceiveBufferBytes          int32    // replica.socket.receive.buffer.bytes
+	NumReplicaFetchers                       int32    // num.replica.fetchers
+	ReplicaHighWatermarkCheckpointIntervalMs int64    // replica.high.watermark.checkpoint.interval.ms
+	AutoLeaderRebalanceEnable                bool     // auto.leader.rebalance.enable
+	LeaderImbalanceCheckIntervalSeconds      int64    // leader.imbalance.check.interval.seconds
+	LeaderImbalancePerBrokerPercentage       int32    // leader.imbalance.per.broker.percentage
+	ControlledShutdownEnable                 bool     // controlled.shutdown.enable
+	ControlledShutdownMaxRetries             int32    // controlled.shutdown.max.retries
+	ControlledShutdownRetryBackoffMs         int64    // controlled.shutdown.retry.backoff.ms
+	OffsetsTopicNumPartitions                int32    // offsets.topic.num.partitions
+	OffsetsTopicReplicationFactor            int16    // offsets.topic.replication.factor
+	OffsetsTopicSegmentBytes                 int32    // offsets.topic.segment.bytes
+	OffsetsTopicCompressionCodec             int32    // offsets.topic.compression.codec
+	OffsetsRetentionMinutes                  int32    // offsets.retention.minutes
+	OffsetsRetentionCheckIntervalMs          int64    // offsets.retention.check.interval.ms
+	OffsetsCommitTimeoutMs                   int32    // offsets.commit.timeout.ms
+	OffsetsCommitRequiredAcks                int16    // offsets.commit.required.acks
+	OffsetsLoadBufferSize                    int32    // offsets.load.buffer.size
+	OffsetMetadataMaxBytes                   int32    // offset.metadata.max.bytes
+	GroupInitialRebalanceDelayMs             int32    // group.initial.rebalance.delay.ms
+	GroupMinSessionTimeoutMs                 int32    // group.min.session.timeout.ms
+	GroupMaxSessionTimeoutMs                 int32    // group.max.session.timeout.ms
+	GroupMaxSize                             int32    // group.max.size
+	TransactionStateLogNumPartitions         int32    // transaction.state.log.num.partitions
+	TransactionStateLogReplicationFactor     int16    // transaction.state.log.replication.factor
+	TransactionStateLogMinISR                int32    // transaction.state.log.min.isr
+	TransactionStateLogSegmentBytes          int32    // transaction.state.log.segment.bytes
+
+	// supplied holds the raw key=value pairs given (properties file plus
+	// overrides), including unknown keys; immutable after NewBroker.
+	supplied map[string]string
+}
