@@ -40,7 +40,7 @@ type Conn struct {
 	}
 }
 
-func newConn(s *Server, ctx context.Context, listenerName string, nc net.Conn) *Conn {
+func newConn(ctx context.Context, s *Server, listenerName string, nc net.Conn) *Conn {
 	c := &Conn{srv: s, nc: nc, listener: listenerName}
 	// Kafka's connection id: local-remote-index.
 	c.id = nc.LocalAddr().String() + "-" + nc.RemoteAddr().String() + "-" + strconv.FormatInt(s.connSeq.Add(1), 10)

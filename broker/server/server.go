@@ -264,7 +264,7 @@ func (s *Server) acceptLoop(ctx context.Context, l *listener) {
 
 // startConn registers nc and starts its goroutine, or closes it when the server is closing.
 func (s *Server) startConn(ctx context.Context, listenerName string, nc net.Conn) {
-	c := newConn(s, ctx, listenerName, nc)
+	c := newConn(ctx, s, listenerName, nc)
 	s.mu.Lock()
 	if s.closing.Load() {
 		s.mu.Unlock()

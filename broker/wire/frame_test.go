@@ -1,0 +1,124 @@
+package wire
+
+import (
+	"bytes"
+	"encoding/binary"
+	"errors"
+	"io"
+	"runtime"
+	"testing"
+)
+
+func sizePrefix(n int32) []byte {
+	return binary.BigEndian.AppendUint32(nil, uint32(n))
+}
+
+// countingReader counts the bytes read through it.
+type countingReader struct {
+	r io.Reader
+	n int
+}
+
+func (c *countingReader) Read(p []byte) (int, error) {
+	n, err := c.r.Read(p)
+	c.n += n
+	return n, err
+}
+
+func TestWireReadFrameRejectsBadSizes(t *testing.T) {
+	cases := []struct {
+		name   string
+		prefix []byte
+		max    int32
+		want   error
+	}{
+		{"negative", sizePrefix(-1), 1024, ErrBadFrame},
+		{"min int32", sizePrefix(-1 << 31), 1024, ErrBadFrame},
+		{"above max", sizePrefix(1025), 1024, ErrFrameTooLarge},
+		{"max int32", sizePrefix(1<<31 - 1), 0, ErrFrameTooLarge},
+		// KIP-498: a TLS ClientHello read as a size is 0x16030100 = 369,295,616.
+		{"tls client hello", []byte{0x16, 0x03, 0x01, 0x00}, 0, ErrFrameTooLarge},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			in := &countingReader{r: io.MultiReader(bytes.NewReader(tc.prefix), bytes.NewReader(make([]byte, 4096)))}
+			var before, after runtime.MemStats
+			runtime.ReadMemStats(&before)
+			got, err := ReadFrame(in, tc.max, nil)
+			runtime.ReadMemStats(&after)
+			if !errors.Is(err, tc.want) {
+				t.Fatalf("err = %v, want %v", err, tc.want)
+			}
+			if got != nil {
+				t.Fatalf("got %d bytes", len(got))
+			}
+			if in.n != 4 {
+				t.Fatalf("read %d bytes, want only the 4-byte prefix", in.n)
+			}
+			if d := after.TotalAlloc - before.TotalAlloc; d > 1024 {
+				t.Fatalf("allocated %d bytes for a rejected frame", d)
+			}
+		})
+	}
+}
+
+func TestWireReadFrameShortAndClean(t *testing.T) {
+	// Clean EOF before a frame.
+	if _, err := ReadFrame(bytes.NewReader(nil), 0, nil); err != io.EOF {
+		t.Fatalf("empty stream: err = %v, want io.EOF", err)
+	}
+	// Torn prefix.
+	if _, err := ReadFrame(bytes.NewReader([]byte{0, 0}), 0, nil); !errors.Is(err, io.ErrUnexpectedEOF) {
+		t.Fatalf("torn prefix: err = %v", err)
+	}
+	// Short body, with and without a reusable buffer.
+	in := append(sizePrefix(100), make([]byte, 60)...)
+	if _, err := ReadFrame(bytes.NewReader(in), 0, nil); !errors.Is(err, io.ErrUnexpectedEOF) {
+		t.Fatalf("short body: err = %v", err)
+	}
+	if _, err := ReadFrame(bytes.NewReader(in), 0, make([]byte, 0, 200)); !errors.Is(err, io.ErrUnexpectedEOF) {
+		t.Fatalf("short body into buf: err = %v", err)
+	}
+	// Zero-size frame is framing-valid (ParseRequest rejects it).
+	got, err := ReadFrame(bytes.NewReader(sizePrefix(0)), 0, nil)
+	if err != nil || len(got) != 0 {
+		t.Fatalf("zero frame: %v %d", err, len(got))
+	}
+}
+
+func TestWireReadFrameBodies(t *testing.T) {
+	for _, size := range []int{1, 100, frameChunk - 1, frameChunk, frameChunk + 1, 5*frameChunk + 7} {
+		body := make([]byte, size)
+		for i := range body {
+			body[i] = byte(i * 7)
+		}
+		stream := append(append(sizePrefix(int32(size)), body...), sizePrefix(3)...)
+		stream = append(stream, 1, 2, 3)
+		r := bytes.NewReader(stream)
+		got, err := ReadFrame(r, 0, nil)
+		if err != nil || !bytes.Equal(got, body) {
+			t.Fatalf("size %d: err %v, equal %v", size, err, bytes.Equal(got, body))
+		}
+		buf := make([]byte, 0, 16)
+		got, err = ReadFrame(r, 0, buf)
+		if err != nil || !bytes.Equal(got, []byte{1, 2, 3}) || &got[0] != &buf[:1][0] {
+			t.Fatalf("second frame: %v %v", err, got)
+		}
+	}
+}
+
+// TestWireReadFrameGrowsWithReceivedBytes checks that a peer claiming a large frame and then
+// stopping costs memory in proportion to what it sent, not to the claim.
+func TestWireReadFrameGrowsWithReceivedBytes(t *testing.T) {
+	in := append(sizePrefix(DefaultMaxRequestSize), make([]byte, 1000)...)
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	_, err := ReadFrame(bytes.NewReader(in), 0, nil)
+	runtime.ReadMemStats(&after)
+	if !errors.Is(err, io.ErrUnexpectedEOF) {
+		t.Fatalf("err = %v", err)
+	}
+	if d := after.TotalAlloc - before.TotalAlloc; d > 4*frameChunk {
+		t.Fatalf("allocated %d bytes after receiving 1000 of a claimed %d", d, DefaultMaxRequestSize)
+	}
+}
