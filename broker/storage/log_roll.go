@@ -1,0 +1,175 @@
+package storage
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+
+	"github.com/sirupsen/logrus"
+)
+
+// Roll starts a new active segment at the log end offset (Kafka's
+// Log.roll), unless the active segment is empty.
+func (l *Log) Roll() error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if err := l.checkWritableLocked(); err != nil {
+		return err
+	}
+	_, err := l.rollLocked(l.end.Load().offset)
+	return l.failLocked(err)
+}
+
+// rollLocked makes a new active segment starting at newBase (>= the log end
+// offset) and returns it. The previous active segment is finished (final
+// time index entry, files trimmed); an empty previous segment is replaced.
+func (l *Log) rollLocked(newBase int64) (*Segment, error) {
+	old := l.activeLocked()
+	segs := append([]*Segment(nil), *l.segments.Load()...)
+	if old.Size() == 0 {
+		if newBase == old.base {
+			return old, nil
+		}
+		// An empty segment at a smaller base would only hide the gap.
+		if err := old.deleteFiles(); err != nil {
+			return nil, err
+		}
+		segs = segs[:len(segs)-1]
+	} else if err := old.onBecomeInactiveLocked(); err != nil {
+		return nil, err
+	}
+	path := segmentFileName(l.dir, newBase, LogFileSuffix)
+	if st, err := l.fs.Stat(path); err == nil && st.Size() > 0 {
+		return nil, fmt.Errorf("storage: %s: cannot roll to %d: non-empty %s exists", l.tp, newBase, path)
+	} else if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return nil, storageError("stat new segment", err)
+	}
+	s, err := openSegment(l.fs, l.dir, newBase, segmentOptionsFor(l.Config()), true, l.now())
+	if err != nil {
+		return nil, err
+	}
+	segs = append(segs, s)
+	l.publishSegmentsLocked(segs)
+	// The end offset is unchanged but now lives at the start of s.
+	l.end.Store(&logEnd{offset: l.end.Load().offset, seg: s, pos: 0})
+	l.mu.dirDirty = true
+	l.logger.WithFields(logrus.Fields{"segment": s.logPath, "offset": newBase}).Debug("storage: rolled new segment")
+	if l.onRoll != nil {
+		l.onRoll(l)
+	}
+	return s, nil
+}
+
+// Flush fsyncs every segment holding data past the recovery point and,
+// when segments were created or renamed since the last flush, the
+// partition directory, then advances the recovery point to the log end
+// offset it started from. Durable afterwards: every batch below that
+// offset and the names of the segment files holding them; an unclean
+// restart re-reads only segments from the recovery point on. It does not
+// block appends (it holds only flushMu while syncing).
+func (l *Log) Flush() error {
+	l.flushMu.Lock()
+	defer l.flushMu.Unlock()
+	l.mu.Lock()
+	if l.mu.closed {
+		l.mu.Unlock()
+		return nil
+	}
+	upTo := l.end.Load().offset
+	segs := *l.segments.Load()
+	dirty := l.mu.dirDirty
+	l.mu.dirDirty = false
+	flushedMessages := l.mu.unflushedMessages
+	gen := l.mu.truncations
+	l.mu.Unlock()
+
+	err := l.syncSegments(segs, upTo, dirty)
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if err != nil {
+		if dirty {
+			l.mu.dirDirty = true
+		}
+		if errors.Is(err, os.ErrClosed) && l.mu.closed {
+			return nil
+		}
+		return l.failLocked(err)
+	}
+	if gen == l.mu.truncations {
+		// A truncation meanwhile may have replaced offsets below upTo
+		// with bytes this flush did not cover.
+		l.advanceRecoveryPointLocked(upTo)
+	}
+	l.mu.unflushedMessages = max(0, l.mu.unflushedMessages-flushedMessages)
+	l.mu.lastFlush = l.now()
+	return nil
+}
+
+// flushLocked is Flush for the append path (flush.messages), under mu.
+func (l *Log) flushLocked(upTo int64) error {
+	err := l.syncSegments(*l.segments.Load(), upTo, l.mu.dirDirty)
+	if err != nil {
+		return err
+	}
+	l.advanceRecoveryPointLocked(upTo)
+	l.mu.dirDirty = false
+	l.mu.unflushedMessages = 0
+	l.mu.lastFlush = l.now()
+	return nil
+}
+
+// syncSegments fsyncs the segments that may hold offsets in
+// [recovery point, upTo); the caller then advances the recovery point.
+func (l *Log) syncSegments(segs []*Segment, upTo int64, dirDirty bool) error {
+	rp := l.recoveryPoint.Load()
+	for i, s := range segs {
+		if i+1 < len(segs) && segs[i+1].base <= rp {
+			continue // wholly below the recovery point: already durable
+		}
+		if s.base > upTo {
+			break
+		}
+		// Durable: this segment's batches and index entries.
+		if err := s.flush(); err != nil {
+			return err
+		}
+	}
+	if dirDirty {
+		// Durable: creation, rename and removal of segment files.
+		if err := l.fs.SyncDir(l.dir); err != nil {
+			return storageError("sync log dir", err)
+		}
+	}
+	return nil
+}
+
+// advanceRecoveryPointLocked raises the recovery point to offset.
+func (l *Log) advanceRecoveryPointLocked(offset int64) {
+	if offset > l.recoveryPoint.Load() {
+		l.recoveryPoint.Store(min(offset, l.end.Load().offset))
+	}
+}
+
+// FlushIfDue flushes when flush.ms has passed since the last flush (the
+// Manager's flush scheduler calls it). It reports whether it flushed.
+func (l *Log) FlushIfDue() (bool, error) {
+	cfg := l.Config()
+	if cfg.FlushMs >= NoLimit {
+		return false, nil
+	}
+	l.mu.Lock()
+	due := l.mu.unflushedMessages > 0 && l.now().Sub(l.mu.lastFlush).Milliseconds() >= cfg.FlushMs
+	l.mu.Unlock()
+	if !due {
+		return false, nil
+	}
+	return true, l.Flush()
+}
+
+// UnflushedMessages returns the records appended since the last flush.
+func (l *Log) UnflushedMessages() int64 {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.mu.unflushedMessages
+}
