@@ -1,0 +1,201 @@
+package zktest
+
+import (
+	"bufio"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// JarPath is where Debian's zookeeper package installs the server jar. Its
+// manifest Class-Path names the dependency jars under /usr/share/java.
+const JarPath = "/usr/share/java/zookeeper.jar"
+
+// startTimeout bounds the wait for a fresh JVM to answer "ruok" (the machine
+// running the tests may be busy).
+const startTimeout = 90 * time.Second
+
+// Server is one ZooKeeper server process listening on 127.0.0.1.
+type Server struct {
+	// Addr is host:port of the client port.
+	Addr string
+
+	dir    string
+	cmd    *exec.Cmd
+	exited chan struct{} // closed when the process has exited
+	seq    atomic.Int64  // chroot counter
+	stop   sync.Once
+}
+
+// StartServer launches a standalone ZooKeeper from Debian's jar on a free
+// loopback port in a temporary directory and waits until it answers "ruok".
+// The caller must call Stop (TestMain-friendly; tests usually use Start).
+func StartServer() (*Server, error) {
+	if _, err := os.Stat(JarPath); err != nil {
+		return nil, fmt.Errorf("zktest: %s not found (%v): install ZooKeeper with `apt-get install zookeeper`", JarPath, err)
+	}
+	java, err := exec.LookPath("java")
+	if err != nil {
+		return nil, fmt.Errorf("zktest: no java on PATH: install ZooKeeper with `apt-get install zookeeper` (it pulls a JRE)")
+	}
+	var lastErr error
+	for attempt := 0; attempt < 3; attempt++ {
+		s, err := launch(java)
+		if err == nil {
+			return s, nil
+		}
+		lastErr = err
+	}
+	return nil, lastErr
+}
+
+func freePort() (int, error) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return 0, err
+	}
+	defer l.Close()
+	return l.Addr().(*net.TCPAddr).Port, nil
+}
+
+func launch(java string) (*Server, error) {
+	port, err := freePort()
+	if err != nil {
+		return nil, fmt.Errorf("zktest: free port: %w", err)
+	}
+	dir, err := os.MkdirTemp("", "samsa-zktest-")
+	if err != nil {
+		return nil, fmt.Errorf("zktest: temp dir: %w", err)
+	}
+	cfg := strings.Join([]string{
+		"tickTime=200",
+		"dataDir=" + filepath.Join(dir, "data"),
+		"clientPort=" + strconv.Itoa(port),
+		"clientPortAddress=127.0.0.1",
+		"maxClientCnxns=0",
+		"minSessionTimeout=400",
+		"maxSessionTimeout=60000",
+		"admin.enableServer=false",
+		"4lw.commands.whitelist=ruok,srvr,stat,cons,mntr",
+		"forceSync=no",
+		"",
+	}, "\n")
+	cfgPath := filepath.Join(dir, "zoo.cfg")
+	if err := os.WriteFile(cfgPath, []byte(cfg), 0o644); err != nil {
+		os.RemoveAll(dir)
+		return nil, fmt.Errorf("zktest: %w", err)
+	}
+	logf, err := os.Create(filepath.Join(dir, "zookeeper.log"))
+	if err != nil {
+		os.RemoveAll(dir)
+		return nil, fmt.Errorf("zktest: %w", err)
+	}
+	defer logf.Close()
+	cmd := exec.Command(java,
+		"-Xms16m", "-Xmx256m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-XX:-UsePerfData",
+		"-Xshare:auto", "-Djava.awt.headless=true", "-Dzookeeper.admin.enableServer=false",
+		"-cp", JarPath,
+		"org.apache.zookeeper.server.ZooKeeperServerMain", cfgPath)
+	cmd.Stdout, cmd.Stderr = logf, logf
+	// Kill the JVM if the test binary dies without calling Stop.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL, Setpgid: true}
+	if err := cmd.Start(); err != nil {
+		os.RemoveAll(dir)
+		return nil, fmt.Errorf("zktest: starting java: %w", err)
+	}
+	s := &Server{Addr: net.JoinHostPort("127.0.0.1", strconv.Itoa(port)), dir: dir, cmd: cmd, exited: make(chan struct{})}
+	go func() {
+		_ = cmd.Wait()
+		close(s.exited)
+	}()
+	deadline := time.Now().Add(startTimeout)
+	for {
+		if s.ruok() {
+			return s, nil
+		}
+		select {
+		case <-s.exited:
+			out, _ := os.ReadFile(filepath.Join(dir, "zookeeper.log"))
+			s.Stop()
+			return nil, fmt.Errorf("zktest: zookeeper exited during start: %s", tail(out, 2000))
+		default:
+		}
+		if time.Now().After(deadline) {
+			s.Stop()
+			return nil, fmt.Errorf("zktest: zookeeper did not answer ruok on %s within %v", s.Addr, startTimeout)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+func tail(b []byte, n int) string {
+	if len(b) > n {
+		b = b[len(b)-n:]
+	}
+	return string(b)
+}
+
+// ruok sends the four-letter word and reports whether the answer is imok.
+func (s *Server) ruok() bool {
+	conn, err := net.DialTimeout("tcp", s.Addr, time.Second)
+	if err != nil {
+		return false
+	}
+	defer conn.Close()
+	_ = conn.SetDeadline(time.Now().Add(2 * time.Second))
+	if _, err := conn.Write([]byte("ruok")); err != nil {
+		return false
+	}
+	// The server answers "imok" and closes the connection.
+	line, _ := bufio.NewReader(conn).ReadString('\n')
+	return strings.HasPrefix(line, "imok")
+}
+
+// Stop kills the server and removes its directory. It is idempotent.
+func (s *Server) Stop() {
+	s.stop.Do(func() {
+		if s.cmd.Process != nil {
+			_ = s.cmd.Process.Signal(syscall.SIGTERM)
+			select {
+			case <-s.exited:
+			case <-time.After(5 * time.Second):
+				_ = s.cmd.Process.Kill()
+				<-s.exited
+			}
+		}
+		os.RemoveAll(s.dir)
+	})
+}
+
+// Chroot returns a connect string with a fresh chroot unique to this
+// server, named after the test: 127.0.0.1:port/samsa/<n>-<test>. Connecting
+// with zkutil creates the chroot, as a Kafka broker does.
+func (s *Server) Chroot(tb testing.TB) string {
+	n := s.seq.Add(1)
+	return s.Addr + "/samsa/" + strconv.FormatInt(n, 10) + "-" + sanitize(tb.Name())
+}
+
+func sanitize(name string) string {
+	var b strings.Builder
+	for _, r := range name {
+		if r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '-' || r == '_' {
+			b.WriteRune(r)
+		} else {
+			b.WriteByte('_')
+		}
+	}
+	s := b.String()
+	if len(s) > 100 {
+		s = s[:100]
+	}
+	return s
+}
