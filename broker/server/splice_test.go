@@ -7,6 +7,7 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"sync/atomic"
 	"testing"
 
 	"github.com/twmb/franz-go/pkg/kmsg"
@@ -18,12 +19,13 @@ import (
 type fileRegion struct {
 	f      *os.File
 	off, n int64
-	sawTCP *bool
+	sawTCP *atomic.Bool
 }
 
 func (r fileRegion) Len() int64 { return r.n }
 func (r fileRegion) WriteTo(w io.Writer) (int64, error) {
-	_, *r.sawTCP = w.(*net.TCPConn)
+	_, ok := w.(*net.TCPConn)
+	r.sawTCP.Store(ok)
 	return io.Copy(w, io.NewSectionReader(r.f, r.off, r.n)) // TCPConn.ReadFrom: sendfile
 }
 
@@ -44,7 +46,7 @@ func TestServerSplicedFetchFromFile(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	var sawTCP bool
+	var sawTCP atomic.Bool
 	h := HandlerFunc(func(ctx context.Context, c *Conn, req *wire.Request) (kmsg.Response, error) {
 		body := req.Body.(*kmsg.FetchRequest)
 		resp := body.ResponseKind().(*kmsg.FetchResponse)
@@ -84,7 +86,7 @@ func TestServerSplicedFetchFromFile(t *testing.T) {
 			}
 		}
 	}
-	if !sawTCP {
+	if !sawTCP.Load() {
 		t.Fatal("region was not written to the *net.TCPConn")
 	}
 }
