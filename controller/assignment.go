@@ -1,0 +1,202 @@
+package controller
+
+import (
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"sort"
+)
+
+// Errors returned by AssignReplicas. The broker maps ErrInvalidPartitions to
+// INVALID_PARTITIONS and ErrInvalidReplicationFactor to INVALID_REPLICATION_FACTOR.
+// ErrRackInfoIncomplete is Kafka's AdminOperationException, which reaches clients as
+// UNKNOWN_SERVER_ERROR; the tools print its message.
+var (
+	ErrInvalidPartitions        = errors.New("controller: number of partitions must be larger than 0")
+	ErrInvalidReplicationFactor = errors.New("controller: invalid replication factor")
+	ErrRackInfoIncomplete       = errors.New("controller: not all brokers have rack information for replica rack aware assignment")
+)
+
+// BrokerMeta is the input of replica assignment: a broker id and its rack ("" = none).
+type BrokerMeta struct {
+	ID   int32
+	Rack string
+}
+
+// Rand is the random source of AssignReplicas; *math/rand.Rand satisfies it.
+type Rand interface {
+	Intn(n int) int
+}
+
+type globalRand struct{}
+
+func (globalRand) Intn(n int) int { return rand.IntN(n) }
+
+// AssignReplicas computes a replica assignment for nPartitions new partitions with
+// replication factor rf, exactly as Kafka's AdminUtils.assignReplicasToBrokers:
+//
+//   - no broker has a rack: the rack-unaware algorithm over brokers in the given order
+//     (callers that want Kafka's ZooKeeper-tool behaviour sort by id first);
+//   - every broker has a rack: the rack-aware algorithm (KIP-36) over the rack-alternated list;
+//   - only some have one: ErrRackInfoIncomplete (Kafka's "Enforced" mode; use StripRacks for
+//     "Disabled", or for "Safe" when not all brokers have a rack).
+//
+// fixedStart >= 0 fixes both the start index and the replica shift (Kafka's fixedStartIndex;
+// used when adding partitions); otherwise both are drawn from rnd (nil = a global source).
+// Partition ids start at max(0, startPartition). The returned map and slices are new.
+// Errors: ErrInvalidPartitions, ErrInvalidReplicationFactor (rf <= 0 or rf > len(brokers)),
+// ErrRackInfoIncomplete.
+func AssignReplicas(brokers []BrokerMeta, nPartitions, rf int, fixedStart, startPartition int, rnd Rand) (map[int32][]int32, error) {
+	if nPartitions <= 0 {
+		return nil, ErrInvalidPartitions
+	}
+	if rf <= 0 {
+		return nil, fmt.Errorf("%w: replication factor must be larger than 0", ErrInvalidReplicationFactor)
+	}
+	if rf > len(brokers) {
+		return nil, fmt.Errorf("%w: replication factor: %d larger than available brokers: %d",
+			ErrInvalidReplicationFactor, rf, len(brokers))
+	}
+	if rnd == nil {
+		rnd = globalRand{}
+	}
+	withRack := 0
+	for _, b := range brokers {
+		if b.Rack != "" {
+			withRack++
+		}
+	}
+	switch withRack {
+	case 0:
+		ids := make([]int32, len(brokers))
+		for i, b := range brokers {
+			ids[i] = b.ID
+		}
+		return assignRackUnaware(ids, nPartitions, rf, fixedStart, startPartition, rnd), nil
+	case len(brokers):
+		return assignRackAware(brokers, nPartitions, rf, fixedStart, startPartition, rnd), nil
+	default:
+		return nil, ErrRackInfoIncomplete
+	}
+}
+
+// StripRacks returns a copy of brokers without rack information, for Kafka's
+// RackAwareMode.Disabled (and Safe when only some brokers have a rack).
+func StripRacks(brokers []BrokerMeta) []BrokerMeta {
+	out := make([]BrokerMeta, len(brokers))
+	for i, b := range brokers {
+		out[i] = BrokerMeta{ID: b.ID}
+	}
+	return out
+}
+
+// startAndShift draws Kafka's startIndex and nextReplicaShift, in that order.
+func startAndShift(n, fixedStart int, rnd Rand) (start, shift int) {
+	if fixedStart >= 0 {
+		return fixedStart, fixedStart
+	}
+	start = rnd.Intn(n)
+	shift = rnd.Intn(n)
+	return start, shift
+}
+
+// replicaIndex is Kafka's AdminUtils.replicaIndex: the follower offset from the first
+// replica never lands on the first replica itself.
+func replicaIndex(first, secondShift, k, n int) int {
+	shift := 1 + (secondShift+k)%(n-1)
+	return (first + shift) % n
+}
+
+// assignRackUnaware is AdminUtils.assignReplicasToBrokersRackUnaware.
+func assignRackUnaware(ids []int32, nPartitions, rf, fixedStart, startPartition int, rnd Rand) map[int32][]int32 {
+	n := len(ids)
+	out := make(map[int32][]int32, nPartitions)
+	start, shift := startAndShift(n, fixedStart, rnd)
+	pid := max(0, startPartition)
+	for range nPartitions {
+		if pid > 0 && pid%n == 0 {
+			shift++
+		}
+		first := (pid + start) % n
+		replicas := make([]int32, 0, rf)
+		replicas = append(replicas, ids[first])
+		for j := range rf - 1 {
+			replicas = append(replicas, ids[replicaIndex(first, shift, j, n)])
+		}
+		out[int32(pid)] = replicas
+		pid++
+	}
+	return out
+}
+
+// RackAlternatedBrokers returns Kafka's rack-alternated broker list: brokers grouped by
+// rack, ids sorted inside each rack, racks sorted by name, then one broker from each rack
+// in turn. Example {0:r1,1:r3,2:r3,3:r2,4:r2,5:r1} → [0,3,1,5,4,2].
+func RackAlternatedBrokers(brokers []BrokerMeta) []int32 {
+	byRack := make(map[string][]int32)
+	for _, b := range brokers {
+		byRack[b.Rack] = append(byRack[b.Rack], b.ID)
+	}
+	racks := make([]string, 0, len(byRack))
+	for r, ids := range byRack {
+		slices.Sort(ids)
+		racks = append(racks, r)
+	}
+	sort.Strings(racks)
+	out := make([]int32, 0, len(brokers))
+	for i := 0; len(out) < len(brokers); i++ {
+		for _, r := range racks {
+			if ids := byRack[r]; i < len(ids) {
+				out = append(out, ids[i])
+			}
+		}
+	}
+	return out
+}
+
+// assignRackAware is AdminUtils.assignReplicasToBrokersRackAware.
+func assignRackAware(brokers []BrokerMeta, nPartitions, rf, fixedStart, startPartition int, rnd Rand) map[int32][]int32 {
+	rackOf := make(map[int32]string, len(brokers))
+	racks := make(map[string]struct{})
+	for _, b := range brokers {
+		rackOf[b.ID] = b.Rack
+		racks[b.Rack] = struct{}{}
+	}
+	numRacks := len(racks)
+	list := RackAlternatedBrokers(brokers)
+	n := len(list)
+	out := make(map[int32][]int32, nPartitions)
+	start, shift := startAndShift(n, fixedStart, rnd)
+	pid := max(0, startPartition)
+	for range nPartitions {
+		if pid > 0 && pid%n == 0 {
+			shift++
+		}
+		first := (pid + start) % n
+		leader := list[first]
+		replicas := []int32{leader}
+		racksUsed := map[string]struct{}{rackOf[leader]: {}}
+		brokersUsed := map[int32]struct{}{leader: {}}
+		k := 0
+		for range rf - 1 {
+			// Bounded: within n-1 consecutive k every other broker is a candidate once, and
+			// one of them satisfies the rule (an unused broker exists because rf <= n).
+			for range n * n {
+				b := list[replicaIndex(first, shift*numRacks, k, n)]
+				k++
+				_, rackUsed := racksUsed[rackOf[b]]
+				_, brokerUsed := brokersUsed[b]
+				if (!rackUsed || len(racksUsed) == numRacks) && (!brokerUsed || len(brokersUsed) == n) {
+					replicas = append(replicas, b)
+					racksUsed[rackOf[b]] = struct{}{}
+					brokersUsed[b] = struct{}{}
+					break
+				}
+			}
+		}
+		out[int32(pid)] = replicas
+		pid++
+	}
+	return out
+}

@@ -1,0 +1,301 @@
+package controller
+
+import (
+	"errors"
+	"maps"
+	"slices"
+
+	"github.com/sirupsen/logrus"
+	"github.com/twmb/franz-go/pkg/kerr"
+	"github.com/twmb/franz-go/pkg/kmsg"
+)
+
+var errNoEndpoint = errors.New("controller: broker has no endpoint for the inter-broker listener")
+
+// requestBatch collects the control requests of one event, per broker, and sends them when
+// the event is done (Kafka's ControllerBrokerRequestBatch): one LeaderAndIsr, one
+// UpdateMetadata and up to two StopReplica (delete=false, delete=true) per broker. A later
+// entry for the same broker and partition replaces an earlier one. Owned by the event
+// goroutine.
+type requestBatch struct {
+	leaderAndIsr map[int32]map[TopicPartition]laiEntry
+	umBrokers    map[int32]struct{}
+	umParts      map[TopicPartition]struct{}
+	stopReplica  map[int32]map[TopicPartition]stopEntry
+}
+
+type laiEntry struct {
+	state    LeaderAndIsr
+	replicas []int32
+	isNew    bool
+}
+
+type stopEntry struct {
+	deletePartition bool
+	leaderEpoch     int32 // -1 unknown, -2 topic being deleted (StopReplica v3)
+}
+
+func newRequestBatch() *requestBatch {
+	return &requestBatch{
+		leaderAndIsr: make(map[int32]map[TopicPartition]laiEntry),
+		umBrokers:    make(map[int32]struct{}),
+		umParts:      make(map[TopicPartition]struct{}),
+		stopReplica:  make(map[int32]map[TopicPartition]stopEntry),
+	}
+}
+
+func (b *requestBatch) empty() bool {
+	return len(b.leaderAndIsr) == 0 && len(b.umBrokers) == 0 && len(b.stopReplica) == 0
+}
+
+// addLeaderAndIsr queues a LeaderAndIsr partition state for brokers, and an UpdateMetadata
+// for tp to every live broker (Kafka's addLeaderAndIsrRequestForBrokers).
+func (b *requestBatch) addLeaderAndIsr(cc *controllerContext, brokers []int32, tp TopicPartition, state LeaderAndIsr, replicas []int32, isNew bool) {
+	for _, id := range brokers {
+		if id < 0 {
+			continue
+		}
+		m := b.leaderAndIsr[id]
+		if m == nil {
+			m = make(map[TopicPartition]laiEntry)
+			b.leaderAndIsr[id] = m
+		}
+		prev, had := m[tp]
+		m[tp] = laiEntry{state: state.clone(), replicas: slices.Clone(replicas), isNew: isNew || (had && prev.isNew)}
+	}
+	b.addUpdateMetadata(cc.liveBrokerIDs(), []TopicPartition{tp})
+}
+
+// addUpdateMetadata queues UpdateMetadata to brokers covering tps (which may be empty: the
+// request then carries only the live brokers).
+func (b *requestBatch) addUpdateMetadata(brokers []int32, tps []TopicPartition) {
+	for _, id := range brokers {
+		if id >= 0 {
+			b.umBrokers[id] = struct{}{}
+		}
+	}
+	for _, tp := range tps {
+		b.umParts[tp] = struct{}{}
+	}
+}
+
+// addStopReplica queues a StopReplica for tp to brokers.
+func (b *requestBatch) addStopReplica(brokers []int32, tp TopicPartition, deletePartition bool, leaderEpoch int32) {
+	for _, id := range brokers {
+		if id < 0 {
+			continue
+		}
+		m := b.stopReplica[id]
+		if m == nil {
+			m = make(map[TopicPartition]stopEntry)
+			b.stopReplica[id] = m
+		}
+		prev, had := m[tp]
+		m[tp] = stopEntry{deletePartition: deletePartition || (had && prev.deletePartition), leaderEpoch: leaderEpoch}
+	}
+}
+
+// requestHeader is what every control request carries.
+type requestHeader struct {
+	controllerID    int32
+	controllerEpoch int32
+	brokerEpoch     int64 // the receiving broker's epoch
+}
+
+// laiPartition is a LeaderAndIsr partition state snapshot.
+type laiPartition struct {
+	tp       TopicPartition
+	topicID  [16]byte
+	state    LeaderAndIsr
+	replicas []int32
+	isNew    bool
+}
+
+// umPartition is an UpdateMetadata partition state snapshot.
+type umPartition struct {
+	tp       TopicPartition
+	topicID  [16]byte
+	state    LeaderAndIsr // Leader is LeaderDuringDelete for topics being deleted
+	replicas []int32
+	offline  []int32
+}
+
+// send hands every queued request to the channel manager, LeaderAndIsr first, then
+// UpdateMetadata, then StopReplica (Kafka's sendRequestsToBrokers order), and resets b.
+// Requests are snapshots: the sender goroutines never read cc.
+func (b *requestBatch) send(cc *controllerContext, controllerID int32, ch *ChannelManager, vers requestVersions, log logrus.FieldLogger) {
+	hdr := func(id int32) requestHeader {
+		return requestHeader{controllerID: controllerID, controllerEpoch: cc.epoch, brokerEpoch: cc.liveBrokers[id].Epoch}
+	}
+	for _, id := range slices.Sorted(maps.Keys(b.leaderAndIsr)) {
+		if !cc.isLive(id) {
+			continue
+		}
+		var parts []laiPartition
+		leaderIDs := map[int32]struct{}{}
+		for tp, e := range b.leaderAndIsr[id] {
+			parts = append(parts, laiPartition{tp: tp, topicID: cc.topicIDs[tp.Topic], state: e.state, replicas: e.replicas, isNew: e.isNew})
+			leaderIDs[e.state.Leader] = struct{}{}
+		}
+		slices.SortFunc(parts, func(a, b laiPartition) int { return comparePartitions(a.tp, b.tp) })
+		var leaders []liveLeader
+		for _, lid := range slices.Sorted(maps.Keys(leaderIDs)) {
+			if lb, ok := cc.liveBrokers[lid]; ok {
+				if ep, ok := lb.endpoint(ch.listener); ok {
+					leaders = append(leaders, liveLeader{id: lid, host: ep.Host, port: ep.Port})
+				}
+			}
+		}
+		h := hdr(id)
+		log.WithFields(logrus.Fields{"broker": id, "controller_epoch": cc.epoch, "partitions": len(parts)}).
+			Debug("controller: sending LeaderAndIsr request")
+		ch.send(id, outbound{
+			key:        4,
+			maxVersion: vers.leaderAndIsr,
+			build:      func(v int16) kmsg.Request { return buildLeaderAndIsr(v, h, parts, leaders) },
+			onResponse: func(resp kmsg.Response, err error) { logLeaderAndIsrResponse(log, id, resp, err) },
+		})
+	}
+
+	if len(b.umBrokers) > 0 {
+		var parts []umPartition
+		for tp := range b.umParts {
+			l, ok := cc.leadership[tp]
+			if !ok {
+				continue
+			}
+			if _, deleting := cc.topicsToBeDeleted[tp.Topic]; deleting {
+				l = l.clone()
+				l.Leader = LeaderDuringDelete
+			}
+			parts = append(parts, umPartition{tp: tp, topicID: cc.topicIDs[tp.Topic], state: l,
+				replicas: slices.Clone(cc.replicas(tp)), offline: cc.offlineReplicas(tp)})
+		}
+		slices.SortFunc(parts, func(a, b umPartition) int { return comparePartitions(a.tp, b.tp) })
+		brokers := make([]LiveBroker, 0, len(cc.liveBrokers))
+		for _, id := range cc.liveBrokerIDs() {
+			brokers = append(brokers, cc.liveBrokers[id])
+		}
+		for _, id := range slices.Sorted(maps.Keys(b.umBrokers)) {
+			if !cc.isLive(id) {
+				continue
+			}
+			h := hdr(id)
+			log.WithFields(logrus.Fields{"broker": id, "controller_epoch": cc.epoch, "partitions": len(parts)}).
+				Debug("controller: sending UpdateMetadata request")
+			ch.send(id, outbound{
+				key:        6,
+				maxVersion: vers.updateMetadata,
+				build:      func(v int16) kmsg.Request { return buildUpdateMetadata(v, h, parts, brokers) },
+				onResponse: func(resp kmsg.Response, err error) { logUpdateMetadataResponse(log, id, resp, err) },
+			})
+		}
+	}
+
+	for _, id := range slices.Sorted(maps.Keys(b.stopReplica)) {
+		if !cc.isLive(id) {
+			continue
+		}
+		for _, del := range []bool{false, true} {
+			var parts []stopPartition
+			for tp, e := range b.stopReplica[id] {
+				if e.deletePartition == del {
+					parts = append(parts, stopPartition{tp: tp, leaderEpoch: e.leaderEpoch})
+				}
+			}
+			if len(parts) == 0 {
+				continue
+			}
+			slices.SortFunc(parts, func(a, b stopPartition) int { return comparePartitions(a.tp, b.tp) })
+			h := hdr(id)
+			ch.send(id, outbound{
+				key:        5,
+				maxVersion: vers.stopReplica,
+				build:      func(v int16) kmsg.Request { return buildStopReplica(v, h, del, parts) },
+				onResponse: func(resp kmsg.Response, err error) { logStopReplicaResponse(log, id, resp, err) },
+			})
+		}
+	}
+	*b = *newRequestBatch()
+}
+
+type liveLeader struct {
+	id   int32
+	host string
+	port int32
+}
+
+type stopPartition struct {
+	tp          TopicPartition
+	leaderEpoch int32
+}
+
+// logLeaderAndIsrResponse logs a failed send, a top-level error and each partition error.
+func logLeaderAndIsrResponse(log logrus.FieldLogger, broker int32, resp kmsg.Response, err error) {
+	l := log.WithField("broker", broker)
+	if err != nil {
+		l.WithError(err).Warn("controller: LeaderAndIsr request not delivered")
+		return
+	}
+	r, ok := resp.(*kmsg.LeaderAndISRResponse)
+	if !ok {
+		return
+	}
+	if r.ErrorCode != 0 {
+		l.WithError(kerr.ErrorForCode(r.ErrorCode)).Warn("controller: LeaderAndIsr request failed")
+	}
+	logPartitionErr := func(topic string, p partitionErr) {
+		if p.code != 0 {
+			l.WithFields(logrus.Fields{"topic": topic, "partition": p.partition}).
+				WithError(kerr.ErrorForCode(p.code)).Warn("controller: LeaderAndIsr partition error")
+		}
+	}
+	for _, p := range r.Partitions {
+		logPartitionErr(p.Topic, partitionErr{p.Partition, p.ErrorCode})
+	}
+	for _, t := range r.Topics {
+		for _, p := range t.Partitions {
+			logPartitionErr(p.Topic, partitionErr{p.Partition, p.ErrorCode})
+		}
+	}
+}
+
+// partitionErr is one partition's error code in a LeaderAndIsr response.
+type partitionErr struct {
+	partition int32
+	code      int16
+}
+
+// logUpdateMetadataResponse logs a failed send or an error code.
+func logUpdateMetadataResponse(log logrus.FieldLogger, broker int32, resp kmsg.Response, err error) {
+	l := log.WithField("broker", broker)
+	if err != nil {
+		l.WithError(err).Warn("controller: UpdateMetadata request not delivered")
+		return
+	}
+	if r, ok := resp.(*kmsg.UpdateMetadataResponse); ok && r.ErrorCode != 0 {
+		l.WithError(kerr.ErrorForCode(r.ErrorCode)).Warn("controller: UpdateMetadata request failed")
+	}
+}
+
+// logStopReplicaResponse logs a failed send, a top-level error and each partition error.
+func logStopReplicaResponse(log logrus.FieldLogger, broker int32, resp kmsg.Response, err error) {
+	l := log.WithField("broker", broker)
+	if err != nil {
+		l.WithError(err).Warn("controller: StopReplica request not delivered")
+		return
+	}
+	r, ok := resp.(*kmsg.StopReplicaResponse)
+	if !ok {
+		return
+	}
+	if r.ErrorCode != 0 {
+		l.WithError(kerr.ErrorForCode(r.ErrorCode)).Warn("controller: StopReplica request failed")
+	}
+	for _, p := range r.Partitions {
+		if p.ErrorCode != 0 {
+			l.WithFields(logrus.Fields{"topic": p.Topic, "partition": p.Partition}).
+				WithError(kerr.ErrorForCode(p.ErrorCode)).Warn("controller: StopReplica partition error")
+		}
+	}
+}

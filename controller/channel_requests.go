@@ -1,0 +1,157 @@
+package controller
+
+import (
+	"slices"
+
+	"github.com/twmb/franz-go/pkg/kmsg"
+)
+
+// requestVersions caps the version of each control request; the sender lowers it further to
+// what the broker negotiated (VersionLimiter).
+type requestVersions struct {
+	leaderAndIsr, updateMetadata, stopReplica int16
+}
+
+// buildLeaderAndIsr builds LeaderAndIsr (key 4) at version v: v0–1 list partitions with their
+// topic, v2+ group them by topic and carry the broker epoch (KIP-380), v5 adds topic ids.
+func buildLeaderAndIsr(v int16, h requestHeader, parts []laiPartition, leaders []liveLeader) *kmsg.LeaderAndISRRequest {
+	req := kmsg.NewPtrLeaderAndISRRequest()
+	req.Version = v
+	req.ControllerID = h.controllerID
+	req.ControllerEpoch = h.controllerEpoch
+	req.BrokerEpoch = h.brokerEpoch
+	for _, p := range parts {
+		ps := kmsg.NewLeaderAndISRRequestTopicPartition()
+		ps.Topic = p.tp.Topic
+		ps.Partition = p.tp.Partition
+		ps.ControllerEpoch = p.state.ControllerEpoch
+		ps.Leader = p.state.Leader
+		ps.LeaderEpoch = p.state.LeaderEpoch
+		ps.ISR = slices.Clone(p.state.Isr)
+		ps.ZKVersion = p.state.ZkVersion
+		ps.Replicas = slices.Clone(p.replicas)
+		ps.AddingReplicas = []int32{}
+		ps.RemovingReplicas = []int32{}
+		ps.IsNew = p.isNew
+		if v <= 1 {
+			req.PartitionStates = append(req.PartitionStates, ps)
+			continue
+		}
+		n := len(req.TopicStates)
+		if n == 0 || req.TopicStates[n-1].Topic != p.tp.Topic {
+			ts := kmsg.NewLeaderAndISRRequestTopicState()
+			ts.Topic = p.tp.Topic
+			ts.TopicID = p.topicID
+			req.TopicStates = append(req.TopicStates, ts)
+			n++
+		}
+		req.TopicStates[n-1].PartitionStates = append(req.TopicStates[n-1].PartitionStates, ps)
+	}
+	for _, l := range leaders {
+		ll := kmsg.NewLeaderAndISRRequestLiveLeader()
+		ll.BrokerID = l.id
+		ll.Host = l.host
+		ll.Port = l.port
+		req.LiveLeaders = append(req.LiveLeaders, ll)
+	}
+	return req
+}
+
+// buildUpdateMetadata builds UpdateMetadata (key 6) at version v: v1+ carry every endpoint,
+// v2+ the rack, v3+ listener names, v4+ offline replicas, v5+ the broker epoch and grouping
+// by topic, v7 topic ids.
+func buildUpdateMetadata(v int16, h requestHeader, parts []umPartition, brokers []LiveBroker) *kmsg.UpdateMetadataRequest {
+	req := kmsg.NewPtrUpdateMetadataRequest()
+	req.Version = v
+	req.ControllerID = h.controllerID
+	req.ControllerEpoch = h.controllerEpoch
+	req.BrokerEpoch = h.brokerEpoch
+	req.LiveBrokers = []kmsg.UpdateMetadataRequestLiveBroker{}
+	req.TopicStates = []kmsg.UpdateMetadataRequestTopicState{}
+	for _, p := range parts {
+		ps := kmsg.NewUpdateMetadataRequestTopicPartition()
+		ps.Topic = p.tp.Topic
+		ps.Partition = p.tp.Partition
+		ps.ControllerEpoch = p.state.ControllerEpoch
+		ps.Leader = p.state.Leader
+		ps.LeaderEpoch = p.state.LeaderEpoch
+		ps.ISR = slices.Clone(p.state.Isr)
+		ps.ZKVersion = p.state.ZkVersion
+		ps.Replicas = slices.Clone(p.replicas)
+		ps.OfflineReplicas = slices.Clone(p.offline)
+		if ps.OfflineReplicas == nil {
+			ps.OfflineReplicas = []int32{}
+		}
+		if v <= 4 {
+			req.PartitionStates = append(req.PartitionStates, ps)
+			continue
+		}
+		n := len(req.TopicStates)
+		if n == 0 || req.TopicStates[n-1].Topic != p.tp.Topic {
+			ts := kmsg.NewUpdateMetadataRequestTopicState()
+			ts.Topic = p.tp.Topic
+			ts.TopicID = p.topicID
+			req.TopicStates = append(req.TopicStates, ts)
+			n++
+		}
+		req.TopicStates[n-1].PartitionStates = append(req.TopicStates[n-1].PartitionStates, ps)
+	}
+	for _, b := range brokers {
+		lb := kmsg.NewUpdateMetadataRequestLiveBroker()
+		lb.ID = b.ID
+		if b.Rack != "" {
+			rack := b.Rack
+			lb.Rack = &rack
+		}
+		for _, ep := range b.Endpoints {
+			e := kmsg.NewUpdateMetadataRequestLiveBrokerEndpoint()
+			e.Host = ep.Host
+			e.Port = ep.Port
+			e.ListenerName = ep.Listener
+			e.SecurityProtocol = securityProtocolID(ep.SecurityProtocol)
+			lb.Endpoints = append(lb.Endpoints, e)
+			// v0 knows one PLAINTEXT host:port per broker.
+			if lb.Host == "" && ep.SecurityProtocol == "PLAINTEXT" {
+				lb.Host, lb.Port = ep.Host, ep.Port
+			}
+		}
+		req.LiveBrokers = append(req.LiveBrokers, lb)
+	}
+	return req
+}
+
+// buildStopReplica builds StopReplica (key 5) at version v for partitions that share the
+// delete flag: v0 lists (topic, partition) pairs, v1–2 group partitions by topic with a
+// request-wide delete flag, v3 carries per-partition leader epoch and delete flag.
+func buildStopReplica(v int16, h requestHeader, deletePartitions bool, parts []stopPartition) *kmsg.StopReplicaRequest {
+	req := kmsg.NewPtrStopReplicaRequest()
+	req.Version = v
+	req.ControllerID = h.controllerID
+	req.ControllerEpoch = h.controllerEpoch
+	req.BrokerEpoch = h.brokerEpoch
+	req.DeletePartitions = deletePartitions
+	for _, p := range parts {
+		if v == 0 {
+			t := kmsg.NewStopReplicaRequestTopic()
+			t.Topic = p.tp.Topic
+			t.Partition = p.tp.Partition
+			req.Topics = append(req.Topics, t)
+			continue
+		}
+		n := len(req.Topics)
+		if n == 0 || req.Topics[n-1].Topic != p.tp.Topic {
+			t := kmsg.NewStopReplicaRequestTopic()
+			t.Topic = p.tp.Topic
+			req.Topics = append(req.Topics, t)
+			n++
+		}
+		t := &req.Topics[n-1]
+		t.Partitions = append(t.Partitions, p.tp.Partition)
+		ps := kmsg.NewStopReplicaRequestTopicPartitionState()
+		ps.Partition = p.tp.Partition
+		ps.LeaderEpoch = p.leaderEpoch
+		ps.Delete = deletePartitions
+		t.PartitionStates = append(t.PartitionStates, ps)
+	}
+	return req
+}

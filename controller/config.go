@@ -1,0 +1,88 @@
+package controller
+
+import (
+	"errors"
+	"io"
+	"time"
+
+	"github.com/rcrowley/go-metrics"
+	"github.com/sirupsen/logrus"
+
+	"samsa/zkutil"
+)
+
+// Config configures a Controller. BrokerID, ZK (or Store) and Dialer are required.
+type Config struct {
+	// BrokerID is this broker's broker.id.
+	BrokerID int32
+	// ZK is the broker's ZooKeeper client; the controller uses it through StoreFromZK.
+	ZK *zkutil.Client
+	// Store replaces ZK when set (another Store implementation).
+	Store Store
+	// Dialer opens connections to other brokers' inter-broker listeners.
+	Dialer Dialer
+	// InterBrokerListener is inter.broker.listener.name; "" picks each broker's first
+	// registered endpoint (Kafka's default is the PLAINTEXT listener).
+	InterBrokerListener string
+	// UncleanLeaderElectionEnable is the broker default of
+	// unclean.leader.election.enable; a topic override read from ZooKeeper wins.
+	UncleanLeaderElectionEnable bool
+	// RequestTimeout bounds each control request (controller.socket.timeout.ms,
+	// default 30 s).
+	RequestTimeout time.Duration
+	// RetryBackoff is the pause before a failed request is sent again (default 100 ms).
+	RetryBackoff time.Duration
+	// LeaderAndIsrVersion, UpdateMetadataVersion and StopReplicaVersion cap the request
+	// versions (defaults: Kafka 2.8's 5, 7 and 3); the sender lowers them to what the
+	// receiving broker negotiated when its client implements VersionLimiter.
+	LeaderAndIsrVersion, UpdateMetadataVersion, StopReplicaVersion int16
+	// Logger receives the controller's logs, including the state-change log; default: discard.
+	Logger logrus.FieldLogger
+	// Metrics is the registry for the controller's metrics; default: a private registry.
+	Metrics metrics.Registry
+	// Now is the clock; default time.Now.
+	Now func() time.Time
+}
+
+// withDefaults validates c and fills in defaults.
+func (c Config) withDefaults() (Config, error) {
+	if c.Store == nil && c.ZK != nil {
+		c.Store = StoreFromZK(c.ZK)
+	}
+	if c.Store == nil {
+		return c, errors.New("controller: Config.ZK or Config.Store is required")
+	}
+	if c.Dialer == nil {
+		return c, errors.New("controller: Config.Dialer is required")
+	}
+	if c.BrokerID < 0 {
+		return c, errors.New("controller: Config.BrokerID must be >= 0")
+	}
+	if c.RequestTimeout <= 0 {
+		c.RequestTimeout = 30 * time.Second
+	}
+	if c.RetryBackoff <= 0 {
+		c.RetryBackoff = 100 * time.Millisecond
+	}
+	if c.LeaderAndIsrVersion <= 0 {
+		c.LeaderAndIsrVersion = DefaultLeaderAndIsrVersion
+	}
+	if c.UpdateMetadataVersion <= 0 {
+		c.UpdateMetadataVersion = DefaultUpdateMetadataVersion
+	}
+	if c.StopReplicaVersion <= 0 {
+		c.StopReplicaVersion = DefaultStopReplicaVersion
+	}
+	if c.Logger == nil {
+		l := logrus.New()
+		l.SetOutput(io.Discard)
+		c.Logger = l
+	}
+	if c.Metrics == nil {
+		c.Metrics = metrics.NewRegistry()
+	}
+	if c.Now == nil {
+		c.Now = time.Now
+	}
+	return c, nil
+}

@@ -1,0 +1,196 @@
+package controller
+
+import (
+	"cmp"
+	"maps"
+	"slices"
+)
+
+// controllerContext is the active controller's view of the cluster (Kafka's
+// ControllerContext). It exists only while this broker is the controller and is owned by the
+// event goroutine: no locks.
+type controllerContext struct {
+	epoch          int32 // controller epoch won in the election
+	epochZkVersion int32 // zkVersion of /controller_epoch; fences every write
+
+	liveBrokers  map[int32]LiveBroker // registered brokers, by id
+	shuttingDown map[int32]struct{}   // brokers in controlled shutdown
+
+	topicIDs        map[string][16]byte
+	assignments     map[string]map[int32][]int32 // topic → partition → replicas
+	leadership      map[TopicPartition]LeaderAndIsr
+	partitionStates map[TopicPartition]PartitionState
+	replicaStates   map[PartitionReplica]ReplicaState
+
+	topicsToBeDeleted map[string]struct{} // topics whose partitions UpdateMetadata reports with leader -2
+}
+
+func newControllerContext(epoch, epochZkVersion int32) *controllerContext {
+	return &controllerContext{
+		epoch:             epoch,
+		epochZkVersion:    epochZkVersion,
+		liveBrokers:       make(map[int32]LiveBroker),
+		shuttingDown:      make(map[int32]struct{}),
+		topicIDs:          make(map[string][16]byte),
+		assignments:       make(map[string]map[int32][]int32),
+		leadership:        make(map[TopicPartition]LeaderAndIsr),
+		partitionStates:   make(map[TopicPartition]PartitionState),
+		replicaStates:     make(map[PartitionReplica]ReplicaState),
+		topicsToBeDeleted: make(map[string]struct{}),
+	}
+}
+
+// isLive reports whether broker id is registered (live or shutting down).
+func (cc *controllerContext) isLive(id int32) bool {
+	_, ok := cc.liveBrokers[id]
+	return ok
+}
+
+// liveBrokerIDs returns the live (or shutting-down) broker ids, sorted.
+func (cc *controllerContext) liveBrokerIDs() []int32 {
+	return slices.Sorted(maps.Keys(cc.liveBrokers))
+}
+
+// replicas returns the assignment of tp (nil when unknown). Do not mutate.
+func (cc *controllerContext) replicas(tp TopicPartition) []int32 {
+	return cc.assignments[tp.Topic][tp.Partition]
+}
+
+// liveReplicas returns the replicas of tp on live brokers, in assignment order.
+func (cc *controllerContext) liveReplicas(tp TopicPartition) []int32 {
+	return filter(cc.replicas(tp), cc.isLive)
+}
+
+// offlineReplicas returns the replicas of tp on brokers that are not live.
+func (cc *controllerContext) offlineReplicas(tp TopicPartition) []int32 {
+	return filter(cc.replicas(tp), func(id int32) bool { return !cc.isLive(id) })
+}
+
+// setAssignment records a partition's replicas.
+func (cc *controllerContext) setAssignment(tp TopicPartition, replicas []int32) {
+	parts := cc.assignments[tp.Topic]
+	if parts == nil {
+		parts = make(map[int32][]int32)
+		cc.assignments[tp.Topic] = parts
+	}
+	parts[tp.Partition] = slices.Clone(replicas)
+}
+
+// removeTopic forgets a topic and all its partition and replica state.
+func (cc *controllerContext) removeTopic(topic string) {
+	for p, replicas := range cc.assignments[topic] {
+		tp := TopicPartition{topic, p}
+		delete(cc.leadership, tp)
+		delete(cc.partitionStates, tp)
+		for _, r := range replicas {
+			delete(cc.replicaStates, PartitionReplica{tp, r})
+		}
+	}
+	delete(cc.assignments, topic)
+	delete(cc.topicIDs, topic)
+	delete(cc.topicsToBeDeleted, topic)
+}
+
+// allPartitions returns every known partition, sorted by topic then partition.
+func (cc *controllerContext) allPartitions() []TopicPartition {
+	var out []TopicPartition
+	for topic, parts := range cc.assignments {
+		for p := range parts {
+			out = append(out, TopicPartition{topic, p})
+		}
+	}
+	sortPartitions(out)
+	return out
+}
+
+// partitionsOf returns the partitions of topic, sorted.
+func (cc *controllerContext) partitionsOf(topic string) []TopicPartition {
+	out := make([]TopicPartition, 0, len(cc.assignments[topic]))
+	for p := range cc.assignments[topic] {
+		out = append(out, TopicPartition{topic, p})
+	}
+	sortPartitions(out)
+	return out
+}
+
+// replicasOnBrokers returns every replica hosted by one of the brokers, sorted.
+func (cc *controllerContext) replicasOnBrokers(brokers []int32) []PartitionReplica {
+	var out []PartitionReplica
+	for _, tp := range cc.allPartitions() {
+		for _, r := range cc.replicas(tp) {
+			if contains(brokers, r) {
+				out = append(out, PartitionReplica{tp, r})
+			}
+		}
+	}
+	return out
+}
+
+// partitionsWithOfflineLeader returns the partitions whose recorded leader is not live
+// (and that are not already Offline or New), sorted.
+func (cc *controllerContext) partitionsWithOfflineLeader() []TopicPartition {
+	var out []TopicPartition
+	for tp, l := range cc.leadership {
+		if _, deleting := cc.topicsToBeDeleted[tp.Topic]; deleting {
+			continue
+		}
+		if !cc.isLive(l.Leader) && cc.partitionStates[tp] == OnlinePartition {
+			out = append(out, tp)
+		}
+	}
+	sortPartitions(out)
+	return out
+}
+
+// partitionsInStates returns the partitions in one of the given states, sorted, skipping
+// topics queued for deletion.
+func (cc *controllerContext) partitionsInStates(states ...PartitionState) []TopicPartition {
+	var out []TopicPartition
+	for tp, s := range cc.partitionStates {
+		if _, deleting := cc.topicsToBeDeleted[tp.Topic]; deleting {
+			continue
+		}
+		if slices.Contains(states, s) {
+			out = append(out, tp)
+		}
+	}
+	sortPartitions(out)
+	return out
+}
+
+// offlinePartitionCount is Kafka's OfflinePartitionsCount: partitions that are not Online
+// (without leader), excluding topics queued for deletion.
+func (cc *controllerContext) offlinePartitionCount() int {
+	n := 0
+	for tp := range cc.partitionStates {
+		if _, deleting := cc.topicsToBeDeleted[tp.Topic]; deleting {
+			continue
+		}
+		if l, ok := cc.leadership[tp]; !ok || !cc.isLive(l.Leader) {
+			n++
+		}
+	}
+	return n
+}
+
+// partitionCount returns the number of partitions of all topics.
+func (cc *controllerContext) partitionCount() int {
+	n := 0
+	for _, parts := range cc.assignments {
+		n += len(parts)
+	}
+	return n
+}
+
+// sortPartitions sorts by topic, then partition.
+func sortPartitions(tps []TopicPartition) {
+	slices.SortFunc(tps, comparePartitions)
+}
+
+// comparePartitions orders by topic, then partition.
+func comparePartitions(a, b TopicPartition) int {
+	if c := cmp.Compare(a.Topic, b.Topic); c != 0 {
+		return c
+	}
+	return cmp.Compare(a.Partition, b.Partition)
+}

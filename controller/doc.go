@@ -1,0 +1,72 @@
+// Package controller is Samsa's Kafka controller in ZooKeeper mode (Kafka 2.8's
+// KafkaController): election on /controller and /controller_epoch, one event loop, the
+// partition and replica state machines, pure decision functions (replica assignment, leader
+// election strategies, state transitions) and the ChannelManager that sends LeaderAndIsr,
+// UpdateMetadata and StopReplica to the brokers.
+//
+// Must never import: broker (root), broker/server, broker/storage, broker/replica,
+// broker/group, broker/metadata, github.com/go-zookeeper/zk, sarama; it never builds a znode
+// path (all ZooKeeper access goes through zkutil, behind the Store interface). kmsg request
+// types appear only in channel*.go.
+//
+// # What it does
+//
+// Every broker runs a Controller. Start registers a watch on /controller and a zkutil
+// new-session hook, then elects: the first broker to create /controller while bumping
+// /controller_epoch in the same multi-op wins (Kafka 2.1+ algorithm; the first controller of
+// a cluster has epoch 1). The winner runs the failover: watches on /brokers/ids,
+// /brokers/topics, /isr_change_notification and each /brokers/topics/<t>; leftover ISR
+// notifications are deleted; the context (brokers, assignments, partition states) is loaded;
+// UpdateMetadata goes to every broker, then the replica state machine sends LeaderAndIsr to
+// each live replica and shrinks the ISR of dead ones, and the partition state machine elects
+// leaders for partitions without a live leader (OfflinePartitionLeaderElection).
+//
+// While active it handles:
+//   - BrokerChange: new brokers get UpdateMetadata with every partition and LeaderAndIsr for
+//     their replicas; partitions led by dead brokers elect the first live in-sync replica in
+//     assignment order (or, with unclean.leader.election.enable, the first live replica),
+//     otherwise keep leader -1 (NoLeader); dead replicas leave the ISR (never emptying it).
+//   - TopicChange / PartitionModifications: new partitions get a state znode (leader = first
+//     live replica, ISR = live replicas, leader epoch 0), LeaderAndIsr (IsNew) to their
+//     replicas and UpdateMetadata to every broker.
+//   - IsrChangeNotification: re-read the named partitions, UpdateMetadata to every broker,
+//     delete the notifications.
+//
+// Every ZooKeeper write is fenced by the zkVersion of /controller_epoch. A write that fails
+// the fence (ErrControllerMoved) makes the controller resign at once and never retry it.
+// Partition state writes are conditional on the state's zkVersion; a conflict re-reads and
+// decides again (bounded rounds).
+//
+// Not implemented (the markers and znodes are left untouched): topic deletion
+// (/admin/delete_topics), partition reassignment, preferred-replica election (znode, auto
+// rebalance, ElectLeaders), controlled shutdown, AlterIsr, log-dir failure events and
+// assigning missing topic ids. The pure election strategies for reassignment, preferred
+// replica and controlled shutdown exist and are tested.
+//
+// # Concurrency
+//
+// One event goroutine (run) owns all controller state: the controller context, the request
+// batch and the watch cancels. ZooKeeper callbacks (on zkutil's dispatcher goroutine) only
+// append an event to a mutex-protected slice and signal a channel of capacity 1, so they
+// never block. IsActive, Epoch and ActiveControllerID read atomics and may be called from any
+// goroutine.
+//
+// The ChannelManager runs one sender goroutine per live broker, each with its own queue
+// (mutex + signal channel) and its own connection; requests to a broker leave in order and a
+// failed request is retried after RetryBackoff until it succeeds or the broker is removed.
+// Requests are immutable snapshots built on the event goroutine; response callbacks only log.
+//
+// Shutdown cancels the event goroutine and waits for it, cancels the /controller watch and
+// the session hook, resigns if active (cancelling the duty watches), then stops every sender
+// and waits for them. Resignation (another controller elected, ErrControllerMoved, new
+// ZooKeeper session) cancels the duty watches and stops the senders, but the event goroutine
+// keeps running to take part in the next election.
+//
+// # Logging and metrics
+//
+// Logs carry component=controller and broker; every partition and replica state change is
+// logged at INFO with controller_epoch, topic and partition (Kafka's state-change log).
+// Metrics (names in metrics.go): ActiveControllerCount, OfflinePartitionsCount,
+// GlobalPartitionCount, GlobalTopicCount, EventQueueSize, EventQueueTimeMs,
+// UncleanLeaderElectionsPerSec, ControllerChangeCount.
+package controller

@@ -1,0 +1,215 @@
+package controller
+
+import (
+	"fmt"
+
+	"github.com/sirupsen/logrus"
+)
+
+// processControllerChange handles Startup, ControllerChange and Reelect: re-read
+// /controller, resign if another broker holds it, and run an election when nobody does.
+func (c *Controller) processControllerChange() error {
+	id, err := c.store.ControllerID()
+	if err != nil {
+		return fmt.Errorf("controller: read /controller: %w", err)
+	}
+	c.activeID.Store(id)
+	if c.active.Load() && id != c.cfg.BrokerID {
+		c.log.WithField("controller_id", id).Info("controller: another broker is now the controller; resigning")
+		c.onControllerResignation()
+	}
+	if id == -1 {
+		return c.elect()
+	}
+	return nil
+}
+
+// elect is Kafka's KafkaController.elect (2.1+): if nobody holds /controller, try to create
+// it and bump /controller_epoch in one multi-op; the winner runs the failover.
+func (c *Controller) elect() error {
+	id, err := c.store.ControllerID()
+	if err != nil {
+		return fmt.Errorf("controller: read /controller: %w", err)
+	}
+	if id != -1 {
+		c.activeID.Store(id)
+		if id == c.cfg.BrokerID && !c.active.Load() {
+			c.log.Warn("controller: /controller names this broker but it is not active; waiting for the znode to go")
+		}
+		return nil
+	}
+	epoch, epochZkVersion, err := c.store.ElectController(c.cfg.BrokerID)
+	if err != nil {
+		// Lost the race (or ZooKeeper failed): whoever holds /controller now is the controller.
+		id, rerr := c.store.ControllerID()
+		if rerr == nil {
+			c.activeID.Store(id)
+		}
+		c.log.WithError(err).WithField("controller_id", id).Info("controller: not elected")
+		return nil
+	}
+	c.activeID.Store(c.cfg.BrokerID)
+	c.epoch.Store(epoch)
+	c.metrics.controllerMove.Inc(1)
+	c.log.WithFields(logrus.Fields{"controller_epoch": epoch, "epoch_zk_version": epochZkVersion}).
+		Info("controller: elected as the controller")
+	if err := c.onControllerFailover(epoch, epochZkVersion); err != nil {
+		if isControllerMoved(err) {
+			return err // finishEvent resigns
+		}
+		c.log.WithError(err).Error("controller: failover failed; resigning and deleting /controller")
+		c.triggerControllerMove()
+	}
+	return nil
+}
+
+// onControllerFailover makes this broker the active controller (Kafka 2.8's sequence):
+// register watches, drop stale ISR notifications, load the cluster from ZooKeeper, send
+// UpdateMetadata to every broker, then start the replica and partition state machines.
+func (c *Controller) onControllerFailover(epoch, epochZkVersion int32) error {
+	cc := newControllerContext(epoch, epochZkVersion)
+	c.cc = cc
+	c.batch = newRequestBatch()
+	c.topicWatches = make(map[string]func())
+	c.active.Store(true)
+
+	c.dutyWatches = append(c.dutyWatches,
+		c.store.WatchBrokers(func() { c.enqueue(brokerChangeEvent{}) }),
+		c.store.WatchTopics(func() { c.enqueue(topicChangeEvent{}) }),
+		c.store.WatchIsrChangeNotifications(func() { c.enqueue(isrChangeNotificationEvent{}) }),
+	)
+	if err := c.store.DeleteIsrChangeNotifications(epochZkVersion, nil); err != nil {
+		return fmt.Errorf("controller: delete ISR change notifications: %w", err)
+	}
+
+	brokers, err := c.store.Brokers()
+	if err != nil {
+		return fmt.Errorf("controller: read brokers: %w", err)
+	}
+	for id, b := range brokers {
+		cc.liveBrokers[id] = b
+		c.channels.AddBroker(b)
+	}
+	topics, err := c.store.Topics()
+	if err != nil {
+		return fmt.Errorf("controller: read topics: %w", err)
+	}
+	if err := c.loadTopics(topics); err != nil {
+		return err
+	}
+	if marked, err := c.store.TopicsMarkedForDeletion(); err == nil && len(marked) > 0 {
+		c.log.WithField("topics", marked).Warn("controller: topics are marked for deletion, but this controller does not delete topics; the markers are left in place")
+	}
+	c.log.WithFields(logrus.Fields{"controller_epoch": epoch, "brokers": cc.liveBrokerIDs(),
+		"topics": len(cc.assignments), "partitions": cc.partitionCount()}).Info("controller: initialized controller context")
+
+	// UpdateMetadata to all brokers before any LeaderAndIsr (Kafka 2.8 failover step 5).
+	c.batch.addUpdateMetadata(cc.liveBrokerIDs(), cc.allPartitions())
+	c.sendBatch()
+	if err := c.startupReplicaStateMachine(); err != nil {
+		return err
+	}
+	if err := c.startupPartitionStateMachine(); err != nil {
+		return err
+	}
+	c.sendBatch()
+	c.metrics.update(cc)
+	return nil
+}
+
+// loadTopics reads the assignments and partition states of topics into the context and
+// registers a PartitionModifications watch on each.
+func (c *Controller) loadTopics(topics []string) error {
+	cc := c.cc
+	assignments, err := c.store.TopicAssignments(topics)
+	if err != nil {
+		return fmt.Errorf("controller: read topic assignments: %w", err)
+	}
+	var tps []TopicPartition
+	for topic, a := range assignments {
+		c.watchTopic(topic)
+		cc.topicIDs[topic] = a.TopicID
+		for p, replicas := range a.Partitions {
+			tp := TopicPartition{topic, p}
+			cc.setAssignment(tp, replicas)
+			tps = append(tps, tp)
+		}
+	}
+	sortPartitions(tps)
+	states, err := c.store.PartitionStates(tps)
+	if err != nil {
+		return fmt.Errorf("controller: read partition states: %w", err)
+	}
+	for tp, s := range states {
+		cc.leadership[tp] = s
+	}
+	return nil
+}
+
+// watchTopic registers the PartitionModifications watch of topic once.
+func (c *Controller) watchTopic(topic string) {
+	if _, ok := c.topicWatches[topic]; ok {
+		return
+	}
+	c.topicWatches[topic] = c.store.WatchTopic(topic, func() { c.enqueue(partitionModificationsEvent{topic: topic}) })
+}
+
+// onControllerResignation stops the controller duties: cancel the duty watches, stop the
+// senders, forget the context (Kafka's onControllerResignation).
+func (c *Controller) onControllerResignation() {
+	for _, cancel := range c.dutyWatches {
+		if cancel != nil {
+			cancel()
+		}
+	}
+	c.dutyWatches = nil
+	for _, cancel := range c.topicWatches {
+		if cancel != nil {
+			cancel()
+		}
+	}
+	c.topicWatches = nil
+	c.channels.RemoveAll()
+	c.batch = newRequestBatch()
+	epoch := int32(0)
+	if c.cc != nil {
+		epoch = c.cc.epoch
+	}
+	c.cc = nil
+	c.active.Store(false)
+	c.metrics.update(nil)
+	c.log.WithField("controller_epoch", epoch).Info("controller: resigned as the controller")
+}
+
+// onControllerMoved handles ErrControllerMoved: resign and record who holds /controller.
+// The write that failed is never retried.
+func (c *Controller) onControllerMoved() {
+	if c.active.Load() {
+		c.onControllerResignation()
+	}
+	id, err := c.store.ControllerID()
+	if err != nil {
+		c.log.WithError(err).Warn("controller: cannot read /controller after controller moved")
+		return
+	}
+	c.activeID.Store(id)
+	if id == -1 {
+		c.enqueue(controllerChangeEvent{}) // nobody holds /controller: elect again
+	}
+}
+
+// triggerControllerMove resigns and deletes /controller (fenced) so that another broker can
+// take over after a failed failover (Kafka's triggerControllerMove).
+func (c *Controller) triggerControllerMove() {
+	var epochZkVersion int32 = -1
+	if c.cc != nil {
+		epochZkVersion = c.cc.epochZkVersion
+	}
+	c.onControllerResignation()
+	c.activeID.Store(-1)
+	if epochZkVersion >= 0 {
+		if err := c.store.DeleteController(epochZkVersion); err != nil {
+			c.log.WithError(err).Warn("controller: cannot delete /controller")
+		}
+	}
+}

@@ -1,0 +1,155 @@
+package controller
+
+import (
+	"fmt"
+	"maps"
+	"slices"
+
+	"github.com/sirupsen/logrus"
+)
+
+// processBrokerChange handles BrokerChange (Kafka's processBrokerChange): compare the
+// registrations under /brokers/ids with the live set. New brokers start; dead brokers fail;
+// a bounced broker (same id, newer epoch: it re-registered after session expiry) fails then
+// starts.
+func (c *Controller) processBrokerChange() error {
+	cc := c.cc
+	current, err := c.store.Brokers()
+	if err != nil {
+		return fmt.Errorf("controller: read brokers: %w", err)
+	}
+	var newIDs, deadIDs, bouncedIDs []int32
+	for id, b := range current {
+		old, known := cc.liveBrokers[id]
+		switch {
+		case !known:
+			newIDs = append(newIDs, id)
+		case b.Epoch > old.Epoch:
+			bouncedIDs = append(bouncedIDs, id)
+		}
+	}
+	for id := range cc.liveBrokers {
+		if _, ok := current[id]; !ok {
+			deadIDs = append(deadIDs, id)
+		}
+	}
+	slices.Sort(newIDs)
+	slices.Sort(deadIDs)
+	slices.Sort(bouncedIDs)
+	if len(newIDs)+len(deadIDs)+len(bouncedIDs) == 0 {
+		// Same members; an endpoint change (BrokerModifications) still needs propagating.
+		if !sameBrokers(cc.liveBrokers, current) {
+			maps.Copy(cc.liveBrokers, current)
+			c.batch.addUpdateMetadata(cc.liveBrokerIDs(), nil)
+		}
+		return nil
+	}
+	c.log.WithFields(logrus.Fields{"new_brokers": newIDs, "dead_brokers": deadIDs, "bounced_brokers": bouncedIDs,
+		"controller_epoch": cc.epoch}).Info("controller: broker change")
+
+	for _, id := range deadIDs {
+		c.channels.RemoveBroker(id)
+	}
+	for _, id := range bouncedIDs {
+		c.channels.RemoveBroker(id)
+	}
+	for _, id := range append(slices.Clone(newIDs), bouncedIDs...) {
+		c.channels.AddBroker(current[id])
+	}
+	if len(newIDs) > 0 {
+		for _, id := range newIDs {
+			cc.liveBrokers[id] = current[id]
+		}
+		if err := c.onBrokerStartup(newIDs); err != nil {
+			return err
+		}
+	}
+	if len(bouncedIDs) > 0 {
+		for _, id := range bouncedIDs {
+			delete(cc.liveBrokers, id)
+		}
+		if err := c.onBrokerFailure(bouncedIDs); err != nil {
+			return err
+		}
+		for _, id := range bouncedIDs {
+			cc.liveBrokers[id] = current[id]
+		}
+		if err := c.onBrokerStartup(bouncedIDs); err != nil {
+			return err
+		}
+	}
+	if len(deadIDs) > 0 {
+		for _, id := range deadIDs {
+			delete(cc.liveBrokers, id)
+		}
+		if err := c.onBrokerFailure(deadIDs); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// onBrokerStartup (Kafka's onBrokerStartup): UpdateMetadata with no partitions to the other
+// brokers (they learn the new members), a full UpdateMetadata to the new brokers, their
+// replicas → Online (LeaderAndIsr with the current state), then elect leaders for partitions
+// that are New or Offline.
+func (c *Controller) onBrokerStartup(newIDs []int32) error {
+	cc := c.cc
+	var existing []int32
+	for _, id := range cc.liveBrokerIDs() {
+		if !contains(newIDs, id) {
+			existing = append(existing, id)
+		}
+	}
+	// Separate batches so that the two UpdateMetadata contents do not merge.
+	c.batch.addUpdateMetadata(existing, nil)
+	c.sendBatch()
+	c.batch.addUpdateMetadata(newIDs, cc.allPartitions())
+	c.sendBatch()
+	if err := c.handleReplicaStateChanges(cc.replicasOnBrokers(newIDs), OnlineReplica); err != nil {
+		return err
+	}
+	_, err := c.triggerOnlinePartitionStateChange()
+	return err
+}
+
+// onBrokerFailure (Kafka's onBrokerFailure and onReplicasBecomeOffline): partitions led by a
+// dead broker → Offline, then every Offline or New partition tries to come Online
+// (OfflinePartitionLeaderElection); the dead brokers' replicas → Offline (ISR shrink). If no
+// leader changed, UpdateMetadata still tells every broker about the dead brokers.
+func (c *Controller) onBrokerFailure(deadIDs []int32) error {
+	cc := c.cc
+	for _, id := range deadIDs {
+		delete(cc.shuttingDown, id)
+	}
+	offlineReplicas := cc.replicasOnBrokers(deadIDs)
+	withOfflineLeader := cc.partitionsWithOfflineLeader()
+	if _, err := c.handlePartitionStateChanges(withOfflineLeader, OfflinePartition, electOffline); err != nil {
+		return err
+	}
+	online, err := c.triggerOnlinePartitionStateChange()
+	if err != nil {
+		return err
+	}
+	if err := c.handleReplicaStateChanges(offlineReplicas, OfflineReplica); err != nil {
+		return err
+	}
+	if len(withOfflineLeader) == 0 && len(online) == 0 {
+		c.batch.addUpdateMetadata(cc.liveBrokerIDs(), nil)
+	}
+	return nil
+}
+
+// sameBrokers reports whether two registrations maps hold equal endpoints and racks.
+func sameBrokers(a, b map[int32]LiveBroker) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for id, x := range a {
+		y, ok := b[id]
+		if !ok || x.Rack != y.Rack || x.Epoch != y.Epoch || !slices.Equal(x.Endpoints, y.Endpoints) {
+			return false
+		}
+	}
+	return true
+}

@@ -1,0 +1,116 @@
+package controller
+
+import (
+	"fmt"
+	"maps"
+	"slices"
+
+	"github.com/sirupsen/logrus"
+)
+
+// processTopicChange handles TopicChange (Kafka's processTopicChange): new topics under
+// /brokers/topics get a PartitionModifications watch and their partitions are created;
+// topics that disappeared are forgotten.
+func (c *Controller) processTopicChange() error {
+	cc := c.cc
+	topics, err := c.store.Topics()
+	if err != nil {
+		return fmt.Errorf("controller: read topics: %w", err)
+	}
+	var newTopics []string
+	for _, t := range topics {
+		if _, known := cc.assignments[t]; !known {
+			newTopics = append(newTopics, t)
+		}
+	}
+	for _, t := range slices.Sorted(maps.Keys(cc.assignments)) {
+		if !slices.Contains(topics, t) {
+			c.log.WithFields(logrus.Fields{"topic": t, "controller_epoch": cc.epoch}).Info("controller: topic removed")
+			if cancel := c.topicWatches[t]; cancel != nil {
+				cancel()
+			}
+			delete(c.topicWatches, t)
+			cc.removeTopic(t)
+		}
+	}
+	if len(newTopics) == 0 {
+		return nil
+	}
+	slices.Sort(newTopics)
+	for _, t := range newTopics {
+		c.watchTopic(t)
+	}
+	assignments, err := c.store.TopicAssignments(newTopics)
+	if err != nil {
+		return fmt.Errorf("controller: read topic assignments: %w", err)
+	}
+	var added []TopicPartition
+	for topic, a := range assignments {
+		cc.topicIDs[topic] = a.TopicID
+		for p, replicas := range a.Partitions {
+			tp := TopicPartition{topic, p}
+			cc.setAssignment(tp, replicas)
+			added = append(added, tp)
+		}
+	}
+	sortPartitions(added)
+	c.log.WithFields(logrus.Fields{"topics": newTopics, "partitions": len(added), "controller_epoch": cc.epoch}).
+		Info("controller: new topics")
+	return c.onNewPartitionCreation(added)
+}
+
+// processPartitionModifications handles PartitionModifications (partitions added to an
+// existing topic by rewriting /brokers/topics/<t>).
+func (c *Controller) processPartitionModifications(topic string) error {
+	cc := c.cc
+	if _, known := cc.assignments[topic]; !known {
+		return nil // the TopicChange event handles it
+	}
+	assignments, err := c.store.TopicAssignments([]string{topic})
+	if err != nil {
+		return fmt.Errorf("controller: read topic assignment: %w", err)
+	}
+	a, ok := assignments[topic]
+	if !ok {
+		return nil
+	}
+	var added []TopicPartition
+	for p, replicas := range a.Partitions {
+		tp := TopicPartition{topic, p}
+		if cc.replicas(tp) != nil {
+			continue
+		}
+		cc.setAssignment(tp, replicas)
+		added = append(added, tp)
+	}
+	if len(added) == 0 {
+		return nil
+	}
+	sortPartitions(added)
+	c.log.WithFields(logrus.Fields{"topic": topic, "partitions": len(added), "controller_epoch": cc.epoch}).
+		Info("controller: new partitions for existing topic")
+	return c.onNewPartitionCreation(added)
+}
+
+// onNewPartitionCreation (Kafka's onNewPartitionCreation): partitions → New, replicas →
+// NewReplica, partitions → Online (create the state znodes; LeaderAndIsr IsNew to the live
+// replicas and UpdateMetadata to all), replicas → Online.
+func (c *Controller) onNewPartitionCreation(tps []TopicPartition) error {
+	cc := c.cc
+	var replicas []PartitionReplica
+	for _, tp := range tps {
+		for _, r := range cc.replicas(tp) {
+			replicas = append(replicas, PartitionReplica{tp, r})
+		}
+	}
+	if _, err := c.handlePartitionStateChanges(tps, NewPartition, electOffline); err != nil {
+		return err
+	}
+	if err := c.handleReplicaStateChanges(replicas, NewReplica); err != nil {
+		return err
+	}
+	if _, err := c.handlePartitionStateChanges(tps, OnlinePartition, electOffline); err != nil {
+		return err
+	}
+	return c.handleReplicaStateChanges(replicas, OnlineReplica)
+}

@@ -1,0 +1,274 @@
+package controller
+
+import (
+	"fmt"
+	"maps"
+	"slices"
+
+	"github.com/sirupsen/logrus"
+)
+
+// electionKind selects the leader election strategy of an Online transition.
+type electionKind int8
+
+const (
+	electOffline electionKind = iota // OfflinePartitionLeaderElection (unclean per topic config)
+	electPreferred
+	electControlledShutdown
+)
+
+// maxStateWriteRounds bounds the re-read-and-retry loop after zkVersion conflicts.
+const maxStateWriteRounds = 10
+
+// stateLog returns the state-change logger for tp (Kafka's state.change.logger).
+func (c *Controller) stateLog(tp TopicPartition) logrus.FieldLogger {
+	epoch := int32(0)
+	if c.cc != nil {
+		epoch = c.cc.epoch
+	}
+	return c.log.WithFields(logrus.Fields{"controller_epoch": epoch, "topic": tp.Topic, "partition": tp.Partition})
+}
+
+// setPartitionState records and logs a partition state transition.
+func (c *Controller) setPartitionState(tp TopicPartition, to PartitionState) {
+	from := c.cc.partitionStates[tp]
+	if to == NonExistentPartition {
+		delete(c.cc.partitionStates, tp)
+	} else {
+		c.cc.partitionStates[tp] = to
+	}
+	c.stateLog(tp).WithFields(logrus.Fields{"from": from.String(), "to": to.String()}).
+		Info("controller: partition state changed")
+}
+
+// startupPartitionStateMachine initialises partition states from the leadership read at
+// failover (live leader → Online, dead leader → Offline, none → New) and tries to bring
+// every Offline and New partition Online (Kafka's PartitionStateMachine.startup).
+func (c *Controller) startupPartitionStateMachine() error {
+	cc := c.cc
+	for _, tp := range cc.allPartitions() {
+		l, ok := cc.leadership[tp]
+		switch {
+		case !ok:
+			cc.partitionStates[tp] = NewPartition
+		case cc.isLive(l.Leader):
+			cc.partitionStates[tp] = OnlinePartition
+		default:
+			cc.partitionStates[tp] = OfflinePartition
+		}
+	}
+	_, err := c.triggerOnlinePartitionStateChange()
+	return err
+}
+
+// triggerOnlinePartitionStateChange moves every New or Offline partition (of topics not
+// being deleted) to Online with the offline election strategy; it returns the partitions
+// that came Online.
+func (c *Controller) triggerOnlinePartitionStateChange() ([]TopicPartition, error) {
+	return c.handlePartitionStateChanges(c.cc.partitionsInStates(NewPartition, OfflinePartition), OnlinePartition, electOffline)
+}
+
+// handlePartitionStateChanges moves tps to target (Kafka's
+// ZkPartitionStateMachine.handleStateChanges). It returns the partitions that reached target.
+// Partitions that cannot move (invalid transition, no live replica, no eligible leader) are
+// logged and keep their state; only ErrControllerMoved and ZooKeeper failures are errors.
+func (c *Controller) handlePartitionStateChanges(tps []TopicPartition, target PartitionState, kind electionKind) ([]TopicPartition, error) {
+	cc := c.cc
+	var valid []TopicPartition
+	for _, tp := range tps {
+		from := cc.partitionStates[tp]
+		if !ValidPartitionTransition(from, target) {
+			c.stateLog(tp).WithFields(logrus.Fields{"from": from.String(), "to": target.String()}).
+				Warn("controller: invalid partition state transition")
+			continue
+		}
+		valid = append(valid, tp)
+	}
+	switch target {
+	case NewPartition, OfflinePartition, NonExistentPartition:
+		for _, tp := range valid {
+			c.setPartitionState(tp, target)
+		}
+		return valid, nil
+	}
+	var uninitialized, ready []TopicPartition
+	for _, tp := range valid {
+		if cc.partitionStates[tp] == NewPartition {
+			uninitialized = append(uninitialized, tp)
+		} else {
+			ready = append(ready, tp)
+		}
+	}
+	done, err := c.initializeLeaderAndIsr(uninitialized)
+	if err != nil {
+		return nil, err
+	}
+	elected, err := c.electLeaders(ready, kind)
+	if err != nil {
+		return nil, err
+	}
+	done = append(done, elected...)
+	for _, tp := range done {
+		c.setPartitionState(tp, OnlinePartition)
+	}
+	return done, nil
+}
+
+// initializeLeaderAndIsr creates the state znodes of new partitions (New → Online): leader =
+// first live replica, ISR = live replicas, leader epoch 0. It queues LeaderAndIsr (IsNew) to
+// the live replicas and UpdateMetadata to every broker.
+func (c *Controller) initializeLeaderAndIsr(tps []TopicPartition) ([]TopicPartition, error) {
+	if len(tps) == 0 {
+		return nil, nil
+	}
+	cc := c.cc
+	live := cc.liveBrokerIDs()
+	states := make(map[TopicPartition]LeaderAndIsr, len(tps))
+	for _, tp := range tps {
+		l, ok := InitialLeaderAndIsr(cc.replicas(tp), live, cc.epoch)
+		if !ok {
+			c.stateLog(tp).WithField("replicas", cc.replicas(tp)).
+				Warn("controller: cannot initialize partition: no assigned replicas are alive")
+			continue
+		}
+		states[tp] = l
+	}
+	if len(states) == 0 {
+		return nil, nil
+	}
+	results, err := c.store.CreatePartitionStates(cc.epochZkVersion, states)
+	if err != nil {
+		return nil, fmt.Errorf("controller: create partition states: %w", err)
+	}
+	var done []TopicPartition
+	for _, tp := range slices.SortedFunc(maps.Keys(states), comparePartitions) {
+		r, ok := results[tp]
+		if !ok || r.Err != nil {
+			c.stateLog(tp).WithError(r.Err).Error("controller: cannot create partition state")
+			continue
+		}
+		l := states[tp]
+		l.ZkVersion = r.ZkVersion
+		cc.leadership[tp] = l
+		c.stateLog(tp).WithFields(logrus.Fields{"leader": l.Leader, "leader_epoch": l.LeaderEpoch, "isr": l.Isr}).
+			Info("controller: initialized leader and ISR")
+		c.batch.addLeaderAndIsr(cc, l.Isr, tp, l, cc.replicas(tp), true)
+		done = append(done, tp)
+	}
+	return done, nil
+}
+
+// electLeaders runs leader elections for tps (Offline/Online → Online), re-reading the
+// state znodes and retrying the partitions that hit a zkVersion conflict.
+func (c *Controller) electLeaders(tps []TopicPartition, kind electionKind) ([]TopicPartition, error) {
+	var done []TopicPartition
+	remaining := tps
+	for round := 0; len(remaining) > 0 && round < maxStateWriteRounds; round++ {
+		elected, retry, err := c.doElectLeaders(remaining, kind)
+		if err != nil {
+			return nil, err
+		}
+		done = append(done, elected...)
+		remaining = retry
+	}
+	for _, tp := range remaining {
+		c.stateLog(tp).Error("controller: leader election gave up after repeated zkVersion conflicts")
+	}
+	return done, nil
+}
+
+// doElectLeaders is one round of elections: read states, decide, write conditionally.
+func (c *Controller) doElectLeaders(tps []TopicPartition, kind electionKind) (elected, retry []TopicPartition, err error) {
+	cc := c.cc
+	current, err := c.store.PartitionStates(tps)
+	if err != nil {
+		return nil, nil, fmt.Errorf("controller: read partition states: %w", err)
+	}
+	toWrite := make(map[TopicPartition]LeaderAndIsr)
+	unclean := make(map[TopicPartition]bool)
+	for _, tp := range tps {
+		st, ok := current[tp]
+		if !ok {
+			c.stateLog(tp).Error("controller: cannot elect leader: partition state not found")
+			continue
+		}
+		if st.ControllerEpoch > cc.epoch {
+			c.stateLog(tp).WithField("state_controller_epoch", st.ControllerEpoch).
+				Error("controller: aborted leader election: partition state was written by a newer controller")
+			continue
+		}
+		cc.leadership[tp] = st
+		assignment := cc.replicas(tp)
+		live := cc.liveReplicas(tp)
+		var el Election
+		switch kind {
+		case electPreferred:
+			el, ok = ElectPreferredLeader(assignment, st.Isr, live)
+		case electControlledShutdown:
+			shutting := slices.Collect(maps.Keys(cc.shuttingDown))
+			el, ok = ElectControlledShutdownLeader(assignment, st.Isr, live, shutting)
+		default:
+			allowUnclean := false
+			if len(filter(st.Isr, cc.isLive)) == 0 {
+				allowUnclean = c.uncleanLeaderElectionEnabled(tp.Topic)
+			}
+			el, ok = ElectOfflineLeader(assignment, st.Isr, live, allowUnclean)
+		}
+		if !ok {
+			c.stateLog(tp).WithFields(logrus.Fields{"replicas": assignment, "isr": st.Isr, "live_replicas": live}).
+				Error("controller: cannot elect leader: no eligible replica is alive")
+			continue
+		}
+		nl := st.newLeaderAndIsr(el.Leader, el.Isr)
+		nl.ControllerEpoch = cc.epoch
+		toWrite[tp] = nl
+		unclean[tp] = el.Unclean
+	}
+	if len(toWrite) == 0 {
+		return nil, nil, nil
+	}
+	results, err := c.store.UpdatePartitionStates(cc.epochZkVersion, toWrite)
+	if err != nil {
+		return nil, nil, fmt.Errorf("controller: update partition states: %w", err)
+	}
+	for _, tp := range slices.SortedFunc(maps.Keys(toWrite), comparePartitions) {
+		r, ok := results[tp]
+		switch {
+		case ok && r.Err == nil:
+		case ok && isZkVersionConflict(r.Err):
+			retry = append(retry, tp)
+			continue
+		default:
+			c.stateLog(tp).WithError(r.Err).Error("controller: cannot write elected leader")
+			continue
+		}
+		nl := toWrite[tp]
+		nl.ZkVersion = r.ZkVersion
+		cc.leadership[tp] = nl
+		fields := logrus.Fields{"leader": nl.Leader, "leader_epoch": nl.LeaderEpoch, "isr": nl.Isr}
+		if unclean[tp] {
+			c.metrics.unclean.Mark(1)
+			c.stateLog(tp).WithFields(fields).Warn("controller: unclean leader election; data may be lost")
+		} else {
+			c.stateLog(tp).WithFields(fields).Info("controller: elected leader")
+		}
+		c.batch.addLeaderAndIsr(cc, cc.liveReplicas(tp), tp, nl, cc.replicas(tp), false)
+		elected = append(elected, tp)
+	}
+	return elected, retry, nil
+}
+
+// uncleanLeaderElectionEnabled returns unclean.leader.election.enable for topic: the topic
+// override from ZooKeeper, else the broker default.
+func (c *Controller) uncleanLeaderElectionEnabled(topic string) bool {
+	enabled, set, err := c.store.UncleanLeaderElectionEnable(topic)
+	if err != nil {
+		c.log.WithError(err).WithField("topic", topic).
+			Warn("controller: cannot read topic config; using the broker default for unclean leader election")
+		return c.cfg.UncleanLeaderElectionEnable
+	}
+	if set {
+		return enabled
+	}
+	return c.cfg.UncleanLeaderElectionEnable
+}

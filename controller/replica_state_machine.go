@@ -1,0 +1,201 @@
+package controller
+
+import (
+	"fmt"
+	"maps"
+	"slices"
+
+	"github.com/sirupsen/logrus"
+)
+
+// setReplicaState records and logs a replica state transition.
+func (c *Controller) setReplicaState(r PartitionReplica, to ReplicaState) {
+	from := c.cc.replicaStates[r]
+	if to == NonExistentReplica {
+		delete(c.cc.replicaStates, r)
+	} else {
+		c.cc.replicaStates[r] = to
+	}
+	c.stateLog(r.TopicPartition).WithFields(logrus.Fields{"replica": r.Replica, "from": from.String(), "to": to.String()}).
+		Info("controller: replica state changed")
+}
+
+// startupReplicaStateMachine initialises replica states (live → Online, otherwise
+// ReplicaDeletionIneligible) and then moves live replicas to Online (a LeaderAndIsr with the
+// current state to each) and dead ones to Offline (ISR shrink), as Kafka's
+// ZkReplicaStateMachine.startup does.
+func (c *Controller) startupReplicaStateMachine() error {
+	cc := c.cc
+	var online, offline []PartitionReplica
+	for _, tp := range cc.allPartitions() {
+		for _, r := range cc.replicas(tp) {
+			pr := PartitionReplica{tp, r}
+			if cc.isLive(r) {
+				cc.replicaStates[pr] = OnlineReplica
+				online = append(online, pr)
+			} else {
+				cc.replicaStates[pr] = ReplicaDeletionIneligible
+				offline = append(offline, pr)
+			}
+		}
+	}
+	if err := c.handleReplicaStateChanges(online, OnlineReplica); err != nil {
+		return err
+	}
+	return c.handleReplicaStateChanges(offline, OfflineReplica)
+}
+
+// handleReplicaStateChanges moves replicas to target (Kafka's
+// ZkReplicaStateMachine.handleStateChanges), replica id by replica id. Deletion states are
+// recorded only; the requests of topic deletion are not sent (deletion is not implemented).
+func (c *Controller) handleReplicaStateChanges(replicas []PartitionReplica, target ReplicaState) error {
+	cc := c.cc
+	byReplica := make(map[int32][]PartitionReplica)
+	for _, r := range replicas {
+		byReplica[r.Replica] = append(byReplica[r.Replica], r)
+	}
+	for _, id := range slices.Sorted(maps.Keys(byReplica)) {
+		var valid []PartitionReplica
+		for _, r := range byReplica[id] {
+			from := cc.replicaStates[r]
+			if !ValidReplicaTransition(from, target) {
+				c.stateLog(r.TopicPartition).WithFields(logrus.Fields{"replica": id, "from": from.String(), "to": target.String()}).
+					Warn("controller: invalid replica state transition")
+				continue
+			}
+			valid = append(valid, r)
+		}
+		switch target {
+		case NewReplica:
+			for _, r := range valid {
+				if l, ok := cc.leadership[r.TopicPartition]; ok {
+					if l.Leader == id {
+						c.stateLog(r.TopicPartition).WithField("replica", id).
+							Error("controller: replica cannot become NewReplica: it is the leader")
+						continue
+					}
+					c.batch.addLeaderAndIsr(cc, []int32{id}, r.TopicPartition, l, cc.replicas(r.TopicPartition), true)
+				}
+				c.setReplicaState(r, NewReplica)
+			}
+		case OnlineReplica:
+			for _, r := range valid {
+				if cc.replicaStates[r] == NewReplica {
+					if replicas := cc.replicas(r.TopicPartition); !contains(replicas, id) {
+						cc.setAssignment(r.TopicPartition, append(slices.Clone(replicas), id))
+					}
+				} else if l, ok := cc.leadership[r.TopicPartition]; ok {
+					c.batch.addLeaderAndIsr(cc, []int32{id}, r.TopicPartition, l, cc.replicas(r.TopicPartition), false)
+				}
+				c.setReplicaState(r, OnlineReplica)
+			}
+		case OfflineReplica:
+			if err := c.offlineReplicas(id, valid); err != nil {
+				return err
+			}
+		default:
+			for _, r := range valid {
+				c.setReplicaState(r, target)
+			}
+		}
+	}
+	return nil
+}
+
+// offlineReplicas is the OfflineReplica transition of one broker's replicas: remove the
+// replica from each ISR (leader := NoLeader if it led), send LeaderAndIsr to the other
+// replicas, StopReplica (delete=false) to the replica itself, UpdateMetadata to all.
+func (c *Controller) offlineReplicas(id int32, replicas []PartitionReplica) error {
+	cc := c.cc
+	var withLeadership []TopicPartition
+	for _, r := range replicas {
+		if _, ok := cc.leadership[r.TopicPartition]; ok {
+			withLeadership = append(withLeadership, r.TopicPartition)
+		} else {
+			c.batch.addUpdateMetadata(cc.liveBrokerIDs(), []TopicPartition{r.TopicPartition})
+			c.setReplicaState(r, OfflineReplica)
+		}
+	}
+	updated, err := c.removeReplicaFromIsr(id, withLeadership)
+	if err != nil {
+		return err
+	}
+	for _, tp := range withLeadership {
+		l, ok := updated[tp]
+		if !ok {
+			continue // failed; logged by removeReplicaFromIsr
+		}
+		if _, deleting := cc.topicsToBeDeleted[tp.Topic]; !deleting {
+			others := filter(cc.replicas(tp), func(r int32) bool { return r != id })
+			c.batch.addLeaderAndIsr(cc, others, tp, l, cc.replicas(tp), false)
+		}
+		// Sent with the new leader epoch so that the replica applies it (StopReplica v3).
+		c.batch.addStopReplica([]int32{id}, tp, false, l.LeaderEpoch)
+		c.setReplicaState(PartitionReplica{tp, id}, OfflineReplica)
+	}
+	return nil
+}
+
+// removeReplicaFromIsr writes the ISR shrink of replica id for tps, retrying zkVersion
+// conflicts after a re-read (Kafka's removeReplicasFromIsr). It returns the resulting state
+// of every partition it handled, changed or not.
+func (c *Controller) removeReplicaFromIsr(id int32, tps []TopicPartition) (map[TopicPartition]LeaderAndIsr, error) {
+	cc := c.cc
+	out := make(map[TopicPartition]LeaderAndIsr)
+	remaining := tps
+	for round := 0; len(remaining) > 0 && round < maxStateWriteRounds; round++ {
+		current, err := c.store.PartitionStates(remaining)
+		if err != nil {
+			return nil, fmt.Errorf("controller: read partition states: %w", err)
+		}
+		toWrite := make(map[TopicPartition]LeaderAndIsr)
+		for _, tp := range remaining {
+			st, ok := current[tp]
+			if !ok {
+				c.stateLog(tp).WithField("replica", id).Error("controller: cannot remove replica from ISR: partition state not found")
+				continue
+			}
+			if st.ControllerEpoch > cc.epoch {
+				c.stateLog(tp).WithField("replica", id).
+					Error("controller: aborted ISR shrink: partition state was written by a newer controller")
+				continue
+			}
+			nl, changed := RemoveReplicaFromIsr(st, id)
+			if !changed {
+				cc.leadership[tp] = st
+				out[tp] = st
+				continue
+			}
+			nl.ControllerEpoch = cc.epoch
+			toWrite[tp] = nl
+		}
+		remaining = nil
+		if len(toWrite) == 0 {
+			break
+		}
+		results, err := c.store.UpdatePartitionStates(cc.epochZkVersion, toWrite)
+		if err != nil {
+			return nil, fmt.Errorf("controller: update partition states: %w", err)
+		}
+		for _, tp := range slices.SortedFunc(maps.Keys(toWrite), comparePartitions) {
+			r, ok := results[tp]
+			switch {
+			case ok && r.Err == nil:
+				nl := toWrite[tp]
+				nl.ZkVersion = r.ZkVersion
+				cc.leadership[tp] = nl
+				out[tp] = nl
+				c.stateLog(tp).WithFields(logrus.Fields{"replica": id, "leader": nl.Leader, "leader_epoch": nl.LeaderEpoch, "isr": nl.Isr}).
+					Info("controller: removed replica from ISR")
+			case ok && isZkVersionConflict(r.Err):
+				remaining = append(remaining, tp)
+			default:
+				c.stateLog(tp).WithError(r.Err).WithField("replica", id).Error("controller: cannot write ISR shrink")
+			}
+		}
+	}
+	for _, tp := range remaining {
+		c.stateLog(tp).WithField("replica", id).Error("controller: ISR shrink gave up after repeated zkVersion conflicts")
+	}
+	return out, nil
+}

@@ -1,0 +1,100 @@
+package controller
+
+import "errors"
+
+// Errors a Store reports, so the controller's logic does not depend on zkutil. The zkutil
+// adapter wraps both sentinels, so errors.Is matches zkutil's errors as well.
+var (
+	// ErrControllerMoved: an epoch-fenced write failed its /controller_epoch check; another
+	// controller was elected. The controller resigns and never retries the write.
+	ErrControllerMoved = errors.New("controller: controller moved")
+	// ErrZkVersionConflict: a conditional write saw another zkVersion (BADVERSION); the
+	// controller re-reads the znode and decides again.
+	ErrZkVersionConflict = errors.New("controller: zkVersion conflict")
+	// ErrStateExists: a partition state znode to create already exists.
+	ErrStateExists = errors.New("controller: partition state already exists")
+)
+
+// Store is the ZooKeeper state the controller reads, writes and watches (STYLE S1.4: the
+// interface lives with its user). zkStore implements it over *zkutil.Client; every path and
+// codec stays in zkutil. Methods may block on ZooKeeper and are called from the event
+// goroutine only, except the Watch* and OnNewSession registrations, whose callbacks run on a
+// zkutil goroutine and must only enqueue.
+//
+// Writes that take epochZkVersion are multi-ops fenced by a check on /controller_epoch and
+// fail with an error wrapping ErrControllerMoved when another controller was elected.
+type Store interface {
+	// ElectController runs Kafka's 2.1+ election multi-op for brokerID: on success it
+	// returns the new controller epoch and the zkVersion of /controller_epoch. Losing
+	// returns an error; the caller then re-reads /controller.
+	ElectController(brokerID int32) (epoch, epochZkVersion int32, err error)
+	// ControllerID returns the broker id in /controller, or -1 when there is none.
+	ControllerID() (int32, error)
+	// DeleteController deletes /controller, fenced by epochZkVersion (Kafka's
+	// triggerControllerMove after a failed failover).
+	DeleteController(epochZkVersion int32) error
+
+	// Brokers returns every registered broker with its epoch and endpoints.
+	Brokers() (map[int32]LiveBroker, error)
+	// Topics returns the children of /brokers/topics.
+	Topics() ([]string, error)
+	// TopicAssignments returns the assignment of each existing topic in topics; missing
+	// topics are absent from the result.
+	TopicAssignments(topics []string) (map[string]TopicAssignment, error)
+	// PartitionStates reads the state znodes of tps; missing ones are absent.
+	PartitionStates(tps []TopicPartition) (map[TopicPartition]LeaderAndIsr, error)
+	// CreatePartitionStates creates the state znodes (and their parents), fenced. The
+	// result holds the new zkVersion (0) or a per-partition error (ErrStateExists).
+	CreatePartitionStates(epochZkVersion int32, states map[TopicPartition]LeaderAndIsr) (map[TopicPartition]StoreResult, error)
+	// UpdatePartitionStates writes state znodes conditionally on each state's ZkVersion,
+	// fenced. The result holds the new zkVersion or a per-partition error
+	// (ErrZkVersionConflict: re-read and retry).
+	UpdatePartitionStates(epochZkVersion int32, states map[TopicPartition]LeaderAndIsr) (map[TopicPartition]StoreResult, error)
+	// UncleanLeaderElectionEnable returns the topic override of
+	// unclean.leader.election.enable, set=false when the topic has none.
+	UncleanLeaderElectionEnable(topic string) (enabled, set bool, err error)
+
+	// IsrChangeNotifications lists the children of /isr_change_notification.
+	IsrChangeNotifications() ([]string, error)
+	// ReadIsrChangeNotification returns the partitions named by one notification.
+	ReadIsrChangeNotification(name string) ([]TopicPartition, error)
+	// DeleteIsrChangeNotifications deletes the named notifications (all when names is
+	// nil), fenced.
+	DeleteIsrChangeNotifications(epochZkVersion int32, names []string) error
+	// TopicsMarkedForDeletion lists the children of /admin/delete_topics.
+	TopicsMarkedForDeletion() ([]string, error)
+
+	// WatchController calls fn when /controller is created, changed or deleted.
+	WatchController(fn func()) (cancel func())
+	// WatchBrokers calls fn when the children of /brokers/ids change.
+	WatchBrokers(fn func()) (cancel func())
+	// WatchTopics calls fn when the children of /brokers/topics change.
+	WatchTopics(fn func()) (cancel func())
+	// WatchTopic calls fn when /brokers/topics/<topic> changes (PartitionModifications).
+	WatchTopic(topic string, fn func()) (cancel func())
+	// WatchIsrChangeNotifications calls fn when the children of /isr_change_notification change.
+	WatchIsrChangeNotifications(fn func()) (cancel func())
+	// WatchTopicDeletions calls fn when the children of /admin/delete_topics change.
+	WatchTopicDeletions(fn func()) (cancel func())
+	// OnNewSession registers fn to run after a new ZooKeeper session is established
+	// (after session expiry); it returns a function that unregisters it.
+	OnNewSession(fn func()) (cancel func())
+}
+
+// StoreResult is the per-partition outcome of a partition state write.
+type StoreResult struct {
+	ZkVersion int32 // new zkVersion when Err is nil
+	Err       error
+}
+
+// TopicAssignment is a topic's replica assignment from /brokers/topics/<t>.
+type TopicAssignment struct {
+	TopicID    [16]byte          // KIP-516 topic id; zero when the znode has none
+	Partitions map[int32][]int32 // partition → replicas in preference order
+}
+
+// isControllerMoved reports whether err means another controller was elected.
+func isControllerMoved(err error) bool { return errors.Is(err, ErrControllerMoved) }
+
+// isZkVersionConflict reports whether err is a conditional-write conflict.
+func isZkVersionConflict(err error) bool { return errors.Is(err, ErrZkVersionConflict) }

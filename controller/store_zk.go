@@ -1,0 +1,254 @@
+package controller
+
+import (
+	"encoding/base64"
+	"errors"
+	"fmt"
+	"strings"
+	"sync/atomic"
+
+	"samsa/zkutil"
+)
+
+// zkStore implements Store over a *zkutil.Client. It adds no paths or codecs of its own: it
+// converts between zkutil's types and the controller's, and wraps zkutil's sentinels with the
+// controller's (errors.Is matches both).
+type zkStore struct {
+	zk *zkutil.Client
+}
+
+// StoreFromZK returns the Store backed by a zkutil Client (New does this for Config.ZK).
+func StoreFromZK(c *zkutil.Client) Store { return zkStore{zk: c} }
+
+// wrapErr adds the controller's sentinel to zkutil errors the controller branches on.
+func wrapErr(err error) error {
+	switch {
+	case err == nil:
+		return nil
+	case errors.Is(err, zkutil.ErrControllerMoved):
+		return fmt.Errorf("%w: %w", ErrControllerMoved, err)
+	case errors.Is(err, zkutil.ErrBadVersion):
+		return fmt.Errorf("%w: %w", ErrZkVersionConflict, err)
+	case errors.Is(err, zkutil.ErrNodeExists):
+		return fmt.Errorf("%w: %w", ErrStateExists, err)
+	}
+	return err
+}
+
+func (s zkStore) ElectController(brokerID int32) (int32, int32, error) {
+	e, v, err := s.zk.ElectController(brokerID)
+	return e, v, wrapErr(err)
+}
+
+func (s zkStore) ControllerID() (int32, error) {
+	id, err := s.zk.GetController()
+	if errors.Is(err, zkutil.ErrNoNode) {
+		return -1, nil
+	}
+	return id, wrapErr(err)
+}
+
+func (s zkStore) DeleteController(epochZkVersion int32) error {
+	return wrapErr(s.zk.DeleteController(epochZkVersion))
+}
+
+func (s zkStore) Brokers() (map[int32]LiveBroker, error) {
+	infos, err := s.zk.GetAllBrokers()
+	if err != nil {
+		return nil, wrapErr(err)
+	}
+	out := make(map[int32]LiveBroker, len(infos))
+	for id, info := range infos {
+		b := LiveBroker{ID: id, Epoch: info.Epoch, Rack: info.Registration.Rack}
+		for _, ep := range info.Registration.Endpoints {
+			b.Endpoints = append(b.Endpoints, Endpoint{Listener: ep.ListenerName, SecurityProtocol: ep.SecurityProtocol, Host: ep.Host, Port: ep.Port})
+		}
+		out[id] = b
+	}
+	return out, nil
+}
+
+func (s zkStore) Topics() ([]string, error) {
+	t, err := s.zk.GetAllTopics()
+	return t, wrapErr(err)
+}
+
+func (s zkStore) TopicAssignments(topics []string) (map[string]TopicAssignment, error) {
+	as, err := s.zk.GetTopicAssignments(topics)
+	if err != nil {
+		return nil, wrapErr(err)
+	}
+	out := make(map[string]TopicAssignment, len(as))
+	for t, va := range as {
+		out[t] = TopicAssignment{TopicID: decodeTopicID(va.Assignment.TopicID), Partitions: va.Assignment.Partitions}
+	}
+	return out, nil
+}
+
+// decodeTopicID turns Kafka's 22-character URL-safe base64 Uuid into its 16 bytes; anything
+// else is the zero id.
+func decodeTopicID(s string) [16]byte {
+	var id [16]byte
+	b, err := base64.RawURLEncoding.DecodeString(strings.TrimRight(s, "="))
+	if err == nil && len(b) == 16 {
+		copy(id[:], b)
+	}
+	return id
+}
+
+func toZKTP(tp TopicPartition) zkutil.TopicPartition {
+	return zkutil.TopicPartition{Topic: tp.Topic, Partition: tp.Partition}
+}
+
+func toZKState(l LeaderAndIsr) zkutil.PartitionState {
+	return zkutil.PartitionState{Leader: l.Leader, LeaderEpoch: l.LeaderEpoch, ISR: l.Isr, ControllerEpoch: l.ControllerEpoch}
+}
+
+func (s zkStore) PartitionStates(tps []TopicPartition) (map[TopicPartition]LeaderAndIsr, error) {
+	in := make([]zkutil.TopicPartition, len(tps))
+	for i, tp := range tps {
+		in[i] = toZKTP(tp)
+	}
+	states, err := s.zk.GetPartitionStates(in)
+	if err != nil {
+		return nil, wrapErr(err)
+	}
+	out := make(map[TopicPartition]LeaderAndIsr, len(states))
+	for tp, vs := range states {
+		out[TopicPartition{tp.Topic, tp.Partition}] = LeaderAndIsr{
+			Leader: vs.State.Leader, LeaderEpoch: vs.State.LeaderEpoch, Isr: vs.State.ISR,
+			ControllerEpoch: vs.State.ControllerEpoch, ZkVersion: vs.ZkVersion,
+		}
+	}
+	return out, nil
+}
+
+func (s zkStore) CreatePartitionStates(epochZkVersion int32, states map[TopicPartition]LeaderAndIsr) (map[TopicPartition]StoreResult, error) {
+	in := make(map[zkutil.TopicPartition]zkutil.PartitionState, len(states))
+	for tp, l := range states {
+		in[toZKTP(tp)] = toZKState(l)
+	}
+	errs := s.zk.CreatePartitionStates(epochZkVersion, in)
+	out := make(map[TopicPartition]StoreResult, len(states))
+	for tp := range states {
+		err := wrapErr(errs[toZKTP(tp)])
+		if isControllerMoved(err) {
+			return nil, err
+		}
+		out[tp] = StoreResult{ZkVersion: 0, Err: err}
+	}
+	return out, nil
+}
+
+func (s zkStore) UpdatePartitionStates(epochZkVersion int32, states map[TopicPartition]LeaderAndIsr) (map[TopicPartition]StoreResult, error) {
+	in := make(map[zkutil.TopicPartition]zkutil.VersionedState, len(states))
+	for tp, l := range states {
+		in[toZKTP(tp)] = zkutil.VersionedState{State: toZKState(l), ZkVersion: l.ZkVersion}
+	}
+	versions, errs := s.zk.UpdatePartitionStates(epochZkVersion, in)
+	out := make(map[TopicPartition]StoreResult, len(states))
+	for tp := range states {
+		ztp := toZKTP(tp)
+		if err := wrapErr(errs[ztp]); err != nil {
+			if isControllerMoved(err) {
+				return nil, err
+			}
+			out[tp] = StoreResult{Err: err}
+			continue
+		}
+		out[tp] = StoreResult{ZkVersion: versions[ztp]}
+	}
+	return out, nil
+}
+
+// uncleanLeaderElectionKey is the topic-level config key (Kafka's LogConfig).
+const uncleanLeaderElectionKey = "unclean.leader.election.enable"
+
+func (s zkStore) UncleanLeaderElectionEnable(topic string) (bool, bool, error) {
+	cfg, err := s.zk.GetEntityConfig(zkutil.ConfigTypeTopic, topic)
+	if err != nil {
+		return false, false, wrapErr(err)
+	}
+	v, ok := cfg[uncleanLeaderElectionKey]
+	if !ok {
+		return false, false, nil
+	}
+	return strings.EqualFold(strings.TrimSpace(v), "true"), true, nil
+}
+
+func (s zkStore) IsrChangeNotifications() ([]string, error) {
+	n, err := s.zk.GetIsrChangeNotifications()
+	if errors.Is(err, zkutil.ErrNoNode) {
+		return nil, nil
+	}
+	return n, wrapErr(err)
+}
+
+func (s zkStore) ReadIsrChangeNotification(name string) ([]TopicPartition, error) {
+	tps, err := s.zk.ReadIsrChangeNotification(name)
+	if err != nil {
+		return nil, wrapErr(err)
+	}
+	out := make([]TopicPartition, len(tps))
+	for i, tp := range tps {
+		out[i] = TopicPartition{tp.Topic, tp.Partition}
+	}
+	return out, nil
+}
+
+func (s zkStore) DeleteIsrChangeNotifications(epochZkVersion int32, names []string) error {
+	if names == nil {
+		var err error
+		if names, err = s.IsrChangeNotifications(); err != nil {
+			return err
+		}
+	}
+	if len(names) == 0 {
+		return nil
+	}
+	return wrapErr(s.zk.DeleteIsrChangeNotifications(names, epochZkVersion))
+}
+
+func (s zkStore) TopicsMarkedForDeletion() ([]string, error) {
+	t, err := s.zk.GetTopicsMarkedForDeletion()
+	if errors.Is(err, zkutil.ErrNoNode) {
+		return nil, nil
+	}
+	return t, wrapErr(err)
+}
+
+func (s zkStore) WatchController(fn func()) func() {
+	return s.zk.WatchExists(zkutil.ControllerPath(), fn)
+}
+
+func (s zkStore) WatchBrokers(fn func()) func() {
+	return s.zk.WatchChildren(zkutil.BrokerIDsPath(), fn)
+}
+
+func (s zkStore) WatchTopics(fn func()) func() {
+	return s.zk.WatchChildren(zkutil.TopicsPath(), fn)
+}
+
+func (s zkStore) WatchTopic(topic string, fn func()) func() {
+	return s.zk.WatchData(zkutil.TopicPath(topic), fn)
+}
+
+func (s zkStore) WatchIsrChangeNotifications(fn func()) func() {
+	return s.zk.WatchChildren(zkutil.IsrChangeNotificationPath(), fn)
+}
+
+func (s zkStore) WatchTopicDeletions(fn func()) func() {
+	return s.zk.WatchChildren(zkutil.DeleteTopicsPath(), fn)
+}
+
+// OnNewSession registers fn with zkutil, which has no way to unregister a hook; the returned
+// cancel disables it instead.
+func (s zkStore) OnNewSession(fn func()) func() {
+	var off atomic.Bool
+	s.zk.OnNewSession(func() {
+		if !off.Load() {
+			fn()
+		}
+	})
+	return func() { off.Store(true) }
+}
