@@ -15,7 +15,7 @@ import (
 // size to its minimum wire size times the frame, plus per-element strings and pointers.
 // TestWireDecodeAllocationBounded measures the worst ratio we can provoke and keeps it here.
 const (
-	maxAllocFactor = 64
+	maxAllocFactor = 64 * raceAllocFactor
 	allocSlack     = 16 << 10
 )
 
