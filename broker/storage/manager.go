@@ -1,0 +1,381 @@
+package storage
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"path/filepath"
+	"sort"
+	"sync"
+	"time"
+
+	"github.com/sirupsen/logrus"
+)
+
+// ManagerConfig configures NewManager. Zero durations take Kafka's
+// defaults.
+type ManagerConfig struct {
+	Dirs   []string           // log.dirs
+	FS     FS                 // nil: OSFS
+	Logger logrus.FieldLogger // nil: discard
+	Now    func() time.Time   // nil: time.Now
+
+	// LogConfig is the broker-wide default per-log config; ConfigFor, when
+	// set, gives the config of a log found on disk at Load (topic
+	// overrides).
+	LogConfig Config
+	ConfigFor func(tp TopicPartition) Config
+
+	RecoveryThreadsPerDataDir int           // num.recovery.threads.per.data.dir (1)
+	RetentionCheckInterval    time.Duration // log.retention.check.interval.ms (5 min)
+	FlushCheckInterval        time.Duration // log.flush.scheduler.interval.ms; how often flush.ms is checked (1 s)
+	RecoveryPointInterval     time.Duration // log.flush.offset.checkpoint.interval.ms (60 s)
+	LogStartOffsetInterval    time.Duration // log.flush.start.offset.checkpoint.interval.ms (60 s)
+	HighWatermarkInterval     time.Duration // replica.high.watermark.checkpoint.interval.ms (5 s)
+
+	// Cleaner, when set, is started by Load and stopped by Close; it runs
+	// log compaction (cleaner*.go).
+	Cleaner ManagedService
+}
+
+// ManagedService is a background component the Manager runs (the log
+// cleaner): Start launches its goroutines, Stop ends them and waits.
+type ManagedService interface {
+	Start(m *Manager)
+	Stop()
+}
+
+func (c *ManagerConfig) setDefaults() {
+	if c.FS == nil {
+		c.FS = OSFS{}
+	}
+	if c.Now == nil {
+		c.Now = time.Now
+	}
+	if c.Logger == nil {
+		l := logrus.New()
+		l.SetOutput(io.Discard)
+		c.Logger = l
+	}
+	if c.LogConfig == (Config{}) {
+		c.LogConfig = DefaultConfig()
+	}
+	if c.RecoveryThreadsPerDataDir < 1 {
+		c.RecoveryThreadsPerDataDir = 1
+	}
+	def := func(d *time.Duration, v time.Duration) {
+		if *d <= 0 {
+			*d = v
+		}
+	}
+	def(&c.RetentionCheckInterval, 5*time.Minute)
+	def(&c.FlushCheckInterval, time.Second)
+	def(&c.RecoveryPointInterval, time.Minute)
+	def(&c.LogStartOffsetInterval, time.Minute)
+	def(&c.HighWatermarkInterval, 5*time.Second)
+}
+
+// managedLog is a Log with the log dir (root) that holds it.
+type managedLog struct {
+	log  *Log
+	root string
+}
+
+// Manager owns the log dirs (Kafka's LogManager): it loads and recovers
+// every partition at start, creates and deletes logs, and runs the
+// background work: retention, flush.ms, flushing rolled segments,
+// checkpoint files, delayed file deletion and the cleaner.
+//
+// Concurrency: all methods are safe for concurrent use. mu guards the log
+// map only and is never held during disk I/O (S6.9); createMu serialises
+// log creation and deletion. Goroutines start in Load and stop in Close.
+type Manager struct {
+	cfg    ManagerConfig // immutable after NewManager
+	logger logrus.FieldLogger
+	delays *delayQueue
+
+	createMu sync.Mutex // serialises GetOrCreateLog / DeleteLog I/O
+	wg       sync.WaitGroup
+	quit     chan struct{}
+	rolled   chan struct{} // capacity 1; signals rollFlush.pending
+
+	rollFlush struct {
+		sync.Mutex
+		pending map[*Log]struct{}
+	}
+
+	mu struct {
+		sync.RWMutex
+		logs    map[TopicPartition]*managedLog
+		loaded  bool
+		closed  bool
+		offline map[string]error // log dirs that failed
+	}
+}
+
+// NewManager checks and creates the log dirs; it reads nothing yet (see
+// Load).
+func NewManager(cfg ManagerConfig) (*Manager, error) {
+	cfg.setDefaults()
+	if len(cfg.Dirs) == 0 {
+		return nil, errors.New("storage: no log dirs")
+	}
+	if err := cfg.LogConfig.Validate(); err != nil {
+		return nil, err
+	}
+	seen := map[string]bool{}
+	for _, d := range cfg.Dirs {
+		abs, err := filepath.Abs(d)
+		if err != nil {
+			return nil, fmt.Errorf("storage: log dir %q: %w", d, err)
+		}
+		if seen[abs] {
+			return nil, fmt.Errorf("storage: log dir %q listed twice", d)
+		}
+		seen[abs] = true
+		if err := cfg.FS.MkdirAll(d, 0o755); err != nil {
+			return nil, storageError("create log dir "+d, err)
+		}
+	}
+	m := &Manager{
+		cfg:    cfg,
+		logger: cfg.Logger.WithField("component", "storage"),
+		delays: newDelayQueue(),
+		quit:   make(chan struct{}),
+		rolled: make(chan struct{}, 1),
+	}
+	m.rollFlush.pending = map[*Log]struct{}{}
+	m.mu.logs = map[TopicPartition]*managedLog{}
+	m.mu.offline = map[string]error{}
+	return m, nil
+}
+
+// Dirs returns the configured log dirs.
+func (m *Manager) Dirs() []string { return append([]string(nil), m.cfg.Dirs...) }
+
+// Log returns the log of tp, if this broker hosts it.
+func (m *Manager) Log(tp TopicPartition) (*Log, bool) {
+	m.mu.RLock()
+	defer m.mu.RUnlock()
+	ml, ok := m.mu.logs[tp]
+	if !ok {
+		return nil, false
+	}
+	return ml.log, true
+}
+
+// Logs returns every hosted log, sorted by topic and partition.
+func (m *Manager) Logs() []*Log {
+	m.mu.RLock()
+	out := make([]*Log, 0, len(m.mu.logs))
+	for _, ml := range m.mu.logs {
+		out = append(out, ml.log)
+	}
+	m.mu.RUnlock()
+	sort.Slice(out, func(i, j int) bool {
+		a, b := out[i].tp, out[j].tp
+		return a.Topic < b.Topic || (a.Topic == b.Topic && a.Partition < b.Partition)
+	})
+	return out
+}
+
+// logOptions fills the parts of LogOptions the Manager owns.
+func (m *Manager) logOptions(root string, tp TopicPartition, cfg Config) LogOptions {
+	return LogOptions{
+		Dir:            filepath.Join(root, tp.String()),
+		TP:             tp,
+		Config:         cfg,
+		FS:             m.cfg.FS,
+		Logger:         m.cfg.Logger,
+		Now:            m.cfg.Now,
+		ScheduleDelete: m.delays.schedule,
+		OnRoll:         m.onRoll,
+	}
+}
+
+// GetOrCreateLog returns the log of tp, creating it with cfg in the log dir
+// holding the fewest partitions when it does not exist (Kafka's
+// LogManager.getOrCreateLog and nextLogDirs). An existing log keeps its
+// config; use Log.SetConfig to change it.
+func (m *Manager) GetOrCreateLog(tp TopicPartition, cfg Config) (*Log, error) {
+	if l, ok := m.Log(tp); ok {
+		return l, nil
+	}
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	m.createMu.Lock()
+	defer m.createMu.Unlock()
+	if l, ok := m.Log(tp); ok {
+		return l, nil
+	}
+	m.mu.RLock()
+	closed := m.mu.closed
+	counts := map[string]int{}
+	for _, d := range m.cfg.Dirs {
+		if m.mu.offline[d] == nil {
+			counts[d] = 0
+		}
+	}
+	for _, ml := range m.mu.logs {
+		if _, ok := counts[ml.root]; ok {
+			counts[ml.root]++
+		}
+	}
+	m.mu.RUnlock()
+	if closed {
+		return nil, ErrClosed
+	}
+	root := ""
+	for _, d := range m.cfg.Dirs { // config order breaks ties, as Kafka
+		if n, ok := counts[d]; ok && (root == "" || n < counts[root]) {
+			root = d
+		}
+	}
+	if root == "" {
+		return nil, fmt.Errorf("storage: no online log dir for %s: %w", tp, ErrStorage)
+	}
+	opts := m.logOptions(root, tp, cfg)
+	opts.CleanShutdown = true // a new directory has nothing to recover
+	l, err := OpenLog(opts)
+	if err != nil {
+		return nil, err
+	}
+	// Durable: the new partition directory's entry in the log dir.
+	if err := m.cfg.FS.SyncDir(root); err != nil {
+		l.Close()
+		return nil, storageError("sync log dir", err)
+	}
+	m.mu.Lock()
+	m.mu.logs[tp] = &managedLog{log: l, root: root}
+	m.mu.Unlock()
+	m.logger.WithFields(logrus.Fields{"topic": tp.Topic, "partition": tp.Partition, "dir": root}).Info("storage: created log")
+	return l, nil
+}
+
+// DeleteLog removes tp's log: it is closed, its directory renamed
+// "<topic>-<partition>.<uuid>-delete" (so a crash cannot resurrect it) and
+// then removed. Deleting an unknown partition is a no-op.
+func (m *Manager) DeleteLog(tp TopicPartition) error {
+	m.createMu.Lock()
+	defer m.createMu.Unlock()
+	m.mu.Lock()
+	ml, ok := m.mu.logs[tp]
+	delete(m.mu.logs, tp)
+	m.mu.Unlock()
+	if !ok {
+		return nil
+	}
+	m.rollFlush.Lock()
+	delete(m.rollFlush.pending, ml.log)
+	m.rollFlush.Unlock()
+	if err := ml.log.Close(); err != nil && !errors.Is(err, ErrStorage) {
+		m.logger.WithError(err).Warn("storage: closing deleted log")
+	}
+	doomed := filepath.Join(ml.root, deleteDirName(tp))
+	if err := m.cfg.FS.Rename(ml.log.dir, doomed); err != nil {
+		return storageError("rename deleted log", err)
+	}
+	if err := m.cfg.FS.SyncDir(ml.root); err != nil {
+		return storageError("sync log dir", err)
+	}
+	if err := m.cfg.FS.RemoveAll(doomed); err != nil {
+		return storageError("remove deleted log", err)
+	}
+	m.logger.WithFields(logrus.Fields{"topic": tp.Topic, "partition": tp.Partition}).Info("storage: deleted log")
+	return nil
+}
+
+// onRoll queues a rolled log for a background flush (Kafka's Log.roll
+// schedules flush(newOffset) on its scheduler). It never blocks.
+func (m *Manager) onRoll(l *Log) {
+	m.rollFlush.Lock()
+	m.rollFlush.pending[l] = struct{}{}
+	m.rollFlush.Unlock()
+	select {
+	case m.rolled <- struct{}{}:
+	default:
+	}
+}
+
+// Close stops the background goroutines, flushes every log, writes the
+// checkpoints, closes the logs and, in each log dir where all of that
+// succeeded, writes .kafka_cleanshutdown (Kafka's LogManager.shutdown).
+func (m *Manager) Close() error {
+	m.mu.Lock()
+	if m.mu.closed {
+		m.mu.Unlock()
+		return nil
+	}
+	m.mu.closed = true
+	m.mu.Unlock()
+	if m.cfg.Cleaner != nil && m.loaded() {
+		m.cfg.Cleaner.Stop()
+	}
+	close(m.quit)
+	m.wg.Wait()
+	m.delays.drain()
+
+	m.createMu.Lock()
+	defer m.createMu.Unlock()
+	dirErr := map[string]error{}
+	for _, ml := range m.managedLogs() {
+		if err := ml.log.Flush(); err != nil {
+			dirErr[ml.root] = errors.Join(dirErr[ml.root], err)
+		}
+	}
+	for _, d := range m.cfg.Dirs {
+		if err := m.writeCheckpoints(d, true, true, true); err != nil {
+			dirErr[d] = errors.Join(dirErr[d], err)
+		}
+	}
+	for _, ml := range m.managedLogs() {
+		if err := ml.log.Close(); err != nil {
+			dirErr[ml.root] = errors.Join(dirErr[ml.root], err)
+		}
+	}
+	var all error
+	for _, d := range m.cfg.Dirs {
+		if err := dirErr[d]; err != nil || m.dirOffline(d) != nil {
+			all = errors.Join(all, err)
+			m.logger.WithField("dir", d).Warn("storage: log dir not shut down cleanly; recovery will run at next start")
+			continue
+		}
+		if err := m.writeCleanShutdownMarker(d); err != nil {
+			all = errors.Join(all, err)
+		}
+	}
+	return all
+}
+
+func (m *Manager) loaded() bool {
+	m.mu.RLock()
+	defer m.mu.RUnlock()
+	return m.mu.loaded
+}
+
+func (m *Manager) dirOffline(d string) error {
+	m.mu.RLock()
+	defer m.mu.RUnlock()
+	return m.mu.offline[d]
+}
+
+// managedLogs snapshots the log map.
+func (m *Manager) managedLogs() []*managedLog {
+	m.mu.RLock()
+	defer m.mu.RUnlock()
+	out := make([]*managedLog, 0, len(m.mu.logs))
+	for _, ml := range m.mu.logs {
+		out = append(out, ml)
+	}
+	return out
+}
+
+// start runs fn on a goroutine owned by the Manager (S6.8).
+func (m *Manager) start(fn func()) {
+	m.wg.Add(1)
+	go func() {
+		defer m.wg.Done()
+		fn()
+	}()
+}

@@ -1,0 +1,240 @@
+package storage
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+
+	"github.com/sirupsen/logrus"
+)
+
+// Suffixes of partition directories that are not live logs.
+const (
+	deleteDirSuffix = "-delete" // "<tp>.<uuid>-delete": deletion in progress
+	futureDirSuffix = "-future" // "<tp>.<uuid>-future": inter-log-dir move target
+)
+
+// deleteDirName is Kafka's Log.logDeleteDirName: "<tp>.<32 hex>-delete",
+// with the topic part cut so the name fits 255 bytes.
+func deleteDirName(tp TopicPartition) string {
+	var id [16]byte
+	_, _ = rand.Read(id[:])
+	suffix := "." + hex.EncodeToString(id[:]) + deleteDirSuffix
+	prefix := tp.String()
+	if len(prefix)+len(suffix) > 255 {
+		prefix = prefix[:255-len(suffix)]
+	}
+	return prefix + suffix
+}
+
+// Load opens every log in every log dir, in parallel with
+// RecoveryThreadsPerDataDir workers per dir (Kafka's LogManager.loadLogs):
+// a dir without .kafka_cleanshutdown has its logs recovered from their
+// checkpointed recovery points. The marker is then removed, so a crash from
+// now on triggers recovery. Finally Load starts the background goroutines.
+// A log dir whose files cannot be read fails Load.
+func (m *Manager) Load(ctx context.Context) error {
+	m.mu.Lock()
+	if m.mu.loaded || m.mu.closed {
+		m.mu.Unlock()
+		return errors.New("storage: manager already loaded or closed")
+	}
+	m.mu.loaded = true
+	m.mu.Unlock()
+
+	errs := make([]error, len(m.cfg.Dirs))
+	var wg sync.WaitGroup
+	for i, d := range m.cfg.Dirs {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			errs[i] = m.loadDir(ctx, d)
+		}()
+	}
+	wg.Wait()
+	if err := errors.Join(errs...); err != nil {
+		return err
+	}
+	m.startBackground()
+	return nil
+}
+
+// loadDir loads one log dir.
+func (m *Manager) loadDir(ctx context.Context, root string) error {
+	logger := m.logger.WithField("dir", root)
+	marker := filepath.Join(root, CleanShutdownFile)
+	_, err := m.cfg.FS.Stat(marker)
+	clean := err == nil
+	if !clean {
+		logger.Info("storage: no clean shutdown marker; recovering logs past their recovery points")
+	}
+	recovery, err := NewOffsetCheckpointFile(m.cfg.FS, filepath.Join(root, RecoveryPointCheckpointFile)).Read()
+	if err != nil {
+		return err
+	}
+	hws, err := NewOffsetCheckpointFile(m.cfg.FS, filepath.Join(root, ReplicationCheckpointFile)).Read()
+	if err != nil {
+		return err
+	}
+	starts, err := NewOffsetCheckpointFile(m.cfg.FS, filepath.Join(root, LogStartOffsetCheckpointFile)).Read()
+	if err != nil {
+		return err
+	}
+	entries, err := m.cfg.FS.ReadDir(root)
+	if err != nil {
+		return storageError("list log dir", err)
+	}
+	work := make(chan TopicPartition)
+	var (
+		wg      sync.WaitGroup
+		errMu   sync.Mutex
+		loadErr error
+	)
+	for range m.cfg.RecoveryThreadsPerDataDir {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for tp := range work {
+				cfg := m.cfg.LogConfig
+				if m.cfg.ConfigFor != nil {
+					cfg = m.cfg.ConfigFor(tp)
+				}
+				opts := m.logOptions(root, tp, cfg)
+				opts.CleanShutdown = clean
+				opts.RecoveryPoint = recovery[tp]
+				opts.HighWatermark = hws[tp]
+				opts.LogStartOffset = starts[tp]
+				l, err := OpenLog(opts)
+				if err != nil {
+					errMu.Lock()
+					loadErr = errors.Join(loadErr, fmt.Errorf("storage: load %s: %w", tp, err))
+					errMu.Unlock()
+					continue
+				}
+				m.mu.Lock()
+				_, dup := m.mu.logs[tp]
+				if !dup {
+					m.mu.logs[tp] = &managedLog{log: l, root: root}
+				}
+				m.mu.Unlock()
+				if dup {
+					l.Close()
+					errMu.Lock()
+					loadErr = errors.Join(loadErr, fmt.Errorf("storage: %s found in more than one log dir", tp))
+					errMu.Unlock()
+				}
+			}
+		}()
+	}
+	for _, e := range entries {
+		if !e.IsDir() {
+			continue
+		}
+		name := e.Name()
+		switch {
+		case strings.HasSuffix(name, deleteDirSuffix):
+			// A deletion interrupted by a crash: finish it.
+			if err := m.cfg.FS.RemoveAll(filepath.Join(root, name)); err != nil {
+				logger.WithError(err).Warn("storage: removing deleted log dir failed")
+			}
+			continue
+		case strings.HasSuffix(name, futureDirSuffix):
+			logger.WithField("segment", name).Warn("storage: ignoring future log dir (inter-log-dir moves are not supported)")
+			continue
+		}
+		tp, err := ParseTopicPartitionDir(name)
+		if err != nil {
+			continue // not a partition directory
+		}
+		if ctx.Err() != nil {
+			break
+		}
+		work <- tp
+	}
+	close(work)
+	wg.Wait()
+	if loadErr != nil {
+		return loadErr
+	}
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	if clean {
+		if err := m.cfg.FS.Remove(marker); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return storageError("remove clean shutdown marker", err)
+		}
+		// Durable: the marker's removal, so a crash before the next clean
+		// shutdown is seen as unclean.
+		if err := m.cfg.FS.SyncDir(root); err != nil {
+			return storageError("sync log dir", err)
+		}
+	}
+	logger.WithField("logs", m.countLogs(root)).Info("storage: loaded log dir")
+	return nil
+}
+
+func (m *Manager) countLogs(root string) int {
+	n := 0
+	for _, ml := range m.managedLogs() {
+		if ml.root == root {
+			n++
+		}
+	}
+	return n
+}
+
+// writeCleanShutdownMarker creates .kafka_cleanshutdown. Durable: the
+// marker's directory entry (the logs were flushed before).
+func (m *Manager) writeCleanShutdownMarker(root string) error {
+	f, err := m.cfg.FS.OpenFile(filepath.Join(root, CleanShutdownFile), os.O_CREATE|os.O_WRONLY, 0o644)
+	if err != nil {
+		return storageError("create clean shutdown marker", err)
+	}
+	if err := f.Close(); err != nil {
+		return storageError("create clean shutdown marker", err)
+	}
+	return storageError("sync log dir", m.cfg.FS.SyncDir(root))
+}
+
+// writeCheckpoints writes the selected checkpoint files of one log dir
+// from the logs it holds (Kafka's checkpointLogRecoveryOffsets,
+// checkpointLogStartOffsets and ReplicaManager.checkpointHighWatermarks).
+// Each file is replaced atomically by CheckpointFile.
+func (m *Manager) writeCheckpoints(root string, recovery, start, hw bool) error {
+	if m.dirOffline(root) != nil {
+		return nil
+	}
+	rp, so, hws := map[TopicPartition]int64{}, map[TopicPartition]int64{}, map[TopicPartition]int64{}
+	for _, ml := range m.managedLogs() {
+		if ml.root != root {
+			continue
+		}
+		l := ml.log
+		rp[l.tp] = l.RecoveryPoint()
+		hws[l.tp] = l.HighWatermark()
+		// Kafka writes a log start offset only when it is above the first
+		// segment's base; we write all, which reads back the same.
+		so[l.tp] = l.LogStartOffset()
+	}
+	var err error
+	if recovery {
+		err = errors.Join(err, NewOffsetCheckpointFile(m.cfg.FS, filepath.Join(root, RecoveryPointCheckpointFile)).Write(rp))
+	}
+	if start {
+		err = errors.Join(err, NewOffsetCheckpointFile(m.cfg.FS, filepath.Join(root, LogStartOffsetCheckpointFile)).Write(so))
+	}
+	if hw {
+		err = errors.Join(err, NewOffsetCheckpointFile(m.cfg.FS, filepath.Join(root, ReplicationCheckpointFile)).Write(hws))
+	}
+	if err != nil {
+		m.logger.WithError(err).WithFields(logrus.Fields{"dir": root}).Error("storage: writing checkpoint files failed")
+	}
+	return err
+}

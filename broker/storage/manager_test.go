@@ -1,0 +1,149 @@
+package storage
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+)
+
+func newTestManager(t *testing.T, dirs []string, clock *fakeClock, mod func(*ManagerConfig)) *Manager {
+	t.Helper()
+	cfg := ManagerConfig{Dirs: dirs, Logger: testLogger(t), Now: clock.Now, LogConfig: smallConfig(), RecoveryThreadsPerDataDir: 2}
+	if mod != nil {
+		mod(&cfg)
+	}
+	m, err := NewManager(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := m.Load(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
+// crash stops the manager's goroutines and drops its file handles without
+// flushing, checkpointing or writing the clean shutdown marker: the state
+// a kill -9 leaves (minus the page cache, which the OS keeps).
+func (m *Manager) crashForTest() {
+	m.mu.Lock()
+	m.mu.closed = true
+	m.mu.Unlock()
+	close(m.quit)
+	m.wg.Wait()
+	for _, ml := range m.managedLogs() {
+		ml.log.mu.Lock()
+		ml.log.mu.closed = true
+		for _, s := range *ml.log.segments.Load() {
+			s.closeHandles()
+		}
+		ml.log.mu.Unlock()
+	}
+}
+
+func TestStorageManagerSpreadsAndReloads(t *testing.T) {
+	root := t.TempDir()
+	dirs := []string{filepath.Join(root, "a"), filepath.Join(root, "b")}
+	clock := newFakeClock()
+	m := newTestManager(t, dirs, clock, nil)
+	leos := map[TopicPartition]int64{}
+	for p := int32(0); p < 6; p++ {
+		tp := TopicPartition{"orders", p}
+		l, err := m.GetOrCreateLog(tp, smallConfig())
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i := 0; i < int(p)+1; i++ {
+			if _, err := l.AppendAsLeader(testBatch(t, 3, 500, clock.Now().UnixMilli()), 1); err != nil {
+				t.Fatal(err)
+			}
+		}
+		l.SetHighWatermark(l.LogEndOffset() - 1)
+		leos[tp] = l.LogEndOffset()
+	}
+	perDir := map[string]int{}
+	for _, ml := range m.managedLogs() {
+		perDir[ml.root]++
+	}
+	if perDir[dirs[0]] != 3 || perDir[dirs[1]] != 3 {
+		t.Fatalf("partitions per dir %v, want 3 and 3", perDir)
+	}
+	if err := m.Close(); err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range dirs {
+		if _, err := os.Stat(filepath.Join(d, CleanShutdownFile)); err != nil {
+			t.Fatalf("no clean shutdown marker in %s: %v", d, err)
+		}
+	}
+	m2 := newTestManager(t, dirs, clock, nil)
+	defer m2.Close()
+	for tp, leo := range leos {
+		l, ok := m2.Log(tp)
+		if !ok {
+			t.Fatalf("%s not reloaded", tp)
+		}
+		if l.LogEndOffset() != leo || l.HighWatermark() != leo-1 || l.RecoveryPoint() != leo {
+			t.Fatalf("%s: LEO %d HW %d RP %d, want %d %d %d", tp, l.LogEndOffset(), l.HighWatermark(), l.RecoveryPoint(), leo, leo-1, leo)
+		}
+	}
+	for _, d := range dirs {
+		if _, err := os.Stat(filepath.Join(d, CleanShutdownFile)); !os.IsNotExist(err) {
+			t.Fatalf("clean shutdown marker still in %s after load", d)
+		}
+	}
+}
+
+func TestStorageManagerDeleteLog(t *testing.T) {
+	root := t.TempDir()
+	clock := newFakeClock()
+	m := newTestManager(t, []string{root}, clock, nil)
+	defer m.Close()
+	tp := TopicPartition{"gone", 0}
+	l, err := m.GetOrCreateLog(tp, smallConfig())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := l.AppendAsLeader(testBatch(t, 1, 10, 0), 0); err != nil {
+		t.Fatal(err)
+	}
+	if err := m.DeleteLog(tp); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := m.Log(tp); ok {
+		t.Fatal("log still known")
+	}
+	ents, _ := os.ReadDir(root)
+	for _, e := range ents {
+		if e.IsDir() {
+			t.Fatalf("directory %s left behind", e.Name())
+		}
+	}
+}
+
+func TestStorageManagerRetentionLoop(t *testing.T) {
+	root := t.TempDir()
+	clock := newFakeClock()
+	m := newTestManager(t, []string{root}, clock, func(c *ManagerConfig) { c.RetentionCheckInterval = 10 * time.Millisecond })
+	defer m.Close()
+	cfg := smallConfig()
+	cfg.RetentionBytes = 8192
+	l, err := m.GetOrCreateLog(TopicPartition{"r", 0}, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; i < 40; i++ {
+		if _, err := l.AppendAsLeader(testBatch(t, 2, 400, clock.Now().UnixMilli()), 0); err != nil {
+			t.Fatal(err)
+		}
+	}
+	l.SetHighWatermark(l.LogEndOffset())
+	waitFor(t, 5*time.Second, func() error {
+		if l.LogStartOffset() == 0 || l.Size() > 8192+4096 {
+			return errorf("log start %d size %d", l.LogStartOffset(), l.Size())
+		}
+		return nil
+	})
+}
