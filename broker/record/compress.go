@@ -71,15 +71,21 @@ func decompress(codec Codec, src []byte, max int) ([]byte, error) {
 		}
 		return src, nil
 	case CodecGzip:
-		zr, err := gzip.NewReader(bytes.NewReader(src))
-		if err != nil {
+		zr := gzipReaders.Get().(*gzip.Reader)
+		defer gzipReaders.Put(zr)
+		if err := zr.Reset(bytes.NewReader(src)); err != nil {
 			return nil, corruptf("gzip: %v", err)
 		}
 		return readCapped(zr, "gzip", max)
 	case CodecSnappy:
 		return xerialDecode(src, max)
 	case CodecLZ4:
-		zr := lz4.NewReader(bytes.NewReader(src))
+		zr := lz4Readers.Get().(*lz4.Reader)
+		defer func() {
+			zr.Reset(nil)
+			lz4Readers.Put(zr)
+		}()
+		zr.Reset(bytes.NewReader(src))
 		return readCapped(zr, "lz4", max)
 	case CodecZstd:
 		zr := zstdDecoders.Get().(*zstd.Decoder)
@@ -97,10 +103,18 @@ func decompress(codec Codec, src []byte, max int) ([]byte, error) {
 }
 
 // readCapped reads r to the end, failing once more than max bytes come out.
-// It reads at most max+1 bytes, so a bomb costs O(max) time and memory.
+// It reads at most max+1 bytes, so a bomb costs O(max) time and memory. The
+// data is read into a pooled scratch buffer and copied out at its exact
+// size, so repeated decompression does not re-grow buffers.
 func readCapped(r io.Reader, name string, max int) ([]byte, error) {
-	var out bytes.Buffer
-	n, err := out.ReadFrom(io.LimitReader(r, int64(max)+1))
+	scratch := scratchBuffers.Get().(*bytes.Buffer)
+	scratch.Reset()
+	defer func() {
+		if scratch.Cap() <= maxPooledScratch {
+			scratchBuffers.Put(scratch)
+		}
+	}()
+	n, err := scratch.ReadFrom(io.LimitReader(r, int64(max)+1))
 	if err != nil {
 		if errors.Is(err, ErrCorrupt) {
 			return nil, err
@@ -110,11 +124,18 @@ func readCapped(r io.Reader, name string, max int) ([]byte, error) {
 	if n > int64(max) {
 		return nil, fmt.Errorf("%w: %s output exceeds %d bytes", ErrDecompressedTooLarge, name, max)
 	}
-	return out.Bytes(), nil
+	return bytes.Clone(scratch.Bytes()), nil
 }
+
+// maxPooledScratch is the largest scratch buffer kept for reuse.
+const maxPooledScratch = 4 << 20
 
 var (
 	gzipWriters = sync.Pool{New: func() any { return gzip.NewWriter(nil) }}
+	gzipReaders = sync.Pool{New: func() any { return new(gzip.Reader) }}
+	lz4Readers  = sync.Pool{New: func() any { return lz4.NewReader(nil) }}
+
+	scratchBuffers = sync.Pool{New: func() any { return new(bytes.Buffer) }}
 
 	lz4Writers = sync.Pool{New: func() any {
 		w := lz4.NewWriter(nil)

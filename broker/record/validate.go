@@ -87,8 +87,8 @@ func (b Batch) Validate(l Limits) error {
 }
 
 func (b Batch) validateRecords(l Limits) error {
-	it, err := b.Iter(l.MaxDecompressed)
-	if err != nil {
+	var it RecordIter
+	if err := b.initIter(&it, l.MaxDecompressed); err != nil {
 		return err
 	}
 	var r Record
