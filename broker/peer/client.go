@@ -291,6 +291,11 @@ func (c *Client) ioError(ctx context.Context, op string, req kmsg.Request, err e
 		return ErrClosed
 	case ctx.Err() != nil:
 		err = ctx.Err()
+	default:
+		// The socket deadline equals ctx's and may fire just before ctx's own timer.
+		if d, ok := ctx.Deadline(); ok && !time.Now().Before(d) {
+			err = context.DeadlineExceeded
+		}
 	}
 	return fmt.Errorf("peer: %s %s v%d to %s: %w", op, kmsg.NameForKey(req.Key()), req.GetVersion(), c.addr, err)
 }
