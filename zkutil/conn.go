@@ -65,9 +65,8 @@ type Client struct {
 
 	mu struct {
 		sync.Mutex
-		hooks   []func()            // guarded by mu
-		watches map[*watch]struct{} // guarded by mu
-		closed  bool                // guarded by mu; set by Close
+		hooks  []func() // guarded by mu
+		closed bool     // guarded by mu; set by Close
 	}
 }
 
@@ -179,7 +178,6 @@ func open(ctx context.Context, cfg Config, servers []string, chroot string, log 
 		quit:         make(chan struct{}),
 		firstSession: make(chan struct{}),
 	}
-	c.mu.watches = make(map[*watch]struct{})
 	conn, _, err := zk.Connect(servers, cfg.SessionTimeout,
 		zk.WithLogger(zkLogger{log}),
 		zk.WithLogInfo(false),

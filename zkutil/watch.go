@@ -75,9 +75,6 @@ func (c *Client) startWatch(kind watchKind, path string, fn func()) func() {
 	cancel := func() {
 		w.once.Do(func() {
 			close(w.stop)
-			c.mu.Lock()
-			delete(c.mu.watches, w)
-			c.mu.Unlock()
 		})
 	}
 	if err := c.checkPath(path); err != nil {
@@ -89,9 +86,6 @@ func (c *Client) startWatch(kind watchKind, path string, fn func()) func() {
 		ch, err = c.arm(w)
 		return err
 	})
-	c.mu.Lock()
-	c.mu.watches[w] = struct{}{}
-	c.mu.Unlock()
 	c.track(func() { c.runWatch(w, ch, err == nil) })
 	return cancel
 }
