@@ -234,16 +234,27 @@ func (b Batch) SetPartitionLeaderEpoch(e int32) {
 }
 
 // SetLogAppendTime marks the batch as LogAppendTime and sets maxTimestamp to
-// ts, then recomputes the CRC, as Kafka's DefaultRecordBatch.setMaxTimestamp
-// does when the topic uses message.timestamp.type=LogAppendTime. The
-// firstTimestamp and the record deltas are left alone (consumers use
-// maxTimestamp for every record of a LogAppendTime batch). If the batch is
-// already LogAppendTime with that maxTimestamp nothing is written.
-func (b Batch) SetLogAppendTime(ts int64) {
-	if b.TimestampType() == TimestampLogAppendTime && b.MaxTimestamp() == ts {
+// ts, then recomputes the CRC, as Kafka's LogValidator does (through
+// DefaultRecordBatch.setMaxTimestamp) when the topic uses
+// message.timestamp.type=LogAppendTime. The firstTimestamp and the record
+// deltas are left alone: consumers use maxTimestamp for every record of a
+// LogAppendTime batch. If nothing changes nothing is written.
+func (b Batch) SetLogAppendTime(ts int64) { b.SetMaxTimestamp(TimestampLogAppendTime, ts) }
+
+// SetMaxTimestamp sets the timestamp-type bit and maxTimestamp and
+// recomputes the CRC, like Kafka's DefaultRecordBatch.setMaxTimestamp. For
+// CreateTime topics Kafka's leader overwrites the producer's maxTimestamp
+// with the largest record timestamp it computed; for LogAppendTime see
+// SetLogAppendTime. When the type and the value are already those, nothing
+// is written (the CRC is not recomputed).
+func (b Batch) SetMaxTimestamp(t TimestampType, ts int64) {
+	if b.TimestampType() == t && b.MaxTimestamp() == ts {
 		return
 	}
-	attrs := uint16(b.Attributes()) | attrTimestampType
+	attrs := uint16(b.Attributes()) &^ attrTimestampType
+	if t == TimestampLogAppendTime {
+		attrs |= attrTimestampType
+	}
 	binary.BigEndian.PutUint16(b[offAttributes:], attrs)
 	binary.BigEndian.PutUint64(b[offMaxTimestamp:], uint64(ts))
 	b.UpdateCRC()

@@ -115,3 +115,17 @@ func TestRecordReadHeaderAt(t *testing.T) {
 		t.Fatalf("at EOF err = %v", err)
 	}
 }
+
+func TestRecordBatchSetMaxTimestamp(t *testing.T) {
+	b := Batch(emptyBatch(0, 0))
+	b.SetLogAppendTime(5)
+	b.SetMaxTimestamp(TimestampCreateTime, 1500)
+	if b.TimestampType() != TimestampCreateTime || b.MaxTimestamp() != 1500 || !b.CRCValid() || !b.IsTransactional() {
+		t.Fatalf("after SetMaxTimestamp: %s", b)
+	}
+	crc := b.CRC()
+	b.SetMaxTimestamp(TimestampCreateTime, 1500)
+	if b.CRC() != crc {
+		t.Fatal("unchanged SetMaxTimestamp rewrote the CRC")
+	}
+}
