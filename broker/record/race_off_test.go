@@ -1,0 +1,6 @@
+//go:build !race
+
+package record
+
+// testIsRace shrinks expensive test inputs under the race detector.
+const testIsRace = false
