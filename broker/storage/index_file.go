@@ -63,15 +63,7 @@ func openIndexFile(fsys FS, path string, entrySize, maxEntries int, active bool,
 			f.Close()
 			return nil, storageError("read index", err)
 		}
-		var prev []byte
-		n := 0
-		for ; n*entrySize < len(raw); n++ {
-			cur := raw[n*entrySize : (n+1)*entrySize]
-			if !valid(prev, cur) {
-				break
-			}
-			prev = cur
-		}
+		n := validIndexPrefix(raw, entrySize, valid)
 		x.mu.buf = raw[: n*entrySize : n*entrySize]
 	}
 	if err := x.resizeLocked(active); err != nil {
@@ -79,6 +71,22 @@ func openIndexFile(fsys FS, path string, entrySize, maxEntries int, active bool,
 		return nil, err
 	}
 	return x, nil
+}
+
+// validIndexPrefix returns how many leading entries of raw valid accepts,
+// each checked against the previous accepted one. Loading an index file
+// uses it; it never panics on any input.
+func validIndexPrefix(raw []byte, entrySize int, valid func(prev, cur []byte) bool) int {
+	var prev []byte
+	n := 0
+	for ; (n+1)*entrySize <= len(raw); n++ {
+		cur := raw[n*entrySize : (n+1)*entrySize]
+		if !valid(prev, cur) {
+			break
+		}
+		prev = cur
+	}
+	return n
 }
 
 // entries returns the number of entries.

@@ -286,7 +286,7 @@ func (l *Log) closeSegmentsLocked() error {
 	var err error
 	end := l.end.Load()
 	for _, s := range *p {
-		if end != nil && s == end.seg && s.Size() > end.pos {
+		if end != nil && s == end.seg && (s.Size() > end.pos || l.mu.failed != nil) {
 			// A failed append left bytes past the published end: cut
 			// them so that a later clean start does not read them.
 			if terr := s.log.Truncate(end.pos); terr == nil {

@@ -91,8 +91,17 @@ func (l *Log) loadLocked(opts LogOptions) error {
 		l.segments.Store(&segs)
 		if !hadIndexes || !s.indexesConsistent() {
 			l.logger.WithField("segment", s.logPath).Info("storage: rebuilding indexes of segment")
-			if _, err := recoverSegmentLocked(s, active, l.logger); err != nil {
+			dropped, err := recoverSegmentLocked(s, active, l.logger)
+			if err != nil {
 				return err
+			}
+			if dropped > 0 && !active {
+				// Later segments would follow a hole: drop them, as
+				// recovery does.
+				if err := l.dropSegmentFilesAfterLocked(s, bases[i+1:]); err != nil {
+					return err
+				}
+				break
 			}
 		}
 	}
@@ -143,6 +152,23 @@ func (l *Log) loadLocked(opts LogOptions) error {
 		"segments": len(segs), "recovered": recovered,
 	}).Debug("storage: loaded log")
 	return nil
+}
+
+// dropSegmentFilesAfterLocked deletes the files of the (unopened)
+// segments at bases, which followed the truncated segment s, and makes s
+// the active segment.
+func (l *Log) dropSegmentFilesAfterLocked(s *Segment, bases []int64) error {
+	for _, b := range bases {
+		l.logger.WithField("segment", segmentFileName(l.dir, b, LogFileSuffix)).
+			Warn("storage: deleting segment after a truncated one")
+		for _, suf := range []string{LogFileSuffix, IndexFileSuffix, TimeIndexFileSuffix} {
+			if err := l.fs.Remove(segmentFileName(l.dir, b, suf)); err != nil && !errors.Is(err, fs.ErrNotExist) {
+				return storageError("remove segment", err)
+			}
+		}
+	}
+	l.mu.dirDirty = true
+	return errors.Join(s.offsetIndex.x.resize(true), s.timeIndex.x.resize(true))
 }
 
 func containsInt64(xs []int64, x int64) bool {

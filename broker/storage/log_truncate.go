@@ -32,7 +32,16 @@ func (l *Log) TruncateTo(offset int64) error {
 		return l.failLocked(l.truncateFullyLocked(offset))
 	}
 	l.logger.WithField("offset", offset).Info("storage: truncating log")
-	return l.failLocked(l.truncateToLocked(offset))
+	if err := l.truncateToLocked(offset); err != nil {
+		return l.failLocked(err)
+	}
+	if l.end.Load().offset < l.logStartOffset.Load() {
+		// The batch holding the log start offset went too (offset and the
+		// start both fell inside it): nothing readable is left, so restart
+		// the log at offset, as Kafka's end offset would be.
+		return l.failLocked(l.truncateFullyLocked(offset))
+	}
+	return nil
 }
 
 func (l *Log) truncateToLocked(offset int64) error {

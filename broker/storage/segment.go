@@ -155,17 +155,30 @@ func (s *Segment) appendLocked(batches []byte, headers []record.BatchHeader) err
 	if pos+int64(len(batches)) > math.MaxInt32 {
 		return fmt.Errorf("storage: segment %d would exceed 2 GiB", s.base)
 	}
+	start := pos
 	if _, err := s.log.WriteAt(batches, pos); err != nil {
+		s.rollbackLocked(start, headers[0].BaseOffset)
 		return storageError("write segment", err)
 	}
 	for _, h := range headers {
 		if err := s.indexBatchLocked(h, pos); err != nil {
+			s.rollbackLocked(start, headers[0].BaseOffset)
 			return err
 		}
 		pos += h.Size()
 	}
 	s.size.Store(pos)
 	return nil
+}
+
+// rollbackLocked undoes a failed append as far as the disk lets it: the
+// .log is cut back to pos and index entries from firstOffset on are
+// dropped. Errors are ignored: the log is failed anyway, and recovery
+// re-checks everything past the recovery point at the next start.
+func (s *Segment) rollbackLocked(pos, firstOffset int64) {
+	_ = s.log.Truncate(pos)
+	_ = s.offsetIndex.TruncateToPosition(int32(pos), true)
+	_ = s.timeIndex.TruncateTo(firstOffset, true)
 }
 
 // indexBatchLocked updates the timestamps and, once index.interval.bytes
