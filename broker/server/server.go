@@ -206,10 +206,12 @@ func (s *Server) Addrs() map[string]net.Addr {
 
 // stopAccepting marks the server closing and closes every listener; accept loops then return.
 func (s *Server) stopAccepting() {
-	s.closing.Store(true)
-	s.once.Do(func() { close(s.quit) })
+	// Under mu, so that a concurrent Listen or startConn either sees closing or has finished
+	// its wg.Add before anyone starts waiting on wg.
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	s.closing.Store(true)
+	s.once.Do(func() { close(s.quit) })
 	for _, l := range s.mu.listeners {
 		l.ln.Close()
 	}

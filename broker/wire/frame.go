@@ -9,11 +9,12 @@ import (
 // DefaultMaxRequestSize is Kafka's default socket.request.max.bytes (100 MiB).
 const DefaultMaxRequestSize int32 = 104857600
 
-// frameChunk is the first allocation for a frame body and the step by which a body buffer
-// grows while bytes arrive. Growing with the bytes actually received (instead of allocating
-// the claimed size up front) means a peer that announces 100 MiB and then trickles bytes
-// costs us memory proportional to what it really sent (slowloris, KIP-498's TLS-alert case).
-const frameChunk = 64 << 10
+// frameChunk is the first allocation for a frame body; beyond it the buffer doubles while
+// bytes arrive. Growing with the bytes actually received (instead of allocating the claimed
+// size up front) means a peer that announces 100 MiB and then trickles bytes costs at most
+// frameChunk plus what it really sent (slowloris, KIP-498's TLS-alert case). 1 MiB is the
+// producer's default max.request.size, so typical requests take a single allocation.
+const frameChunk = 1 << 20
 
 // ReadFrame reads one size-prefixed frame from r: a 4-byte big-endian int32 size followed by
 // that many bytes. It returns the frame body without the prefix.
