@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/binary"
 	"fmt"
+	"slices"
 
 	"github.com/klauspost/compress/snappy"
 )
@@ -82,7 +83,7 @@ func snappyBlock(out, block []byte, max int) ([]byte, error) {
 		return nil, fmt.Errorf("%w: snappy output exceeds %d bytes", ErrDecompressedTooLarge, max)
 	}
 	start := len(out)
-	out = append(out, make([]byte, n)...)
+	out = slices.Grow(out, n)[:start+n]
 	dec, err := snappy.Decode(out[start:], block)
 	if err != nil {
 		return nil, corruptf("snappy: %v", err)

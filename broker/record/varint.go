@@ -2,7 +2,8 @@ package record
 
 // Kafka's record fields use zig-zag varints (protobuf style): int32 values
 // take at most 5 bytes, int64 values at most 10. Decoders reject longer or
-// truncated encodings and values that overflow.
+// truncated encodings; like Kafka's ByteUtils.readVarint/readVarlong they
+// ignore the bits of the last byte that do not fit.
 
 // readVarint decodes a zig-zag varint that must fit in an int32. It returns
 // the value and the number of bytes read; n == 0 means malformed or
@@ -11,9 +12,6 @@ func readVarint(p []byte) (int32, int) {
 	var u uint32
 	for i := 0; i < 5 && i < len(p); i++ {
 		c := p[i]
-		if i == 4 && c > 0x0f {
-			return 0, 0 // more than 32 bits
-		}
 		u |= uint32(c&0x7f) << (7 * i)
 		if c < 0x80 {
 			return int32(u>>1) ^ -int32(u&1), i + 1
@@ -27,9 +25,6 @@ func readVarlong(p []byte) (int64, int) {
 	var u uint64
 	for i := 0; i < 10 && i < len(p); i++ {
 		c := p[i]
-		if i == 9 && c > 0x01 {
-			return 0, 0 // more than 64 bits
-		}
 		u |= uint64(c&0x7f) << (7 * i)
 		if c < 0x80 {
 			return int64(u>>1) ^ -int64(u&1), i + 1
