@@ -171,6 +171,19 @@ func (r *recorder) requests(broker int32, key int16) []kmsg.Request {
 	return out
 }
 
+// firstIndex returns the position among all recorded requests of the first one to broker
+// with key for which match returns true, or -1.
+func (r *recorder) firstIndex(broker int32, key int16, match func(kmsg.Request) bool) int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for i, x := range r.reqs {
+		if x.broker == broker && x.req.Key() == key && match(x.req) {
+			return i
+		}
+	}
+	return -1
+}
+
 // recDialer is a network test double: it "connects" to a broker id derived from the port and
 // answers every request with an empty (error-free) response after an encode/decode round trip.
 type recDialer struct{ rec *recorder }

@@ -1,0 +1,199 @@
+package controller
+
+import (
+	"fmt"
+	"slices"
+	"testing"
+
+	"github.com/twmb/franz-go/pkg/kmsg"
+
+	"samsa/zkutil"
+)
+
+// wantState waits until topic/p's state znode has leader, ISR and leader epoch.
+func wantState(t *testing.T, zc *zkutil.Client, topic string, p, leader int32, isr []int32, leaderEpoch int32) {
+	t.Helper()
+	waitFor(t, waitTimeout, func() error {
+		st, err := partitionState(t, zc, topic, p)
+		if err != nil {
+			return err
+		}
+		if st.Leader != leader || !slices.Equal(st.ISR, isr) || st.LeaderEpoch != leaderEpoch {
+			return fmt.Errorf("%s-%d state %+v, want leader %d isr %v leader epoch %d", topic, p, st, leader, isr, leaderEpoch)
+		}
+		return nil
+	})
+}
+
+// TestControllerBrokerFailure follows onBrokerFailure (reference §3.3, §3.5): partitions led by
+// the dead broker elect "the first live replica in assignment order that is in the ISR", the
+// dead replica leaves every ISR, and a partition without an eligible replica keeps its ISR
+// with leader -1.
+func TestControllerBrokerFailure(t *testing.T) {
+	cl := newCluster(t)
+	n1 := cl.startNode(1, nil)
+	waitActive(t, n1)
+	z2, z3 := cl.zk(), cl.zk()
+	cl.registerBroker(z2, 2, "")
+	cl.registerBroker(z3, 3, "")
+	admin := cl.zk()
+	waitFor(t, waitTimeout, func() error {
+		if len(cl.rec.requests(3, 6)) == 0 {
+			return fmt.Errorf("broker 3 unknown to the controller")
+		}
+		return nil
+	})
+	if err := admin.CreateTopic("f", map[int32][]int32{0: {2, 3}, 1: {3, 2}, 2: {2}}, nil); err != nil {
+		t.Fatal(err)
+	}
+	wantState(t, admin, "f", 0, 2, []int32{2, 3}, 0)
+	wantState(t, admin, "f", 2, 2, []int32{2}, 0)
+
+	z2.Close() // broker 2 dies
+
+	wantState(t, admin, "f", 0, 3, []int32{3}, 1)
+	wantState(t, admin, "f", 1, 3, []int32{3}, 1)
+	wantState(t, admin, "f", 2, NoLeader, []int32{2}, 1)
+	waitFor(t, waitTimeout, func() error {
+		got := leaderAndIsrFor(cl.rec, 3, "f", 0)
+		if len(got) == 0 || got[len(got)-1].Leader != 3 || got[len(got)-1].LeaderEpoch != 1 {
+			return fmt.Errorf("broker 3 LeaderAndIsr for f-0: %+v", got)
+		}
+		um, reqs := updateMetadataFor(cl.rec, 1, "f", 0)
+		if len(um) == 0 {
+			return fmt.Errorf("no UpdateMetadata")
+		}
+		last := um[len(um)-1]
+		if last.Leader != 3 || !slices.Equal(last.OfflineReplicas, []int32{2}) || len(reqs[len(reqs)-1].LiveBrokers) != 2 {
+			return fmt.Errorf("UpdateMetadata f-0 %+v", last)
+		}
+		if v := n1.c.metrics.offline.Load(); v != 1 {
+			return fmt.Errorf("OfflinePartitionsCount %d, want 1", v)
+		}
+		return nil
+	})
+
+	// Broker 2 comes back: it gets every partition's metadata and LeaderAndIsr for its
+	// replicas, and f-2 (only replica 2, still in its ISR) elects it again.
+	z2b := cl.zk()
+	cl.registerBroker(z2b, 2, "")
+	wantState(t, admin, "f", 2, 2, []int32{2}, 2)
+	waitFor(t, waitTimeout, func() error {
+		for _, p := range []int32{0, 1, 2} {
+			if len(leaderAndIsrFor(cl.rec, 2, "f", p)) == 0 {
+				return fmt.Errorf("broker 2 has no LeaderAndIsr for f-%d", p)
+			}
+		}
+		if v := n1.c.metrics.offline.Load(); v != 0 {
+			return fmt.Errorf("OfflinePartitionsCount %d, want 0", v)
+		}
+		return nil
+	})
+}
+
+// TestControllerUncleanLeaderElection: with no live ISR member, "unclean.leader.election.enable
+// (topic override read from ZK)" lets the first live replica lead with ISR [leader].
+func TestControllerUncleanLeaderElection(t *testing.T) {
+	cl := newCluster(t)
+	n1 := cl.startNode(1, nil)
+	waitActive(t, n1)
+	z2 := cl.zk()
+	cl.registerBroker(z2, 2, "")
+	admin := cl.zk()
+	waitFor(t, waitTimeout, func() error {
+		if len(cl.rec.requests(2, 6)) == 0 {
+			return fmt.Errorf("broker 2 unknown to the controller")
+		}
+		return nil
+	})
+	// Broker 3 is down at creation, so the ISR is [2] only.
+	if err := admin.CreateTopic("clean", map[int32][]int32{0: {2, 3}}, nil); err != nil {
+		t.Fatal(err)
+	}
+	if err := admin.CreateTopic("dirty", map[int32][]int32{0: {2, 3}}, map[string]string{"unclean.leader.election.enable": "true"}); err != nil {
+		t.Fatal(err)
+	}
+	wantState(t, admin, "clean", 0, 2, []int32{2}, 0)
+	wantState(t, admin, "dirty", 0, 2, []int32{2}, 0)
+	z3 := cl.zk()
+	cl.registerBroker(z3, 3, "")
+	waitFor(t, waitTimeout, func() error {
+		if len(leaderAndIsrFor(cl.rec, 3, "dirty", 0)) == 0 {
+			return fmt.Errorf("broker 3 not started on the controller")
+		}
+		return nil
+	})
+	z2.Close()
+	wantState(t, admin, "clean", 0, NoLeader, []int32{2}, 1)
+	wantState(t, admin, "dirty", 0, 3, []int32{3}, 1)
+	if c := n1.reg.Get(MetricUncleanLeaderElectionsPerSec); c == nil {
+		t.Fatal("no unclean meter")
+	} else if n := c.(interface{ Count() int64 }).Count(); n != 1 {
+		t.Fatalf("unclean elections %d, want 1", n)
+	}
+}
+
+// TestControllerFailoverResendsState: a new controller sends UpdateMetadata for every
+// partition to every broker before LeaderAndIsr, then LeaderAndIsr to each live replica,
+// all with its new epoch; partitions whose leader died meanwhile get a new leader.
+func TestControllerFailoverResendsState(t *testing.T) {
+	cl := newCluster(t)
+	n1 := cl.startNode(1, nil)
+	waitActive(t, n1)
+	z3 := cl.zk()
+	cl.registerBroker(z3, 3, "")
+	admin := cl.zk()
+	if err := admin.CreateTopic("keep", map[int32][]int32{0: {1, 3}, 1: {3, 1}}, nil); err != nil {
+		t.Fatal(err)
+	}
+	wantState(t, admin, "keep", 0, 1, []int32{1, 3}, 0)
+	wantState(t, admin, "keep", 1, 3, []int32{3, 1}, 0)
+	n2 := cl.startNode(2, nil)
+	// Broker 1 (controller and leader of keep-0) goes away entirely.
+	n1.c.Shutdown()
+	n1.zk.Close()
+	waitActive(t, n2)
+	if n2.c.Epoch() != 2 {
+		t.Fatalf("epoch %d", n2.c.Epoch())
+	}
+	// Two writes, as in Kafka 2.8's failover order: the replica state machine first removes
+	// the dead replica 1 from the ISR (leader -1, epoch 1), then the partition state machine
+	// elects 3 (epoch 2).
+	wantState(t, admin, "keep", 0, 3, []int32{3}, 2)
+	waitFor(t, waitTimeout, func() error {
+		reqs := cl.rec.requests(3, 6)
+		var firstUM *kmsg.UpdateMetadataRequest
+		for _, r := range reqs {
+			if um := r.(*kmsg.UpdateMetadataRequest); um.ControllerEpoch == 2 {
+				firstUM = um
+				break
+			}
+		}
+		if firstUM == nil {
+			return fmt.Errorf("no UpdateMetadata from epoch 2")
+		}
+		n := 0
+		for _, ts := range firstUM.TopicStates {
+			n += len(ts.PartitionStates)
+		}
+		if n != 2 {
+			return fmt.Errorf("first UpdateMetadata of epoch 2 has %d partitions", n)
+		}
+		got := leaderAndIsrFor(cl.rec, 3, "keep", 1)
+		if len(got) == 0 || got[len(got)-1].ControllerEpoch > 2 {
+			return fmt.Errorf("LeaderAndIsr keep-1: %+v", got)
+		}
+		umAt := cl.rec.firstIndex(3, 6, func(r kmsg.Request) bool { return r.(*kmsg.UpdateMetadataRequest).ControllerEpoch == 2 })
+		laiAt := cl.rec.firstIndex(3, 4, func(r kmsg.Request) bool {
+			lai := r.(*kmsg.LeaderAndISRRequest)
+			return lai.ControllerEpoch == 2 && lai.ControllerID == 2
+		})
+		if laiAt < 0 {
+			return fmt.Errorf("no LeaderAndIsr from controller 2 epoch 2")
+		}
+		if umAt > laiAt {
+			return fmt.Errorf("LeaderAndIsr (request %d) before UpdateMetadata (request %d)", laiAt, umAt)
+		}
+		return nil
+	})
+}
