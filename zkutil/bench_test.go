@@ -1,0 +1,64 @@
+package zkutil_test
+
+import (
+	"testing"
+
+	"samsa/zkutil"
+	"samsa/zkutil/zktest"
+)
+
+// benchStates creates one topic with n partition states and returns them.
+func benchStates(b *testing.B, n int) (*zkutil.Client, []zkutil.TopicPartition) {
+	srv := zktest.Start(b)
+	c, err := zkutil.Connect(b.Context(), zkutil.Config{Connect: srv.Chroot(b)})
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(c.Close)
+	assign := make(map[int32][]int32, n)
+	states := make(map[zkutil.TopicPartition]zkutil.PartitionState, n)
+	tps := make([]zkutil.TopicPartition, n)
+	for p := int32(0); p < int32(n); p++ {
+		assign[p] = []int32{1, 2, 3}
+		tps[p] = zkutil.TopicPartition{Topic: "bench", Partition: p}
+		states[tps[p]] = zkutil.PartitionState{Leader: 1, ISR: []int32{1, 2, 3}, ControllerEpoch: 1}
+	}
+	if err := c.CreateTopic("bench", assign, nil); err != nil {
+		b.Fatal(err)
+	}
+	_, zkv, err := c.ElectController(1)
+	if err != nil {
+		b.Fatal(err)
+	}
+	if errs := c.CreatePartitionStates(zkv, states); len(errs) != 0 {
+		b.Fatal(errs)
+	}
+	return c, tps
+}
+
+// BenchmarkZKGetPartitionStates reads 1000 /state znodes as one pipelined
+// batch (what the controller does at failover).
+func BenchmarkZKGetPartitionStates(b *testing.B) {
+	c, tps := benchStates(b, 1000)
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		got, err := c.GetPartitionStates(tps)
+		if err != nil || len(got) != len(tps) {
+			b.Fatal(err, len(got))
+		}
+	}
+}
+
+// BenchmarkZKGetPartitionStateSequential reads the same 1000 znodes one
+// round trip at a time, for comparison.
+func BenchmarkZKGetPartitionStateSequential(b *testing.B) {
+	c, tps := benchStates(b, 1000)
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		for _, tp := range tps {
+			if _, _, err := c.GetPartitionState(tp.Topic, tp.Partition); err != nil {
+				b.Fatal(err)
+			}
+		}
+	}
+}
