@@ -254,12 +254,10 @@ func (c *Client) roundTripLocked(ctx context.Context, req kmsg.Request) (kmsg.Re
 	}
 	deadline, _ := ctx.Deadline()
 	conn.SetDeadline(deadline)
-	// Interrupt blocked I/O when ctx ends or the client closes.
-	interrupt := func() { conn.SetDeadline(time.Unix(1, 0)) }
-	stop1 := context.AfterFunc(ctx, interrupt)
-	defer stop1()
-	stop2 := context.AfterFunc(c.closeCtx, interrupt)
-	defer stop2()
+	// Interrupt blocked I/O when ctx ends or the client closes. Each deferred stop waits for
+	// a callback that already started, so a late interrupt can never hit the next request.
+	defer interruptOn(ctx, conn)()
+	defer interruptOn(c.closeCtx, conn)()
 
 	c.mu.corr++
 	corr := c.mu.corr
@@ -306,5 +304,20 @@ func (c *Client) dropLocked() {
 		c.mu.conn.Close()
 		c.mu.conn = nil
 		c.mu.versions = nil
+	}
+}
+
+// interruptOn sets a past deadline on conn when ctx ends, unblocking its I/O. The returned stop
+// function cancels that and, if the callback already started, waits for it to finish.
+func interruptOn(ctx context.Context, conn net.Conn) (stop func()) {
+	fired := make(chan struct{})
+	stopFn := context.AfterFunc(ctx, func() {
+		defer close(fired)
+		conn.SetDeadline(time.Unix(1, 0))
+	})
+	return func() {
+		if !stopFn() {
+			<-fired
+		}
 	}
 }
