@@ -1,0 +1,156 @@
+package broker
+
+// Produce: v0-9
+//
+// Behaviour:
+//   - acks 0: nothing is answered; if any partition failed, the connection
+//     is closed so the client notices (Kafka does the same). acks 1: answer
+//     after the leader's local append. acks -1 (all): the ISR must have at
+//     least min.insync.replicas members before the append
+//     (NOT_ENOUGH_REPLICAS), then the request parks in the produce
+//     purgatory until the high watermark passes the appended batch, or
+//     timeout_ms ends (REQUEST_TIMED_OUT; the data stays in the log, as in
+//     Kafka). Other acks values: INVALID_REQUIRED_ACKS.
+//   - Message sets v0/v1 (Produce v0-2 and old clients) are converted to one
+//     record batch v2 before the append; Samsa stores only v2.
+//   - Validation and offset assignment happen in broker/storage (CRC,
+//     framing, record counts, max.message.bytes, timestamps):
+//     CORRUPT_MESSAGE, INVALID_RECORD, MESSAGE_TOO_LARGE, INVALID_TIMESTAMP,
+//     RECORD_LIST_TOO_LARGE per partition. zstd below v7:
+//     UNSUPPORTED_COMPRESSION_TYPE (KIP-110).
+//   - Partitions this broker does not lead: NOT_LEADER_FOR_PARTITION;
+//     partitions it does not host: UNKNOWN_TOPIC_OR_PARTITION.
+//   - Idempotent and transactional producing is not supported
+//     (InitProducerId is not advertised, so clients do not try); producer
+//     ids in batches are stored as given and not checked.
+//   - LogAppendTime topics return the append time (v2+).
+//
+// Version notes:
+//   - v0-2: message sets v0/v1. v1: throttle. v2: log_append_time.
+//   - v3: record batch v2 and transactional_id (KIP-98).
+//   - v5: log_start_offset. v7: zstd allowed (KIP-110).
+//   - v8: error_records and error_message (KIP-467; error_message set).
+//   - v9: flexible.
+
+import (
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kerr"
+	"github.com/twmb/franz-go/pkg/kmsg"
+
+	"samsa/broker/record"
+	"samsa/broker/replica"
+)
+
+// produceMaxDecompressed bounds the decompression of a legacy message set
+// on conversion; storage checks the converted batch against
+// max.message.bytes anyway.
+const produceMaxDecompressed = 64 << 20
+
+func (b *Broker) handleProduce(r *request) (kmsg.Response, error) {
+	req := r.body.(*kmsg.ProduceRequest)
+	resp := req.ResponseKind().(*kmsg.ProduceResponse)
+	deadline := b.opts.Now().Add(time.Duration(max(req.TimeoutMillis, 0)) * time.Millisecond)
+	acksErr := error(nil)
+	if req.Acks != 0 && req.Acks != 1 && req.Acks != -1 {
+		acksErr = fmt.Errorf("%w: %d", errInvalidRequiredAcks, req.Acks)
+	}
+
+	type pending struct {
+		ti, pi int // indexes of the response entry
+		tp     replica.TopicPartition
+		next   int64 // HW needed: last offset + 1
+	}
+	var waits []pending
+	failed := false
+	for _, t := range req.Topics {
+		rt := kmsg.NewProduceResponseTopic()
+		rt.Topic = t.Topic
+		for _, p := range t.Partitions {
+			rp := kmsg.NewProduceResponseTopicPartition()
+			rp.Partition = p.Partition
+			rp.BaseOffset, rp.LogAppendTime, rp.LogStartOffset = -1, -1, -1
+			tp := replica.TopicPartition{Topic: t.Topic, Partition: p.Partition}
+			err := acksErr
+			var res replica.AppendResult
+			if err == nil {
+				res, err = b.produceOne(req.Version, tp, p.Records, req.Acks)
+			}
+			if err != nil {
+				failed = true
+				b.setProduceErr(&rp, err)
+				rt.Partitions = append(rt.Partitions, rp)
+				continue
+			}
+			rp.BaseOffset, rp.LogAppendTime, rp.LogStartOffset = res.BaseOffset, res.LogAppendTime, res.LogStartOffset
+			rt.Partitions = append(rt.Partitions, rp)
+			if req.Acks == -1 {
+				waits = append(waits, pending{ti: len(resp.Topics), pi: len(rt.Partitions) - 1, tp: tp, next: res.LastOffset + 1})
+			}
+		}
+		resp.Topics = append(resp.Topics, rt)
+	}
+	if req.Acks == 0 {
+		if failed {
+			return nil, errors.New("broker: produce with acks=0 failed; closing the connection as Kafka does")
+		}
+		return nil, nil
+	}
+	for _, w := range waits {
+		rp := &resp.Topics[w.ti].Partitions[w.pi]
+		if err := b.replicas.WaitReplicated(r.ctx, w.tp, w.next, deadline); err != nil {
+			b.setProduceErr(rp, err)
+		}
+	}
+	return resp, nil
+}
+
+// produceOne converts (if needed) and appends one partition's records.
+func (b *Broker) produceOne(version int16, tp replica.TopicPartition, records []byte, acks int16) (replica.AppendResult, error) {
+	magic, err := record.Magic(records)
+	if err != nil {
+		return replica.AppendResult{}, fmt.Errorf("%w: %w", record.ErrCorrupt, err)
+	}
+	batches := records
+	switch {
+	case magic < record.MagicV2:
+		batches, err = record.ConvertToV2(records, record.CodecProducer, produceMaxDecompressed)
+		if err != nil {
+			return replica.AppendResult{}, err
+		}
+		if len(batches) == 0 {
+			return replica.AppendResult{}, fmt.Errorf("%w: empty message set", record.ErrCorrupt)
+		}
+	case version < 3:
+		return replica.AppendResult{}, fmt.Errorf("%w: record batch v2 in produce v%d", record.ErrCorrupt, version)
+	case version < 7 && usesZstd(records):
+		return replica.AppendResult{}, fmt.Errorf("%w: zstd needs produce v7+", errUnsupportedCompression)
+	}
+	return b.replicas.AppendAsLeader(tp, batches, acks)
+}
+
+// usesZstd reports whether any complete batch of buf is zstd-compressed.
+func usesZstd(buf []byte) bool {
+	for len(buf) > 0 {
+		bt, rest, err := record.NextBatch(buf)
+		if err != nil {
+			return false
+		}
+		if bt.Compression() == record.CodecZstd {
+			return true
+		}
+		buf = rest
+	}
+	return false
+}
+
+func (b *Broker) setProduceErr(rp *kmsg.ProduceResponseTopicPartition, err error) {
+	rp.ErrorCode = b.errorCode(err)
+	if rp.ErrorCode != kerr.RequestTimedOut.Code {
+		rp.BaseOffset = -1
+	}
+	msg := err.Error()
+	rp.ErrorMessage = &msg
+}

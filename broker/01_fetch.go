@@ -1,0 +1,205 @@
+package broker
+
+// Fetch: v0-12
+//
+// Behaviour:
+//   - Consumers (replica_id -1) read from the leader up to the high
+//     watermark (also for read_committed: there are no transactions, so the
+//     last stable offset equals the HW). Fetching from followers (KIP-392)
+//     is not offered: preferred_read_replica is always -1.
+//   - Followers (replica_id >= 0) read up to the log end; the leader
+//     records the follower's fetch offset as its log end offset and moves
+//     the high watermark to the smallest log end offset in the ISR
+//     (broker/replica), which completes parked acks=all produces.
+//   - max_wait_ms/min_bytes: when less than min_bytes is available the
+//     request parks in the fetch purgatory and is re-checked on every
+//     append or HW move of its partitions until max_wait_ms ends (or the
+//     connection closes).
+//   - Size limits: partition_max_bytes per partition and max_bytes (v3+)
+//     overall; the first batch of the first non-empty partition is returned
+//     even when larger (KIP-74). Only whole batches are sent.
+//   - v4+: record batches go from the segment files to the socket with
+//     sendfile (wire.Spliced + storage.FileRegion), never through user
+//     space. v0-3: batches are read and down-converted to message sets
+//     (magic 0 for v0-1, magic 1 for v2-3).
+//   - Fetch sessions (KIP-227) are not kept: every answer has session id 0,
+//     which tells clients to keep sending full fetches; an incremental
+//     request (session id > 0) answers FETCH_SESSION_ID_NOT_FOUND.
+//   - Per-partition errors: UNKNOWN_TOPIC_OR_PARTITION, NOT_LEADER_FOR_PARTITION,
+//     OFFSET_OUT_OF_RANGE, FENCED_LEADER_EPOCH, UNKNOWN_LEADER_EPOCH.
+//
+// Version notes:
+//   - v3: max_bytes (KIP-74). v4: isolation level, last stable offset,
+//     aborted transactions (always none), record batch v2.
+//   - v5: log_start_offset. v7: sessions (KIP-227; see above).
+//   - v9: current leader epoch (KIP-320). v11: rack and preferred read
+//     replica (KIP-392; rack ignored). v12: flexible; last fetched epoch
+//     accepted, diverging epoch never set (followers use
+//     OffsetsForLeaderEpoch).
+
+import (
+	"errors"
+	"io"
+	"math"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kerr"
+	"github.com/twmb/franz-go/pkg/kmsg"
+
+	"samsa/broker/purgatory"
+	"samsa/broker/record"
+	"samsa/broker/replica"
+	"samsa/broker/storage"
+	"samsa/broker/wire"
+)
+
+// fetchPart is one requested partition and what the last read found.
+type fetchPart struct {
+	tp       replica.TopicPartition
+	req      kmsg.FetchRequestTopicPartition
+	res      replica.ReadResult
+	err      error
+	size     int64
+	topicIdx int // index of the topic in the response
+}
+
+func (b *Broker) handleFetch(r *request) (kmsg.Response, error) {
+	req := r.body.(*kmsg.FetchRequest)
+	resp := req.ResponseKind().(*kmsg.FetchResponse)
+	if req.Version >= 7 && req.SessionID > 0 {
+		resp.ErrorCode = kerr.FetchSessionIDNotFound.Code
+		return resp, nil
+	}
+	var parts []*fetchPart
+	for ti, t := range req.Topics {
+		rt := kmsg.NewFetchResponseTopic()
+		rt.Topic = t.Topic
+		resp.Topics = append(resp.Topics, rt)
+		for _, p := range t.Partitions {
+			parts = append(parts, &fetchPart{tp: replica.TopicPartition{Topic: t.Topic, Partition: p.Partition},
+				req: p, topicIdx: ti})
+		}
+	}
+	maxBytes := int64(math.MaxInt32)
+	if req.Version >= 3 && req.MaxBytes > 0 {
+		maxBytes = int64(req.MaxBytes)
+	}
+	replicaID := req.ReplicaID
+	if replicaID < 0 {
+		replicaID = replica.ConsumerReplicaID
+	}
+	// read reads every partition once and reports whether the request can
+	// be answered now.
+	read := func() bool {
+		var total int64
+		anyErr := false
+		for _, fp := range parts {
+			remaining := maxBytes - total
+			limit := min(int64(max(fp.req.PartitionMaxBytes, 0)), max(remaining, 0))
+			rp := replica.ReadParams{ReplicaID: replicaID, FetchOffset: fp.req.FetchOffset,
+				MaxBytes: int(limit), CurrentLeaderEpoch: -1,
+				MinOneBatch: req.Version > 2 && total == 0}
+			if req.Version >= 9 {
+				rp.CurrentLeaderEpoch = fp.req.CurrentLeaderEpoch
+			}
+			fp.res, fp.err = b.replicas.Read(fp.tp, rp)
+			fp.size = 0
+			for _, g := range fp.res.Records {
+				fp.size += g.Len
+			}
+			total += fp.size
+			if fp.err != nil {
+				anyErr = true
+			}
+		}
+		return anyErr || total >= int64(req.MinBytes) || total >= maxBytes
+	}
+	if !read() && req.MaxWaitMillis > 0 {
+		keys := make([]purgatory.Key, len(parts))
+		for i, fp := range parts {
+			keys[i] = purgatory.Key{Topic: fp.tp.Topic, Partition: fp.tp.Partition}
+		}
+		deadline := b.opts.Now().Add(time.Duration(req.MaxWaitMillis) * time.Millisecond)
+		if err := b.replicas.Fetch.Wait(r.ctx, deadline, keys, read); err != nil && !errors.Is(err, purgatory.ErrTimeout) {
+			return nil, err // the connection is closing
+		}
+	}
+
+	var spliced *wire.Spliced
+	if req.Version >= 4 {
+		spliced = wire.NewSpliced(resp)
+	}
+	for _, fp := range parts {
+		rp := kmsg.NewFetchResponseTopicPartition()
+		rp.Partition = fp.tp.Partition
+		rp.PreferredReadReplica = -1
+		if fp.err != nil {
+			rp.ErrorCode = b.errorCode(fp.err)
+			rp.HighWatermark, rp.LastStableOffset, rp.LogStartOffset = -1, -1, -1
+		} else {
+			rp.HighWatermark = fp.res.HighWatermark
+			rp.LastStableOffset = fp.res.LastStableOffset
+			rp.LogStartOffset = fp.res.LogStartOffset
+			if fp.size > 0 {
+				if spliced != nil {
+					rp.RecordBatches = spliced.Placeholder(regions(fp.res.Records))
+				} else {
+					msgs, err := downConvert(fp.res.Records, req.Version, fp.req.FetchOffset)
+					if err != nil {
+						rp.ErrorCode = b.errorCode(err)
+					}
+					rp.RecordBatches = msgs
+				}
+			}
+		}
+		t := &resp.Topics[fp.topicIdx]
+		t.Partitions = append(t.Partitions, rp)
+	}
+	if spliced != nil && spliced.Regions() > 0 {
+		return spliced, nil
+	}
+	return resp, nil
+}
+
+// regions adapts file regions to one wire.Region.
+type regions []storage.FileRegion
+
+// Len implements wire.Region.
+func (rs regions) Len() int64 {
+	var n int64
+	for _, g := range rs {
+		n += g.Len
+	}
+	return n
+}
+
+// WriteTo implements wire.Region (sendfile for sockets).
+func (rs regions) WriteTo(w io.Writer) (int64, error) {
+	var n int64
+	for _, g := range rs {
+		m, err := g.WriteTo(w)
+		n += m
+		if err != nil {
+			return n, err
+		}
+	}
+	return n, nil
+}
+
+// downConvert reads the batches and converts them to the message set
+// format of fetch version v (magic 0 for v0-1, 1 for v2-3).
+func downConvert(rs []storage.FileRegion, v int16, fetchOffset int64) ([]byte, error) {
+	var buf []byte
+	for _, g := range rs {
+		start := len(buf)
+		buf = append(buf, make([]byte, g.Len)...)
+		if _, err := g.File.ReadAt(buf[start:], g.Pos); err != nil {
+			return nil, err
+		}
+	}
+	magic := record.MagicV0
+	if v >= 2 {
+		magic = record.MagicV1
+	}
+	return record.ConvertFromV2(buf, magic, record.DownConvertOptions{MinOffset: fetchOffset})
+}

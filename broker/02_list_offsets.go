@@ -1,0 +1,76 @@
+package broker
+
+// ListOffsets: v0-6
+//
+// Behaviour:
+//   - Timestamp -2 (earliest): the log start offset. -1 (latest): the high
+//     watermark for consumers (the log end offset for replica ids >= 0);
+//     read_committed gives the same since there are no transactions.
+//   - Any other timestamp: the first offset whose record timestamp is at or
+//     after it (from the time indexes), if that offset is below the high
+//     watermark; otherwise offset -1 and timestamp -1, as Kafka.
+//   - Only the leader answers (NOT_LEADER_FOR_PARTITION elsewhere);
+//     unknown partitions answer UNKNOWN_TOPIC_OR_PARTITION.
+//   - v0 (legacy, max_num_offsets): answers at most one offset, the one the
+//     same query gives in v1+; Kafka also listed segment base offsets, which
+//     no client in use relies on.
+//   - A partition named twice in one request answers INVALID_REQUEST for
+//     both (Kafka 2.8).
+//
+// Version notes:
+//   - v1: one offset with its timestamp (KIP-79). v2: isolation level
+//     (KIP-98). v4: current leader epoch in, leader epoch out (KIP-320).
+//   - v6: flexible.
+
+import (
+	"github.com/twmb/franz-go/pkg/kmsg"
+
+	"samsa/broker/replica"
+)
+
+func (b *Broker) handleListOffsets(r *request) (kmsg.Response, error) {
+	req := r.body.(*kmsg.ListOffsetsRequest)
+	resp := req.ResponseKind().(*kmsg.ListOffsetsResponse)
+	seen := map[replica.TopicPartition]int{}
+	for _, t := range req.Topics {
+		for _, p := range t.Partitions {
+			seen[replica.TopicPartition{Topic: t.Topic, Partition: p.Partition}]++
+		}
+	}
+	for _, t := range req.Topics {
+		rt := kmsg.NewListOffsetsResponseTopic()
+		rt.Topic = t.Topic
+		for _, p := range t.Partitions {
+			rp := kmsg.NewListOffsetsResponseTopicPartition()
+			rp.Partition = p.Partition
+			rp.Timestamp, rp.Offset, rp.LeaderEpoch = -1, -1, -1
+			tp := replica.TopicPartition{Topic: t.Topic, Partition: p.Partition}
+			if seen[tp] > 1 {
+				rp.ErrorCode = b.errorCode(errInvalidRequest)
+				rt.Partitions = append(rt.Partitions, rp)
+				continue
+			}
+			epoch := int32(-1)
+			if req.Version >= 4 {
+				epoch = p.CurrentLeaderEpoch
+			}
+			ans, err := b.replicas.ListOffset(tp, p.Timestamp, req.ReplicaID, epoch)
+			if err != nil {
+				rp.ErrorCode = b.errorCode(err)
+				rt.Partitions = append(rt.Partitions, rp)
+				continue
+			}
+			if req.Version == 0 {
+				rp.OldStyleOffsets = []int64{}
+				if ans.Offset >= 0 && p.MaxNumOffsets > 0 {
+					rp.OldStyleOffsets = []int64{ans.Offset}
+				}
+			} else {
+				rp.Offset, rp.Timestamp, rp.LeaderEpoch = ans.Offset, ans.Timestamp, ans.LeaderEpoch
+			}
+			rt.Partitions = append(rt.Partitions, rp)
+		}
+		resp.Topics = append(resp.Topics, rt)
+	}
+	return resp, nil
+}

@@ -1,0 +1,39 @@
+package broker
+
+// ApiVersions: v0-3
+//
+// Behaviour:
+//   - The answer lists every row of apis.go, including the inter-broker
+//     APIs, with Kafka 2.8's ranges (never kmsg's wider ones).
+//   - A version above ours is answered, not dropped: UNSUPPORTED_VERSION
+//     with a v0 body that lists ApiVersions' own range (KIP-511), so clients
+//     such as librdkafka retry with v0..v3.
+//   - ThrottleMillis is always 0; there are no quotas.
+//   - No finalized features (v3 tagged fields) are sent.
+//
+// Version notes:
+//   - v1: ThrottleMillis.
+//   - v3: flexible; client software name and version (KIP-511), accepted
+//     and ignored. The response header stays v0 (wire handles that).
+
+import (
+	"github.com/twmb/franz-go/pkg/kmsg"
+
+	"samsa/broker/wire"
+)
+
+func (b *Broker) handleApiVersions(r *request) (kmsg.Response, error) {
+	row := b.apis[r.hdr.Key]
+	if r.hdr.Version > row.max {
+		return wire.UnsupportedAPIVersionsResponse(row.min, row.max), nil
+	}
+	req := r.body.(*kmsg.ApiVersionsRequest)
+	resp := req.ResponseKind().(*kmsg.ApiVersionsResponse)
+	for _, k := range sortedAPIKeys(b.apis) {
+		a := b.apis[k]
+		ak := kmsg.NewApiVersionsResponseApiKey()
+		ak.ApiKey, ak.MinVersion, ak.MaxVersion = a.key, a.min, a.max
+		resp.ApiKeys = append(resp.ApiKeys, ak)
+	}
+	return resp, nil
+}

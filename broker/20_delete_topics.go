@@ -1,0 +1,101 @@
+package broker
+
+// DeleteTopics: v0-5
+//
+// Behaviour:
+//   - Only the active controller answers (NOT_CONTROLLER elsewhere).
+//   - delete.topic.enable=false: TOPIC_DELETION_DISABLED, nothing marked.
+//   - A topic the metadata cache does not know: UNKNOWN_TOPIC_OR_PARTITION.
+//   - Otherwise the topic is marked with /admin/delete_topics/<t> (an
+//     existing mark is fine) and the controller deletes it. With timeout_ms
+//     > 0 the answer waits until the topic has left the metadata cache;
+//     topics still present at the deadline answer REQUEST_TIMED_OUT (their
+//     deletion goes on).
+//   - A topic named twice answers INVALID_REQUEST.
+//
+// Version notes:
+//   - v1: throttle. v4: flexible. v5: error messages.
+//   - v6 (topic ids) is not offered.
+
+import (
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kerr"
+	"github.com/twmb/franz-go/pkg/kmsg"
+
+	"samsa/zkutil"
+)
+
+func (b *Broker) handleDeleteTopics(r *request) (kmsg.Response, error) {
+	req := r.body.(*kmsg.DeleteTopicsRequest)
+	resp := req.ResponseKind().(*kmsg.DeleteTopicsResponse)
+	count := map[string]int{}
+	for _, t := range req.TopicNames {
+		count[t]++
+	}
+	var marked []int
+	for _, name := range req.TopicNames {
+		rt := kmsg.NewDeleteTopicsResponseTopic()
+		rt.Topic = kmsg.StringPtr(name)
+		var err error
+		switch {
+		case !b.IsController():
+			err = errNotController
+		case count[name] > 1:
+			err = fmt.Errorf("%w: topic %q named more than once", errInvalidRequest, name)
+		case !b.cfg.DeleteTopicEnable:
+			err = errTopicDeletionDisabled
+		default:
+			if _, ok := b.meta.Snapshot().Topics[name]; !ok {
+				err = fmt.Errorf("%w: %q", errUnknownTopic, name)
+			} else if e := b.zk.MarkTopicForDeletion(name); e != nil && !errors.Is(e, zkutil.ErrMarkedForDeletion) {
+				err = e
+			}
+		}
+		if err != nil {
+			b.setTopicErr(&rt.ErrorCode, &rt.ErrorMessage, err)
+		} else {
+			marked = append(marked, len(resp.Topics))
+			b.log.WithField("topic", name).Info("topic marked for deletion")
+		}
+		resp.Topics = append(resp.Topics, rt)
+	}
+	if len(marked) == 0 || req.TimeoutMillis <= 0 {
+		return resp, nil
+	}
+	deadline := b.opts.Now().Add(time.Duration(req.TimeoutMillis) * time.Millisecond)
+	for {
+		next := b.metaUpdates.next()
+		snap := b.meta.Snapshot()
+		pending := marked[:0:0]
+		for _, i := range marked {
+			if _, ok := snap.Topics[*resp.Topics[i].Topic]; ok {
+				pending = append(pending, i)
+			}
+		}
+		marked = pending
+		if len(marked) == 0 {
+			return resp, nil
+		}
+		wait := time.Until(deadline)
+		if wait <= 0 {
+			break
+		}
+		t := time.NewTimer(wait)
+		select {
+		case <-next:
+		case <-t.C:
+		case <-r.ctx.Done():
+		}
+		t.Stop()
+		if r.ctx.Err() != nil {
+			break
+		}
+	}
+	for _, i := range marked {
+		resp.Topics[i].ErrorCode = kerr.RequestTimedOut.Code
+	}
+	return resp, nil
+}

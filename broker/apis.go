@@ -1,0 +1,74 @@
+package broker
+
+import (
+	"context"
+	"sort"
+
+	"github.com/twmb/franz-go/pkg/kmsg"
+
+	"samsa/broker/wire"
+)
+
+// request is what a handler sees of one request.
+type request struct {
+	// ctx ends when the connection closes or the broker shuts down; a
+	// handler that parks (acks=all produce, long-poll fetch) must honour it.
+	ctx      context.Context
+	hdr      *wire.Header
+	body     kmsg.Request
+	listener string // name of the listener the request arrived on
+}
+
+// handlerFunc answers one request. A nil response with a nil error means
+// "send nothing" (Produce with acks=0). A non-nil error closes the connection;
+// handlers return it only where Kafka also closes (STYLE S5.5).
+type handlerFunc func(b *Broker, r *request) (kmsg.Response, error)
+
+// api is one row of the version table.
+type api struct {
+	key      int16
+	min, max int16
+	handle   handlerFunc
+	// controllerOnly: answered only by the active controller (NOT_CONTROLLER
+	// elsewhere). Kafka 2.8 forwards none of these in ZooKeeper mode.
+	controllerOnly bool
+	// interBroker: sent by the controller or by other brokers, never by
+	// clients; still listed in ApiVersions, as Kafka does.
+	interBroker bool
+}
+
+// newAPITable returns THE table of supported APIs and versions (STYLE S2.3).
+// Every row's range matches its NN_<api>.go header (TestAPITableMatchesFiles),
+// and ApiVersions answers from it. Ranges are Kafka 2.8's unless the file
+// header says why not.
+func newAPITable() map[int16]api {
+	rows := []api{
+		{key: 0, min: 0, max: 9, handle: (*Broker).handleProduce},
+		{key: 1, min: 0, max: 12, handle: (*Broker).handleFetch},
+		{key: 2, min: 0, max: 6, handle: (*Broker).handleListOffsets},
+		{key: 3, min: 0, max: 11, handle: (*Broker).handleMetadata},
+		{key: 4, min: 0, max: 5, handle: (*Broker).handleLeaderAndISR, interBroker: true},
+		{key: 5, min: 0, max: 3, handle: (*Broker).handleStopReplica, interBroker: true},
+		{key: 6, min: 0, max: 7, handle: (*Broker).handleUpdateMetadata, interBroker: true},
+		{key: 18, min: 0, max: 3, handle: (*Broker).handleApiVersions},
+		{key: 19, min: 0, max: 6, handle: (*Broker).handleCreateTopics, controllerOnly: true},
+		{key: 20, min: 0, max: 5, handle: (*Broker).handleDeleteTopics, controllerOnly: true},
+		{key: 23, min: 0, max: 4, handle: (*Broker).handleOffsetForLeaderEpoch},
+		{key: 60, min: 0, max: 0, handle: (*Broker).handleDescribeCluster},
+	}
+	t := make(map[int16]api, len(rows))
+	for _, r := range rows {
+		t[r.key] = r
+	}
+	return t
+}
+
+// sortedAPIKeys returns the table's keys in ascending order.
+func sortedAPIKeys(t map[int16]api) []int16 {
+	keys := make([]int16, 0, len(t))
+	for k := range t {
+		keys = append(keys, k)
+	}
+	sort.Slice(keys, func(i, j int) bool { return keys[i] < keys[j] })
+	return keys
+}

@@ -1,0 +1,304 @@
+package brokertest
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/sirupsen/logrus"
+
+	"samsa/broker"
+	"samsa/config"
+	"samsa/zkutil"
+	"samsa/zkutil/zktest"
+)
+
+// Main runs the tests of a package that uses brokertest and stops the
+// shared ZooKeeper afterwards. Call it from TestMain.
+func Main(m *testing.M) { zktest.Main(m) }
+
+// Option configures NewCluster.
+type Option func(*options)
+
+type options struct {
+	props    map[string]string
+	logLevel logrus.Level
+	firstID  int32
+}
+
+// WithProperty sets a server.properties key on every broker.
+func WithProperty(key, value string) Option {
+	return func(o *options) { o.props[key] = value }
+}
+
+// WithLogLevel sets the brokers' log level (default: warning, or
+// SAMSA_TEST_LOG=debug|info from the environment).
+func WithLogLevel(l logrus.Level) Option { return func(o *options) { o.logLevel = l } }
+
+// WithFirstID sets the id of broker 0 (default 1; brokers get consecutive
+// ids). Several clients treat node id 0 as suspect, so the default is 1.
+func WithFirstID(id int32) Option { return func(o *options) { o.firstID = id } }
+
+// Cluster is a set of in-process brokers sharing one ZooKeeper chroot.
+type Cluster struct {
+	t       testing.TB
+	connect string // zookeeper.connect with the chroot
+	zk      *zktest.Server
+	opts    options
+	logger  *logrus.Logger
+
+	mu      sync.Mutex
+	brokers []*broker.Broker // nil while killed
+	cfgs    []*config.Broker
+	panics  int64 // accumulated from brokers already stopped
+}
+
+// NewCluster starts n brokers and waits until every one of them knows all
+// n live brokers and the controller.
+func NewCluster(t testing.TB, n int, opts ...Option) *Cluster {
+	t.Helper()
+	before := samsaGoroutines()
+	o := options{props: map[string]string{}, logLevel: logrus.WarnLevel, firstID: 1}
+	switch os.Getenv("SAMSA_TEST_LOG") {
+	case "debug":
+		o.logLevel = logrus.DebugLevel
+	case "info":
+		o.logLevel = logrus.InfoLevel
+	}
+	for _, opt := range opts {
+		opt(&o)
+	}
+	srv := zktest.Start(t)
+	logger := logrus.New()
+	logger.SetLevel(o.logLevel)
+	logger.SetOutput(testWriter{t})
+	c := &Cluster{t: t, connect: srv.Chroot(t), zk: srv, opts: o, logger: logger}
+	root := t.TempDir()
+	for i := 0; i < n; i++ {
+		props := map[string]string{
+			"broker.id":                        strconv.Itoa(int(o.firstID) + i),
+			"listeners":                        "PLAINTEXT://127.0.0.1:0",
+			"log.dirs":                         filepath.Join(root, fmt.Sprintf("broker-%d", i)),
+			"zookeeper.connect":                c.connect,
+			"zookeeper.session.timeout.ms":     "10000",
+			"num.partitions":                   "1",
+			"default.replication.factor":       "1",
+			"auto.create.topics.enable":        "false",
+			"offsets.topic.replication.factor": "1",
+			"replica.fetch.wait.max.ms":        "100",
+			"replica.fetch.backoff.ms":         "50",
+			"group.initial.rebalance.delay.ms": "0",
+			"controlled.shutdown.enable":       "false",
+		}
+		for k, v := range o.props {
+			props[k] = v
+		}
+		cfg, _, err := config.NewBroker(props)
+		if err != nil {
+			t.Fatalf("brokertest: config of broker %d: %v", i, err)
+		}
+		c.cfgs = append(c.cfgs, cfg)
+		c.brokers = append(c.brokers, nil)
+	}
+	t.Cleanup(func() { c.close(before) })
+	for i := 0; i < n; i++ {
+		c.start(i)
+	}
+	WaitFor(t, 60*time.Second, func() error {
+		for i := 0; i < n; i++ {
+			snap := c.Broker(i).Metadata()
+			if len(snap.BrokerIDs) != n {
+				return fmt.Errorf("broker %d sees %d live brokers, want %d", i, len(snap.BrokerIDs), n)
+			}
+			if snap.ControllerID < 0 {
+				return fmt.Errorf("broker %d knows no controller", i)
+			}
+		}
+		return nil
+	})
+	return c
+}
+
+type testWriter struct{ t testing.TB }
+
+func (w testWriter) Write(p []byte) (int, error) {
+	w.t.Logf("%s", p)
+	return len(p), nil
+}
+
+func (c *Cluster) start(i int) {
+	c.t.Helper()
+	b, err := broker.New(c.cfgs[i], broker.Options{Logger: c.logger.WithField("test", c.t.Name())})
+	if err != nil {
+		c.t.Fatalf("brokertest: broker %d: %v", i, err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	if err := b.Start(ctx); err != nil {
+		c.t.Fatalf("brokertest: start broker %d: %v", i, err)
+	}
+	c.mu.Lock()
+	c.brokers[i] = b
+	c.mu.Unlock()
+}
+
+// N returns the number of brokers (running or killed).
+func (c *Cluster) N() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return len(c.brokers)
+}
+
+// Broker returns broker i (0-based), nil while it is killed.
+func (c *Cluster) Broker(i int) *broker.Broker {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.brokers[i]
+}
+
+// ZKConnect returns zookeeper.connect of the cluster (with its chroot).
+func (c *Cluster) ZKConnect() string { return c.connect }
+
+// Index returns the index of the broker with id, or -1.
+func (c *Cluster) Index(id int32) int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for i, cfg := range c.cfgs {
+		if cfg.BrokerID == id {
+			return i
+		}
+	}
+	return -1
+}
+
+// Addrs returns "host:port" of the PLAINTEXT listener of every running
+// broker.
+func (c *Cluster) Addrs() []string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	var out []string
+	for _, b := range c.brokers {
+		if b == nil {
+			continue
+		}
+		if a := b.Addr("PLAINTEXT"); a != nil {
+			out = append(out, a.String())
+		}
+	}
+	return out
+}
+
+// Addr returns the PLAINTEXT address of broker i.
+func (c *Cluster) Addr(i int) string {
+	b := c.Broker(i)
+	if b == nil {
+		c.t.Fatalf("brokertest: broker %d is not running", i)
+	}
+	return b.Addr("PLAINTEXT").String()
+}
+
+// Kill stops broker i at once: in-flight requests are cut, its ZooKeeper
+// session closes (so its registration and, if it was controller,
+// /controller disappear). Its data dir is kept for Restart.
+func (c *Cluster) Kill(i int) {
+	c.t.Helper()
+	c.mu.Lock()
+	b := c.brokers[i]
+	c.brokers[i] = nil
+	c.mu.Unlock()
+	if b == nil {
+		return
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel() // no grace period
+	_ = b.Shutdown(ctx)
+	c.mu.Lock()
+	c.panics += b.Panics()
+	c.mu.Unlock()
+}
+
+// Restart starts broker i again on the same data dir (after Kill, or
+// kills it first).
+func (c *Cluster) Restart(i int) {
+	c.t.Helper()
+	c.Kill(i)
+	c.start(i)
+}
+
+// ExpireZKSession expires broker i's ZooKeeper session; the broker gets a
+// new session, re-registers and its controller module re-elects.
+func (c *Cluster) ExpireZKSession(i int) {
+	c.t.Helper()
+	b := c.Broker(i)
+	if b == nil {
+		c.t.Fatalf("brokertest: broker %d is not running", i)
+	}
+	c.zk.ExpireSession(c.t, b.ZooKeeper())
+}
+
+// Controller returns the index of the broker that is the active controller,
+// waiting until there is one.
+func (c *Cluster) Controller() int {
+	c.t.Helper()
+	idx := -1
+	WaitFor(c.t, 60*time.Second, func() error {
+		for i := 0; i < c.N(); i++ {
+			if b := c.Broker(i); b != nil && b.IsController() {
+				idx = i
+				return nil
+			}
+		}
+		return fmt.Errorf("no active controller")
+	})
+	return idx
+}
+
+// ZooKeeper opens a separate ZooKeeper client on the cluster's chroot
+// (closed at cleanup), for tests that inspect znodes.
+func (c *Cluster) ZooKeeper(t testing.TB) *zkutil.Client {
+	t.Helper()
+	zc, err := zkutil.Connect(context.Background(), zkutil.Config{Connect: c.connect, SessionTimeout: 10 * time.Second})
+	if err != nil {
+		t.Fatalf("brokertest: zookeeper: %v", err)
+	}
+	t.Cleanup(zc.Close)
+	return zc
+}
+
+// close stops every broker, then checks for panics and leaked goroutines.
+func (c *Cluster) close(before map[string]bool) {
+	c.mu.Lock()
+	bs := append([]*broker.Broker(nil), c.brokers...)
+	for i := range c.brokers {
+		c.brokers[i] = nil
+	}
+	c.mu.Unlock()
+	var wg sync.WaitGroup
+	for _, b := range bs {
+		if b == nil {
+			continue
+		}
+		wg.Add(1)
+		go func(b *broker.Broker) {
+			defer wg.Done()
+			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+			defer cancel()
+			if err := b.Shutdown(ctx); err != nil {
+				c.t.Errorf("brokertest: shutdown %v: %v", b, err)
+			}
+			c.mu.Lock()
+			c.panics += b.Panics()
+			c.mu.Unlock()
+		}(b)
+	}
+	wg.Wait()
+	if c.panics > 0 {
+		c.t.Errorf("brokertest: %d request handler panics", c.panics)
+	}
+	checkGoroutines(c.t, before)
+}

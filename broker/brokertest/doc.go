@@ -1,0 +1,27 @@
+// Package brokertest is Samsa's httptest: an in-process cluster of real
+// brokers on 127.0.0.1:0, each with its own temporary log dir, coordinated
+// by a real ZooKeeper (zktest: one server per test binary, a fresh chroot
+// per cluster), plus helpers to drive it with Sarama and to wait for
+// conditions.
+//
+// Use it from tests only:
+//
+//	func TestMain(m *testing.M) { brokertest.Main(m) }
+//
+//	func TestClusterSomething(t *testing.T) {
+//		c := brokertest.NewCluster(t, 3)
+//		c.CreateTopic(t, "t", 3, 3)
+//		p := c.SyncProducer(t, nil)
+//		...
+//	}
+//
+// Every cluster is closed by t.Cleanup, which then fails the test if a
+// request handler panicked (broker.Panics() > 0) or if broker goroutines
+// are still running.
+//
+// Must never be imported by non-test code.
+//
+// Concurrency: a Cluster is used by the test goroutine; Broker, Kill,
+// Restart and the other methods may be called from several goroutines but
+// are serialised by the cluster's mutex.
+package brokertest

@@ -1,0 +1,97 @@
+package brokertest
+
+import (
+	"runtime"
+	"sort"
+	"strings"
+	"testing"
+	"time"
+)
+
+// WaitFor polls cond until it returns nil or timeout passes; then it fails
+// the test with cond's last error (STYLE S11.3). The poll interval grows
+// from 5 ms to 200 ms.
+func WaitFor(t testing.TB, timeout time.Duration, cond func() error) {
+	t.Helper()
+	deadline := time.Now().Add(timeout)
+	wait := 5 * time.Millisecond
+	for {
+		err := cond()
+		if err == nil {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("brokertest: condition not met within %v: %v", timeout, err)
+		}
+		time.Sleep(wait)
+		wait = min(wait*2, 200*time.Millisecond)
+	}
+}
+
+// samsaGoroutines returns the stacks (keyed by their first samsa frame) of
+// goroutines running Samsa broker code.
+func samsaGoroutines() map[string]bool {
+	buf := make([]byte, 1<<20)
+	for {
+		n := runtime.Stack(buf, true)
+		if n < len(buf) {
+			buf = buf[:n]
+			break
+		}
+		if len(buf) >= 64<<20 {
+			break
+		}
+		buf = make([]byte, 2*len(buf))
+	}
+	out := map[string]bool{}
+	for _, g := range strings.Split(string(buf), "\n\n") {
+		if !interesting(g) {
+			continue
+		}
+		out[g] = true
+	}
+	return out
+}
+
+// interesting reports whether a goroutine stack belongs to broker code
+// that a closed cluster must have stopped.
+func interesting(stack string) bool {
+	if strings.Contains(stack, "brokertest.samsaGoroutines") || strings.Contains(stack, "testing.tRunner") ||
+		strings.Contains(stack, "zktest.") {
+		return false
+	}
+	for _, pkg := range []string{"samsa/broker", "samsa/controller", "samsa/zkutil.", "go-zookeeper/zk"} {
+		if strings.Contains(stack, pkg) {
+			return true
+		}
+	}
+	return false
+}
+
+// checkGoroutines fails t if broker goroutines started during the test are
+// still running after a grace period.
+func checkGoroutines(t testing.TB, before map[string]bool) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		var leaked []string
+		for g := range samsaGoroutines() {
+			if !before[g] {
+				leaked = append(leaked, g)
+			}
+		}
+		if len(leaked) == 0 {
+			return
+		}
+		if time.Now().After(deadline) {
+			sort.Strings(leaked)
+			if len(leaked) > 5 {
+				leaked = leaked[:5]
+			}
+			t.Errorf("brokertest: %d goroutines still running after the cluster closed, e.g.:\n%s",
+				len(leaked), strings.Join(leaked, "\n\n"))
+			return
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}

@@ -1,0 +1,34 @@
+// Package broker assembles a Samsa broker and answers the Kafka API: it owns
+// the broker's lifecycle (ZooKeeper session, cluster and broker ids,
+// meta.properties, log loading, listeners, registration under
+// /brokers/ids/<id>, the controller), the single API version table
+// (apis.go) and one file per Kafka API named by its key (NN_<api>.go, each
+// opening with its behaviour contract). errors.go is the one place where
+// internal errors become Kafka error codes. It is the only place kmsg
+// requests meet the domain packages.
+//
+// Must never import: go-zookeeper/zk, sarama, tools. Imported only by tools
+// and broker/brokertest.
+//
+// Concurrency: Broker's methods are safe for concurrent use. Handlers run
+// on the connection goroutines of broker/server, one request at a time per
+// connection; acks=all produce and long-poll fetch park that goroutine in
+// broker/purgatory. The broker starts these goroutines of its own, all
+// stopped by Shutdown: the server's Serve loop, the ZooKeeper session
+// watcher (re-registration after session expiry), the topic-config cache
+// refresher, and (through replica) the follower fetchers; the controller
+// runs its own event loop.
+//
+// Start order: ZooKeeper session (chroot created) → persistent paths →
+// cluster id (/cluster/id vs meta.properties) → broker id (config,
+// meta.properties or /brokers/seqid) → meta.properties written → logs
+// loaded → listeners bound (advertised port 0 = bound port) → requests
+// served → /brokers/ids/<id> registered (broker epoch = its czxid) →
+// controller started.
+//
+// Shutdown order (STYLE S6.8): stop accepting (listeners closed, in-flight
+// requests finish or are cut at the deadline) → resign the controller →
+// stop the follower fetchers and wake parked requests → flush and
+// checkpoint the logs (clean-shutdown marker) → deregister
+// /brokers/ids/<id> → close ZooKeeper.
+package broker

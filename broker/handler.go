@@ -1,0 +1,48 @@
+package broker
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/sirupsen/logrus"
+	"github.com/twmb/franz-go/pkg/kmsg"
+
+	"samsa/broker/server"
+	"samsa/broker/wire"
+)
+
+// handler adapts the Broker to server.Handler: it checks the request
+// against the API table and calls the API's handler.
+type handler struct{ b *Broker }
+
+var _ server.Handler = handler{}
+
+// Serve implements server.Handler. Unknown API keys and versions outside
+// the table close the connection, as Kafka does, except ApiVersions, which
+// is answered (KIP-511).
+func (h handler) Serve(ctx context.Context, c *server.Conn, req *wire.Request) (kmsg.Response, error) {
+	b := h.b
+	row, ok := b.apis[req.Key]
+	if !ok {
+		return nil, fmt.Errorf("broker: unsupported api key %d (%s)", req.Key, req.APIName())
+	}
+	if req.Body == nil {
+		return nil, fmt.Errorf("broker: %s v%d: no decoded body", req.APIName(), req.Version)
+	}
+	if (req.Version < row.min || req.Version > row.max) && req.Key != 18 {
+		return nil, fmt.Errorf("broker: unsupported version %d of %s (supported %d-%d)",
+			req.Version, req.APIName(), row.min, row.max)
+	}
+	r := &request{ctx: ctx, hdr: &req.Header, body: req.Body, listener: c.ListenerName()}
+	b.debugRequest(r)
+	return row.handle(b, r)
+}
+
+// debugRequest logs one line per request at DEBUG (STYLE S10.3).
+func (b *Broker) debugRequest(r *request) {
+	if l, ok := b.opts.Logger.(*logrus.Logger); ok && !l.IsLevelEnabled(logrus.DebugLevel) {
+		return
+	}
+	b.log.WithFields(logrus.Fields{"api": r.hdr.APIName(), "api_version": r.hdr.Version,
+		"corr": r.hdr.Correlation, "client_id": r.hdr.ClientIDString()}).Debug("request")
+}

@@ -1,0 +1,81 @@
+package broker
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"time"
+
+	"samsa/broker/replica"
+	"samsa/broker/storage"
+	"samsa/config"
+)
+
+// openLogs creates the storage.Manager over log.dirs and loads (recovering
+// if needed) every partition found on disk.
+func (b *Broker) openLogs() error {
+	defaults, err := config.TopicFromOverrides(b.cfg, nil)
+	if err != nil {
+		return fmt.Errorf("broker: default topic config: %w", err)
+	}
+	tc := newTopicConfigs(b)
+	// ms converts a *.ms setting; Long.MAX_VALUE ("never") and other
+	// values beyond a Duration become 0, which the Manager reads as its
+	// default.
+	ms := func(v int64) time.Duration {
+		if v <= 0 || v > math.MaxInt64/int64(time.Millisecond) {
+			return 0
+		}
+		return time.Duration(v) * time.Millisecond
+	}
+	m, err := storage.NewManager(storage.ManagerConfig{
+		Dirs:      b.cfg.LogDirs(),
+		Logger:    b.opts.Logger.WithField("broker", b.ID()),
+		Now:       b.opts.Now,
+		LogConfig: storageConfig(defaults),
+		ConfigFor: func(tp storage.TopicPartition) storage.Config {
+			t, err := tc.get(tp.Topic)
+			if err != nil {
+				return storageConfig(defaults)
+			}
+			return storageConfig(t)
+		},
+		RecoveryThreadsPerDataDir: int(b.cfg.NumRecoveryThreadsPerDataDir),
+		RetentionCheckInterval:    ms(b.cfg.LogRetentionCheckIntervalMs),
+		FlushCheckInterval:        ms(b.cfg.LogFlushSchedulerIntervalMs),
+		RecoveryPointInterval:     ms(int64(b.cfg.LogFlushOffsetCheckpointIntervalMs)),
+		LogStartOffsetInterval:    ms(int64(b.cfg.LogFlushStartOffsetCheckpointIntervalMs)),
+		HighWatermarkInterval:     ms(b.cfg.ReplicaHighWatermarkCheckpointIntervalMs),
+	})
+	if err != nil {
+		return fmt.Errorf("broker: %w", err)
+	}
+	if err := m.Load(context.Background()); err != nil {
+		_ = m.Close()
+		return fmt.Errorf("broker: load logs: %w", err)
+	}
+	b.logs = m
+	return nil
+}
+
+// closeLogs flushes, checkpoints and closes every log (writing the
+// clean-shutdown marker).
+func (b *Broker) closeLogs() error {
+	if err := b.logs.Close(); err != nil {
+		return fmt.Errorf("broker: close logs: %w", err)
+	}
+	return nil
+}
+
+// logProvider adapts the storage.Manager to replica.LogProvider.
+func (b *Broker) logProvider() replica.LogProvider { return logProvider{m: b.logs} }
+
+type logProvider struct{ m *storage.Manager }
+
+func (p logProvider) GetOrCreateLog(tp replica.TopicPartition, cfg storage.Config) (*storage.Log, error) {
+	return p.m.GetOrCreateLog(storage.TopicPartition{Topic: tp.Topic, Partition: tp.Partition}, cfg)
+}
+
+func (p logProvider) DeleteLog(tp replica.TopicPartition) error {
+	return p.m.DeleteLog(storage.TopicPartition{Topic: tp.Topic, Partition: tp.Partition})
+}

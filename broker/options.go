@@ -1,0 +1,35 @@
+package broker
+
+import (
+	"io"
+	"time"
+
+	metrics "github.com/rcrowley/go-metrics"
+	"github.com/sirupsen/logrus"
+)
+
+// Options are the process-level dependencies of a Broker (STYLE S1.5).
+type Options struct {
+	// Logger receives every log line of the broker and its parts. Default:
+	// discard.
+	Logger logrus.FieldLogger
+	// Registry receives the broker's metrics. Default: a private registry.
+	Registry metrics.Registry
+	// Now is the clock. Default: time.Now.
+	Now func() time.Time
+}
+
+func (o Options) withDefaults() Options {
+	if o.Logger == nil {
+		l := logrus.New()
+		l.SetOutput(io.Discard)
+		o.Logger = l
+	}
+	if o.Registry == nil {
+		o.Registry = metrics.NewRegistry()
+	}
+	if o.Now == nil {
+		o.Now = time.Now
+	}
+	return o
+}

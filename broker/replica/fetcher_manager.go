@@ -1,0 +1,113 @@
+package replica
+
+import (
+	"context"
+	"sync"
+)
+
+// FetcherConfig configures the follower fetchers.
+type FetcherConfig struct {
+	// Source fetches from a leader broker; nil disables follower fetching
+	// (followers then never catch up, and with RF > 1 the leader's HW
+	// stays where the followers last were).
+	Source FetchSource
+	// MaxWaitMs, MinBytes, MaxBytes and PartitionMaxBytes are
+	// replica.fetch.wait.max.ms, replica.fetch.min.bytes,
+	// replica.fetch.response.max.bytes and replica.fetch.max.bytes.
+	MaxWaitMs         int32
+	MinBytes          int32
+	MaxBytes          int32
+	PartitionMaxBytes int32
+	// BackoffMs is replica.fetch.backoff.ms, the pause after an error.
+	BackoffMs int32
+}
+
+// fetchTarget is a partition to follow.
+type fetchTarget struct {
+	tp          TopicPartition
+	leader      int32
+	leaderEpoch int32
+}
+
+// fetcherManager owns one fetcher goroutine per source broker (Kafka's
+// ReplicaFetcherManager with num.replica.fetchers = 1).
+type fetcherManager struct {
+	m   *Manager
+	cfg FetcherConfig
+
+	mu struct {
+		sync.Mutex
+		fetchers map[int32]*fetcher // by leader id
+		closed   bool
+	}
+	wg sync.WaitGroup
+}
+
+func newFetcherManager(m *Manager, cfg FetcherConfig) *fetcherManager {
+	fm := &fetcherManager{m: m, cfg: cfg}
+	fm.mu.fetchers = make(map[int32]*fetcher)
+	return fm
+}
+
+// add starts following targets, moving a partition from the fetcher of
+// its old leader to the fetcher of its new one.
+func (fm *fetcherManager) add(_ context.Context, targets []fetchTarget, leaders []LeaderEndpoint) {
+	if fm.cfg.Source == nil || len(targets) == 0 {
+		return
+	}
+	fm.mu.Lock()
+	defer fm.mu.Unlock()
+	if fm.mu.closed {
+		return
+	}
+	eps := make(map[int32]LeaderEndpoint, len(leaders))
+	for _, l := range leaders {
+		eps[l.ID] = l
+	}
+	for _, t := range targets {
+		for id, f := range fm.mu.fetchers {
+			if id != t.leader {
+				f.removePartition(t.tp)
+			}
+		}
+		f, ok := fm.mu.fetchers[t.leader]
+		if !ok {
+			f = newFetcher(fm, t.leader)
+			fm.mu.fetchers[t.leader] = f
+			fm.wg.Add(1)
+			go func() {
+				defer fm.wg.Done()
+				f.run()
+			}()
+		}
+		if ep, ok := eps[t.leader]; ok {
+			f.setEndpoint(ep)
+		}
+		f.addPartition(t)
+	}
+}
+
+// remove stops following tps.
+func (fm *fetcherManager) remove(tps []TopicPartition) {
+	if len(tps) == 0 {
+		return
+	}
+	fm.mu.Lock()
+	defer fm.mu.Unlock()
+	for _, f := range fm.mu.fetchers {
+		for _, tp := range tps {
+			f.removePartition(tp)
+		}
+	}
+}
+
+// close stops every fetcher and waits for their goroutines.
+func (fm *fetcherManager) close() {
+	fm.mu.Lock()
+	fm.mu.closed = true
+	for _, f := range fm.mu.fetchers {
+		f.stop()
+	}
+	fm.mu.Unlock()
+	fm.wg.Wait()
+}

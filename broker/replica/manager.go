@@ -1,0 +1,286 @@
+package replica
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"slices"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/sirupsen/logrus"
+
+	"samsa/broker/purgatory"
+	"samsa/broker/storage"
+)
+
+// TopicConfig is what a partition needs of its topic's configuration.
+type TopicConfig struct {
+	Log               storage.Config
+	MinInsyncReplicas int
+}
+
+// LogProvider opens and deletes partition logs (the broker adapts
+// storage.Manager to it; STYLE S1.4).
+type LogProvider interface {
+	// GetOrCreateLog returns the log of tp, loading or creating it with cfg.
+	GetOrCreateLog(tp TopicPartition, cfg storage.Config) (*storage.Log, error)
+	// DeleteLog closes and removes tp's log; a missing log is not an error.
+	DeleteLog(tp TopicPartition) error
+}
+
+// Config configures a Manager.
+type Config struct {
+	BrokerID int32
+	Logs     LogProvider
+	// TopicConfig returns the effective configuration of a topic (broker
+	// defaults plus its /config/topics overrides). Required.
+	TopicConfig func(topic string) (TopicConfig, error)
+	Logger      logrus.FieldLogger
+	// ReplicaLagTimeMax is replica.lag.time.max.ms.
+	ReplicaLagTimeMax time.Duration
+	// Now is the clock; nil means time.Now.
+	Now func() time.Time
+	// Fetcher configures the follower fetchers; a nil Dial disables them.
+	Fetcher FetcherConfig
+}
+
+// Manager is the ReplicaManager of one broker.
+type Manager struct {
+	cfg Config             // immutable after New
+	log logrus.FieldLogger // immutable after New
+
+	// Produce holds acks=all produce requests waiting for the HW; Fetch
+	// holds fetches waiting for data. Both are notified per partition.
+	Produce *purgatory.Purgatory
+	Fetch   *purgatory.Purgatory
+
+	controllerEpoch atomic.Int32 // highest controller epoch seen
+	closed          atomic.Bool
+
+	mu struct {
+		sync.RWMutex
+		partitions map[TopicPartition]*Partition
+	}
+	fetchers *fetcherManager // owns the follower fetcher goroutines
+}
+
+// New returns a Manager. It starts no goroutines until a LeaderAndIsr makes
+// this broker a follower.
+func New(cfg Config) (*Manager, error) {
+	if cfg.Logs == nil || cfg.TopicConfig == nil {
+		return nil, fmt.Errorf("replica: Config.Logs and Config.TopicConfig are required")
+	}
+	if cfg.Logger == nil {
+		l := logrus.New()
+		l.SetOutput(io.Discard)
+		cfg.Logger = l
+	}
+	if cfg.Now == nil {
+		cfg.Now = time.Now
+	}
+	if cfg.ReplicaLagTimeMax <= 0 {
+		cfg.ReplicaLagTimeMax = 30 * time.Second
+	}
+	m := &Manager{
+		cfg:     cfg,
+		log:     cfg.Logger.WithField("component", "replica"),
+		Produce: purgatory.New("Produce"),
+		Fetch:   purgatory.New("Fetch"),
+	}
+	m.mu.partitions = make(map[TopicPartition]*Partition)
+	m.fetchers = newFetcherManager(m, cfg.Fetcher)
+	return m, nil
+}
+
+// BrokerID returns the local broker id.
+func (m *Manager) BrokerID() int32 { return m.cfg.BrokerID }
+
+// ControllerEpoch returns the highest controller epoch seen.
+func (m *Manager) ControllerEpoch() int32 { return m.controllerEpoch.Load() }
+
+// ObserveControllerEpoch records epoch as seen, or returns
+// ErrStaleControllerEpoch if a newer one was seen before (Kafka rejects
+// every control request from an older controller).
+func (m *Manager) ObserveControllerEpoch(epoch int32) error {
+	for {
+		cur := m.controllerEpoch.Load()
+		if epoch < cur {
+			return fmt.Errorf("%w: %d < %d", ErrStaleControllerEpoch, epoch, cur)
+		}
+		if epoch == cur || m.controllerEpoch.CompareAndSwap(cur, epoch) {
+			return nil
+		}
+	}
+}
+
+// Partition returns the hosted partition tp, or nil.
+func (m *Manager) Partition(tp TopicPartition) *Partition {
+	m.mu.RLock()
+	defer m.mu.RUnlock()
+	return m.mu.partitions[tp]
+}
+
+// Partitions returns every hosted partition, in no particular order.
+func (m *Manager) Partitions() []*Partition {
+	m.mu.RLock()
+	defer m.mu.RUnlock()
+	out := make([]*Partition, 0, len(m.mu.partitions))
+	for _, p := range m.mu.partitions {
+		out = append(out, p)
+	}
+	return out
+}
+
+func (m *Manager) getOrCreatePartition(tp TopicPartition) *Partition {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	p, ok := m.mu.partitions[tp]
+	if !ok {
+		p = newPartition(m, tp)
+		m.mu.partitions[tp] = p
+	}
+	return p
+}
+
+// BecomeLeaderOrFollower applies a LeaderAndIsr request (Kafka
+// ReplicaManager.becomeLeaderOrFollower). It returns
+// ErrStaleControllerEpoch for the whole request, or one result per
+// partition: nil, ErrStaleLeaderEpoch, ErrUnknownPartition (this broker is
+// not a replica) or a storage error.
+func (m *Manager) BecomeLeaderOrFollower(ctx context.Context, req LeaderAndIsr) (map[TopicPartition]error, error) {
+	if m.closed.Load() {
+		return nil, ErrShuttingDown
+	}
+	if err := m.ObserveControllerEpoch(req.ControllerEpoch); err != nil {
+		m.log.WithFields(logrus.Fields{"controller_epoch": req.ControllerEpoch}).
+			Info("rejected LeaderAndIsr from a stale controller")
+		return nil, err
+	}
+	now := m.cfg.Now()
+	results := make(map[TopicPartition]error, len(req.Partitions))
+	var follow []fetchTarget
+	var stopFetching []TopicPartition
+	for _, ps := range req.Partitions {
+		if !slices.Contains(ps.Replicas, m.cfg.BrokerID) {
+			results[ps.TopicPartition] = fmt.Errorf("%w: %s: broker %d not in replicas %v",
+				ErrUnknownPartition, ps.TopicPartition, m.cfg.BrokerID, ps.Replicas)
+			continue
+		}
+		p := m.getOrCreatePartition(ps.TopicPartition)
+		isLeader, err := p.applyLeaderAndIsr(ps, now)
+		results[ps.TopicPartition] = err
+		if err != nil {
+			continue
+		}
+		if isLeader {
+			stopFetching = append(stopFetching, ps.TopicPartition)
+		} else {
+			follow = append(follow, fetchTarget{tp: ps.TopicPartition, leader: ps.Leader, leaderEpoch: ps.LeaderEpoch})
+		}
+		m.notify(ps.TopicPartition)
+	}
+	m.fetchers.remove(stopFetching)
+	m.fetchers.add(ctx, follow, req.LiveLeaders)
+	return results, nil
+}
+
+// applyLeaderAndIsr opens the log if needed and makes p leader or follower.
+func (p *Partition) applyLeaderAndIsr(ps PartitionState, now time.Time) (isLeader bool, err error) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.mu.leaderEpoch >= 0 && ps.LeaderEpoch <= p.mu.leaderEpoch {
+		return false, fmt.Errorf("%w: %s: epoch %d, local %d", ErrStaleLeaderEpoch, p.tp, ps.LeaderEpoch, p.mu.leaderEpoch)
+	}
+	tc, err := p.m.cfg.TopicConfig(p.tp.Topic)
+	if err != nil {
+		return false, fmt.Errorf("replica: %s: topic config: %w", p.tp, err)
+	}
+	p.mu.minISR = max(1, tc.MinInsyncReplicas)
+	if p.mu.data == nil {
+		l, err := p.m.cfg.Logs.GetOrCreateLog(p.tp, tc.Log)
+		if err != nil {
+			return false, fmt.Errorf("replica: %s: open log: %w", p.tp, err)
+		}
+		p.mu.data = l
+	}
+	if ps.Leader == p.m.cfg.BrokerID {
+		return true, p.makeLeaderLocked(ps, now)
+	}
+	p.makeFollowerLocked(ps)
+	return false, nil
+}
+
+// StopReplicas applies a StopReplica request (Kafka
+// ReplicaManager.stopReplicas): the partitions stop being served, and with
+// Delete their logs are removed. Partitions this broker does not host
+// succeed.
+func (m *Manager) StopReplicas(req StopReplica) (map[TopicPartition]error, error) {
+	if err := m.ObserveControllerEpoch(req.ControllerEpoch); err != nil {
+		return nil, err
+	}
+	results := make(map[TopicPartition]error, len(req.Partitions))
+	var stop []TopicPartition
+	for _, sp := range req.Partitions {
+		p := m.Partition(sp.TopicPartition)
+		if p != nil && sp.LeaderEpoch != EpochDuringDelete && sp.LeaderEpoch != NoEpoch {
+			p.mu.RLock()
+			local := p.mu.leaderEpoch
+			p.mu.RUnlock()
+			if sp.LeaderEpoch <= local {
+				results[sp.TopicPartition] = fmt.Errorf("%w: %s: epoch %d, local %d",
+					ErrFencedLeaderEpoch, sp.TopicPartition, sp.LeaderEpoch, local)
+				continue
+			}
+		}
+		stop = append(stop, sp.TopicPartition)
+	}
+	m.fetchers.remove(stop)
+	for _, sp := range req.Partitions {
+		if _, done := results[sp.TopicPartition]; done {
+			continue
+		}
+		results[sp.TopicPartition] = m.stopPartition(sp)
+	}
+	return results, nil
+}
+
+func (m *Manager) stopPartition(sp StopPartition) error {
+	m.mu.Lock()
+	p := m.mu.partitions[sp.TopicPartition]
+	delete(m.mu.partitions, sp.TopicPartition)
+	m.mu.Unlock()
+	if p != nil {
+		p.mu.Lock()
+		p.mu.leader = -1
+		p.mu.followers = nil
+		p.mu.Unlock()
+		m.notify(sp.TopicPartition)
+		p.log.WithField("delete", sp.Delete).Info("stopped replica")
+	}
+	if !sp.Delete {
+		return nil
+	}
+	if err := m.cfg.Logs.DeleteLog(sp.TopicPartition); err != nil {
+		return fmt.Errorf("replica: delete log %s: %w", sp.TopicPartition, err)
+	}
+	return nil
+}
+
+// notify wakes the waiters of tp in both purgatories.
+func (m *Manager) notify(tp TopicPartition) {
+	k := purgatory.Key{Topic: tp.Topic, Partition: tp.Partition}
+	m.Produce.Notify(k)
+	m.Fetch.Notify(k)
+}
+
+// Close stops the follower fetchers and wakes every parked request; parked
+// requests then fail with ErrShuttingDown or NOT_LEADER. It does not close
+// the logs (the storage.Manager's owner does).
+func (m *Manager) Close() {
+	m.closed.Store(true)
+	m.fetchers.close()
+	m.Produce.NotifyAll()
+	m.Fetch.NotifyAll()
+}

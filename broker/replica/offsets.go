@@ -1,0 +1,101 @@
+package replica
+
+import (
+	"fmt"
+
+	"samsa/broker/storage"
+)
+
+// OffsetAnswer is the answer to a ListOffsets query for one partition.
+type OffsetAnswer struct {
+	Found       bool  // false: no record at or after the timestamp
+	Offset      int64 // -1 when not found
+	Timestamp   int64 // -1 for the earliest/latest queries
+	LeaderEpoch int32
+}
+
+// ListOffset answers ListOffsets for one partition (Kafka
+// Partition.fetchOffsetForTimestamp): timestamp -2 is the log start offset,
+// -1 the high watermark for consumers (the log end for replica ids >= 0),
+// otherwise the first offset with a timestamp >= ts that is below the
+// high watermark. Only the leader answers. Errors: ErrUnknownPartition,
+// ErrNotLeader, ErrFencedLeaderEpoch, ErrUnknownLeaderEpoch, storage errors.
+func (m *Manager) ListOffset(tp TopicPartition, ts int64, replicaID, currentLeaderEpoch int32) (OffsetAnswer, error) {
+	p := m.Partition(tp)
+	if p == nil {
+		return OffsetAnswer{}, fmt.Errorf("%w: %s", ErrUnknownPartition, tp)
+	}
+	p.mu.RLock()
+	defer p.mu.RUnlock()
+	if !p.isLeaderLocked() {
+		return OffsetAnswer{}, fmt.Errorf("%w: %s (leader %d)", ErrNotLeader, tp, p.mu.leader)
+	}
+	if err := p.checkEpochLocked(currentLeaderEpoch); err != nil {
+		return OffsetAnswer{}, err
+	}
+	l := p.mu.data
+	ans := OffsetAnswer{Found: true, Timestamp: -1, LeaderEpoch: p.mu.leaderEpoch}
+	limit := l.HighWatermark()
+	if replicaID >= 0 {
+		limit = l.LogEndOffset()
+	}
+	switch ts {
+	case storage.EarliestTimestamp:
+		ans.Offset = l.LogStartOffset()
+		return ans, nil
+	case storage.LatestTimestamp:
+		ans.Offset = limit
+		return ans, nil
+	}
+	to, found, err := l.OffsetForTimestamp(ts)
+	if err != nil {
+		return OffsetAnswer{}, err
+	}
+	if !found || to.Offset >= limit {
+		return OffsetAnswer{Offset: -1, Timestamp: -1, LeaderEpoch: -1}, nil
+	}
+	ans.Offset, ans.Timestamp = to.Offset, to.Timestamp
+	ans.LeaderEpoch = epochForOffset(l.LeaderEpochCache().Entries(), to.Offset)
+	return ans, nil
+}
+
+// epochForOffset returns the leader epoch whose range holds offset, or -1.
+func epochForOffset(entries []storage.EpochEntry, offset int64) int32 {
+	e := int32(-1)
+	for _, en := range entries {
+		if en.StartOffset > offset {
+			break
+		}
+		e = en.Epoch
+	}
+	return e
+}
+
+// EpochEnd is the answer to OffsetsForLeaderEpoch for one partition.
+type EpochEnd struct {
+	LeaderEpoch int32 // the largest epoch <= the requested one, -1 if none
+	EndOffset   int64 // -1 if unknown
+}
+
+// EndOffsetForEpoch answers OffsetsForLeaderEpoch (KIP-101/279): the end
+// offset of the largest leader epoch <= epoch in the leader's epoch cache
+// (the log end offset for the current epoch). Only the leader answers,
+// except for replicaID -2 (debugging), as Kafka. Errors: ErrUnknownPartition,
+// ErrNotLeader, ErrFencedLeaderEpoch, ErrUnknownLeaderEpoch.
+func (m *Manager) EndOffsetForEpoch(tp TopicPartition, epoch, currentLeaderEpoch, replicaID int32) (EpochEnd, error) {
+	p := m.Partition(tp)
+	if p == nil {
+		return EpochEnd{}, fmt.Errorf("%w: %s", ErrUnknownPartition, tp)
+	}
+	p.mu.RLock()
+	defer p.mu.RUnlock()
+	if p.mu.data == nil || (replicaID != -2 && !p.isLeaderLocked()) {
+		return EpochEnd{}, fmt.Errorf("%w: %s (leader %d)", ErrNotLeader, tp, p.mu.leader)
+	}
+	if err := p.checkEpochLocked(currentLeaderEpoch); err != nil {
+		return EpochEnd{}, err
+	}
+	l := p.mu.data
+	e, off := l.EndOffsetForEpoch(epoch)
+	return EpochEnd{LeaderEpoch: e, EndOffset: off}, nil
+}

@@ -1,0 +1,143 @@
+package replica
+
+import (
+	"fmt"
+
+	"samsa/broker/purgatory"
+	"samsa/broker/storage"
+)
+
+// ConsumerReplicaID is the replica id of a fetch from a client (Kafka's
+// CONSUMER_REPLICA_ID); -2 (debugging) reads like a follower.
+const ConsumerReplicaID = -1
+
+// ReadParams describe one partition of a fetch.
+type ReadParams struct {
+	// ReplicaID is -1 for consumers, the follower's broker id for
+	// replication fetches.
+	ReplicaID   int32
+	FetchOffset int64
+	MaxBytes    int
+	// CurrentLeaderEpoch is the fetcher's view of the leader epoch (KIP-320);
+	// -1 skips the check.
+	CurrentLeaderEpoch int32
+	// MinOneBatch returns the first batch even if larger than MaxBytes
+	// (KIP-74); true for the first partition of a response with data.
+	MinOneBatch bool
+}
+
+// ReadResult is what a fetch gets for one partition.
+type ReadResult struct {
+	HighWatermark    int64
+	LastStableOffset int64
+	LogStartOffset   int64
+	// Records hold whole batches as file regions (sendfile-able); empty
+	// when there is nothing to send.
+	Records []storage.FileRegion
+}
+
+// Read reads one partition for a fetch (Kafka ReplicaManager.readFromLocalLog).
+// Consumers read up to the high watermark and must fetch from the leader;
+// a follower's fetch first records its position (its log end offset),
+// which may advance the high watermark, and reads up to the log end.
+// Errors: ErrUnknownPartition, ErrNotLeader, ErrFencedLeaderEpoch,
+// ErrUnknownLeaderEpoch, storage.ErrOffsetOutOfRange.
+func (m *Manager) Read(tp TopicPartition, rp ReadParams) (ReadResult, error) {
+	p := m.Partition(tp)
+	if p == nil {
+		return ReadResult{}, fmt.Errorf("%w: %s", ErrUnknownPartition, tp)
+	}
+	res, hwMoved, err := p.read(rp)
+	if hwMoved {
+		k := purgatory.Key{Topic: tp.Topic, Partition: tp.Partition}
+		m.Produce.Notify(k)
+		m.Fetch.Notify(k)
+	}
+	return res, err
+}
+
+func (p *Partition) read(rp ReadParams) (ReadResult, bool, error) {
+	p.mu.RLock()
+	defer p.mu.RUnlock()
+	if !p.isLeaderLocked() {
+		return ReadResult{}, false, fmt.Errorf("%w: %s (leader %d)", ErrNotLeader, p.tp, p.mu.leader)
+	}
+	if err := p.checkEpochLocked(rp.CurrentLeaderEpoch); err != nil {
+		return ReadResult{}, false, err
+	}
+	l := p.mu.data
+	hwMoved := false
+	upTo := l.HighWatermark()
+	if rp.ReplicaID >= 0 {
+		var err error
+		hwMoved, err = p.recordFollowerFetchLocked(rp.ReplicaID, rp.FetchOffset)
+		if err != nil {
+			return ReadResult{}, false, err
+		}
+		upTo = l.LogEndOffset()
+	}
+	res := ReadResult{HighWatermark: l.HighWatermark(), LogStartOffset: l.LogStartOffset()}
+	res.LastStableOffset = res.HighWatermark
+	rr, err := l.Read(rp.FetchOffset, rp.MaxBytes, upTo, rp.MinOneBatch)
+	if err != nil {
+		return res, hwMoved, err
+	}
+	res.Records = rr.Regions
+	return res, hwMoved, nil
+}
+
+// checkEpochLocked validates a request's current leader epoch (KIP-320).
+func (p *Partition) checkEpochLocked(epoch int32) error {
+	switch {
+	case epoch < 0 || epoch == p.mu.leaderEpoch:
+		return nil
+	case epoch < p.mu.leaderEpoch:
+		return fmt.Errorf("%w: %s: %d < %d", ErrFencedLeaderEpoch, p.tp, epoch, p.mu.leaderEpoch)
+	default:
+		return fmt.Errorf("%w: %s: %d > %d", ErrUnknownLeaderEpoch, p.tp, epoch, p.mu.leaderEpoch)
+	}
+}
+
+// recordFollowerFetchLocked records that follower id fetched from offset,
+// which is its log end offset (Kafka Partition.updateFollowerFetchState),
+// and advances the HW if that lets it move.
+func (p *Partition) recordFollowerFetchLocked(id int32, offset int64) (bool, error) {
+	fs, ok := p.mu.followers[id]
+	if !ok {
+		return false, fmt.Errorf("%w: %s: broker %d is not a replica", ErrReplicaNotAvailable, p.tp, id)
+	}
+	now := p.m.cfg.Now()
+	leo := p.mu.data.LogEndOffset()
+	p.progress.Lock()
+	fs.leo = offset
+	fs.lastFetch = now
+	if offset >= leo {
+		fs.lastCaughtUp = now
+	}
+	p.progress.Unlock()
+	return p.maybeIncrementHighWatermarkLocked(), nil
+}
+
+// FollowerProgress is the leader's view of one follower.
+type FollowerProgress struct {
+	ID           int32
+	LogEndOffset int64 // -1 before its first fetch
+	LastCaughtUp int64 // unix ms; 0 if never
+}
+
+// Followers returns the leader's view of its followers (nil when not leader).
+func (p *Partition) Followers() []FollowerProgress {
+	p.mu.RLock()
+	defer p.mu.RUnlock()
+	p.progress.Lock()
+	defer p.progress.Unlock()
+	var out []FollowerProgress
+	for id, fs := range p.mu.followers {
+		fp := FollowerProgress{ID: id, LogEndOffset: fs.leo}
+		if !fs.lastCaughtUp.IsZero() {
+			fp.LastCaughtUp = fs.lastCaughtUp.UnixMilli()
+		}
+		out = append(out, fp)
+	}
+	return out
+}

@@ -1,0 +1,65 @@
+package replica
+
+import "fmt"
+
+// TopicPartition names one partition.
+type TopicPartition struct {
+	Topic     string
+	Partition int32
+}
+
+// String returns Kafka's "topic-partition" form.
+func (tp TopicPartition) String() string { return fmt.Sprintf("%s-%d", tp.Topic, tp.Partition) }
+
+// PartitionState is one partition of a LeaderAndIsr request: the
+// controller's decision about who leads and who is in sync.
+type PartitionState struct {
+	TopicPartition
+	ControllerEpoch  int32
+	Leader           int32
+	LeaderEpoch      int32
+	ISR              []int32
+	ZkVersion        int32
+	Replicas         []int32
+	AddingReplicas   []int32
+	RemovingReplicas []int32
+	IsNew            bool
+}
+
+// LeaderEndpoint is a live leader named by a LeaderAndIsr request, for the
+// follower fetchers.
+type LeaderEndpoint struct {
+	ID   int32
+	Host string
+	Port int32
+}
+
+// LeaderAndIsr is the content of a LeaderAndIsr request.
+type LeaderAndIsr struct {
+	ControllerID    int32
+	ControllerEpoch int32
+	Partitions      []PartitionState
+	LiveLeaders     []LeaderEndpoint
+}
+
+// StopPartition is one partition of a StopReplica request.
+type StopPartition struct {
+	TopicPartition
+	// LeaderEpoch is -2 for a topic being deleted, -1 when unknown (v0-2);
+	// otherwise the stop applies only if it is newer than the local epoch.
+	LeaderEpoch int32
+	Delete      bool
+}
+
+// StopReplica is the content of a StopReplica request.
+type StopReplica struct {
+	ControllerID    int32
+	ControllerEpoch int32
+	Partitions      []StopPartition
+}
+
+// Leader epochs with a meaning of their own in StopReplica v3.
+const (
+	EpochDuringDelete = -2
+	NoEpoch           = -1
+)
