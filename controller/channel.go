@@ -2,6 +2,7 @@ package controller
 
 import (
 	"context"
+	"errors"
 	"net"
 	"strconv"
 	"sync"
@@ -23,11 +24,16 @@ type Dialer interface {
 	Dial(ctx context.Context, addr string) (RequestClient, error)
 }
 
-// VersionLimiter is optionally implemented by a RequestClient that negotiated API versions
-// with the broker (ApiVersions): MaxVersion returns the highest version both sides support.
+// VersionLimiter is optionally implemented by a RequestClient that negotiates API versions
+// with the broker (ApiVersions): MaxVersion returns the broker's highest version of key. An
+// error wrapping errVersionUnsupported drops the request; any other error counts as a failed
+// send (reconnect and retry).
 type VersionLimiter interface {
-	MaxVersion(key int16) (int16, bool)
+	MaxVersion(ctx context.Context, key int16) (int16, error)
 }
+
+// errVersionUnsupported: the broker does not support the API at any version we can send.
+var errVersionUnsupported = errors.New("controller: broker does not support the request version")
 
 // Default request versions: the highest each API has in Kafka 2.8 (IBP 2.8-IV1).
 const (
@@ -228,16 +234,13 @@ func (m *ChannelManager) runSender(ctx context.Context, s *brokerSender) {
 				}
 				client = c
 			}
-			version := o.maxVersion
-			if vl, ok := client.(VersionLimiter); ok {
-				if v, ok := vl.MaxVersion(o.key); ok && v < version {
-					version = v
-				}
-			}
-			req := o.build(version)
 			rctx, cancel := context.WithTimeout(ctx, m.requestTimeout)
-			resp, err := client.Request(rctx, req)
+			resp, err := m.sendOne(rctx, client, o)
 			cancel()
+			if errors.Is(err, errVersionUnsupported) {
+				o.onResponse(nil, err)
+				break
+			}
 			if err != nil {
 				if ctx.Err() != nil {
 					return
@@ -252,6 +255,19 @@ func (m *ChannelManager) runSender(ctx context.Context, s *brokerSender) {
 			break
 		}
 	}
+}
+
+// sendOne builds o at the highest version both sides support and sends it.
+func (m *ChannelManager) sendOne(ctx context.Context, client RequestClient, o outbound) (kmsg.Response, error) {
+	version := o.maxVersion
+	if vl, ok := client.(VersionLimiter); ok {
+		v, err := vl.MaxVersion(ctx, o.key)
+		if err != nil {
+			return nil, err
+		}
+		version = min(version, v)
+	}
+	return client.Request(ctx, o.build(version))
 }
 
 // sleepCtx waits d or until ctx ends; it returns false when ctx ended.
