@@ -48,12 +48,13 @@ func NewBuildHeader(baseOffset, firstTimestamp int64) BuildHeader {
 // section with codec. The records' OffsetDelta values are written as
 // given and must be non-negative and strictly increasing (ErrInvalidRecord
 // otherwise); callers building a fresh batch number them 0..n-1. A batch
-// whose encoding would exceed MaxBatchLength fails with ErrTooLarge.
+// whose encoding would exceed MaxBatchLength fails with ErrTooLarge, a codec
+// other than none, gzip, snappy, lz4 or zstd with ErrUnsupportedCompression.
 //
 // The returned Batch owns its bytes and has a valid CRC.
 func Build(h BuildHeader, records []Record, codec Codec) (Batch, error) {
 	if codec < CodecNone || codec > CodecZstd {
-		return nil, corruptf("unknown compression codec %d", codec)
+		return nil, fmt.Errorf("%w: build: codec %d", ErrUnsupportedCompression, codec)
 	}
 	lastDelta := h.LastOffsetDelta
 	maxTS := h.MaxTimestamp

@@ -27,7 +27,10 @@ func compress(codec Codec, dst, src []byte) ([]byte, error) {
 		return append(dst, src...), nil
 	case CodecGzip:
 		zw := gzipWriters.Get().(*gzip.Writer)
-		defer gzipWriters.Put(zw)
+		defer func() {
+			zw.Reset(io.Discard) // drop the reference to dst
+			gzipWriters.Put(zw)
+		}()
 		zw.Reset(w)
 		if _, err := zw.Write(src); err != nil {
 			return dst, fmt.Errorf("record: gzip: %w", err)
@@ -40,7 +43,10 @@ func compress(codec Codec, dst, src []byte) ([]byte, error) {
 		return xerialEncode(dst, src), nil
 	case CodecLZ4:
 		zw := lz4Writers.Get().(*lz4.Writer)
-		defer lz4Writers.Put(zw)
+		defer func() {
+			zw.Reset(nil) // drop the reference to dst
+			lz4Writers.Put(zw)
+		}()
 		zw.Reset(w)
 		if _, err := zw.Write(src); err != nil {
 			return dst, fmt.Errorf("record: lz4: %w", err)
@@ -52,7 +58,7 @@ func compress(codec Codec, dst, src []byte) ([]byte, error) {
 	case CodecZstd:
 		return zstdEncoder.EncodeAll(src, dst), nil
 	}
-	return dst, corruptf("unknown compression codec %d", codec)
+	return dst, fmt.Errorf("%w: codec %d", ErrUnsupportedCompression, codec)
 }
 
 // decompress returns the decompressed form of src. It never produces more
@@ -72,7 +78,10 @@ func decompress(codec Codec, src []byte, max int) ([]byte, error) {
 		return src, nil
 	case CodecGzip:
 		zr := gzipReaders.Get().(*gzip.Reader)
-		defer gzipReaders.Put(zr)
+		defer func() {
+			_ = zr.Reset(bytes.NewReader(nil)) // drop the reference to src; io.EOF expected
+			gzipReaders.Put(zr)
+		}()
 		if err := zr.Reset(bytes.NewReader(src)); err != nil {
 			return nil, corruptf("gzip: %v", err)
 		}
