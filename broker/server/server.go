@@ -119,6 +119,11 @@ func (s *Server) Listen(name, addr string) (net.Addr, error) {
 	if err != nil {
 		return nil, fmt.Errorf("server: listener %s on %s: %w", name, addr, err)
 	}
+	return s.addListener(name, ln)
+}
+
+// addListener registers ln under name and starts accepting on it if Serve is running.
+func (s *Server) addListener(name string, ln net.Listener) (net.Addr, error) {
 	l := &listener{name: name, ln: ln}
 	s.mu.Lock()
 	defer s.mu.Unlock()
