@@ -202,8 +202,20 @@ func (c *Client) Delete(path string, version int32) error {
 }
 
 // DeleteRecursive removes path and everything below it, unconditionally. A
-// missing path is not an error. Depth and breadth are bounded by the tree.
+// missing path is not an error. If children keep appearing while it deletes,
+// it gives up after a few passes with ErrNotEmpty.
 func (c *Client) DeleteRecursive(path string) error {
+	var err error
+	for pass := 0; pass < 5; pass++ {
+		if err = c.deleteTree(path); !errors.Is(err, ErrNotEmpty) {
+			return err
+		}
+	}
+	return err
+}
+
+// deleteTree makes one depth-first pass; ErrNotEmpty means a child appeared.
+func (c *Client) deleteTree(path string) error {
 	children, err := c.Children(path)
 	if errors.Is(err, ErrNoNode) {
 		return nil
@@ -212,17 +224,13 @@ func (c *Client) DeleteRecursive(path string) error {
 		return err
 	}
 	for _, ch := range children {
-		if err := c.DeleteRecursive(path + "/" + ch); err != nil {
+		if err := c.deleteTree(path + "/" + ch); err != nil {
 			return err
 		}
 	}
 	err = c.Delete(path, AnyVersion)
 	if errors.Is(err, ErrNoNode) {
 		return nil
-	}
-	if errors.Is(err, ErrNotEmpty) {
-		// A child appeared meanwhile; one more pass.
-		return c.DeleteRecursive(path)
 	}
 	return err
 }

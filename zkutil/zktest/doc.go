@@ -4,7 +4,10 @@
 // JVM per test binary. Each test gets its own chroot (Server.Chroot), so tests
 // share the JVM without seeing each other's znodes, and ExpireSession forces
 // a ZooKeeper session expiry the standard way (a second connection attaches
-// to the session with its id and password and closes it).
+// to the session with its id and password and closes it). Server.Proxy puts a
+// TCP proxy in front of the server to inject connection loss (DropConnections)
+// or a partition (Block/Unblock; held past the session timeout it expires the
+// session).
 //
 // Usage:
 //
