@@ -417,3 +417,35 @@ func TestStorageCleanerSelection(t *testing.T) {
 		}
 	})
 }
+
+// TestStorageCleanerEmptiedSegment cleans a segment whose every record is
+// superseded: an empty segment keeps its place (as in Kafka), reads from
+// its offsets move on to the next batch, and the log reopens.
+func TestStorageCleanerEmptiedSegment(t *testing.T) {
+	root := t.TempDir()
+	cfg := cleanerTestConfig()
+	cfg.SegmentBytes = 100 // one cleaning group per segment
+	l := openCleanerTestLog(t, root, cfg)
+	appendBatch(t, l, record.CodecNone, 1000, ckv{"k1", "a", false})
+	mustRoll(t, l)
+	appendBatch(t, l, record.CodecNone, 1000, ckv{"k1", "b", false})
+	mustRoll(t, l)
+	appendBatch(t, l, record.CodecNone, 1000, ckv{"k2", "c", false})
+	l.SetHighWatermark(l.LogEndOffset())
+	if !cleanOnce(t, newTestCleaner(l)) {
+		t.Fatal("nothing cleaned")
+	}
+	want := []crec{{1, "k1", "b", false}, {2, "k2", "c", false}}
+	if got := readRecords(t, l); !reflect.DeepEqual(got, want) {
+		t.Fatalf("got %v, want %v", got, want)
+	}
+	res, err := l.Read(0, 1<<20, l.LogEndOffset(), true)
+	if err != nil || len(res.Regions) == 0 || res.Regions[0].FirstOffset != 1 {
+		t.Fatalf("Read(0) = %+v, %v; want the batch at offset 1", res, err)
+	}
+	l.Close()
+	l2 := openCleanerTestLog(t, root, cfg)
+	if got := readRecords(t, l2); !reflect.DeepEqual(got, want) || l2.LogEndOffset() != 3 || l2.LogStartOffset() != 0 {
+		t.Fatalf("reopened: %v, LEO %d, start %d", got, l2.LogEndOffset(), l2.LogStartOffset())
+	}
+}

@@ -1,0 +1,161 @@
+package storage
+
+import (
+	"context"
+	"path/filepath"
+	"reflect"
+	"sync"
+	"testing"
+	"time"
+
+	"samsa/broker/record"
+)
+
+// TestStorageCleanerProducerLastBatch checks Kafka's rule for idempotent
+// producers: the last batch of a producer survives cleaning, emptied if all
+// its records were superseded, so its sequence number is not lost; earlier
+// batches of that producer go like any other.
+func TestStorageCleanerProducerLastBatch(t *testing.T) {
+	root := t.TempDir()
+	cfg := cleanerTestConfig()
+	l := openCleanerTestLog(t, root, cfg)
+	for i, k := range []string{"k1", "k2"} {
+		h := record.NewBuildHeader(0, 1000)
+		h.ProducerID, h.ProducerEpoch, h.BaseSequence = 7, 3, int32(i)
+		b, err := record.Build(h, []record.Record{{Key: []byte(k), Value: []byte("a")}}, record.CodecNone)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := l.AppendAsLeader(b, 0); err != nil {
+			t.Fatal(err)
+		}
+	}
+	mustRoll(t, l)
+	appendBatch(t, l, record.CodecNone, 1000, ckv{"k1", "b", false}, ckv{"k2", "b", false})
+	mustRoll(t, l)
+	appendBatch(t, l, record.CodecNone, 1000, ckv{"x", "x", false})
+	l.SetHighWatermark(l.LogEndOffset())
+	if !cleanOnce(t, newTestCleaner(l)) {
+		t.Fatal("nothing cleaned")
+	}
+	type hdr struct {
+		base, last, pid int64
+		seq, n          int32
+	}
+	var got []hdr
+	for _, s := range l.Segments() {
+		ScanBatches(s.log, s.Size(), s.base, func(_ int64, b record.Batch) error {
+			got = append(got, hdr{b.BaseOffset(), b.LastOffset(), b.ProducerID(), b.BaseSequence(), b.NumRecords()})
+			return nil
+		})
+	}
+	want := []hdr{{1, 1, 7, 1, 0}, {2, 3, -1, -1, 2}, {4, 4, -1, -1, 1}}
+	if !reflect.DeepEqual(got, want) {
+		t.Fatalf("batches %+v, want %+v", got, want)
+	}
+	// The empty batch reloads and reads like any other.
+	l.Close()
+	l2 := openCleanerTestLog(t, root, cfg)
+	if l2.LogEndOffset() != 5 {
+		t.Fatalf("LEO %d after reopen", l2.LogEndOffset())
+	}
+}
+
+// TestStorageCleanerPause checks that a paused log is skipped until
+// resumed, with nesting.
+func TestStorageCleanerPause(t *testing.T) {
+	l := openCleanerTestLog(t, t.TempDir(), cleanerTestConfig())
+	buildLastValueLog(t, l, record.CodecNone)
+	c := newTestCleaner(l)
+	ctx := context.Background()
+	if err := c.PauseCleaning(ctx, l); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.PauseCleaning(ctx, l); err != nil {
+		t.Fatal(err)
+	}
+	if cleanOnce(t, c) {
+		t.Fatal("cleaned a paused log")
+	}
+	c.ResumeCleaning(l)
+	if cleanOnce(t, c) {
+		t.Fatal("cleaned a log still paused once")
+	}
+	c.ResumeCleaning(l)
+	if !cleanOnce(t, c) {
+		t.Fatal("resumed log not cleaned")
+	}
+}
+
+// TestStorageCleanerInManager runs the cleaner goroutines under a Manager
+// with two log dirs and log.cleaner.threads=2 while producers keep
+// appending, then checks each dir's cleaner-offset-checkpoint and that
+// Close stops the goroutines.
+func TestStorageCleanerInManager(t *testing.T) {
+	root := t.TempDir()
+	dirs := []string{filepath.Join(root, "a"), filepath.Join(root, "b")}
+	ccfg := DefaultCleanerConfig()
+	ccfg.Threads = 2
+	ccfg.DedupeBufferSize = 1 << 20
+	ccfg.Backoff = 5 * time.Millisecond
+	cleaner := NewCleaner(CleanerOptions{Config: ccfg, Logger: testLogger(t)})
+	m, err := NewManager(ManagerConfig{Dirs: dirs, Logger: testLogger(t), LogConfig: cleanerTestConfig(), Cleaner: cleaner.ManagedService()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := m.Load(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	var logs []*Log
+	for p := int32(0); p < 2; p++ {
+		l, err := m.GetOrCreateLog(TopicPartition{Topic: "c", Partition: p}, cleanerTestConfig())
+		if err != nil {
+			t.Fatal(err)
+		}
+		buildLastValueLog(t, l, record.CodecNone)
+		logs = append(logs, l)
+	}
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() { // appends to the active segment race with cleaning
+		defer wg.Done()
+		for i := 0; i < 200; i++ {
+			b, err := record.Build(record.NewBuildHeader(0, 1000), []record.Record{{Key: []byte("hot"), Value: []byte("v")}}, record.CodecNone)
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			if _, err := logs[0].AppendAsLeader(b, 0); err != nil {
+				t.Error(err)
+				return
+			}
+		}
+	}()
+	waitFor(t, 10*time.Second, func() error {
+		for _, l := range logs {
+			cp, err := NewOffsetCheckpointFile(OSFS{}, filepath.Join(filepath.Dir(l.Dir()), CleanerOffsetCheckpointFile)).Read()
+			if err != nil {
+				return err
+			}
+			if cp[l.TopicPartition()] != 5 {
+				return errorf("%s checkpoint %v", l.TopicPartition(), cp)
+			}
+		}
+		return nil
+	})
+	wg.Wait()
+	for _, l := range logs {
+		if got := readRecords(t, l)[:4]; !reflect.DeepEqual(got, compactedLastValue[:4]) {
+			t.Fatalf("%s: %v", l.TopicPartition(), got)
+		}
+	}
+	if err := m.Close(); err != nil {
+		t.Fatal(err)
+	}
+	// Stopped: Stop again returns at once.
+	ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+	defer cancel()
+	if err := cleaner.Stop(ctx); err != nil {
+		t.Fatal(err)
+	}
+}
