@@ -1,5 +1,3 @@
-// Command gendocs writes docs/configuration.md from config's key tables. It
-// is run by "go generate ./config".
 package main
 
 import (

@@ -1,0 +1,104 @@
+package tools
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/sirupsen/logrus"
+	"github.com/urfave/cli/v2"
+)
+
+// Env is the process environment a command runs in. Tests pass buffers and
+// run commands in-process; tools/samsa passes the real streams.
+type Env struct {
+	Stdin  io.Reader
+	Stdout io.Writer
+	Stderr io.Writer
+	// Logger is the process logger configured by tools/samsa. Commands add
+	// component=<command> and hand it to the packages they drive.
+	Logger logrus.FieldLogger
+}
+
+// exitError is returned by a command that already printed its message and
+// wants the process to end with code.
+type exitError struct{ code int }
+
+func (e exitError) Error() string { return fmt.Sprintf("tools: exit status %d", e.code) }
+
+// toolError is a message printed to the user exactly as Kafka's tools word
+// it (capitalised, with punctuation), so it does not follow Go's error-string
+// style.
+type toolError string
+
+func (e toolError) Error() string { return string(e) }
+
+func toolErrorf(format string, args ...any) error { return toolError(fmt.Sprintf(format, args...)) }
+
+// NewApp builds the samsa command-line application: one subcommand per
+// Kafka script (kafka-topics, kafka-console-producer, ...). It never calls
+// os.Exit; use Run for an exit code.
+func NewApp(env Env) *cli.App {
+	if env.Stdin == nil {
+		env.Stdin = os.Stdin
+	}
+	if env.Stdout == nil {
+		env.Stdout = io.Discard
+	}
+	if env.Stderr == nil {
+		env.Stderr = io.Discard
+	}
+	if env.Logger == nil {
+		l := logrus.New()
+		l.SetOutput(io.Discard)
+		env.Logger = l
+	}
+	app := &cli.App{
+		Name:                      "samsa",
+		Usage:                     "a Kafka 2.8-compatible broker and its command-line tools",
+		Reader:                    env.Stdin,
+		Writer:                    env.Stdout,
+		ErrWriter:                 env.Stderr,
+		HideHelpCommand:           true,
+		DisableSliceFlagSeparator: true,
+		ExitErrHandler:            func(*cli.Context, error) {},
+		Commands: []*cli.Command{
+			topicsCommand(env),
+			consoleProducerCommand(env),
+			consoleConsumerCommand(env),
+		},
+	}
+	return app
+}
+
+// Run runs the application with args (args[0] is the program name) and
+// returns the process exit code. Errors not yet printed are written to
+// env.Stderr.
+func Run(args []string, env Env) int {
+	app := NewApp(env)
+	err := app.Run(args)
+	if err == nil {
+		return 0
+	}
+	var ee exitError
+	if errors.As(err, &ee) {
+		return ee.code
+	}
+	var ec cli.ExitCoder
+	if errors.As(err, &ec) {
+		if msg := ec.Error(); msg != "" {
+			fmt.Fprintln(stderrOf(env), msg)
+		}
+		return ec.ExitCode()
+	}
+	fmt.Fprintln(stderrOf(env), err)
+	return 1
+}
+
+func stderrOf(env Env) io.Writer {
+	if env.Stderr == nil {
+		return io.Discard
+	}
+	return env.Stderr
+}

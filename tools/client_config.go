@@ -1,0 +1,166 @@
+package tools
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/IBM/sarama"
+
+	"samsa/config"
+)
+
+// clientVersion is the protocol level the tools' Sarama clients speak.
+var clientVersion = sarama.V2_8_0_0
+
+// splitServers splits a --bootstrap-server / --broker-list value.
+func splitServers(s string) []string {
+	var out []string
+	for _, p := range strings.Split(s, ",") {
+		if p = strings.TrimSpace(p); p != "" {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// newSaramaConfig builds a Sarama configuration for a tool: Kafka 2.8
+// protocol, the given client id, then the Kafka client properties from the
+// properties file configFile (if any) and from props (command-line
+// --producer-property / --consumer-property, which win). Properties that
+// have no Sarama equivalent are ignored, as a Java client only warns about
+// unknown ones; a known property with a bad value is an error.
+func newSaramaConfig(clientID, configFile string, props map[string]string) (*sarama.Config, error) {
+	cfg := sarama.NewConfig()
+	cfg.Version = clientVersion
+	cfg.ClientID = clientID
+	cfg.Metadata.Retry.Max = 5
+	cfg.Metadata.Retry.Backoff = 200 * time.Millisecond
+	all := map[string]string{}
+	if configFile != "" {
+		fileProps, err := config.ReadPropertiesFile(configFile)
+		if err != nil {
+			return nil, err
+		}
+		all = fileProps
+	}
+	all = config.Merge(all, props)
+	for _, k := range sortedStringKeys(all) {
+		if err := applyClientProperty(cfg, k, strings.TrimSpace(all[k])); err != nil {
+			return nil, fmt.Errorf("tools: invalid value %q for client property %s: %w", all[k], k, err)
+		}
+	}
+	return cfg, nil
+}
+
+// applyClientProperty maps one Java client property onto cfg.
+func applyClientProperty(cfg *sarama.Config, key, v string) error {
+	ms := func() (time.Duration, error) {
+		n, err := strconv.ParseInt(v, 10, 64)
+		return time.Duration(n) * time.Millisecond, err
+	}
+	num := func() (int, error) { return strconv.Atoi(v) }
+	var err error
+	switch key {
+	case "client.id":
+		cfg.ClientID = v
+	case "request.timeout.ms":
+		var d time.Duration
+		d, err = ms()
+		cfg.Net.ReadTimeout, cfg.Net.WriteTimeout, cfg.Admin.Timeout = d, d, d
+	case "acks":
+		var acks sarama.RequiredAcks
+		acks, err = parseAcks(v)
+		cfg.Producer.RequiredAcks = acks
+	case "compression.type":
+		err = cfg.Producer.Compression.UnmarshalText([]byte(v))
+	case "linger.ms":
+		cfg.Producer.Flush.Frequency, err = ms()
+	case "batch.size":
+		cfg.Producer.Flush.Bytes, err = num()
+	case "max.request.size":
+		var n int
+		n, err = num()
+		cfg.Producer.MaxMessageBytes = n
+	case "retries":
+		cfg.Producer.Retry.Max, err = num()
+	case "retry.backoff.ms":
+		var d time.Duration
+		d, err = ms()
+		cfg.Producer.Retry.Backoff, cfg.Consumer.Retry.Backoff, cfg.Metadata.Retry.Backoff = d, d, d
+	case "enable.idempotence":
+		cfg.Producer.Idempotent = strings.EqualFold(v, "true")
+		if cfg.Producer.Idempotent {
+			cfg.Net.MaxOpenRequests = 1
+			cfg.Producer.RequiredAcks = sarama.WaitForAll
+		}
+	case "auto.offset.reset":
+		switch v {
+		case "earliest":
+			cfg.Consumer.Offsets.Initial = sarama.OffsetOldest
+		case "latest":
+			cfg.Consumer.Offsets.Initial = sarama.OffsetNewest
+		default:
+			err = fmt.Errorf("expected earliest or latest")
+		}
+	case "fetch.min.bytes":
+		var n int
+		n, err = num()
+		cfg.Consumer.Fetch.Min = int32(n)
+	case "fetch.max.wait.ms":
+		cfg.Consumer.MaxWaitTime, err = ms()
+	case "max.partition.fetch.bytes":
+		var n int
+		n, err = num()
+		cfg.Consumer.Fetch.Default = int32(n)
+	case "session.timeout.ms":
+		cfg.Consumer.Group.Session.Timeout, err = ms()
+	case "heartbeat.interval.ms":
+		cfg.Consumer.Group.Heartbeat.Interval, err = ms()
+	case "max.poll.interval.ms":
+		cfg.Consumer.Group.Rebalance.Timeout, err = ms()
+	case "enable.auto.commit":
+		cfg.Consumer.Offsets.AutoCommit.Enable = strings.EqualFold(v, "true")
+	case "auto.commit.interval.ms":
+		cfg.Consumer.Offsets.AutoCommit.Interval, err = ms()
+	case "isolation.level":
+		switch v {
+		case "read_uncommitted":
+			cfg.Consumer.IsolationLevel = sarama.ReadUncommitted
+		case "read_committed":
+			cfg.Consumer.IsolationLevel = sarama.ReadCommitted
+		default:
+			err = fmt.Errorf("expected read_uncommitted or read_committed")
+		}
+	case "metadata.max.age.ms":
+		cfg.Metadata.RefreshFrequency, err = ms()
+	}
+	return err
+}
+
+// parseAcks parses acks / --request-required-acks: all, -1, 0 or 1.
+func parseAcks(v string) (sarama.RequiredAcks, error) {
+	switch strings.TrimSpace(v) {
+	case "all", "-1":
+		return sarama.WaitForAll, nil
+	case "0":
+		return sarama.NoResponse, nil
+	case "1":
+		return sarama.WaitForLocal, nil
+	}
+	return 0, fmt.Errorf("expected all, -1, 0 or 1")
+}
+
+// parsePropertyArgs parses repeated "key=value" --property style arguments.
+func parsePropertyArgs(args []string) (map[string]string, error) {
+	out := make(map[string]string, len(args))
+	for _, a := range args {
+		k, v, ok := strings.Cut(a, "=")
+		if !ok || strings.TrimSpace(k) == "" {
+			return nil, toolErrorf("Invalid command line properties: %s", a)
+		}
+		out[strings.TrimSpace(k)] = v
+	}
+	return out, nil
+}
