@@ -29,6 +29,7 @@ type Conn struct {
 	nc       net.Conn           // immutable
 	listener string             // immutable
 	id       string             // immutable
+	ip       string             // immutable; remote IP, the max.connections.per.ip key
 	ctx      context.Context    // immutable; cancelled when the connection closes
 	cancel   context.CancelFunc // immutable
 	log      logrus.FieldLogger // immutable
@@ -44,6 +45,10 @@ func newConn(ctx context.Context, s *Server, listenerName string, nc net.Conn) *
 	c := &Conn{srv: s, nc: nc, listener: listenerName}
 	// Kafka's connection id: local-remote-index.
 	c.id = nc.LocalAddr().String() + "-" + nc.RemoteAddr().String() + "-" + strconv.FormatInt(s.connSeq.Add(1), 10)
+	c.ip = nc.RemoteAddr().String()
+	if host, _, err := net.SplitHostPort(c.ip); err == nil {
+		c.ip = host
+	}
 	c.ctx, c.cancel = context.WithCancel(ctx)
 	c.log = s.log.WithFields(logrus.Fields{"peer": nc.RemoteAddr().String(), "listener": listenerName})
 	return c

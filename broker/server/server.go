@@ -43,6 +43,15 @@ type Options struct {
 	// within it, or whose peer does not take a response within it, is closed. Default
 	// DefaultIdleTimeout; negative disables it.
 	IdleTimeout time.Duration
+	// MaxConnectionsPerIP is max.connections.per.ip: a new connection from an address that
+	// already has this many is closed at once (Kafka's TooManyConnectionsException). Zero or
+	// negative means no limit (Kafka's default is Int.MaxValue).
+	MaxConnectionsPerIP int32
+	// SendBufferBytes and ReceiveBufferBytes are socket.send.buffer.bytes and
+	// socket.receive.buffer.bytes (SO_SNDBUF / SO_RCVBUF). Zero or negative keeps the OS
+	// default (Kafka's -1), which on Linux leaves buffer autotuning on.
+	SendBufferBytes    int32
+	ReceiveBufferBytes int32
 }
 
 // Server accepts connections on named listeners and serves Kafka requests with one goroutine
@@ -64,6 +73,7 @@ type Server struct {
 		sync.Mutex
 		listeners []*listener        // guarded by mu
 		conns     map[*Conn]struct{} // guarded by mu
+		perIP     map[string]int32   // guarded by mu; open connections by remote IP
 		ctx       context.Context    // guarded by mu; non-nil once Serve started
 		cancel    context.CancelFunc // guarded by mu
 		serving   bool               // guarded by mu
@@ -105,6 +115,7 @@ func New(opts Options) (*Server, error) {
 		served:  make(chan struct{}),
 	}
 	s.mu.conns = make(map[*Conn]struct{})
+	s.mu.perIP = make(map[string]int32)
 	return s, nil
 }
 
@@ -271,6 +282,14 @@ func (s *Server) acceptLoop(ctx context.Context, l *listener) {
 
 // startConn registers nc and starts its goroutine, or closes it when the server is closing.
 func (s *Server) startConn(ctx context.Context, listenerName string, nc net.Conn) {
+	if tc, ok := nc.(*net.TCPConn); ok {
+		if n := s.opts.SendBufferBytes; n > 0 {
+			tc.SetWriteBuffer(int(n))
+		}
+		if n := s.opts.ReceiveBufferBytes; n > 0 {
+			tc.SetReadBuffer(int(n))
+		}
+	}
 	c := newConn(ctx, s, listenerName, nc)
 	s.mu.Lock()
 	if s.closing.Load() {
@@ -279,6 +298,14 @@ func (s *Server) startConn(ctx context.Context, listenerName string, nc net.Conn
 		c.cancel()
 		return
 	}
+	if limit := s.opts.MaxConnectionsPerIP; limit > 0 && s.mu.perIP[c.ip] >= limit {
+		s.mu.Unlock()
+		c.log.Infof("closing connection: %d connections from %s (max.connections.per.ip)", limit, c.ip)
+		nc.Close()
+		c.cancel()
+		return
+	}
+	s.mu.perIP[c.ip]++
 	s.mu.conns[c] = struct{}{}
 	s.conns.Update(int64(len(s.mu.conns)))
 	s.wg.Add(1)
@@ -289,6 +316,9 @@ func (s *Server) startConn(ctx context.Context, listenerName string, nc net.Conn
 func (s *Server) removeConn(c *Conn) {
 	s.mu.Lock()
 	delete(s.mu.conns, c)
+	if s.mu.perIP[c.ip]--; s.mu.perIP[c.ip] <= 0 {
+		delete(s.mu.perIP, c.ip)
+	}
 	s.conns.Update(int64(len(s.mu.conns)))
 	s.mu.Unlock()
 }

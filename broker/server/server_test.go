@@ -264,3 +264,32 @@ func TestServerServeContextCancel(t *testing.T) {
 		t.Fatalf("second Serve = %v", err)
 	}
 }
+
+// TestServerMaxConnectionsPerIP: connections beyond max.connections.per.ip from one address
+// are closed at once; closing one frees a slot.
+func TestServerMaxConnectionsPerIP(t *testing.T) {
+	_, addr, _ := startServer(t, newTestHandler(), func(o *Options) {
+		o.MaxConnectionsPerIP = 2
+		o.SendBufferBytes, o.ReceiveBufferBytes = 64<<10, 64<<10
+	})
+	a, b := dial(t, addr), dial(t, addr)
+	a.roundTrip(metadataReq(1))
+	b.roundTrip(metadataReq(1))
+	extra := dial(t, addr)
+	extra.expectClosed()
+	a.conn.Close()
+	waitFor(t, 5*time.Second, func() error {
+		c, err := dialRaw(addr)
+		if err != nil {
+			return err
+		}
+		defer c.Close()
+		id := "x"
+		if _, err := c.Write(wire.AppendRequest(nil, metadataReq(1), 1, &id)); err != nil {
+			return err
+		}
+		c.SetReadDeadline(time.Now().Add(time.Second))
+		_, err = wire.ReadFrame(c, 0, nil)
+		return err
+	})
+}
