@@ -5,7 +5,8 @@
 //
 // Named TCP listeners (Listen), the accept loop with 5 ms → 1 s backoff on temporary errors,
 // the per-connection loop (read frame → parse → Handler.Serve → write response, in order),
-// connections.max.idle.ms, graceful and forced shutdown, the per-connection recover() of last
+// connections.max.idle.ms, max.connections.per.ip, socket.send/receive.buffer.bytes, graceful
+// and forced shutdown, the per-connection recover() of last
 // resort (Panics, metric "broker.panics"), and the request metrics (RequestsPerSec,
 // TotalTimeMs per API).
 //
