@@ -2,6 +2,7 @@ package zkutil
 
 import (
 	"context"
+	"io"
 	"fmt"
 	"strings"
 	"sync"
@@ -130,7 +131,7 @@ func Connect(ctx context.Context, cfg Config) (*Client, error) {
 	log := cfg.Logger
 	if log == nil {
 		l := logrus.New()
-		l.SetOutput(discard{})
+		l.SetOutput(io.Discard)
 		log = l
 	}
 	log = log.WithField("component", "zkutil")
@@ -361,6 +362,3 @@ type zkLogger struct{ log logrus.FieldLogger }
 
 func (l zkLogger) Printf(format string, args ...any) { l.log.Debugf("go-zookeeper: "+format, args...) }
 
-type discard struct{}
-
-func (discard) Write(p []byte) (int, error) { return len(p), nil }

@@ -78,6 +78,7 @@ type MultiError struct {
 	Err error
 }
 
+// Error names the failing operation and its error.
 func (e *MultiError) Error() string { return fmt.Sprintf("zkutil: multi op %d: %v", e.Index, e.Err) }
 
 // Unwrap returns the failing operation's error.
