@@ -2,8 +2,8 @@ package zkutil
 
 import (
 	"context"
-	"io"
 	"fmt"
+	"io"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -361,4 +361,3 @@ func (c *Client) closedErr() error {
 type zkLogger struct{ log logrus.FieldLogger }
 
 func (l zkLogger) Printf(format string, args ...any) { l.log.Debugf("go-zookeeper: "+format, args...) }
-
