@@ -97,8 +97,9 @@ func headerVersionOf(body kmsg.Request) int8 {
 // Errors (test with errors.Is):
 //   - ErrMalformed with a nil Request when the frame is shorter than the 8-byte fixed header;
 //   - ErrUnknownAPIKey with the fixed header (and client id, when readable) filled in;
-//   - ErrUnsupportedVersion with the header filled in; for ApiVersions, Body is also set to an
-//     empty *kmsg.ApiVersionsRequest at the requested version, so the caller can answer
+//   - ErrUnsupportedVersion with the header filled in; for ApiVersions above kmsg's range (not
+//     for a negative version), Body is also set to an empty *kmsg.ApiVersionsRequest at the
+//     requested version, so the caller can answer
 //     UNSUPPORTED_VERSION with a v0 body (KIP-511; see UnsupportedAPIVersionsResponse);
 //   - ErrMalformed with the header filled in when the rest of the header or the body does not
 //     decode.
@@ -122,7 +123,7 @@ func ParseRequest(frame []byte) (*Request, error) {
 	if req.Version < 0 || req.Version > body.MaxVersion() {
 		req.HeaderVersion = 1
 		req.ClientID = r.nullableString()
-		if req.Key == apiVersionsKey {
+		if req.Key == apiVersionsKey && req.Version > 0 { // KIP-511 covers versions above ours only
 			body.SetVersion(req.Version)
 			req.Body = body
 		}

@@ -135,6 +135,13 @@ func TestWireParseRequestNullClientID(t *testing.T) {
 	}
 }
 
+func TestWireParseRequestNegativeApiVersions(t *testing.T) {
+	req, err := ParseRequest(header(apiVersionsKey, -1, 3, []byte{0xff, 0xff}))
+	if !errors.Is(err, ErrUnsupportedVersion) || req.Body != nil {
+		t.Fatalf("err %v body %v", err, req.Body)
+	}
+}
+
 func TestWireParseRequestUnknownKeyKeepsHeader(t *testing.T) {
 	req, err := ParseRequest(header(4242, 3, 99, []byte{0, 2, 'i', 'd'}))
 	if !errors.Is(err, ErrUnknownAPIKey) {
