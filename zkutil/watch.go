@@ -18,6 +18,12 @@ import (
 // callback that re-reads the znode never misses a later change. A watch lost
 // with an expired session is re-armed on the new session and its callback
 // runs once, since changes may have been missed in between.
+//
+// The watch is armed before WatchX returns, and fn is not called for the
+// state at that moment: register the watch, then read the znode. (If the
+// first arm fails because ZooKeeper is unreachable for longer than the
+// connection timeout, the goroutine keeps trying and calls fn once it
+// succeeds.)
 
 type watchKind int
 
