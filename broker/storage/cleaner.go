@@ -64,8 +64,9 @@ type CleanerOptions struct {
 // CleanOnce, PauseCleaning, ResumeCleaning and the checkpoint methods are
 // safe to call from any goroutine. A log is cleaned by at most one
 // goroutine at a time. Cleaning reads non-active segments without the
-// log's lock and takes it only to swap the result in (Log.mu after
-// Cleaner.mu is never held: the cleaner releases mu before touching a log).
+// log's lock and takes it only to swap the result in. Lock order:
+// ckptMu → Manager.mu (through Logs); mu is never held while a log's lock
+// is taken.
 type Cleaner struct {
 	cfg    CleanerConfig                 // immutable after NewCleaner
 	fs     FS                            // immutable after NewCleaner

@@ -387,6 +387,20 @@ func TestStorageCleanerSelection(t *testing.T) {
 			t.Fatal("old records not cleaned")
 		}
 	})
+	t.Run("max.compaction.lag.ms overrides the ratio", func(t *testing.T) {
+		cfg := cleanerTestConfig()
+		cfg.MinCleanableRatio = 1 // a ratio can never exceed it
+		if cleanOnce(t, newTestCleaner(build(t, cfg, now.UnixMilli()))) {
+			t.Fatal("cleaned with ratio 1 and no max lag")
+		}
+		cfg.MaxCompactionLagMs = time.Hour.Milliseconds()
+		if cleanOnce(t, newTestCleaner(build(t, cfg, now.UnixMilli()))) {
+			t.Fatal("cleaned records younger than max.compaction.lag.ms")
+		}
+		if !cleanOnce(t, newTestCleaner(build(t, cfg, now.Add(-2*time.Hour).UnixMilli()))) {
+			t.Fatal("records older than max.compaction.lag.ms not cleaned")
+		}
+	})
 	t.Run("min.cleanable.dirty.ratio", func(t *testing.T) {
 		cfg := cleanerTestConfig()
 		cfg.MinCleanableRatio = 0.5
