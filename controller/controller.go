@@ -158,11 +158,7 @@ func (c *Controller) process(ev event) {
 	case startupEvent, controllerChangeEvent:
 		err = c.processControllerChange()
 	case sessionRenewedEvent:
-		if c.active.Load() {
-			c.log.Info("controller: new ZooKeeper session; resigning before re-election")
-			c.onControllerResignation()
-		}
-		err = c.elect()
+		err = c.processSessionRenewed()
 	default:
 		if !c.active.Load() {
 			return

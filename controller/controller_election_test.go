@@ -147,3 +147,33 @@ func TestControllerStaleControllerResigns(t *testing.T) {
 		t.Fatalf("broker 2 active=%v epoch=%d", b.c.IsActive(), b.c.Epoch())
 	}
 }
+
+// TestControllerSessionExpirySingleBroker: a lone controller whose session expires must win
+// again under its new session (epoch 2), whichever of the re-armed /controller watch and the
+// new-session hook it handles first.
+func TestControllerSessionExpirySingleBroker(t *testing.T) {
+	cl := newCluster(t)
+	a := cl.startNode(1, nil)
+	waitActive(t, a)
+	for round := int32(2); round <= 3; round++ {
+		zktest.ExpireSession(t, a.zk)
+		waitFor(t, waitTimeout, func() error {
+			if !a.c.IsActive() || a.c.Epoch() != round {
+				return fmt.Errorf("active=%v epoch=%d, want epoch %d", a.c.IsActive(), a.c.Epoch(), round)
+			}
+			id, err := a.zk.GetController()
+			if err != nil || id != 1 {
+				return fmt.Errorf("/controller holder %d: %v", id, err)
+			}
+			return nil
+		})
+	}
+	// The duty watches of the old tenures were cancelled, not stacked.
+	var watches, topicWatches int
+	if err := a.c.sync(context.Background(), func() { watches, topicWatches = len(a.c.dutyWatches), len(a.c.topicWatches) }); err != nil {
+		t.Fatal(err)
+	}
+	if watches != 3 || topicWatches != 0 {
+		t.Fatalf("%d duty watches and %d topic watches, want 3 and 0", watches, topicWatches)
+	}
+}

@@ -24,6 +24,30 @@ func (c *Controller) processControllerChange() error {
 	return nil
 }
 
+// processSessionRenewed handles a new ZooKeeper session after expiry. The old session's
+// /controller is gone, so a controller elected under it resigns and a new election runs
+// (Kafka resigns before the new session and elects after it). If this broker already won an
+// election under the new session (a /controller change was processed first), /controller
+// names it and /controller_epoch is still at its zkVersion: it stays active.
+func (c *Controller) processSessionRenewed() error {
+	if c.active.Load() {
+		id, err := c.store.ControllerID()
+		if err != nil {
+			return fmt.Errorf("controller: read /controller: %w", err)
+		}
+		_, zkv, err := c.store.ControllerEpoch()
+		if err != nil {
+			return fmt.Errorf("controller: read /controller_epoch: %w", err)
+		}
+		if id == c.cfg.BrokerID && zkv == c.cc.epochZkVersion {
+			return nil
+		}
+		c.log.Info("controller: new ZooKeeper session; resigning before re-election")
+		c.onControllerResignation()
+	}
+	return c.elect()
+}
+
 // elect is Kafka's KafkaController.elect (2.1+): if nobody holds /controller, try to create
 // it and bump /controller_epoch in one multi-op; the winner runs the failover.
 func (c *Controller) elect() error {
@@ -34,7 +58,15 @@ func (c *Controller) elect() error {
 	if id != -1 {
 		c.activeID.Store(id)
 		if id == c.cfg.BrokerID && !c.active.Load() {
-			c.log.Warn("controller: /controller names this broker but it is not active; waiting for the znode to go")
+			// Our own /controller (current session) without an active controller behind it,
+			// e.g. left by a resignation: delete it, fenced by the current epoch, so that the
+			// deletion watch starts a fresh election.
+			c.log.Warn("controller: /controller names this broker but it is not active; deleting it")
+			if _, zkv, err := c.store.ControllerEpoch(); err == nil {
+				if err := c.store.DeleteController(zkv); err != nil {
+					c.log.WithError(err).Warn("controller: cannot delete /controller")
+				}
+			}
 		}
 		return nil
 	}
@@ -67,6 +99,10 @@ func (c *Controller) elect() error {
 // register watches, drop stale ISR notifications, load the cluster from ZooKeeper, send
 // UpdateMetadata to every broker, then start the replica and partition state machines.
 func (c *Controller) onControllerFailover(epoch, epochZkVersion int32) error {
+	if c.active.Load() {
+		c.onControllerResignation() // state of an election under an older session
+		c.activeID.Store(c.cfg.BrokerID)
+	}
 	cc := newControllerContext(epoch, epochZkVersion)
 	c.cc = cc
 	c.batch = newRequestBatch()

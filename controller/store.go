@@ -30,6 +30,8 @@ type Store interface {
 	ElectController(brokerID int32) (epoch, epochZkVersion int32, err error)
 	// ControllerID returns the broker id in /controller, or -1 when there is none.
 	ControllerID() (int32, error)
+	// ControllerEpoch returns the value of /controller_epoch and its zkVersion.
+	ControllerEpoch() (epoch, epochZkVersion int32, err error)
 	// DeleteController deletes /controller, fenced by epochZkVersion (Kafka's
 	// triggerControllerMove after a failed failover).
 	DeleteController(epochZkVersion int32) error

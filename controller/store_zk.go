@@ -48,6 +48,11 @@ func (s zkStore) ControllerID() (int32, error) {
 	return id, wrapErr(err)
 }
 
+func (s zkStore) ControllerEpoch() (int32, int32, error) {
+	e, v, err := s.zk.GetControllerEpoch()
+	return e, v, wrapErr(err)
+}
+
 func (s zkStore) DeleteController(epochZkVersion int32) error {
 	return wrapErr(s.zk.DeleteController(epochZkVersion))
 }
