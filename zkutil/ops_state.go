@@ -56,11 +56,36 @@ func (c *Client) GetPartitionStates(tps []TopicPartition) (map[TopicPartition]Ve
 // already there, ErrControllerMoved when the fence failed.
 func (c *Client) CreatePartitionStates(epochZkVersion int32, states map[TopicPartition]PartitionState) map[TopicPartition]error {
 	tps := sortedTPs(states)
+	out := make(map[TopicPartition]error)
+	// One /partitions parent per topic first.
+	var topics []string
+	for i, tp := range tps {
+		if i == 0 || tps[i-1].Topic != tp.Topic {
+			topics = append(topics, tp.Topic)
+		}
+	}
+	topicErrs := make([]error, len(topics))
+	parallel(len(topics), func(i int) {
+		_, err := c.fencedMulti(epochZkVersion, CreateOp{Path: TopicPartitionsPath(topics[i]), Mode: Persistent})
+		if errors.Is(err, ErrNodeExists) && !errors.Is(err, ErrControllerMoved) {
+			err = nil
+		}
+		topicErrs[i] = err
+	})
+	failed := make(map[string]error)
+	for i, t := range topics {
+		if topicErrs[i] != nil {
+			failed[t] = topicErrs[i]
+		}
+	}
 	errs := make([]error, len(tps))
 	parallel(len(tps), func(i int) {
+		if err := failed[tps[i].Topic]; err != nil {
+			errs[i] = err
+			return
+		}
 		errs[i] = c.createPartitionState(epochZkVersion, tps[i], states[tps[i]])
 	})
-	out := make(map[TopicPartition]error)
 	for i, tp := range tps {
 		if errs[i] != nil {
 			out[tp] = errs[i]
@@ -69,20 +94,15 @@ func (c *Client) CreatePartitionStates(epochZkVersion int32, states map[TopicPar
 	return out
 }
 
+// createPartitionState creates /partitions/<p> and its /state in one fenced
+// multi; when /partitions/<p> already exists it creates /state alone.
 func (c *Client) createPartitionState(epochZkVersion int32, tp TopicPartition, s PartitionState) error {
-	create := CreateOp{Path: PartitionStatePath(tp.Topic, tp.Partition), Data: s.Encode(), Mode: Persistent}
-	_, err := c.fencedMulti(epochZkVersion, create)
-	if !errors.Is(err, ErrNoNode) || errors.Is(err, ErrControllerMoved) {
-		return err
+	state := CreateOp{Path: PartitionStatePath(tp.Topic, tp.Partition), Data: s.Encode(), Mode: Persistent}
+	_, err := c.fencedMulti(epochZkVersion, CreateOp{Path: PartitionPath(tp.Topic, tp.Partition), Mode: Persistent}, state)
+	var me *MultiError
+	if errors.As(err, &me) && me.Index == 0 && errors.Is(err, ErrNodeExists) {
+		_, err = c.fencedMulti(epochZkVersion, state)
 	}
-	// Missing parents: create them (fenced; an existing one is fine), then retry.
-	for _, p := range []string{TopicPartitionsPath(tp.Topic), PartitionPath(tp.Topic, tp.Partition)} {
-		_, err := c.fencedMulti(epochZkVersion, CreateOp{Path: p, Mode: Persistent})
-		if err != nil && !errors.Is(err, ErrNodeExists) {
-			return err
-		}
-	}
-	_, err = c.fencedMulti(epochZkVersion, create)
 	return err
 }
 

@@ -125,3 +125,27 @@ func TestZKPartitionStates(t *testing.T) {
 		t.Fatalf("stale leader update: %v", err)
 	}
 }
+
+func TestZKCreatePartitionStateWithExistingParent(t *testing.T) {
+	srv := zktest.Start(t)
+	c := connect(t, srv.Chroot(t))
+	mustf(t, c.CreateTopic("t", map[int32][]int32{0: {1}, 1: {1}}, nil), "create topic")
+	_, err := c.CreateRecursive(zkutil.PartitionPath("t", 1), nil, zkutil.Persistent)
+	mustf(t, err, "pre-create partition node")
+	epoch, zkv, err := c.ElectController(1)
+	mustf(t, err, "elect")
+	st := zkutil.PartitionState{Leader: 1, ISR: []int32{1}, ControllerEpoch: epoch}
+	errs := c.CreatePartitionStates(zkv, map[zkutil.TopicPartition]zkutil.PartitionState{
+		{Topic: "t", Partition: 0}: st, {Topic: "t", Partition: 1}: st, {Topic: "gone", Partition: 0}: st,
+	})
+	if len(errs) != 1 || !errors.Is(errs[zkutil.TopicPartition{Topic: "gone", Partition: 0}], zkutil.ErrNoNode) {
+		t.Fatalf("errs = %v", errs)
+	}
+	for p := int32(0); p < 2; p++ {
+		got, v, err := c.GetPartitionState("t", p)
+		mustf(t, err, "get %d", p)
+		if !got.Equal(st) || v != 0 {
+			t.Fatalf("partition %d: %+v v%d", p, got, v)
+		}
+	}
+}
