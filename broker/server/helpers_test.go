@@ -41,7 +41,8 @@ type testHandler struct {
 	release chan struct{}
 	entered chan struct{} // receives once per Heartbeat that started waiting
 	mu      sync.Mutex
-	seen    []*Conn // guarded by mu
+	seen    []*Conn           // guarded by mu
+	vers    map[int16][]int16 // guarded by mu; versions received per api key
 	ctxErr  chan error
 }
 
@@ -52,6 +53,10 @@ func newTestHandler() *testHandler {
 func (h *testHandler) Serve(ctx context.Context, c *Conn, req *wire.Request) (kmsg.Response, error) {
 	h.mu.Lock()
 	h.seen = append(h.seen, c)
+	if h.vers == nil {
+		h.vers = make(map[int16][]int16)
+	}
+	h.vers[req.Key] = append(h.vers[req.Key], req.Version)
 	h.mu.Unlock()
 	switch body := req.Body.(type) {
 	case *kmsg.ApiVersionsRequest:
