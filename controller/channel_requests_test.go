@@ -1,0 +1,184 @@
+package controller
+
+import (
+	"fmt"
+	"slices"
+	"testing"
+
+	"github.com/twmb/franz-go/pkg/kmsg"
+)
+
+// roundTrip encodes req at its version and decodes it again, as a broker would.
+func roundTrip(t *testing.T, req kmsg.Request) kmsg.Request {
+	t.Helper()
+	out := kmsg.RequestForKey(req.Key())
+	out.SetVersion(req.GetVersion())
+	if err := out.ReadFrom(req.AppendTo(nil)); err != nil {
+		t.Fatalf("%T v%d: %v", req, req.GetVersion(), err)
+	}
+	return out
+}
+
+var testHeader = requestHeader{controllerID: 3, controllerEpoch: 7, brokerEpoch: 4242}
+
+// TestControllerBuildLeaderAndIsr_v0_to_v5 checks every LeaderAndIsr version Kafka 2.8 has:
+// the partition states, IsNew (v1+), broker epoch and topic grouping (v2+), topic ids (v5).
+func TestControllerBuildLeaderAndIsr_v0_to_v5(t *testing.T) {
+	id := [16]byte{1, 2, 3}
+	parts := []laiPartition{
+		{tp: TopicPartition{"a", 0}, topicID: id, state: LeaderAndIsr{Leader: 1, LeaderEpoch: 2, Isr: []int32{1, 2}, ControllerEpoch: 6, ZkVersion: 9}, replicas: []int32{1, 2}, isNew: true},
+		{tp: TopicPartition{"a", 1}, topicID: id, state: LeaderAndIsr{Leader: 2, Isr: []int32{2}, ControllerEpoch: 7}, replicas: []int32{2, 1}},
+		{tp: TopicPartition{"b", 0}, state: LeaderAndIsr{Leader: NoLeader, Isr: []int32{3}}, replicas: []int32{3}},
+	}
+	leaders := []liveLeader{{id: 1, host: "h1", port: 9091}, {id: 2, host: "h2", port: 9092}}
+	for v := int16(0); v <= DefaultLeaderAndIsrVersion; v++ {
+		t.Run(fmt.Sprintf("v%d", v), func(t *testing.T) {
+			req := roundTrip(t, buildLeaderAndIsr(v, testHeader, parts, leaders)).(*kmsg.LeaderAndISRRequest)
+			if req.ControllerID != 3 || req.ControllerEpoch != 7 {
+				t.Fatalf("header %+v", req)
+			}
+			if v >= 2 && req.BrokerEpoch != 4242 {
+				t.Fatalf("broker epoch %d at v%d", req.BrokerEpoch, v)
+			}
+			var got []kmsg.LeaderAndISRRequestTopicPartition
+			if v <= 1 {
+				got = req.PartitionStates
+			} else {
+				if len(req.TopicStates) != 2 || req.TopicStates[0].Topic != "a" || req.TopicStates[1].Topic != "b" {
+					t.Fatalf("topic states %+v", req.TopicStates)
+				}
+				if v >= 5 && req.TopicStates[0].TopicID != id {
+					t.Fatalf("topic id %v", req.TopicStates[0].TopicID)
+				}
+				for _, ts := range req.TopicStates {
+					for _, ps := range ts.PartitionStates {
+						ps.Topic = ts.Topic
+						got = append(got, ps)
+					}
+				}
+			}
+			if len(got) != 3 {
+				t.Fatalf("%d partition states", len(got))
+			}
+			for i, p := range parts {
+				g := got[i]
+				if g.Topic != p.tp.Topic || g.Partition != p.tp.Partition || g.Leader != p.state.Leader ||
+					g.LeaderEpoch != p.state.LeaderEpoch || !slices.Equal(g.ISR, p.state.Isr) || g.ZKVersion != p.state.ZkVersion ||
+					g.ControllerEpoch != p.state.ControllerEpoch || !slices.Equal(g.Replicas, p.replicas) {
+					t.Fatalf("partition %d: %+v", i, g)
+				}
+				if v >= 1 && g.IsNew != p.isNew {
+					t.Fatalf("partition %d IsNew %v", i, g.IsNew)
+				}
+			}
+			if len(req.LiveLeaders) != 2 || req.LiveLeaders[1].Host != "h2" || req.LiveLeaders[1].Port != 9092 {
+				t.Fatalf("live leaders %+v", req.LiveLeaders)
+			}
+		})
+	}
+}
+
+// TestControllerBuildUpdateMetadata_v0_to_v7 checks every UpdateMetadata version: endpoints
+// (v1+), rack (v2+), listener names (v3+), offline replicas (v4+), broker epoch and topic
+// grouping (v5+), topic ids (v7), and the leader -2 of topics being deleted.
+func TestControllerBuildUpdateMetadata_v0_to_v7(t *testing.T) {
+	parts := []umPartition{
+		{tp: TopicPartition{"a", 0}, state: LeaderAndIsr{Leader: 1, LeaderEpoch: 3, Isr: []int32{1}, ControllerEpoch: 7, ZkVersion: 4}, replicas: []int32{1, 2}, offline: []int32{2}},
+		{tp: TopicPartition{"gone", 0}, state: LeaderAndIsr{Leader: LeaderDuringDelete, Isr: []int32{1}}, replicas: []int32{1}},
+	}
+	brokers := []LiveBroker{
+		{ID: 1, Epoch: 10, Rack: "r1", Endpoints: []Endpoint{{"PLAINTEXT", "PLAINTEXT", "h1", 9091}, {"SSL", "SSL", "h1", 9093}}},
+		{ID: 2, Epoch: 11, Endpoints: []Endpoint{{"INTERNAL", "SASL_PLAINTEXT", "h2", 9092}}},
+	}
+	for v := int16(0); v <= DefaultUpdateMetadataVersion; v++ {
+		t.Run(fmt.Sprintf("v%d", v), func(t *testing.T) {
+			req := roundTrip(t, buildUpdateMetadata(v, testHeader, parts, brokers)).(*kmsg.UpdateMetadataRequest)
+			if req.ControllerID != 3 || req.ControllerEpoch != 7 || (v >= 5 && req.BrokerEpoch != 4242) {
+				t.Fatalf("header %+v", req)
+			}
+			if len(req.LiveBrokers) != 2 {
+				t.Fatalf("live brokers %+v", req.LiveBrokers)
+			}
+			b1, b2 := req.LiveBrokers[0], req.LiveBrokers[1]
+			switch {
+			case v == 0:
+				if b1.Host != "h1" || b1.Port != 9091 {
+					t.Fatalf("v0 broker %+v", b1)
+				}
+			default:
+				if len(b1.Endpoints) != 2 || b1.Endpoints[1].SecurityProtocol != 1 || b2.Endpoints[0].SecurityProtocol != 2 {
+					t.Fatalf("endpoints %+v %+v", b1.Endpoints, b2.Endpoints)
+				}
+				if v >= 3 && (b1.Endpoints[1].ListenerName != "SSL" || b2.Endpoints[0].ListenerName != "INTERNAL") {
+					t.Fatalf("listener names %+v %+v", b1.Endpoints, b2.Endpoints)
+				}
+			}
+			if v >= 2 && (b1.Rack == nil || *b1.Rack != "r1" || b2.Rack != nil) {
+				t.Fatalf("racks %v %v", b1.Rack, b2.Rack)
+			}
+			var got []kmsg.UpdateMetadataRequestTopicPartition
+			if v <= 4 {
+				got = req.PartitionStates
+			} else {
+				for _, ts := range req.TopicStates {
+					for _, ps := range ts.PartitionStates {
+						ps.Topic = ts.Topic
+						got = append(got, ps)
+					}
+				}
+			}
+			if len(got) != 2 || got[0].Topic != "a" || got[0].Leader != 1 || got[0].LeaderEpoch != 3 || got[0].ZKVersion != 4 ||
+				!slices.Equal(got[0].Replicas, []int32{1, 2}) || got[1].Leader != LeaderDuringDelete {
+				t.Fatalf("partition states %+v", got)
+			}
+			if v >= 4 && !slices.Equal(got[0].OfflineReplicas, []int32{2}) {
+				t.Fatalf("offline replicas %v", got[0].OfflineReplicas)
+			}
+		})
+	}
+}
+
+// TestControllerBuildStopReplica_v0_to_v3 checks every StopReplica version: (topic,
+// partition) pairs at v0, grouped partitions with broker epoch at v1–2, per-partition leader
+// epoch and delete flag at v3.
+func TestControllerBuildStopReplica_v0_to_v3(t *testing.T) {
+	parts := []stopPartition{{TopicPartition{"a", 0}, 5}, {TopicPartition{"a", 2}, 6}, {TopicPartition{"b", 1}, -2}}
+	for v := int16(0); v <= DefaultStopReplicaVersion; v++ {
+		for _, del := range []bool{false, true} {
+			t.Run(fmt.Sprintf("v%d/delete=%v", v, del), func(t *testing.T) {
+				req := roundTrip(t, buildStopReplica(v, testHeader, del, parts)).(*kmsg.StopReplicaRequest)
+				if req.ControllerID != 3 || req.ControllerEpoch != 7 || (v >= 1 && req.BrokerEpoch != 4242) {
+					t.Fatalf("header %+v", req)
+				}
+				if v <= 2 && req.DeletePartitions != del {
+					t.Fatalf("delete %v", req.DeletePartitions)
+				}
+				var got []stopPartition
+				var dels []bool
+				for _, tpc := range req.Topics {
+					switch {
+					case v == 0:
+						got = append(got, stopPartition{tp: TopicPartition{tpc.Topic, tpc.Partition}})
+					case v <= 2:
+						for _, p := range tpc.Partitions {
+							got = append(got, stopPartition{tp: TopicPartition{tpc.Topic, p}})
+						}
+					default:
+						for _, ps := range tpc.PartitionStates {
+							got = append(got, stopPartition{TopicPartition{tpc.Topic, ps.Partition}, ps.LeaderEpoch})
+							dels = append(dels, ps.Delete)
+						}
+					}
+				}
+				if len(got) != 3 {
+					t.Fatalf("partitions %+v", got)
+				}
+				for i, p := range parts {
+					if got[i].tp != p.tp || (v >= 3 && (got[i].leaderEpoch != p.leaderEpoch || dels[i] != del)) {
+						t.Fatalf("partition %d: %+v", i, got[i])
+					}
+				}
+			})
+		}
+	}
+}
