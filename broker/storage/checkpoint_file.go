@@ -31,9 +31,10 @@ func NewCheckpointFile(fsys FS, path string) *CheckpointFile {
 // Path returns the file's path.
 func (c *CheckpointFile) Path() string { return c.path }
 
-// read calls parse with the file's content. A missing file calls parse with
-// an empty reader. I/O errors wrap ErrStorage.
-func (c *CheckpointFile) read(parse func(r io.Reader) error) error {
+// Read calls parse with the file's content (a reader valid only during the
+// call). A missing file calls parse with an empty reader. I/O errors wrap
+// ErrStorage; parse's error is returned as is.
+func (c *CheckpointFile) Read(parse func(r io.Reader) error) error {
 	f, err := c.fs.OpenFile(c.path, os.O_RDONLY, 0)
 	if errors.Is(err, fs.ErrNotExist) {
 		return parse(bytes.NewReader(nil))
@@ -49,9 +50,10 @@ func (c *CheckpointFile) read(parse func(r io.Reader) error) error {
 	return parse(io.NewSectionReader(f, 0, fi.Size()))
 }
 
-// write replaces the file's content with data: write "<path>.tmp", fsync,
-// rename over path, fsync the directory. I/O errors wrap ErrStorage.
-func (c *CheckpointFile) write(data []byte) error {
+// Write atomically replaces the file's content with data: write
+// "<path>.tmp", fsync, rename over path, fsync the directory. It blocks on
+// both fsyncs. I/O errors wrap ErrStorage; on error the old content stays.
+func (c *CheckpointFile) Write(data []byte) error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	tmp := c.path + TmpFileSuffix
@@ -106,7 +108,7 @@ func (o *OffsetCheckpointFile) Path() string { return o.f.Path() }
 // and line. The map is owned by the caller.
 func (o *OffsetCheckpointFile) Read() (map[TopicPartition]int64, error) {
 	var out map[TopicPartition]int64
-	err := o.f.read(func(r io.Reader) error {
+	err := o.f.Read(func(r io.Reader) error {
 		m, err := ReadOffsetCheckpoint(r, o.f.path)
 		out = m
 		return err
@@ -123,5 +125,5 @@ func (o *OffsetCheckpointFile) Write(offsets map[TopicPartition]int64) error {
 	if err != nil {
 		return fmt.Errorf("%w (file %s)", err, o.f.path)
 	}
-	return o.f.write(data)
+	return o.f.Write(data)
 }

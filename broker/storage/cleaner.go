@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"github.com/sirupsen/logrus"
+
+	"samsa/broker/record"
 )
 
 // CleanerConfig holds the broker-wide log.cleaner.* settings (per-topic
@@ -78,9 +80,10 @@ type Cleaner struct {
 
 	mu struct {
 		sync.Mutex
-		inProgress map[*Log]*cleaning // guarded by mu
-		paused     map[*Log]int       // guarded by mu; pause depth
-		cancel     context.CancelFunc // guarded by mu; nil when not started
+		inProgress  map[*Log]*cleaning // guarded by mu
+		paused      map[*Log]int       // guarded by mu; pause depth
+		uncleanable map[*Log]error     // guarded by mu; logs whose data failed a pass
+		cancel      context.CancelFunc // guarded by mu; nil when not started
 	}
 	wg sync.WaitGroup // the Start goroutines
 }
@@ -124,6 +127,7 @@ func NewCleaner(opts CleanerOptions) *Cleaner {
 	}
 	c.mu.inProgress = make(map[*Log]*cleaning)
 	c.mu.paused = make(map[*Log]int)
+	c.mu.uncleanable = make(map[*Log]error)
 	return c
 }
 
@@ -239,7 +243,9 @@ func (c *Cleaner) CleanOnce(ctx context.Context) (bool, error) {
 func (c *Cleaner) cleanFilthiest(ctx context.Context, r *cleanRun) (bool, error) {
 	now := c.now()
 	var best *logToClean
-	for _, l := range c.currentLogs() {
+	logs := c.currentLogs()
+	c.pruneUncleanable(logs)
+	for _, l := range logs {
 		cfg := l.Config()
 		if !cfg.CleanupPolicy.Compacts() || l.Failed() != nil || c.busy(l) {
 			continue
@@ -269,11 +275,49 @@ func (c *Cleaner) cleanFilthiest(ctx context.Context, r *cleanRun) (bool, error)
 	return true, c.cleanLog(ctx, r, best)
 }
 
-// busy reports whether l is being cleaned or is paused.
+// busy reports whether l is being cleaned, paused or uncleanable.
 func (c *Cleaner) busy(l *Log) bool {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	return c.mu.inProgress[l] != nil || c.mu.paused[l] > 0
+	return c.mu.inProgress[l] != nil || c.mu.paused[l] > 0 || c.mu.uncleanable[l] != nil
+}
+
+// pruneUncleanable forgets uncleanable logs that are gone.
+func (c *Cleaner) pruneUncleanable(logs []*Log) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if len(c.mu.uncleanable) == 0 {
+		return
+	}
+	present := make(map[*Log]bool, len(logs))
+	for _, l := range logs {
+		present[l] = true
+	}
+	for l := range c.mu.uncleanable {
+		if !present[l] {
+			delete(c.mu.uncleanable, l)
+		}
+	}
+}
+
+// UncleanablePartitions lists the logs whose data made a pass fail (a
+// corrupt batch, a record that cannot be decoded or re-encoded); they are
+// skipped until the broker restarts (Kafka's uncleanable partitions, KIP-346).
+func (c *Cleaner) UncleanablePartitions() []TopicPartition {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	out := make([]TopicPartition, 0, len(c.mu.uncleanable))
+	for l := range c.mu.uncleanable {
+		out = append(out, l.tp)
+	}
+	return out
+}
+
+// isDataError reports whether err comes from the log's content rather than
+// from the disk or a concurrent change: retrying would fail again.
+func isDataError(err error) bool {
+	return errors.Is(err, ErrCorrupt) || errors.Is(err, record.ErrCorrupt) ||
+		errors.Is(err, record.ErrInvalidRecord) || errors.Is(err, record.ErrTooLarge)
 }
 
 // cleanLog runs one pass over ltc.log and checkpoints the result.
@@ -298,6 +342,13 @@ func (c *Cleaner) cleanLog(ctx context.Context, r *cleanRun, ltc *logToClean) er
 	start := c.now()
 	end, err := r.clean(ltc)
 	if err != nil {
+		if isDataError(err) {
+			c.mu.Lock()
+			c.mu.uncleanable[l] = err
+			c.mu.Unlock()
+			c.logger.WithError(err).WithFields(logrus.Fields{"topic": l.tp.Topic, "partition": l.tp.Partition}).
+				Error("storage: log cannot be cleaned; skipping it until restart")
+		}
 		return err
 	}
 	if err := c.updateCheckpoint(l, end); err != nil {
@@ -315,9 +366,11 @@ func (c *Cleaner) cleanLog(ctx context.Context, r *cleanRun, ltc *logToClean) er
 }
 
 // PauseCleaning stops cleaning of l until a matching ResumeCleaning: a pass
-// in progress is aborted and waited for (or ctx ends the wait). The
-// Manager calls it before truncating or deleting a compacted log (Kafka's
-// abortAndPauseCleaning). Calls nest.
+// in progress is aborted and waited for (or ctx ends the wait), so the
+// caller must not hold l's lock. Use it before truncating or deleting a
+// compacted log (Kafka's abortAndPauseCleaning); the cleaner is safe
+// without it (a swap checks that the log did not change), it only saves
+// wasted work. Calls nest.
 func (c *Cleaner) PauseCleaning(ctx context.Context, l *Log) error {
 	c.mu.Lock()
 	c.mu.paused[l]++

@@ -2,6 +2,8 @@ package storage
 
 import (
 	"context"
+	"errors"
+	"os"
 	"path/filepath"
 	"reflect"
 	"sync"
@@ -158,4 +160,32 @@ func TestStorageCleanerInManager(t *testing.T) {
 	if err := cleaner.Stop(ctx); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// TestStorageCleanerUncleanable checks that a log whose data fails a pass
+// (here a batch with a bad CRC) is reported and skipped afterwards instead
+// of failing every backoff, and that nothing is rewritten.
+func TestStorageCleanerUncleanable(t *testing.T) {
+	l := openCleanerTestLog(t, t.TempDir(), cleanerTestConfig())
+	buildLastValueLog(t, l, record.CodecNone)
+	seg := l.Segments()[1]
+	f, err := os.OpenFile(seg.logPath, os.O_RDWR, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.WriteAt([]byte{0xff}, seg.Size()-2); err != nil { // inside the last record
+		t.Fatal(err)
+	}
+	f.Close()
+	c := newTestCleaner(l)
+	if _, err := c.CleanOnce(context.Background()); !errors.Is(err, ErrCorrupt) {
+		t.Fatalf("CleanOnce = %v, want ErrCorrupt", err)
+	}
+	if got := c.UncleanablePartitions(); len(got) != 1 || got[0] != (TopicPartition{Topic: "t", Partition: 0}) {
+		t.Fatalf("uncleanable %v", got)
+	}
+	if cleanOnce(t, c) {
+		t.Fatal("uncleanable log cleaned again")
+	}
+	assertNoCleanerLeftovers(t, l.Dir())
 }

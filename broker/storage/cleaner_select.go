@@ -26,8 +26,6 @@ type logToClean struct {
 	// needCompactionNow: max.compaction.lag.ms has passed for the first
 	// dirty segment (Kafka's maxCompactionDelay > 0).
 	needCompactionNow bool
-	// resetCheckpoint: the checkpointed offset was out of range.
-	resetCheckpoint bool
 }
 
 // ratio is the dirty share of the cleanable bytes (Kafka's cleanableRatio).
@@ -98,16 +96,12 @@ func newLogToClean(l *Log, checkpoint int64, ok bool, now time.Time) (*logToClea
 	cfg := l.Config()
 	logStart := l.LogStartOffset()
 	leo := l.LogEndOffset()
+	// A checkpoint outside [log start, log end] (after truncation, retention
+	// or a corrupt tail) means everything needs cleaning
+	// (LogCleanerManager.cleanableOffsets).
 	c.firstDirty = logStart
-	if ok {
-		switch {
-		case checkpoint < logStart, checkpoint > leo:
-			// Truncated or corrupt tail: assume everything needs cleaning
-			// (LogCleanerManager.cleanableOffsets).
-			c.resetCheckpoint = true
-		default:
-			c.firstDirty = checkpoint
-		}
+	if ok && checkpoint >= logStart && checkpoint <= leo {
+		c.firstDirty = checkpoint
 	}
 	active := c.segs[len(c.segs)-1]
 	// Kafka stops at the last stable offset; without transactions that is

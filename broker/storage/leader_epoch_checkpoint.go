@@ -75,7 +75,7 @@ func EncodeLeaderEpochCheckpoint(entries []EpochEntry) ([]byte, error) {
 // file has no entries.
 func readLeaderEpochFile(cf *CheckpointFile) ([]EpochEntry, error) {
 	var out []EpochEntry
-	err := cf.read(func(r io.Reader) error {
+	err := cf.Read(func(r io.Reader) error {
 		e, err := ReadLeaderEpochCheckpoint(r, cf.Path())
 		out = e
 		return err
@@ -89,5 +89,5 @@ func writeLeaderEpochFile(cf *CheckpointFile, entries []EpochEntry) error {
 	if err != nil {
 		return err
 	}
-	return cf.write(data)
+	return cf.Write(data)
 }

@@ -153,7 +153,7 @@ func ReadMetaProperties(fsys FS, dir string) (m MetaProperties, found bool, err 
 // comment line. It blocks on fsync; I/O errors wrap ErrStorage.
 func WriteMetaProperties(fsys FS, dir string, m MetaProperties, now time.Time) error {
 	cf := NewCheckpointFile(fsys, filepath.Join(dir, MetaPropertiesFile))
-	return cf.write(EncodeMetaProperties(m, now))
+	return cf.Write(EncodeMetaProperties(m, now))
 }
 
 // CheckBrokerID returns an error wrapping ErrInconsistentBrokerID when
