@@ -197,3 +197,36 @@ func TestWireDecodeAllocationBounded(t *testing.T) {
 	}
 	t.Logf("worst allocation: %.1f× the frame (%s)", worst, worstName)
 }
+
+// FuzzWireResponse feeds arbitrary response frames to ParseResponse for the request kinds
+// broker/peer sends (ApiVersions, Metadata, Fetch, LeaderAndIsr, UpdateMetadata, StopReplica,
+// OffsetForLeaderEpoch, ControlledShutdown). The first byte picks the request kind and the
+// second its version. Invariants: never panics; allocates at most maxAllocFactor × the frame
+// plus allocSlack.
+func FuzzWireResponse(f *testing.F) {
+	keys := []int16{18, 3, 1, 4, 6, 5, 23, 7}
+	for i, k := range keys {
+		req := kmsg.RequestForKey(k)
+		for _, v := range []int16{0, req.MaxVersion()} {
+			req.SetVersion(v)
+			resp := req.ResponseKind()
+			frame := AppendResponse(nil, &Request{Header: Header{Key: k, Version: v, Correlation: 1, HeaderVersion: headerVersionOf(req)}}, resp)
+			f.Add(append([]byte{byte(i), byte(v)}, frame[4:]...))
+		}
+	}
+	f.Fuzz(func(t *testing.T, in []byte) {
+		if len(in) < 2 {
+			return
+		}
+		req := kmsg.RequestForKey(keys[int(in[0])%len(keys)])
+		req.SetVersion(int16(in[1]) % (req.MaxVersion() + 1))
+		frame := in[2:]
+		var before, after runtime.MemStats
+		runtime.ReadMemStats(&before)
+		ParseResponse(frame, req, 1)
+		runtime.ReadMemStats(&after)
+		if d := after.TotalAlloc - before.TotalAlloc; d > uint64(maxAllocFactor*len(frame)+allocSlack) {
+			t.Fatalf("allocated %d bytes for a %d-byte frame", d, len(frame))
+		}
+	})
+}
