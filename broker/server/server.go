@@ -68,7 +68,6 @@ type Server struct {
 	wg      sync.WaitGroup     // accept loops and connection goroutines
 	quit    chan struct{}      // closed when Shutdown starts or Serve's ctx ends
 	once    sync.Once          // closes quit
-	served  chan struct{}      // closed when Serve has returned
 	mu      struct {
 		sync.Mutex
 		listeners []*listener        // guarded by mu
@@ -112,7 +111,6 @@ func New(opts Options) (*Server, error) {
 		conns:   metrics.GetOrRegisterGauge(MetricConnectionCount, opts.Metrics),
 		panicsC: metrics.GetOrRegisterCounter(MetricPanics, opts.Metrics),
 		quit:    make(chan struct{}),
-		served:  make(chan struct{}),
 	}
 	s.mu.conns = make(map[*Conn]struct{})
 	s.mu.perIP = make(map[string]int32)
@@ -166,8 +164,9 @@ func (s *Server) Serve(ctx context.Context) error {
 	for _, l := range s.mu.listeners {
 		s.startAcceptLocked(l)
 	}
+	cancel := s.mu.cancel
 	s.mu.Unlock()
-	defer close(s.served)
+	defer cancel()
 
 	select {
 	case <-s.quit: // Shutdown owns the wait
