@@ -28,6 +28,9 @@
 // everything and cancels handler contexts. Cancelling Serve's ctx does the forced part at once.
 // Both wait for every goroutine; handlers must return when their ctx is done.
 //
+// Locks: Server.mu (listeners, connection set, per-IP counts) is taken before Conn.mu (idle
+// and closed flags), never the other way round; no I/O other than Close happens under either.
+//
 // # Errors and the connection
 //
 // The connection closes (after one log line with peer, api, api_version, corr, client_id) on:
