@@ -11,10 +11,14 @@ import (
 // indexFile is the storage shared by OffsetIndex and TimeIndex: a file of
 // fixed-size big-endian entries, sorted, mirrored in memory.
 //
-// Reads are served from the in-memory copy (binary search, no syscalls);
-// writes go to both the copy and the file with pwrite. While the segment is
-// active the file is preallocated (sparse) to maxEntries*entrySize, as Kafka
-// does with its mmap; trim cuts it to the written entries on roll and close.
+// Reads are served from the in-memory copy (binary search, no syscalls).
+// Appends go to the copy only and reach the file (one pwrite for all new
+// entries) on sync, roll, truncation and close: like Kafka's mmap, an
+// append costs no syscall, and like Kafka, entries not yet flushed are
+// rebuilt by recovery after a crash (an index is derived data). While the
+// segment is active the file is preallocated (sparse) to
+// maxEntries*entrySize, as Kafka does with its mmap; trim cuts it to the
+// entries on roll and close.
 type indexFile struct {
 	fs         FS
 	entrySize  int
@@ -25,6 +29,8 @@ type indexFile struct {
 		path string // current name (changes on rename)
 		f    File   // nil after close
 		buf  []byte // len == entries*entrySize
+		// persisted is how many bytes of buf are in the file.
+		persisted int
 	}
 }
 
@@ -65,6 +71,7 @@ func openIndexFile(fsys FS, path string, entrySize, maxEntries int, active bool,
 		}
 		n := validIndexPrefix(raw, entrySize, valid)
 		x.mu.buf = raw[: n*entrySize : n*entrySize]
+		x.mu.persisted = len(x.mu.buf)
 	}
 	if err := x.resizeLocked(active); err != nil {
 		f.Close()
@@ -110,10 +117,19 @@ func (x *indexFile) appendEntry(e []byte) error {
 	if x.mu.f == nil {
 		return ErrClosed
 	}
-	if _, err := x.mu.f.WriteAt(e, int64(len(x.mu.buf))); err != nil {
+	x.mu.buf = append(x.mu.buf, e...)
+	return nil
+}
+
+// persistLocked writes the entries not yet in the file.
+func (x *indexFile) persistLocked() error {
+	if x.mu.f == nil || x.mu.persisted >= len(x.mu.buf) {
+		return nil
+	}
+	if _, err := x.mu.f.WriteAt(x.mu.buf[x.mu.persisted:], int64(x.mu.persisted)); err != nil {
 		return storageError("write index", err)
 	}
-	x.mu.buf = append(x.mu.buf, e...)
+	x.mu.persisted = len(x.mu.buf)
 	return nil
 }
 
@@ -126,10 +142,11 @@ func (x *indexFile) truncateToEntries(n int, active bool) error {
 		return nil
 	}
 	x.mu.buf = x.mu.buf[:n*x.entrySize]
+	x.mu.persisted = min(x.mu.persisted, len(x.mu.buf))
 	if x.mu.f == nil {
 		return ErrClosed
 	}
-	if err := x.mu.f.Truncate(int64(len(x.mu.buf))); err != nil {
+	if err := x.mu.f.Truncate(int64(x.mu.persisted)); err != nil {
 		return storageError("truncate index", err)
 	}
 	return x.resizeLocked(active)
@@ -145,6 +162,9 @@ func (x *indexFile) resize(active bool) error {
 func (x *indexFile) resizeLocked(active bool) error {
 	if x.mu.f == nil {
 		return ErrClosed
+	}
+	if err := x.persistLocked(); err != nil {
+		return err
 	}
 	size := int64(len(x.mu.buf))
 	if active {
@@ -180,10 +200,13 @@ func (x *indexFile) searchLocked(le func(e []byte) bool) int {
 // sync fsyncs the index. Durable: the entries written so far (an index is
 // also rebuildable from the log, so this only saves recovery time).
 func (x *indexFile) sync() error {
-	x.mu.RLock()
-	defer x.mu.RUnlock()
+	x.mu.Lock()
+	defer x.mu.Unlock()
 	if x.mu.f == nil {
 		return nil
+	}
+	if err := x.persistLocked(); err != nil {
+		return err
 	}
 	return storageError("sync index", x.mu.f.Sync())
 }
@@ -197,7 +220,10 @@ func (x *indexFile) close(trim bool) error {
 	}
 	var err error
 	if trim {
-		err = x.mu.f.Truncate(int64(len(x.mu.buf)))
+		err = x.persistLocked()
+		if err == nil {
+			err = x.mu.f.Truncate(int64(len(x.mu.buf)))
+		}
 	}
 	if cerr := x.mu.f.Close(); err == nil {
 		err = cerr
