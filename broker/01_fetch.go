@@ -133,6 +133,9 @@ func (b *Broker) handleFetch(r *request) (kmsg.Response, error) {
 		rp := kmsg.NewFetchResponseTopicPartition()
 		rp.Partition = fp.tp.Partition
 		rp.PreferredReadReplica = -1
+		// Kafka sends empty, never null, records (kafka-python cannot read
+		// a null).
+		rp.RecordBatches = []byte{}
 		if fp.err != nil {
 			rp.ErrorCode = b.errorCode(fp.err)
 			rp.HighWatermark, rp.LastStableOffset, rp.LogStartOffset = -1, -1, -1
