@@ -1,6 +1,7 @@
 package tools
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -16,6 +17,9 @@ type Env struct {
 	Stdin  io.Reader
 	Stdout io.Writer
 	Stderr io.Writer
+	// Context, when not nil, stops long-running commands (kafka-server-start)
+	// when it ends, as SIGTERM does. Tests use it; tools/samsa leaves it nil.
+	Context context.Context
 	// Logger is the process logger configured by tools/samsa. Commands add
 	// component=<command> and hand it to the packages they drive.
 	Logger logrus.FieldLogger
@@ -64,6 +68,7 @@ func NewApp(env Env) *cli.App {
 		DisableSliceFlagSeparator: true,
 		ExitErrHandler:            func(*cli.Context, error) {},
 		Commands: []*cli.Command{
+			serverStartCommand(env),
 			topicsCommand(env),
 			consoleProducerCommand(env),
 			consoleConsumerCommand(env),

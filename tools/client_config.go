@@ -37,6 +37,10 @@ func newSaramaConfig(clientID, configFile string, props map[string]string) (*sar
 	cfg.ClientID = clientID
 	cfg.Metadata.Retry.Max = 5
 	cfg.Metadata.Retry.Backoff = 200 * time.Millisecond
+	// Kafka's AdminClient waits up to request.timeout.ms (30 s) for
+	// CreateTopics and DeleteTopics to complete.
+	cfg.Admin.Timeout = 30 * time.Second
+	cfg.Net.ReadTimeout = cfg.Admin.Timeout + 5*time.Second
 	all := map[string]string{}
 	if configFile != "" {
 		fileProps, err := config.ReadPropertiesFile(configFile)
@@ -68,7 +72,7 @@ func applyClientProperty(cfg *sarama.Config, key, v string) error {
 	case "request.timeout.ms":
 		var d time.Duration
 		d, err = ms()
-		cfg.Net.ReadTimeout, cfg.Net.WriteTimeout, cfg.Admin.Timeout = d, d, d
+		cfg.Net.ReadTimeout, cfg.Net.WriteTimeout, cfg.Admin.Timeout = d+5*time.Second, d, d
 	case "acks":
 		var acks sarama.RequiredAcks
 		acks, err = parseAcks(v)

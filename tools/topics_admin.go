@@ -103,6 +103,11 @@ func (s *adminTopicService) topicInfo(m *sarama.TopicMetadata) (topicInfo, error
 		info.TopicID = m.Uuid.String()
 	}
 	entries, err := s.admin.DescribeConfig(sarama.ConfigResource{Type: sarama.TopicResource, Name: m.Name})
+	if errors.Is(err, sarama.ErrUnsupportedVersion) {
+		// A broker without DescribeConfigs: print the partitions anyway,
+		// with no configs (Kafka's tool would fail here).
+		entries, err = nil, nil
+	}
 	if err != nil {
 		return info, err
 	}

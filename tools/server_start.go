@@ -1,0 +1,153 @@
+package tools
+
+// kafka-server-start: run one broker (Kafka's kafka.Kafka main).
+//
+// Behaviour:
+//   - arguments as Kafka: server.properties [--override key=value]...
+//     (also --override=key=value); the file and overrides go through
+//     config.LoadBroker, unknown keys are logged at WARN, invalid values stop
+//     start-up with every problem listed;
+//   - SIGTERM or SIGINT (or the end of Env.Context) runs the broker's ordered
+//     Shutdown with a deadline (shutdownDeadline); a second signal exits at
+//     once with code 1;
+//   - exit code 0 after a clean shutdown, 1 when start-up or shutdown fails.
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+	"time"
+
+	metrics "github.com/rcrowley/go-metrics"
+	"github.com/sirupsen/logrus"
+	"github.com/urfave/cli/v2"
+
+	"samsa/broker"
+	"samsa/config"
+)
+
+const serverStartUsage = "USAGE: samsa kafka-server-start server.properties [--override property=value]*"
+
+func serverStartCommand(env Env) *cli.Command {
+	return &cli.Command{
+		Name:            "kafka-server-start",
+		Usage:           "run a broker: server.properties [--override property=value]*",
+		SkipFlagParsing: true,
+		Action: func(c *cli.Context) error {
+			return runServerStart(c.Args().Slice(), env)
+		},
+	}
+}
+
+// parseServerArgs splits Kafka's server arguments into the properties file
+// and the override strings.
+func parseServerArgs(args []string) (string, []string, error) {
+	if len(args) == 0 || strings.HasPrefix(args[0], "-") {
+		return "", nil, toolError(serverStartUsage)
+	}
+	path := args[0]
+	var overrides []string
+	for i := 1; i < len(args); i++ {
+		a := args[i]
+		switch {
+		case a == "--override":
+			if i+1 >= len(args) {
+				return "", nil, toolError("Option override requires an argument\n" + serverStartUsage)
+			}
+			overrides = append(overrides, args[i+1])
+			i++
+		case strings.HasPrefix(a, "--override="):
+			overrides = append(overrides, strings.TrimPrefix(a, "--override="))
+		default:
+			return "", nil, toolErrorf("Found non argument parameters: %s\n%s", a, serverStartUsage)
+		}
+	}
+	return path, overrides, nil
+}
+
+// shutdownDeadline bounds the ordered shutdown: long enough for controlled
+// shutdown's retries, at least 30 s.
+func shutdownDeadline(cfg *config.Broker) time.Duration {
+	d := time.Duration(cfg.ControlledShutdownMaxRetries)*time.Duration(cfg.ControlledShutdownRetryBackoffMs)*time.Millisecond + 15*time.Second
+	if d < 30*time.Second {
+		d = 30 * time.Second
+	}
+	return d
+}
+
+func runServerStart(args []string, env Env) error {
+	path, overrides, err := parseServerArgs(args)
+	if err != nil {
+		fmt.Fprintln(env.Stderr, err)
+		return exitError{1}
+	}
+	log := env.Logger.WithField("component", "kafka-server-start")
+	cfg, warnings, err := config.LoadBroker(path, overrides)
+	for _, w := range warnings {
+		log.Warn(string(w))
+	}
+	if err != nil {
+		log.WithError(err).Error("invalid configuration")
+		fmt.Fprintln(env.Stderr, err)
+		return exitError{1}
+	}
+	b, err := broker.New(cfg, broker.Options{Logger: env.Logger, Registry: metrics.NewRegistry()})
+	if err != nil {
+		log.WithError(err).Error("cannot create the broker")
+		return exitError{1}
+	}
+
+	parent := env.Context
+	if parent == nil {
+		parent = context.Background()
+	}
+	sigs := make(chan os.Signal, 2)
+	signal.Notify(sigs, syscall.SIGTERM, syscall.SIGINT)
+	defer signal.Stop(sigs)
+	stopCtx, stop := context.WithCancel(parent)
+	defer stop()
+	go func() {
+		select {
+		case s := <-sigs:
+			log.WithField("signal", s.String()).Info("shutting down")
+			stop()
+		case <-stopCtx.Done():
+		}
+	}()
+
+	if err := b.Start(stopCtx); err != nil {
+		log.WithError(err).Error("fatal error during broker start-up, prepare to shutdown")
+		return exitError{1}
+	}
+	log.WithFields(logrus.Fields{"broker": b.ID(), "listeners": listenerNames(cfg)}).Info("started")
+	<-stopCtx.Done()
+
+	deadline := shutdownDeadline(cfg)
+	ctx, cancel := context.WithTimeout(context.Background(), deadline)
+	defer cancel()
+	done := make(chan error, 1)
+	go func() { done <- b.Shutdown(ctx) }()
+	select {
+	case err = <-done:
+	case s := <-sigs:
+		log.WithField("signal", s.String()).Error("second signal, exiting without finishing shutdown")
+		return exitError{1}
+	}
+	if err != nil {
+		log.WithError(err).Error("shutdown did not complete cleanly")
+		return exitError{1}
+	}
+	log.WithField("broker", b.ID()).Info("shut down completed")
+	return nil
+}
+
+func listenerNames(cfg *config.Broker) string {
+	var parts []string
+	for _, l := range cfg.Listeners() {
+		parts = append(parts, l.String())
+	}
+	return strings.Join(parts, ",")
+}
