@@ -220,3 +220,26 @@ func TestStorageCheckpointFileWriteError(t *testing.T) {
 		t.Fatalf("after failed write: %v, %v; want %v", got, err, old)
 	}
 }
+
+// TestStorageCheckpointFileSyncError checks that a failed fsync of the
+// .tmp file (error-injecting FS) is ErrStorage and the old content stays.
+func TestStorageCheckpointFileSyncError(t *testing.T) {
+	efs := newErrorFS(OSFS{})
+	path := filepath.Join(t.TempDir(), LogStartOffsetCheckpointFile)
+	cf := NewOffsetCheckpointFile(efs, path)
+	old := map[TopicPartition]int64{{Topic: "a", Partition: 0}: 5}
+	if err := cf.Write(old); err != nil {
+		t.Fatal(err)
+	}
+	for _, op := range []faultOp{opWrite, opSync, opRename} {
+		efs.failAfter(op, 0)
+		if err := cf.Write(map[TopicPartition]int64{{Topic: "a", Partition: 0}: 6}); !errors.Is(err, ErrStorage) {
+			t.Fatalf("op %d: err = %v, want ErrStorage", op, err)
+		}
+		efs.heal()
+		got, err := cf.Read()
+		if err != nil || !reflect.DeepEqual(got, old) {
+			t.Fatalf("op %d: after failed write: %v, %v; want %v", op, got, err, old)
+		}
+	}
+}
