@@ -146,12 +146,14 @@ func (c *Cleaner) ManagedService() ManagedService { return cleanerService{c} }
 
 type cleanerService struct{ c *Cleaner }
 
+// Start implements ManagedService.
 func (s cleanerService) Start(m *Manager) {
 	fn := m.Logs
 	s.c.logs.CompareAndSwap(nil, &fn)
 	s.c.Start(context.Background())
 }
 
+// Stop implements ManagedService; it waits for the goroutines.
 func (s cleanerService) Stop() { s.c.Stop(context.Background()) }
 
 // newRun returns the per-goroutine state: an offset map holding this
@@ -159,9 +161,8 @@ func (s cleanerService) Stop() { s.c.Stop(context.Background()) }
 func (c *Cleaner) newRun() *cleanRun {
 	limit := int64(float64(c.cfg.DedupeBufferSize/int64(c.cfg.Threads)) * c.cfg.IOBufferLoadFactor)
 	return &cleanRun{
-		om:     newOffsetMap(limit),
-		ioBuf:  make([]byte, 0, c.cfg.IOBufferSize),
-		logger: c.logger,
+		om:    newOffsetMap(limit),
+		ioBuf: make([]byte, 0, c.cfg.IOBufferSize),
 	}
 }
 
@@ -245,17 +246,23 @@ func (c *Cleaner) cleanFilthiest(ctx context.Context, r *cleanRun) (bool, error)
 	var best *logToClean
 	logs := c.currentLogs()
 	c.pruneUncleanable(logs)
+	checkpoints := make(map[string]map[TopicPartition]int64) // per log dir, read once
 	for _, l := range logs {
 		cfg := l.Config()
 		if !cfg.CleanupPolicy.Compacts() || l.Failed() != nil || c.busy(l) {
 			continue
 		}
-		off, ok, err := c.checkpointFor(l)
-		if err != nil {
-			// An unreadable checkpoint only costs a full re-clean.
-			c.logger.WithError(err).WithField("topic", l.tp.Topic).Warn("storage: ignoring unreadable cleaner checkpoint")
-			ok = false
+		path := checkpointPathFor(l)
+		cp, seen := checkpoints[path]
+		if !seen {
+			var err error
+			if cp, err = c.readCheckpoint(path); err != nil {
+				// An unreadable checkpoint only costs a full re-clean.
+				c.logger.WithError(err).WithField("file", path).Warn("storage: ignoring unreadable cleaner checkpoint")
+			}
+			checkpoints[path] = cp
 		}
+		off, ok := cp[l.tp]
 		ltc, err := newLogToClean(l, off, ok, now)
 		if err != nil {
 			c.logger.WithError(err).WithFields(logrus.Fields{"topic": l.tp.Topic, "partition": l.tp.Partition}).
@@ -359,7 +366,7 @@ func (c *Cleaner) cleanLog(ctx context.Context, r *cleanRun, ltc *logToClean) er
 		"first_dirty": ltc.firstDirty, "cleaned_to": end, "dirty_ratio": ltc.ratio(),
 		"segments": r.stats.segments, "bytes_read": r.stats.bytesRead, "bytes_written": r.stats.bytesWritten,
 		"records_read": r.stats.recordsRead, "records_retained": r.stats.recordsRetained,
-		"tombstones_removed": r.stats.tombstonesDrop, "map_utilization": r.om.utilization(),
+		"tombstones_removed": r.stats.tombstonesDrop, "keys_mapped": r.om.size(), "map_utilization": r.om.utilization(),
 		"duration": c.now().Sub(start),
 	}).Info("storage: cleaned log")
 	return nil
@@ -399,21 +406,16 @@ func (c *Cleaner) ResumeCleaning(l *Log) {
 	c.mu.paused[l]--
 }
 
-// checkpointPath returns the cleaner-offset-checkpoint of l's log dir.
+// checkpointPathFor returns the cleaner-offset-checkpoint of l's log dir.
 func checkpointPathFor(l *Log) string {
 	return filepath.Join(filepath.Dir(l.dir), CleanerOffsetCheckpointFile)
 }
 
-// checkpointFor returns l's entry in its log dir's cleaner checkpoint.
-func (c *Cleaner) checkpointFor(l *Log) (int64, bool, error) {
+// readCheckpoint reads one log dir's cleaner checkpoint.
+func (c *Cleaner) readCheckpoint(path string) (map[TopicPartition]int64, error) {
 	c.ckptMu.Lock()
 	defer c.ckptMu.Unlock()
-	m, err := NewOffsetCheckpointFile(c.fs, checkpointPathFor(l)).Read()
-	if err != nil {
-		return 0, false, err
-	}
-	off, ok := m[l.tp]
-	return off, ok, nil
+	return NewOffsetCheckpointFile(c.fs, path).Read()
 }
 
 // updateCheckpoint sets l's entry in its log dir's cleaner checkpoint to

@@ -6,8 +6,6 @@ import (
 	"math"
 	"os"
 
-	"github.com/sirupsen/logrus"
-
 	"samsa/broker/record"
 )
 
@@ -35,7 +33,6 @@ type cleanRun struct {
 	om      *offsetMap
 	ioBuf   []byte
 	aborted func() bool // polled between batches; true stops the pass
-	logger  logrus.FieldLogger
 	stats   cleanStats
 }
 
