@@ -8,6 +8,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kmsg"
 
 	"samsa/broker/brokertest"
+	"samsa/broker/replica"
 	"samsa/broker/wire"
 )
 
@@ -66,4 +67,8 @@ func (r *rawConn) closed() bool {
 func isTimeout(err error) bool {
 	ne, ok := err.(net.Error)
 	return ok && ne.Timeout()
+}
+
+func replicaTP(topic string, p int32) replica.TopicPartition {
+	return replica.TopicPartition{Topic: topic, Partition: p}
 }

@@ -1,0 +1,158 @@
+package broker_test
+
+import (
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/IBM/sarama"
+	"github.com/twmb/franz-go/pkg/kerr"
+	"github.com/twmb/franz-go/pkg/kmsg"
+
+	"samsa/broker/brokertest"
+)
+
+// TestClusterStaleControlRequestsRejected: Kafka 2.8 rejects
+// LeaderAndIsr/UpdateMetadata/StopReplica from an older controller epoch
+// (STALE_CONTROLLER_EPOCH) and for an older broker epoch
+// (STALE_BROKER_EPOCH, KIP-380), and applies nothing.
+func TestClusterStaleControlRequestsRejected(t *testing.T) {
+	c := brokertest.NewCluster(t, 1)
+	b := c.Broker(0)
+	epoch := b.Replicas().ControllerEpoch()
+	if epoch < 1 {
+		t.Fatalf("controller epoch %d", epoch)
+	}
+	rc := dialRaw(t, c.Addr(0))
+
+	lai := kmsg.NewPtrLeaderAndISRRequest()
+	lai.SetVersion(5)
+	lai.ControllerID, lai.ControllerEpoch, lai.BrokerEpoch = 99, epoch-1, -1
+	ts := kmsg.NewLeaderAndISRRequestTopicState()
+	ts.Topic = "ghost"
+	ps := kmsg.NewLeaderAndISRRequestTopicPartition()
+	ps.Leader, ps.LeaderEpoch, ps.ISR, ps.Replicas = b.ID(), 0, []int32{b.ID()}, []int32{b.ID()}
+	ts.PartitionStates = append(ts.PartitionStates, ps)
+	lai.TopicStates = append(lai.TopicStates, ts)
+	kr, err := rc.roundTrip(lai)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if code := kr.(*kmsg.LeaderAndISRResponse).ErrorCode; code != kerr.StaleControllerEpoch.Code {
+		t.Fatalf("LeaderAndIsr: %d, want STALE_CONTROLLER_EPOCH", code)
+	}
+	if b.Replicas().Partition(replicaTP("ghost", 0)) != nil {
+		t.Fatal("stale LeaderAndIsr was applied")
+	}
+	lai.ControllerEpoch, lai.BrokerEpoch = epoch, b.Epoch()-1
+	kr, err = rc.roundTrip(lai)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if code := kr.(*kmsg.LeaderAndISRResponse).ErrorCode; code != kerr.StaleBrokerEpoch.Code {
+		t.Fatalf("LeaderAndIsr old broker epoch: %d, want STALE_BROKER_EPOCH", code)
+	}
+
+	um := kmsg.NewPtrUpdateMetadataRequest()
+	um.SetVersion(7)
+	um.ControllerID, um.ControllerEpoch, um.BrokerEpoch = 99, epoch-1, -1
+	kr, err = rc.roundTrip(um)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if code := kr.(*kmsg.UpdateMetadataResponse).ErrorCode; code != kerr.StaleControllerEpoch.Code {
+		t.Fatalf("UpdateMetadata: %d, want STALE_CONTROLLER_EPOCH", code)
+	}
+	if n := len(b.Metadata().BrokerIDs); n != 1 {
+		t.Fatalf("stale UpdateMetadata applied: %d brokers", n)
+	}
+	um.ControllerEpoch, um.BrokerEpoch = epoch, b.Epoch()-1
+	kr, err = rc.roundTrip(um)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if code := kr.(*kmsg.UpdateMetadataResponse).ErrorCode; code != kerr.StaleBrokerEpoch.Code {
+		t.Fatalf("UpdateMetadata old broker epoch: %d, want STALE_BROKER_EPOCH", code)
+	}
+
+	sr := kmsg.NewPtrStopReplicaRequest()
+	sr.SetVersion(3)
+	sr.ControllerID, sr.ControllerEpoch, sr.BrokerEpoch = 99, epoch-1, -1
+	kr, err = rc.roundTrip(sr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if code := kr.(*kmsg.StopReplicaResponse).ErrorCode; code != kerr.StaleControllerEpoch.Code {
+		t.Fatalf("StopReplica: %d, want STALE_CONTROLLER_EPOCH", code)
+	}
+}
+
+// TestClusterControllerMovesWhenKilled: killing the controller's broker
+// elects another controller, which every live broker learns, and the
+// partitions it led get new leaders; producing keeps working.
+func TestClusterControllerMovesWhenKilled(t *testing.T) {
+	c := brokertest.NewCluster(t, 3)
+	c.CreateTopic(t, "moves", 3, 3)
+	first := c.Controller()
+	firstID := c.Broker(first).ID()
+	c.Kill(first)
+	next := c.Controller()
+	if next == first {
+		t.Fatal("controller did not move")
+	}
+	nextID := c.Broker(next).ID()
+	brokertest.WaitFor(t, 60*time.Second, func() error {
+		for i := 0; i < 3; i++ {
+			b := c.Broker(i)
+			if b == nil {
+				continue
+			}
+			snap := b.Metadata()
+			if snap.ControllerID != nextID {
+				return fmt.Errorf("broker %d sees controller %d, want %d", b.ID(), snap.ControllerID, nextID)
+			}
+			if snap.Alive(firstID) {
+				return fmt.Errorf("broker %d still lists killed broker %d", b.ID(), firstID)
+			}
+		}
+		return nil
+	})
+	for p := int32(0); p < 3; p++ {
+		if l := c.WaitForLeader(t, "moves", p); l == firstID {
+			t.Fatalf("partition %d still led by the killed broker", p)
+		}
+	}
+	cfg := brokertest.SaramaConfig(sarama.V2_8_0_0)
+	cfg.Producer.RequiredAcks = sarama.WaitForAll
+	produceConsume(t, c, cfg, "moves", 3, 30)
+	c.Restart(first)
+	brokertest.WaitFor(t, 60*time.Second, func() error {
+		if n := len(c.Broker(next).Metadata().BrokerIDs); n != 3 {
+			return fmt.Errorf("%d live brokers after restart", n)
+		}
+		return nil
+	})
+}
+
+// TestClusterZKSessionExpiryReregisters: after its ZooKeeper session
+// expires a broker registers again with a new broker epoch and stays in
+// the cluster.
+func TestClusterZKSessionExpiryReregisters(t *testing.T) {
+	c := brokertest.NewCluster(t, 2)
+	b := c.Broker(1)
+	old := b.Epoch()
+	c.ExpireZKSession(1)
+	brokertest.WaitFor(t, 60*time.Second, func() error {
+		if b.Epoch() == old {
+			return fmt.Errorf("broker epoch still %d", old)
+		}
+		for i := 0; i < 2; i++ {
+			if n := len(c.Broker(i).Metadata().BrokerIDs); n != 2 {
+				return fmt.Errorf("broker %d sees %d live brokers", i, n)
+			}
+		}
+		return nil
+	})
+	c.CreateTopic(t, "after-expiry", 2, 2)
+	produceConsume(t, c, brokertest.SaramaConfig(sarama.V2_1_0_0), "after-expiry", 2, 20)
+}
