@@ -169,9 +169,9 @@ func TestStorageCleanerDiskErrors(t *testing.T) {
 			t.Fatal(err)
 		}
 		buildLastValueLog(t, l, record.CodecNone)
-		// Renames: .cleaned→.swap, 3 files × 2 originals → .deleted, then
-		// .swap→.log, which fails.
-		efs.failAfter(opRename, 7)
+		// Renames: 3 files .cleaned→.swap (the commit point), then 3 files
+		// × 2 originals → .deleted: the second of those fails.
+		efs.failAfter(opRename, 4)
 		c := NewCleaner(CleanerOptions{Config: DefaultCleanerConfig(), FS: efs, Logs: func() []*Log { return []*Log{l} }})
 		if _, err := c.CleanOnce(t.Context()); !errors.Is(err, ErrStorage) {
 			t.Fatalf("CleanOnce = %v, want ErrStorage", err)

@@ -161,8 +161,10 @@ func lastBatchOfProducers(segs []*Segment) (map[int64]int64, error) {
 
 // cleanSegments writes the retained batches of group into one
 // "<base>.log.cleaned" file, fsyncs it, gives it the last segment's
-// modification time and swaps it in for the group (Kafka's
-// Cleaner.cleanSegments).
+// modification time, builds its indexes ("<base>.index.cleaned",
+// "<base>.timeindex.cleaned") and swaps it in for the group (Kafka's
+// Cleaner.cleanSegments). Everything but the swap runs without the log's
+// lock.
 func (r *cleanRun) cleanSegments(l *Log, group []*Segment, horizon int64, producers map[int64]int64, truncations int64) (err error) {
 	base := group[0].base
 	cleanedPath := segmentFileName(l.dir, base, LogFileSuffix) + CleanedFileSuffix
@@ -211,7 +213,11 @@ func (r *cleanRun) cleanSegments(l *Log, group []*Segment, horizon int64, produc
 	if err := setModTime(l.fs, cleanedPath, lastModified); err != nil {
 		return err
 	}
-	return l.swapCleanedSegment(cleanedPath, group, sizes, truncations)
+	s, err := openCleanedSegment(l, base, cleanedPath)
+	if err != nil {
+		return err
+	}
+	return l.swapCleanedSegment(s, group, sizes, truncations)
 }
 
 // cleanInto copies the batches of s (its first size bytes) to w, keeping

@@ -8,9 +8,9 @@ import (
 )
 
 // testHookCleanerSwap, when set by a test, runs at each crash point of a
-// segment swap: "cleaned" (the .cleaned file is complete) and "swap" (it
-// was renamed to .swap, the originals are untouched). A non-nil error
-// stops the swap right there, leaving the files as a crash would.
+// segment swap: "cleaned" (the .cleaned files are complete) and "swap"
+// (they were renamed to .swap, the originals are untouched). A non-nil
+// error stops the swap there.
 var testHookCleanerSwap func(stage string) error
 
 // chtimesFS is implemented by file systems that can set modification
@@ -36,26 +36,92 @@ func setModTime(fsys FS, path string, ms int64) error {
 	return nil
 }
 
+// openCleanedSegment opens the finished cleaned file as a Segment under
+// its ".cleaned" names and builds its indexes from it, the way recovery
+// does. The segment is not published, so this runs without the log's lock
+// and never blocks appends or reads. On error the files are removed.
+func openCleanedSegment(l *Log, base int64, logPath string) (*Segment, error) {
+	o := segmentOptionsFor(l.Config())
+	s := &Segment{
+		fs:                  l.fs,
+		base:                base,
+		logPath:             logPath,
+		rollJitterMs:        o.rollJitterMs,
+		firstBatchTimestamp: -1,
+		indexIntervalBytes:  int64(o.indexIntervalBytes),
+	}
+	s.maxTimestamp.Store(-1)
+	s.offsetOfMaxTimestamp.Store(-1)
+	f, err := l.fs.OpenFile(logPath, os.O_RDWR, 0)
+	if err != nil {
+		return nil, storageError("open cleaned segment", err)
+	}
+	s.log = f
+	st, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return nil, storageError("stat cleaned segment", err)
+	}
+	s.size.Store(st.Size())
+	s.created = st.ModTime()
+	idx := segmentFileName(l.dir, base, IndexFileSuffix) + CleanedFileSuffix
+	tidx := segmentFileName(l.dir, base, TimeIndexFileSuffix) + CleanedFileSuffix
+	if s.offsetIndex, err = OpenOffsetIndex(l.fs, idx, base, o.maxIndexSize, false); err != nil {
+		f.Close()
+		return nil, err
+	}
+	if s.timeIndex, err = OpenTimeIndex(l.fs, tidx, base, o.maxIndexSize, false); err != nil {
+		s.offsetIndex.x.close(false)
+		f.Close()
+		l.fs.Remove(idx)
+		return nil, err
+	}
+	// The segment is private to the cleaner until published, so the
+	// "Locked" helpers are safe here.
+	err = func() error {
+		if _, err := recoverSegmentLocked(s, false, l.logger); err != nil {
+			return err
+		}
+		if err := s.onBecomeInactiveLocked(); err != nil {
+			return err
+		}
+		return s.loadTimestampsLocked()
+	}()
+	if err != nil {
+		s.deleteFiles()
+		return nil, err
+	}
+	return s, nil
+}
+
 // swapCleanedSegment replaces old (consecutive non-active segments of l)
-// by the segment in cleanedPath, whose base is old[0]'s (Kafka's
+// by the cleaned segment s, whose base is old[0]'s (Kafka's
 // Log.replaceSegments). sizes are the old segments' sizes when they were
 // read and truncations the log's truncation count before that; if the log
 // was truncated or any segment changed or left the list since, the swap is
-// abandoned with errCleaningAborted and the caller removes the file.
+// abandoned with errCleaningAborted. Under the log's lock it only renames
+// files and fsyncs the directory. Until the commit point any failure
+// removes s's files and leaves the log as it was.
 //
 // Crash safety, in order:
-//  1. "<base>.log.cleaned" → "<base>.log.swap", directory fsynced: from
-//     here a restart completes the swap (completeSwapsLocked);
+//  1. s's files "<base>.{log,index,timeindex}.cleaned" → ".swap", the
+//     directory fsynced: the commit point, after which a restart completes
+//     the swap (completeSwapsLocked; swap indexes are rebuilt);
 //  2. each original's files get the ".deleted" suffix (a restart removes
 //     them);
-//  3. ".swap" → "<base>.log"; the indexes are rebuilt from it; the
-//     directory is fsynced.
+//  3. s's files lose the ".swap" suffix; the directory is fsynced.
 //
-// A disk error after step 1 takes the log offline (failLocked): memory no
-// longer matches the files, and the next start repairs them.
-func (l *Log) swapCleanedSegment(cleanedPath string, old []*Segment, sizes []int64, truncations int64) error {
+// A disk error after the commit point takes the log offline (failLocked):
+// memory no longer matches the files, and the next start repairs them.
+func (l *Log) swapCleanedSegment(s *Segment, old []*Segment, sizes []int64, truncations int64) (err error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
+	committed := false
+	defer func() {
+		if err != nil && !committed {
+			s.deleteFiles()
+		}
+	}()
 	if err := l.checkWritableLocked(); err != nil {
 		return err
 	}
@@ -64,8 +130,8 @@ func (l *Log) swapCleanedSegment(cleanedPath string, old []*Segment, sizes []int
 	}
 	segs := *l.segments.Load()
 	idx := -1
-	for i, s := range segs {
-		if s == old[0] {
+	for i, seg := range segs {
+		if seg == old[0] {
 			idx = i
 			break
 		}
@@ -73,8 +139,8 @@ func (l *Log) swapCleanedSegment(cleanedPath string, old []*Segment, sizes []int
 	if idx < 0 || idx+len(old) >= len(segs) {
 		return errCleaningAborted // deleted, or one became the active segment
 	}
-	for i, s := range old {
-		if segs[idx+i] != s || s.Size() != sizes[i] {
+	for i, seg := range old {
+		if segs[idx+i] != seg || seg.Size() != sizes[i] {
 			return errCleaningAborted
 		}
 	}
@@ -83,43 +149,26 @@ func (l *Log) swapCleanedSegment(cleanedPath string, old []*Segment, sizes []int
 			return err
 		}
 	}
-	base := old[0].base
-	swapPath := segmentFileName(l.dir, base, LogFileSuffix) + SwapFileSuffix
-	if err := l.fs.Rename(cleanedPath, swapPath); err != nil {
-		return storageError("rename cleaned segment", err)
+	if err := s.renameSuffix(l.dir, SwapFileSuffix); err != nil {
+		return err
 	}
-	// Durable: the .swap name, before any original is renamed away, so a
-	// crash always finds either the originals or the swap file.
+	// Durable: the .swap names, before any original is renamed away, so a
+	// crash always finds either the originals or the swap files.
 	if err := l.fs.SyncDir(l.dir); err != nil {
-		return l.failLocked(storageError("sync log dir", err))
+		return storageError("sync log dir", err)
 	}
+	committed = true
 	if testHookCleanerSwap != nil {
 		if err := testHookCleanerSwap("swap"); err != nil {
 			return err
 		}
 	}
-	for _, s := range old {
-		if err := s.renameSuffix(l.dir, DeletedFileSuffix); err != nil {
+	for _, seg := range old {
+		if err := seg.renameSuffix(l.dir, DeletedFileSuffix); err != nil {
 			return l.failLocked(err)
 		}
 	}
-	if err := l.fs.Rename(swapPath, segmentFileName(l.dir, base, LogFileSuffix)); err != nil {
-		return l.failLocked(storageError("rename swap segment", err))
-	}
-	s, err := openSegment(l.fs, l.dir, base, segmentOptionsFor(l.Config()), false, l.now())
-	if err != nil {
-		return l.failLocked(err)
-	}
-	if _, err := recoverSegmentLocked(s, false, l.logger); err != nil {
-		s.closeHandles()
-		return l.failLocked(err)
-	}
-	if err := s.onBecomeInactiveLocked(); err != nil {
-		s.closeHandles()
-		return l.failLocked(err)
-	}
-	if err := s.loadTimestampsLocked(); err != nil {
-		s.closeHandles()
+	if err := s.renameSuffix(l.dir, ""); err != nil {
 		return l.failLocked(err)
 	}
 	next := make([]*Segment, 0, len(segs)-len(old)+1)
@@ -127,7 +176,7 @@ func (l *Log) swapCleanedSegment(cleanedPath string, old []*Segment, sizes []int
 	next = append(next, s)
 	next = append(next, segs[idx+len(old):]...)
 	l.publishSegmentsLocked(next)
-	// Durable: the swap's renames and the new index files.
+	// Durable: the swap's renames.
 	if err := l.fs.SyncDir(l.dir); err != nil {
 		return l.failLocked(storageError("sync log dir", err))
 	}
