@@ -65,10 +65,7 @@ func (r *cleanRun) clean(ltc *logToClean) (int64, error) {
 		}
 		horizon = mt - cfg.DeleteRetentionMs
 	}
-	producers, err := lastBatchOfProducers(ltc.segs)
-	if err != nil {
-		return 0, err
-	}
+	producers := &producerLastBatches{segs: ltc.segs}
 	// Every segment below end is rewritten, the clean ones too: their
 	// keys may have newer values in the dirty section.
 	toClean := segmentsInRange(nonActive, 0, end)
@@ -137,10 +134,29 @@ func (r *cleanRun) buildOffsetMap(segs []*Segment, start, end int64) error {
 	return nil
 }
 
+// producerLastBatches answers "is this the last data batch of its
+// producer in the log?". Kafka keeps that batch through cleaning (possibly
+// emptied) so the producer's last sequence number survives a restart; we
+// treat every producer in the log as active. The header scan behind it
+// runs only if a pass empties a batch that has a producer id.
+type producerLastBatches struct {
+	segs []*Segment
+	last map[int64]int64 // producer id → last offset of its last data batch; nil until needed
+}
+
+func (p *producerLastBatches) isLast(pid, lastOffset int64) (bool, error) {
+	if p.last == nil {
+		m, err := lastBatchOfProducers(p.segs)
+		if err != nil {
+			return false, err
+		}
+		p.last = m
+	}
+	return p.last[pid] == lastOffset, nil
+}
+
 // lastBatchOfProducers maps each producer id to the last offset of its
-// last data batch in the log. Kafka keeps that batch through cleaning
-// (possibly emptied) so the producer's last sequence number survives a
-// restart; we treat every producer in the log as active. Reads headers only.
+// last data batch in segs, reading headers only.
 func lastBatchOfProducers(segs []*Segment) (map[int64]int64, error) {
 	out := make(map[int64]int64)
 	for _, s := range segs {
@@ -165,7 +181,7 @@ func lastBatchOfProducers(segs []*Segment) (map[int64]int64, error) {
 // "<base>.timeindex.cleaned") and swaps it in for the group (Kafka's
 // Cleaner.cleanSegments). Everything but the swap runs without the log's
 // lock.
-func (r *cleanRun) cleanSegments(l *Log, group []*Segment, horizon int64, producers map[int64]int64, truncations int64) (err error) {
+func (r *cleanRun) cleanSegments(l *Log, group []*Segment, horizon int64, producers *producerLastBatches, truncations int64) (err error) {
 	base := group[0].base
 	cleanedPath := segmentFileName(l.dir, base, LogFileSuffix) + CleanedFileSuffix
 	f, err := l.fs.OpenFile(cleanedPath, os.O_CREATE|os.O_RDWR|os.O_TRUNC, 0o644)
@@ -224,7 +240,7 @@ func (r *cleanRun) cleanSegments(l *Log, group []*Segment, horizon int64, produc
 // only retained records (Kafka's Cleaner.cleanInto). Untouched batches are
 // copied byte for byte; a batch that lost records is rebuilt with its base
 // offset, last offset, leader epoch, producer fields and codec.
-func (r *cleanRun) cleanInto(s *Segment, size int64, w *cleanedWriter, retainDeletes bool, producers map[int64]int64) error {
+func (r *cleanRun) cleanInto(s *Segment, size int64, w *cleanedWriter, retainDeletes bool, producers *producerLastBatches) error {
 	var kept []record.Record
 	_, stop, err := ScanBatches(s.log, size, s.base, func(_ int64, b record.Batch) error {
 		if r.aborted() {
@@ -250,17 +266,25 @@ func (r *cleanRun) cleanInto(s *Segment, size int64, w *cleanedWriter, retainDel
 		}
 		r.stats.recordsRead += int64(len(recs))
 		r.stats.recordsRetained += int64(len(kept))
-		switch {
-		case len(kept) == len(recs):
+		if len(kept) == len(recs) {
 			return w.write(b)
-		case len(kept) > 0 || (b.ProducerID() >= 0 && producers[b.ProducerID()] == b.LastOffset()):
-			nb, err := rebuildBatch(b, kept)
-			if err != nil {
+		}
+		if len(kept) == 0 {
+			// Every record superseded: the batch goes, unless it is its
+			// producer's last.
+			if b.ProducerID() < 0 {
+				return nil
+			}
+			last, err := producers.isLast(b.ProducerID(), b.LastOffset())
+			if err != nil || !last {
 				return err
 			}
-			return w.write(nb)
 		}
-		return nil // every record superseded: the batch goes
+		nb, err := rebuildBatch(b, kept)
+		if err != nil {
+			return err
+		}
+		return w.write(nb)
 	})
 	if err != nil {
 		return err
