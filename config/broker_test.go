@@ -298,3 +298,15 @@ func TestConfigLoadBrokerFileWithOverrides(t *testing.T) {
 		t.Error("missing file accepted")
 	}
 }
+
+// TestConfigStockServerProperties loads the repository's server.properties:
+// it must parse with no warning and no error.
+func TestConfigStockServerProperties(t *testing.T) {
+	b, warnings, err := LoadBroker("../server.properties", nil)
+	if err != nil || len(warnings) > 0 {
+		t.Fatalf("server.properties: warnings %v, err %v", warnings, err)
+	}
+	if b.BrokerID != 0 || b.LogDirs()[0] != "/tmp/kafka-logs" || b.NumPartitions != 1 || b.ZKServers()[0] != "localhost:2181" {
+		t.Errorf("unexpected values: %+v", b)
+	}
+}

@@ -72,6 +72,7 @@ func NewApp(env Env) *cli.App {
 			topicsCommand(env),
 			consoleProducerCommand(env),
 			consoleConsumerCommand(env),
+			zookeeperShellCommand(env),
 		},
 	}
 	return app
@@ -106,4 +107,14 @@ func stderrOf(env Env) io.Writer {
 		return io.Discard
 	}
 	return env.Stderr
+}
+
+// toolLogger is the logger a client-side command (kafka-topics,
+// zookeeper-shell) hands to zkutil: errors only, on stderr, so ZooKeeper
+// session chatter does not mix with output that scripts parse.
+func toolLogger(env Env, component string) logrus.FieldLogger {
+	l := logrus.New()
+	l.SetOutput(stderrOf(env))
+	l.SetLevel(logrus.ErrorLevel)
+	return l.WithField("component", component)
 }

@@ -119,7 +119,7 @@ func topicsCommand(env Env) *cli.Command {
 }
 
 func newTopicService(o *topicOpts, env Env) (topicService, error) {
-	log := env.Logger.WithField("component", "kafka-topics")
+	log := toolLogger(env, "kafka-topics")
 	if o.zookeeper != "" {
 		return newZKTopicService(o.zookeeper, log)
 	}

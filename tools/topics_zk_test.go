@@ -119,3 +119,19 @@ func TestToolTopicsUsageErrors(t *testing.T) {
 		}
 	}
 }
+
+func TestToolZookeeperShell(t *testing.T) {
+	zk, _ := zkCluster(t, 3, 1, 2)
+	out, errOut, code := runTool(t, "", "zookeeper-shell", zk, "ls", zkutil.BrokerIDsPath())
+	if code != 0 || out != "[1, 2, 3]\n" {
+		t.Fatalf("ls: %d %q %q", code, out, errOut)
+	}
+	out, _, code = runTool(t, "", "zookeeper-shell", zk, "get", zkutil.BrokerIDPath(2))
+	if code != 0 || !strings.Contains(out, `"port":9092`) {
+		t.Fatalf("get: %d %q", code, out)
+	}
+	_, errOut, code = runTool(t, "", "zookeeper-shell", zk, "ls", zkutil.TopicPath("none"))
+	if code != 1 || !strings.HasPrefix(errOut, "Node does not exist: ") {
+		t.Fatalf("missing: %d %q", code, errOut)
+	}
+}

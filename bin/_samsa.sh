@@ -1,0 +1,73 @@
+# Shared helper for the bin/ scripts; source it, do not run it.
+#
+# Defines SAMSA_HOME (the repository root), SAMSA_BIN (<repo>/.build/samsa),
+# samsa_build (builds SAMSA_BIN when it is missing or older than any Go source,
+# go.mod or go.sum), samsa_exec (builds, then replaces the shell with
+# "samsa <subcommand> args...") and samsa_log_dir.
+
+SAMSA_HOME="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+SAMSA_BIN="$SAMSA_HOME/.build/samsa"
+
+samsa_find_go() {
+  if command -v go >/dev/null 2>&1; then
+    command -v go
+  elif [[ -x /usr/local/go/bin/go ]]; then
+    echo /usr/local/go/bin/go
+  else
+    echo "error: the Go toolchain is needed to build samsa (install golang, see docs/quickstart.md)" >&2
+    return 1
+  fi
+}
+
+samsa_build() {
+  local stale=""
+  if [[ -x "$SAMSA_BIN" ]]; then
+    stale="$(find "$SAMSA_HOME" \( -name .git -o -name .build -o -name testdata \) -prune -o \
+      \( -name '*.go' -o -name go.mod -o -name go.sum \) -newer "$SAMSA_BIN" -print -quit)"
+  fi
+  if [[ ! -x "$SAMSA_BIN" || -n "$stale" ]]; then
+    local go_cmd tmp
+    go_cmd="$(samsa_find_go)"
+    mkdir -p "$SAMSA_HOME/.build"
+    # Build to a private file and rename, so concurrent scripts never run a
+    # half-written binary.
+    tmp="$SAMSA_BIN.$$.tmp"
+    (cd "$SAMSA_HOME" && "$go_cmd" build -o "$tmp" ./tools/samsa)
+    mv -f "$tmp" "$SAMSA_BIN"
+  fi
+}
+
+samsa_exec() {
+  samsa_build
+  exec "$SAMSA_BIN" "$@"
+}
+
+# samsa_log_dir prints LOG_DIR (default <repo>/logs, as Kafka's scripts) and
+# creates it.
+samsa_log_dir() {
+  local dir="${LOG_DIR:-$SAMSA_HOME/logs}"
+  mkdir -p "$dir"
+  echo "$dir"
+}
+
+# samsa_as_root runs a command as root (directly, or with sudo).
+samsa_as_root() {
+  if [[ "$(id -u)" == 0 ]]; then
+    "$@"
+  elif command -v sudo >/dev/null 2>&1; then
+    sudo "$@"
+  else
+    echo "error: need root to run: $*" >&2
+    return 1
+  fi
+}
+
+# samsa_ensure_zookeeper installs Debian's zookeeper package when its jar is
+# missing.
+samsa_ensure_zookeeper() {
+  if [[ ! -f /usr/share/java/zookeeper.jar ]] || ! command -v java >/dev/null 2>&1; then
+    echo "Installing ZooKeeper (apt-get install -y zookeeper)..." >&2
+    samsa_as_root apt-get update -q >&2
+    DEBIAN_FRONTEND=noninteractive samsa_as_root apt-get install -y -q zookeeper >&2
+  fi
+}
