@@ -85,7 +85,13 @@ func openCleanedSegment(l *Log, base int64, logPath string) (*Segment, error) {
 		if err := s.onBecomeInactiveLocked(); err != nil {
 			return err
 		}
-		return s.loadTimestampsLocked()
+		if err := s.loadTimestampsLocked(); err != nil {
+			return err
+		}
+		// Durable: the new indexes too (the .log was synced already), as
+		// Kafka flushes the cleaned segment before the swap; it may land
+		// below the recovery point, which no later flush revisits.
+		return s.flush()
 	}()
 	if err != nil {
 		s.deleteFiles()
