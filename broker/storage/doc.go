@@ -1,10 +1,126 @@
-// Package storage is Samsa's "the log": per-partition append-only logs made
-// of segment files, their offset and time indexes, recovery after a crash,
-// retention, flushing, checkpoints and the Manager over the log dirs.
+// Package storage is Samsa's "the log" (Kafka's kafka.log package): one
+// append-only log per hosted partition, made of segment files with sparse
+// offset and time indexes; leader and follower appends; reads as file
+// regions sent with sendfile(2); rolling; retention; truncation; flush
+// policy; crash recovery; the checkpoint files; the leader-epoch cache;
+// log compaction; and the Manager that owns the log dirs.
 //
-// The full format and concurrency contract is written at the end of this
-// package's development; see docs/storage.md.
+// # Imports
 //
 // Must never import: net, kmsg requests, zkutil, controller, replica, group,
-// server, peer, metadata.
+// server, peer, metadata. It imports only broker/record of Samsa (STYLE
+// S1.1); tests may use net for the sendfile path.
+//
+// # Concurrency
+//
+//   - Log: appends, truncations, rolls, retention, segment swaps and Close
+//     are serialised by Log.mu (STYLE S6.4). LogEndOffset, LogStartOffset,
+//     HighWatermark, RecoveryPoint and Read take no lock: they read atomics
+//     and a copy-on-write segment list, and only pread bytes below the
+//     published end. Flush holds Log.flushMu while it fsyncs, and Log.mu
+//     only to snapshot and to publish the recovery point, so fsync never
+//     blocks appends (except flush.messages, which fsyncs in the append
+//     path as Kafka does).
+//   - Manager: all methods are safe concurrently. Manager.mu guards the log
+//     map only and is never held during disk I/O (S6.9); createMu
+//     serialises creating and deleting logs. Load starts, and Close stops
+//     and waits for, these goroutines: the delayed-deletion queue, the
+//     retention loop, the flusher (flush.ms and segments just rolled), the
+//     checkpoint writer and the cleaner threads (Cleaner, cleaner*.go).
+//   - Lock order: Manager.createMu → Manager.mu; Log.flushMu → Log.mu →
+//     index locks and LeaderEpochCache.mu. The cleaner takes Log.mu only to
+//     swap a cleaned segment in. No Log lock is held while calling the
+//     Manager (Log.OnRoll only records the log and signals a channel).
+//
+// # Files
+//
+// Worked listing of a log dir ("log.dirs" entry) holding partition 0 of
+// topic "orders" with two segments (Kafka 2.8 layout, byte-compatible):
+//
+//	/var/lib/samsa/data/
+//	  .kafka_cleanshutdown              present only after a clean shutdown
+//	  meta.properties                   broker.id, cluster.id (meta_properties.go)
+//	  recovery-point-offset-checkpoint  text: "0\n<n>\n<topic> <partition> <offset>\n..." (checkpoint.go)
+//	  replication-offset-checkpoint     same format, high watermarks
+//	  log-start-offset-checkpoint       same format, log start offsets (KIP-107)
+//	  cleaner-offset-checkpoint         same format, first dirty offsets
+//	  orders-0/
+//	    00000000000000000000.log        record batches v2, exactly as on the wire
+//	    00000000000000000000.index      offset index
+//	    00000000000000000000.timeindex  time index
+//	    00000000000000368769.log        next segment: base offset 368769
+//	    00000000000000368769.index
+//	    00000000000000368769.timeindex
+//	    leader-epoch-checkpoint         "0\n<n>\n<epoch> <start offset>\n..." (leader_epoch*.go)
+//	  orders-1.5f0c...e2-delete/        a DeleteLog interrupted by a crash; removed at Load
+//
+// Temporary names: "<file>.deleted" (segment waiting file.delete.delay.ms),
+// "<base>.log.cleaned" and "<base>.log.swap" (compaction), "<file>.tmp"
+// (checkpoint being written). Load removes .deleted, .cleaned and .tmp
+// files and completes .swap files.
+//
+// A .log file is a sequence of record batches v2 (see broker/record):
+//
+//	+------------+-------------+---------------------- ... --+
+//	| baseOffset | batchLength | epoch, magic=2, crc, ...    |  one batch,
+//	|  int64     |  int32      | header (61 bytes in all)    |  12+batchLength
+//	+------------+-------------+---------------------- ... --+  bytes
+//	| next batch ...
+//
+// A .index file holds 8-byte big-endian entries, sorted, both fields
+// strictly increasing; an entry is added once more than
+// index.interval.bytes were appended since the last one, and names the
+// last offset of the batch (Kafka 0.11+) and the batch's position:
+//
+//	+--------------------------------+--------------------------+
+//	| int32 offset - segment base    | int32 position in .log   |
+//	+--------------------------------+--------------------------+
+//
+// A .timeindex file holds 12-byte big-endian entries written at the same
+// moments when the segment's max timestamp grew (and once more when the
+// segment stops being active): the max timestamp so far and the last
+// offset of the batch that carried it:
+//
+//	+--------------------------------+--------------------------------+
+//	| int64 timestamp (ms)           | int32 offset - segment base    |
+//	+--------------------------------+--------------------------------+
+//
+// While a segment is active both index files are preallocated (sparse) to
+// segment.index.bytes rounded down to whole entries; they are cut to their
+// entries when the segment rolls and when the log closes. Loading stops at
+// the first entry that does not follow its predecessor, so the zero tail of
+// a preallocated file reads as empty.
+//
+// # Index I/O: in-memory mirror with pwrite, not mmap
+//
+// Kafka memory-maps its indexes. Samsa keeps each index's entries in a Go
+// byte slice (binary search without syscalls) and writes new entries to
+// the file with one pwrite when the segment is flushed, rolled, truncated
+// or closed. Reasons: every file access goes through the FS interface, so
+// the error-injecting FS of the tests sees index writes too (an mmap store
+// bypasses it, and a failing mmap store is a SIGBUS, not an error); an
+// append costs no index syscall, as with mmap; memory use is the entries
+// actually written (the preallocated tail costs nothing). Index entries not
+// yet written when the process crashes are rebuilt by recovery, which
+// re-reads every segment past the recovery point; indexes are derived
+// data, and anything before the recovery point was fsynced with its index.
+//
+// # Durability
+//
+// See docs/storage.md. In short: an acknowledged append is in the page
+// cache, not on disk, unless flush.messages / flush.ms say otherwise (the
+// default, like Kafka's, never fsyncs in the append path; replication is
+// the durability mechanism). Flush makes every batch below the log end
+// offset it started from durable and advances the recovery point; each
+// fsync site says what it makes durable.
+//
+// # Recovery
+//
+// Without .kafka_cleanshutdown in a log dir, every log in it re-reads the
+// segments from the one holding its checkpointed recovery point
+// (recovery.go, ScanBatches): framing, CRC-32C and offset order are checked
+// batch by batch, indexes are rebuilt, and the segment is cut at the first
+// bad byte (WARN with segment, position and bytes dropped); segments after
+// a cut segment are deleted. Any segment whose index files are missing or
+// inconsistent is rebuilt the same way even after a clean shutdown.
 package storage
