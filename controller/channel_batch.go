@@ -123,7 +123,11 @@ type umPartition struct {
 // send hands every queued request to the channel manager, LeaderAndIsr first, then
 // UpdateMetadata, then StopReplica (Kafka's sendRequestsToBrokers order), and resets b.
 // Requests are snapshots: the sender goroutines never read cc.
-func (b *requestBatch) send(cc *controllerContext, controllerID int32, ch *ChannelManager, vers requestVersions, log logrus.FieldLogger) {
+//
+// onDeleted receives the outcome of each StopReplica with delete=true, per partition, on the
+// sender goroutine (it must only enqueue).
+func (b *requestBatch) send(cc *controllerContext, controllerID int32, ch *ChannelManager, vers requestVersions, log logrus.FieldLogger,
+	onDeleted func(broker int32, results map[TopicPartition]error)) {
 	hdr := func(id int32) requestHeader {
 		return requestHeader{controllerID: controllerID, controllerEpoch: cc.epoch, brokerEpoch: cc.liveBrokers[id].Epoch}
 	}
@@ -212,7 +216,12 @@ func (b *requestBatch) send(cc *controllerContext, controllerID int32, ch *Chann
 				key:        5,
 				maxVersion: vers.stopReplica,
 				build:      func(v int16) kmsg.Request { return buildStopReplica(v, h, del, parts) },
-				onResponse: func(resp kmsg.Response, err error) { logStopReplicaResponse(log, id, resp, err) },
+				onResponse: func(resp kmsg.Response, err error) {
+					logStopReplicaResponse(log, id, resp, err)
+					if del && onDeleted != nil {
+						onDeleted(id, stopReplicaResults(parts, resp, err))
+					}
+				},
 			})
 		}
 	}
@@ -276,6 +285,32 @@ func logUpdateMetadataResponse(log logrus.FieldLogger, broker int32, resp kmsg.R
 	if r, ok := resp.(*kmsg.UpdateMetadataResponse); ok && r.ErrorCode != 0 {
 		l.WithError(kerr.ErrorForCode(r.ErrorCode)).Warn("controller: UpdateMetadata request failed")
 	}
+}
+
+// stopReplicaResults maps a StopReplica outcome to one error per requested partition: the
+// delivery error or top-level error for all of them, else each partition's own error code.
+func stopReplicaResults(parts []stopPartition, resp kmsg.Response, err error) map[TopicPartition]error {
+	out := make(map[TopicPartition]error, len(parts))
+	r, ok := resp.(*kmsg.StopReplicaResponse)
+	if err == nil && !ok {
+		err = errors.New("controller: unexpected StopReplica response")
+	}
+	if err == nil && r.ErrorCode != 0 {
+		err = kerr.ErrorForCode(r.ErrorCode)
+	}
+	for _, p := range parts {
+		out[p.tp] = err
+	}
+	if err != nil {
+		return out
+	}
+	for _, pr := range r.Partitions {
+		tp := TopicPartition{pr.Topic, pr.Partition}
+		if _, asked := out[tp]; asked && pr.ErrorCode != 0 {
+			out[tp] = kerr.ErrorForCode(pr.ErrorCode)
+		}
+	}
+	return out
 }
 
 // logStopReplicaResponse logs a failed send, a top-level error and each partition error.

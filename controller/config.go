@@ -27,6 +27,9 @@ type Config struct {
 	// UncleanLeaderElectionEnable is the broker default of
 	// unclean.leader.election.enable; a topic override read from ZooKeeper wins.
 	UncleanLeaderElectionEnable bool
+	// DeleteTopicDisabled is the negation of delete.topic.enable (default true in Kafka
+	// 1.0+): when set, deletion markers are removed without deleting anything.
+	DeleteTopicDisabled bool
 	// RequestTimeout bounds each control request (controller.socket.timeout.ms,
 	// default 30 s).
 	RequestTimeout time.Duration

@@ -173,7 +173,9 @@ func (c *Controller) process(ev event) {
 		case isrChangeNotificationEvent:
 			err = c.processIsrChangeNotification()
 		case topicDeletionEvent:
-			// Topic deletion is not implemented: the markers stay in place (see doc.go).
+			err = c.processTopicDeletion()
+		case replicaDeletionResponseEvent:
+			err = c.processReplicaDeletionResponse(e.broker, e.results)
 		}
 	}
 	c.finishEvent(ev, err)
@@ -200,5 +202,7 @@ func (c *Controller) sendBatch() {
 		c.batch = newRequestBatch()
 		return
 	}
-	c.batch.send(c.cc, c.cfg.BrokerID, c.channels, c.versions, c.log)
+	c.batch.send(c.cc, c.cfg.BrokerID, c.channels, c.versions, c.log, func(broker int32, results map[TopicPartition]error) {
+		c.enqueue(replicaDeletionResponseEvent{broker: broker, results: results})
+	})
 }

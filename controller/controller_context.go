@@ -22,7 +22,9 @@ type controllerContext struct {
 	partitionStates map[TopicPartition]PartitionState
 	replicaStates   map[PartitionReplica]ReplicaState
 
-	topicsToBeDeleted map[string]struct{} // topics whose partitions UpdateMetadata reports with leader -2
+	topicsToBeDeleted           map[string]struct{} // queued for deletion; UpdateMetadata reports leader -2
+	topicsWithDeletionStarted   map[string]struct{} // partitions already moved to NonExistent
+	topicsIneligibleForDeletion map[string]struct{} // waiting for a dead replica's broker
 }
 
 func newControllerContext(epoch, epochZkVersion int32) *controllerContext {
@@ -37,6 +39,9 @@ func newControllerContext(epoch, epochZkVersion int32) *controllerContext {
 		partitionStates:   make(map[TopicPartition]PartitionState),
 		replicaStates:     make(map[PartitionReplica]ReplicaState),
 		topicsToBeDeleted: make(map[string]struct{}),
+
+		topicsWithDeletionStarted:   make(map[string]struct{}),
+		topicsIneligibleForDeletion: make(map[string]struct{}),
 	}
 }
 
@@ -89,6 +94,30 @@ func (cc *controllerContext) removeTopic(topic string) {
 	delete(cc.assignments, topic)
 	delete(cc.topicIDs, topic)
 	delete(cc.topicsToBeDeleted, topic)
+	delete(cc.topicsWithDeletionStarted, topic)
+	delete(cc.topicsIneligibleForDeletion, topic)
+}
+
+// isQueuedForDeletion reports whether topic is marked for deletion.
+func (cc *controllerContext) isQueuedForDeletion(topic string) bool {
+	_, ok := cc.topicsToBeDeleted[topic]
+	return ok
+}
+
+// replicasOfTopic returns every replica of topic, sorted.
+func (cc *controllerContext) replicasOfTopic(topic string) []PartitionReplica {
+	var out []PartitionReplica
+	for _, tp := range cc.partitionsOf(topic) {
+		for _, r := range cc.replicas(tp) {
+			out = append(out, PartitionReplica{tp, r})
+		}
+	}
+	return out
+}
+
+// replicasInState returns the replicas of topic in state s.
+func (cc *controllerContext) replicasInState(topic string, s ReplicaState) []PartitionReplica {
+	return slices.DeleteFunc(cc.replicasOfTopic(topic), func(r PartitionReplica) bool { return cc.replicaStates[r] != s })
 }
 
 // allPartitions returns every known partition, sorted by topic then partition.

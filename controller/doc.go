@@ -26,22 +26,32 @@
 //     their replicas; partitions led by dead brokers elect the first live in-sync replica in
 //     assignment order (or, with unclean.leader.election.enable, the first live replica),
 //     otherwise keep leader -1 (NoLeader); dead replicas leave the ISR (never emptying it).
+//     A broker that re-registered with a newer epoch (bounced) fails, then starts.
 //   - TopicChange / PartitionModifications: new partitions get a state znode (leader = first
 //     live replica, ISR = live replicas, leader epoch 0), LeaderAndIsr (IsNew) to their
-//     replicas and UpdateMetadata to every broker.
+//     replicas and UpdateMetadata to every broker. Partitions added to a topic queued for
+//     deletion are written back out.
 //   - IsrChangeNotification: re-read the named partitions, UpdateMetadata to every broker,
 //     delete the notifications.
+//   - TopicDeletion (on_topic_deletion.go, Kafka's TopicDeletionManager): UpdateMetadata with
+//     leader -2, StopReplica (delete=false, then delete=true with leader epoch -2) to every
+//     replica, and when every replica answered without error the topic's znodes, config and
+//     marker are deleted. Dead or failed replicas make the deletion wait (retried when their
+//     broker starts or on the next deletion event). Config.DeleteTopicDisabled
+//     (delete.topic.enable=false) removes markers instead.
 //
 // Every ZooKeeper write is fenced by the zkVersion of /controller_epoch. A write that fails
 // the fence (ErrControllerMoved) makes the controller resign at once and never retry it.
 // Partition state writes are conditional on the state's zkVersion; a conflict re-reads and
 // decides again (bounded rounds).
 //
-// Not implemented (the markers and znodes are left untouched): topic deletion
-// (/admin/delete_topics), partition reassignment, preferred-replica election (znode, auto
-// rebalance, ElectLeaders), controlled shutdown, AlterIsr, log-dir failure events and
-// assigning missing topic ids. The pure election strategies for reassignment, preferred
-// replica and controlled shutdown exist and are tested.
+// Not implemented: partition reassignment (/admin/reassign_partitions and the KIP-455
+// adding/removing sets are ignored), preferred-replica election (znode, auto rebalance,
+// ElectLeaders), controlled shutdown, AlterIsr, log-dir failure events, per-broker data
+// watches (BrokerModifications: endpoint changes of a registered broker are seen only with
+// the next membership change) and assigning missing topic ids. The pure election
+// strategies for reassignment, preferred replica and controlled shutdown exist and are
+// tested.
 //
 // # Concurrency
 //

@@ -96,8 +96,9 @@ func (c *Controller) elect() error {
 }
 
 // onControllerFailover makes this broker the active controller (Kafka 2.8's sequence):
-// register watches, drop stale ISR notifications, load the cluster from ZooKeeper, send
-// UpdateMetadata to every broker, then start the replica and partition state machines.
+// register watches, drop stale ISR notifications, load the cluster and the pending topic
+// deletions from ZooKeeper, send UpdateMetadata to every broker, start the replica and
+// partition state machines, then resume topic deletions.
 func (c *Controller) onControllerFailover(epoch, epochZkVersion int32) error {
 	if c.active.Load() {
 		c.onControllerResignation() // state of an election under an older session
@@ -113,6 +114,7 @@ func (c *Controller) onControllerFailover(epoch, epochZkVersion int32) error {
 		c.store.WatchBrokers(func() { c.enqueue(brokerChangeEvent{}) }),
 		c.store.WatchTopics(func() { c.enqueue(topicChangeEvent{}) }),
 		c.store.WatchIsrChangeNotifications(func() { c.enqueue(isrChangeNotificationEvent{}) }),
+		c.store.WatchTopicDeletions(func() { c.enqueue(topicDeletionEvent{}) }),
 	)
 	if err := c.store.DeleteIsrChangeNotifications(epochZkVersion, nil); err != nil {
 		return fmt.Errorf("controller: delete ISR change notifications: %w", err)
@@ -133,8 +135,8 @@ func (c *Controller) onControllerFailover(epoch, epochZkVersion int32) error {
 	if err := c.loadTopics(topics); err != nil {
 		return err
 	}
-	if marked, err := c.store.TopicsMarkedForDeletion(); err == nil && len(marked) > 0 {
-		c.log.WithField("topics", marked).Warn("controller: topics are marked for deletion, but this controller does not delete topics; the markers are left in place")
+	if err := c.loadTopicDeletions(); err != nil {
+		return err
 	}
 	c.log.WithFields(logrus.Fields{"controller_epoch": epoch, "brokers": cc.liveBrokerIDs(),
 		"topics": len(cc.assignments), "partitions": cc.partitionCount()}).Info("controller: initialized controller context")
@@ -146,6 +148,9 @@ func (c *Controller) onControllerFailover(epoch, epochZkVersion int32) error {
 		return err
 	}
 	if err := c.startupPartitionStateMachine(); err != nil {
+		return err
+	}
+	if err := c.resumeDeletions(); err != nil {
 		return err
 	}
 	c.sendBatch()

@@ -38,6 +38,12 @@ type (
 	isrChangeNotificationEvent struct{}
 	// topicDeletionEvent: the children of /admin/delete_topics changed.
 	topicDeletionEvent struct{}
+	// replicaDeletionResponseEvent: a broker answered a StopReplica with delete=true
+	// (Kafka's TopicDeletionStopReplicaResponseReceived); nil errors are deleted replicas.
+	replicaDeletionResponseEvent struct {
+		broker  int32
+		results map[TopicPartition]error
+	}
 )
 
 // funcEvent runs fn on the event goroutine; used by Sync and tests to observe or change the
@@ -56,6 +62,9 @@ func (partitionModificationsEvent) name() string { return "PartitionModification
 func (isrChangeNotificationEvent) name() string  { return "IsrChangeNotification" }
 func (topicDeletionEvent) name() string          { return "TopicDeletion" }
 func (funcEvent) name() string                   { return "Sync" }
+func (replicaDeletionResponseEvent) name() string {
+	return "TopicDeletionStopReplicaResponseReceived"
+}
 
 // queuedEvent is an event with the time it was enqueued (for EventQueueTimeMs).
 type queuedEvent struct {

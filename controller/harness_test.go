@@ -151,6 +151,8 @@ func partitionState(t *testing.T, c *zkutil.Client, topic string, p int32) (zkut
 type recorder struct {
 	mu   sync.Mutex
 	reqs []recorded
+	// respond, when set, answers instead of the default empty response (nil: default).
+	respond func(broker int32, req kmsg.Request) kmsg.Response
 }
 
 type recorded struct {
@@ -214,7 +216,13 @@ func (c *recClient) Request(_ context.Context, req kmsg.Request) (kmsg.Response,
 	}
 	c.rec.mu.Lock()
 	c.rec.reqs = append(c.rec.reqs, recorded{broker: c.broker, req: decoded})
+	respond := c.rec.respond
 	c.rec.mu.Unlock()
+	if respond != nil {
+		if resp := respond(c.broker, decoded); resp != nil {
+			return resp, nil
+		}
+	}
 	return req.ResponseKind(), nil
 }
 

@@ -92,7 +92,7 @@ func (c *Controller) processBrokerChange() error {
 // onBrokerStartup (Kafka's onBrokerStartup): UpdateMetadata with no partitions to the other
 // brokers (they learn the new members), a full UpdateMetadata to the new brokers, their
 // replicas → Online (LeaderAndIsr with the current state), then elect leaders for partitions
-// that are New or Offline.
+// that are New or Offline, and resume deletions of topics with replicas on them.
 func (c *Controller) onBrokerStartup(newIDs []int32) error {
 	cc := c.cc
 	var existing []int32
@@ -106,17 +106,30 @@ func (c *Controller) onBrokerStartup(newIDs []int32) error {
 	c.sendBatch()
 	c.batch.addUpdateMetadata(newIDs, cc.allPartitions())
 	c.sendBatch()
-	if err := c.handleReplicaStateChanges(cc.replicasOnBrokers(newIDs), OnlineReplica); err != nil {
+	replicas := cc.replicasOnBrokers(newIDs)
+	if err := c.handleReplicaStateChanges(replicas, OnlineReplica); err != nil {
 		return err
 	}
-	_, err := c.triggerOnlinePartitionStateChange()
-	return err
+	if _, err := c.triggerOnlinePartitionStateChange(); err != nil {
+		return err
+	}
+	deleting := map[string]struct{}{}
+	for _, r := range replicas {
+		if cc.isQueuedForDeletion(r.Topic) {
+			deleting[r.Topic] = struct{}{}
+		}
+	}
+	if len(deleting) > 0 {
+		return c.resumeDeletionForTopics(slices.Sorted(maps.Keys(deleting)))
+	}
+	return nil
 }
 
 // onBrokerFailure (Kafka's onBrokerFailure and onReplicasBecomeOffline): partitions led by a
 // dead broker → Offline, then every Offline or New partition tries to come Online
-// (OfflinePartitionLeaderElection); the dead brokers' replicas → Offline (ISR shrink). If no
-// leader changed, UpdateMetadata still tells every broker about the dead brokers.
+// (OfflinePartitionLeaderElection); the dead brokers' replicas → Offline (ISR shrink), or
+// ReplicaDeletionIneligible for topics being deleted. If no leader changed, UpdateMetadata
+// still tells every broker about the dead brokers.
 func (c *Controller) onBrokerFailure(deadIDs []int32) error {
 	cc := c.cc
 	for _, id := range deadIDs {
@@ -131,8 +144,21 @@ func (c *Controller) onBrokerFailure(deadIDs []int32) error {
 	if err != nil {
 		return err
 	}
-	if err := c.handleReplicaStateChanges(offlineReplicas, OfflineReplica); err != nil {
+	var forDeletion, notForDeletion []PartitionReplica
+	for _, r := range offlineReplicas {
+		if cc.isQueuedForDeletion(r.Topic) {
+			forDeletion = append(forDeletion, r)
+		} else {
+			notForDeletion = append(notForDeletion, r)
+		}
+	}
+	if err := c.handleReplicaStateChanges(notForDeletion, OfflineReplica); err != nil {
 		return err
+	}
+	if len(forDeletion) > 0 {
+		if err := c.failReplicaDeletion(forDeletion); err != nil {
+			return err
+		}
 	}
 	if len(withOfflineLeader) == 0 && len(online) == 0 {
 		c.batch.addUpdateMetadata(cc.liveBrokerIDs(), nil)

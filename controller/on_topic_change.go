@@ -75,16 +75,29 @@ func (c *Controller) processPartitionModifications(topic string) error {
 		return nil
 	}
 	var added []TopicPartition
-	for p, replicas := range a.Partitions {
-		tp := TopicPartition{topic, p}
-		if cc.replicas(tp) != nil {
-			continue
+	for p := range a.Partitions {
+		if cc.replicas(TopicPartition{topic, p}) == nil {
+			added = append(added, TopicPartition{topic, p})
 		}
-		cc.setAssignment(tp, replicas)
-		added = append(added, tp)
 	}
 	if len(added) == 0 {
 		return nil
+	}
+	if cc.isQueuedForDeletion(topic) {
+		// Kafka's restorePartitionReplicaAssignment: no new partitions for a topic being deleted.
+		c.log.WithFields(logrus.Fields{"topic": topic, "controller_epoch": cc.epoch}).
+			Info("controller: restoring the assignment of a topic being deleted; partitions may not be added")
+		current := make(map[int32][]int32)
+		for p, replicas := range cc.assignments[topic] {
+			current[p] = slices.Clone(replicas)
+		}
+		if err := c.store.SetTopicAssignment(cc.epochZkVersion, topic, current); err != nil {
+			return fmt.Errorf("controller: restore topic assignment: %w", err)
+		}
+		return nil
+	}
+	for _, tp := range added {
+		cc.setAssignment(tp, a.Partitions[tp.Partition])
 	}
 	sortPartitions(added)
 	c.log.WithFields(logrus.Fields{"topic": topic, "partitions": len(added), "controller_epoch": cc.epoch}).

@@ -8,6 +8,10 @@ import (
 	"github.com/sirupsen/logrus"
 )
 
+// epochDuringDelete is the StopReplica leader epoch of partitions of topics being deleted
+// (Kafka's LeaderAndIsr.EpochDuringDelete): brokers apply it whatever their epoch.
+const epochDuringDelete int32 = -2
+
 // setReplicaState records and logs a replica state transition.
 func (c *Controller) setReplicaState(r PartitionReplica, to ReplicaState) {
 	from := c.cc.replicaStates[r]
@@ -46,8 +50,7 @@ func (c *Controller) startupReplicaStateMachine() error {
 }
 
 // handleReplicaStateChanges moves replicas to target (Kafka's
-// ZkReplicaStateMachine.handleStateChanges), replica id by replica id. Deletion states are
-// recorded only; the requests of topic deletion are not sent (deletion is not implemented).
+// ZkReplicaStateMachine.handleStateChanges), replica id by replica id.
 func (c *Controller) handleReplicaStateChanges(replicas []PartitionReplica, target ReplicaState) error {
 	cc := c.cc
 	byReplica := make(map[int32][]PartitionReplica)
@@ -93,6 +96,16 @@ func (c *Controller) handleReplicaStateChanges(replicas []PartitionReplica, targ
 			if err := c.offlineReplicas(id, valid); err != nil {
 				return err
 			}
+		case ReplicaDeletionStarted:
+			for _, r := range valid {
+				c.batch.addStopReplica([]int32{id}, r.TopicPartition, true, epochDuringDelete)
+				c.setReplicaState(r, ReplicaDeletionStarted)
+			}
+		case NonExistentReplica:
+			for _, r := range valid {
+				cc.setAssignment(r.TopicPartition, filter(cc.replicas(r.TopicPartition), func(x int32) bool { return x != id }))
+				c.setReplicaState(r, NonExistentReplica)
+			}
 		default:
 			for _, r := range valid {
 				c.setReplicaState(r, target)
@@ -129,8 +142,13 @@ func (c *Controller) offlineReplicas(id int32, replicas []PartitionReplica) erro
 			others := filter(cc.replicas(tp), func(r int32) bool { return r != id })
 			c.batch.addLeaderAndIsr(cc, others, tp, l, cc.replicas(tp), false)
 		}
-		// Sent with the new leader epoch so that the replica applies it (StopReplica v3).
-		c.batch.addStopReplica([]int32{id}, tp, false, l.LeaderEpoch)
+		// Sent with the new leader epoch so that the replica applies it (StopReplica v3),
+		// or -2 for a topic being deleted (Kafka's EpochDuringDelete).
+		epoch := l.LeaderEpoch
+		if cc.isQueuedForDeletion(tp.Topic) {
+			epoch = epochDuringDelete
+		}
+		c.batch.addStopReplica([]int32{id}, tp, false, epoch)
 		c.setReplicaState(PartitionReplica{tp, id}, OfflineReplica)
 	}
 	return nil

@@ -65,6 +65,15 @@ type Store interface {
 	DeleteIsrChangeNotifications(epochZkVersion int32, names []string) error
 	// TopicsMarkedForDeletion lists the children of /admin/delete_topics.
 	TopicsMarkedForDeletion() ([]string, error)
+	// DeleteTopicDeletionMarks deletes /admin/delete_topics/<t> for each topic, fenced;
+	// missing markers are fine.
+	DeleteTopicDeletionMarks(epochZkVersion int32, topics []string) error
+	// DeleteTopic removes a deleted topic's znodes, fenced: /brokers/topics/<t> with its
+	// partition states, /config/topics/<t>, then the deletion marker.
+	DeleteTopic(epochZkVersion int32, topic string) error
+	// SetTopicAssignment rewrites /brokers/topics/<t>'s partitions, fenced (Kafka's
+	// restorePartitionReplicaAssignment when partitions are added to a topic being deleted).
+	SetTopicAssignment(epochZkVersion int32, topic string, partitions map[int32][]int32) error
 
 	// WatchController calls fn when /controller is created, changed or deleted.
 	WatchController(fn func()) (cancel func())

@@ -222,6 +222,32 @@ func (s zkStore) TopicsMarkedForDeletion() ([]string, error) {
 	return t, wrapErr(err)
 }
 
+func (s zkStore) DeleteTopicDeletionMarks(epochZkVersion int32, topics []string) error {
+	for _, t := range topics {
+		if err := s.zk.DeleteTopicDeletionMark(t, epochZkVersion); err != nil {
+			return wrapErr(err)
+		}
+	}
+	return nil
+}
+
+func (s zkStore) DeleteTopic(epochZkVersion int32, topic string) error {
+	if err := s.zk.DeleteTopicZNodes(topic, epochZkVersion); err != nil {
+		return wrapErr(err)
+	}
+	return wrapErr(s.zk.DeleteTopicDeletionMark(topic, epochZkVersion))
+}
+
+func (s zkStore) SetTopicAssignment(epochZkVersion int32, topic string, partitions map[int32][]int32) error {
+	a, v, err := s.zk.GetTopicAssignment(topic)
+	if err != nil {
+		return wrapErr(err)
+	}
+	a.Partitions = partitions
+	_, err = s.zk.SetTopicAssignmentFenced(topic, a, v, epochZkVersion)
+	return wrapErr(err)
+}
+
 func (s zkStore) WatchController(fn func()) func() {
 	return s.zk.WatchExists(zkutil.ControllerPath(), fn)
 }
