@@ -41,7 +41,7 @@ func produceConsume(t *testing.T, c *brokertest.Cluster, cfg *sarama.Config, top
 	}
 	defer cons.Close()
 	for part, msgs := range byPart {
-		pc, err := cons.ConsumePartition(topic, part, sarama.OffsetOldest)
+		pc, err := cons.ConsumePartition(topic, part, msgs[0].offset)
 		if err != nil {
 			t.Fatalf("consume %d: %v", part, err)
 		}

@@ -57,6 +57,7 @@ func (b *Broker) Start(ctx context.Context) (err error) {
 		ReplicaLagTimeMax: time.Duration(b.cfg.ReplicaLagTimeMaxMs) * time.Millisecond,
 		Now:               b.opts.Now,
 		Fetcher:           b.fetcherConfig(),
+		Isr:               zkIsrStore{zk: b.zk},
 	})
 	if err != nil {
 		return err

@@ -42,8 +42,12 @@ type Config struct {
 	ReplicaLagTimeMax time.Duration
 	// Now is the clock; nil means time.Now.
 	Now func() time.Time
-	// Fetcher configures the follower fetchers; a nil Dial disables them.
+	// Fetcher configures the follower fetchers; a nil Source disables them.
 	Fetcher FetcherConfig
+	// Isr persists ISR expansions and shrinks; nil disables ISR
+	// maintenance by the leader (the ISR then changes only through the
+	// controller).
+	Isr IsrStore
 }
 
 // Manager is the ReplicaManager of one broker.
@@ -63,11 +67,15 @@ type Manager struct {
 		sync.RWMutex
 		partitions map[TopicPartition]*Partition
 	}
-	fetchers *fetcherManager // owns the follower fetcher goroutines
+	fetchers   *fetcherManager // owns the follower fetcher goroutines
+	isrChanges isrPropagator   // partitions whose ISR this leader changed
+	stop       context.CancelFunc
+	wg         sync.WaitGroup // the ISR loop
 }
 
-// New returns a Manager. It starts no goroutines until a LeaderAndIsr makes
-// this broker a follower.
+// New returns a Manager. With Config.Isr it starts the ISR maintenance
+// goroutine; the fetchers start when a LeaderAndIsr makes this broker a
+// follower. Close stops them all.
 func New(cfg Config) (*Manager, error) {
 	if cfg.Logs == nil || cfg.TopicConfig == nil {
 		return nil, fmt.Errorf("replica: Config.Logs and Config.TopicConfig are required")
@@ -91,6 +99,15 @@ func New(cfg Config) (*Manager, error) {
 	}
 	m.mu.partitions = make(map[TopicPartition]*Partition)
 	m.fetchers = newFetcherManager(m, cfg.Fetcher)
+	ctx, cancel := context.WithCancel(context.Background())
+	m.stop = cancel
+	if cfg.Isr != nil {
+		m.wg.Add(1)
+		go func() {
+			defer m.wg.Done()
+			m.isrLoop(ctx)
+		}()
+	}
 	return m, nil
 }
 
@@ -279,7 +296,11 @@ func (m *Manager) notify(tp TopicPartition) {
 // requests then fail with ErrShuttingDown or NOT_LEADER. It does not close
 // the logs (the storage.Manager's owner does).
 func (m *Manager) Close() {
-	m.closed.Store(true)
+	if m.closed.Swap(true) {
+		return
+	}
+	m.stop()
+	m.wg.Wait()
 	m.fetchers.close()
 	m.Produce.NotifyAll()
 	m.Fetch.NotifyAll()

@@ -44,6 +44,9 @@ type Partition struct {
 		followers map[int32]*followerState
 		data      *storage.Log // nil until the first LeaderAndIsr opened it
 		minISR    int          // min.insync.replicas of the topic
+		// epochStartOffset is the log end offset when this broker became
+		// leader in the current epoch; a follower rejoins the ISR only past it.
+		epochStartOffset int64
 	}
 	// progress guards the fields of every followerState and serialises
 	// high-watermark moves, which happen under mu held for reading
@@ -123,6 +126,7 @@ func (p *Partition) makeLeaderLocked(ps PartitionState, now time.Time) error {
 		followers[id] = fs
 	}
 	p.mu.followers = followers
+	p.mu.epochStartOffset = leo
 	p.maybeIncrementHighWatermarkLocked()
 	p.log.WithFields(logrus.Fields{"leader_epoch": ps.LeaderEpoch, "isr": ps.ISR,
 		"log_end_offset": leo}).Info("became leader")

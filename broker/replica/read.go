@@ -47,7 +47,10 @@ func (m *Manager) Read(tp TopicPartition, rp ReadParams) (ReadResult, error) {
 	if p == nil {
 		return ReadResult{}, fmt.Errorf("%w: %s", ErrUnknownPartition, tp)
 	}
-	res, hwMoved, err := p.read(rp)
+	res, hwMoved, expand, err := p.read(rp)
+	if expand {
+		p.maybeExpandIsr(rp.ReplicaID)
+	}
 	if hwMoved {
 		k := purgatory.Key{Topic: tp.Topic, Partition: tp.Partition}
 		m.Produce.Notify(k)
@@ -56,34 +59,33 @@ func (m *Manager) Read(tp TopicPartition, rp ReadParams) (ReadResult, error) {
 	return res, err
 }
 
-func (p *Partition) read(rp ReadParams) (ReadResult, bool, error) {
+func (p *Partition) read(rp ReadParams) (res ReadResult, hwMoved, expand bool, err error) {
 	p.mu.RLock()
 	defer p.mu.RUnlock()
 	if !p.isLeaderLocked() {
-		return ReadResult{}, false, fmt.Errorf("%w: %s (leader %d)", ErrNotLeader, p.tp, p.mu.leader)
+		return ReadResult{}, false, false, fmt.Errorf("%w: %s (leader %d)", ErrNotLeader, p.tp, p.mu.leader)
 	}
 	if err := p.checkEpochLocked(rp.CurrentLeaderEpoch); err != nil {
-		return ReadResult{}, false, err
+		return ReadResult{}, false, false, err
 	}
 	l := p.mu.data
-	hwMoved := false
 	upTo := l.HighWatermark()
 	if rp.ReplicaID >= 0 {
-		var err error
 		hwMoved, err = p.recordFollowerFetchLocked(rp.ReplicaID, rp.FetchOffset)
 		if err != nil {
-			return ReadResult{}, false, err
+			return ReadResult{}, false, false, err
 		}
 		upTo = l.LogEndOffset()
+		expand = p.shouldExpandLocked(rp.ReplicaID, rp.FetchOffset)
 	}
-	res := ReadResult{HighWatermark: l.HighWatermark(), LogStartOffset: l.LogStartOffset()}
+	res = ReadResult{HighWatermark: l.HighWatermark(), LogStartOffset: l.LogStartOffset()}
 	res.LastStableOffset = res.HighWatermark
 	rr, err := l.Read(rp.FetchOffset, rp.MaxBytes, upTo, rp.MinOneBatch)
 	if err != nil {
-		return res, hwMoved, err
+		return res, hwMoved, expand, err
 	}
 	res.Records = rr.Regions
-	return res, hwMoved, nil
+	return res, hwMoved, expand, nil
 }
 
 // checkEpochLocked validates a request's current leader epoch (KIP-320).

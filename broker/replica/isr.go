@@ -1,0 +1,204 @@
+package replica
+
+import (
+	"context"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/sirupsen/logrus"
+)
+
+// IsrStore persists the ISR changes a leader makes (Kafka's pre-AlterIsr
+// path, ZkIsrManager): the broker implements it over zkutil (STYLE S1.4).
+type IsrStore interface {
+	// UpdateIsr writes the partition state znode with isr if its zkVersion
+	// is still expectedZkVersion, returning the new zkVersion. An error
+	// leaves the ISR unchanged; the leader waits for a newer LeaderAndIsr.
+	UpdateIsr(tp TopicPartition, leader, leaderEpoch int32, isr []int32, controllerEpoch, expectedZkVersion int32) (int32, error)
+	// NotifyIsrChanges creates one /isr_change_notification child naming tps.
+	NotifyIsrChanges(tps []TopicPartition) error
+}
+
+// ISR change propagation timing (Kafka ReplicaManager.maybePropagateIsrChanges):
+// check every 2.5 s; write when nothing changed for 5 s or the last write is
+// 60 s old.
+const (
+	isrPropagateInterval = 2500 * time.Millisecond
+	isrChangeQuiet       = 5 * time.Second
+	isrPropagateMax      = 60 * time.Second
+)
+
+// isrPropagator batches partitions whose ISR changed.
+type isrPropagator struct {
+	mu         sync.Mutex
+	pending    map[TopicPartition]struct{}
+	lastChange time.Time
+	lastWrite  time.Time
+}
+
+func (ip *isrPropagator) record(tp TopicPartition, now time.Time) {
+	ip.mu.Lock()
+	defer ip.mu.Unlock()
+	if ip.pending == nil {
+		ip.pending = map[TopicPartition]struct{}{}
+	}
+	ip.pending[tp] = struct{}{}
+	ip.lastChange = now
+}
+
+// due returns the partitions to announce now, if any.
+func (ip *isrPropagator) due(now time.Time) []TopicPartition {
+	ip.mu.Lock()
+	defer ip.mu.Unlock()
+	if len(ip.pending) == 0 {
+		return nil
+	}
+	if now.Sub(ip.lastChange) < isrChangeQuiet && now.Sub(ip.lastWrite) < isrPropagateMax {
+		return nil
+	}
+	out := make([]TopicPartition, 0, len(ip.pending))
+	for tp := range ip.pending {
+		out = append(out, tp)
+	}
+	ip.pending = nil
+	ip.lastWrite = now
+	return out
+}
+
+// isrLoop shrinks ISRs of lagging followers every replica.lag.time.max.ms/2
+// and announces ISR changes to the controller. It runs while the Manager is
+// open (started by New when an IsrStore is configured).
+func (m *Manager) isrLoop(ctx context.Context) {
+	shrink := time.NewTicker(max(m.cfg.ReplicaLagTimeMax/2, 10*time.Millisecond))
+	defer shrink.Stop()
+	propagate := time.NewTicker(min(isrPropagateInterval, m.cfg.ReplicaLagTimeMax))
+	defer propagate.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-shrink.C:
+			for _, p := range m.Partitions() {
+				p.maybeShrinkIsr()
+			}
+		case <-propagate.C:
+			if tps := m.isrChanges.due(m.cfg.Now()); len(tps) > 0 {
+				if err := m.cfg.Isr.NotifyIsrChanges(tps); err != nil {
+					m.log.WithError(err).Warn("writing the ISR change notification failed")
+					for _, tp := range tps {
+						m.isrChanges.record(tp, m.cfg.Now())
+					}
+				}
+			}
+		}
+	}
+}
+
+// shouldExpandLocked reports whether follower id, having fetched up to
+// offset, qualifies to rejoin the ISR (Kafka Partition.isFollowerInSync:
+// caught up to the HW and to the start of the current leader epoch).
+func (p *Partition) shouldExpandLocked(id int32, offset int64) bool {
+	if p.m.cfg.Isr == nil || slices.Contains(p.mu.isr, id) || !slices.Contains(p.mu.replicas, id) {
+		return false
+	}
+	return offset >= p.mu.data.HighWatermark() && offset >= p.mu.epochStartOffset
+}
+
+// maybeExpandIsr adds follower id to the ISR if it still qualifies
+// (Kafka Partition.maybeExpandIsr). It writes the state znode under the
+// partition's write lock, as Kafka does.
+func (p *Partition) maybeExpandIsr(id int32) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if !p.isLeaderLocked() {
+		return
+	}
+	p.progress.Lock()
+	fs, ok := p.mu.followers[id]
+	offset := int64(-1)
+	if ok {
+		offset = fs.leo
+	}
+	p.progress.Unlock()
+	if !ok || !p.shouldExpandLocked(id, offset) {
+		return
+	}
+	newISR := append(slices.Clone(p.mu.isr), id)
+	if p.writeIsrLocked(newISR, "expanding") {
+		p.maybeIncrementHighWatermarkLocked()
+	}
+}
+
+// maybeShrinkIsr removes followers that have not caught up to the leader's
+// log end for replica.lag.time.max.ms (Kafka Partition.maybeShrinkIsr).
+func (p *Partition) maybeShrinkIsr() {
+	if p.m.cfg.Isr == nil || len(p.outOfSync()) == 0 {
+		return
+	}
+	p.mu.Lock()
+	out := p.outOfSyncLocked()
+	if len(out) == 0 || !p.isLeaderLocked() {
+		p.mu.Unlock()
+		return
+	}
+	newISR := make([]int32, 0, len(p.mu.isr))
+	for _, id := range p.mu.isr {
+		if !slices.Contains(out, id) {
+			newISR = append(newISR, id)
+		}
+	}
+	moved := false
+	if p.writeIsrLocked(newISR, "shrinking") {
+		moved = p.maybeIncrementHighWatermarkLocked()
+	}
+	p.mu.Unlock()
+	if moved {
+		p.m.notify(p.tp)
+	}
+}
+
+func (p *Partition) outOfSync() []int32 {
+	p.mu.RLock()
+	defer p.mu.RUnlock()
+	return p.outOfSyncLocked()
+}
+
+// outOfSyncLocked lists the ISR followers that lag (Kafka
+// getOutOfSyncReplicas): not at the log end and not caught up for
+// replica.lag.time.max.ms.
+func (p *Partition) outOfSyncLocked() []int32 {
+	if !p.isLeaderLocked() {
+		return nil
+	}
+	now := p.m.cfg.Now()
+	leo := p.mu.data.LogEndOffset()
+	p.progress.Lock()
+	defer p.progress.Unlock()
+	var out []int32
+	for _, id := range p.mu.isr {
+		if id == p.m.cfg.BrokerID {
+			continue
+		}
+		fs, ok := p.mu.followers[id]
+		if !ok || (fs.leo < leo && now.Sub(fs.lastCaughtUp) > p.m.cfg.ReplicaLagTimeMax) {
+			out = append(out, id)
+		}
+	}
+	return out
+}
+
+// writeIsrLocked persists newISR and applies it on success.
+func (p *Partition) writeIsrLocked(newISR []int32, what string) bool {
+	v, err := p.m.cfg.Isr.UpdateIsr(p.tp, p.mu.leader, p.mu.leaderEpoch, newISR, p.mu.controllerEpoch, p.mu.zkVersion)
+	fields := logrus.Fields{"old_isr": p.mu.isr, "new_isr": newISR, "leader_epoch": p.mu.leaderEpoch}
+	if err != nil {
+		p.log.WithError(err).WithFields(fields).Warn("ISR change failed; keeping the old ISR until the next LeaderAndIsr")
+		return false
+	}
+	p.log.WithFields(fields).Info(what + " ISR")
+	p.mu.isr = newISR
+	p.mu.zkVersion = v
+	p.m.isrChanges.record(p.tp, p.m.cfg.Now())
+	return true
+}
