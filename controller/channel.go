@@ -151,6 +151,9 @@ func (m *ChannelManager) Shutdown() {
 	m.wg.Wait()
 }
 
+// interBrokerListener returns the listener name requests are sent to ("" = first endpoint).
+func (m *ChannelManager) interBrokerListener() string { return m.listener }
+
 // hasBroker reports whether a sender exists for id.
 func (m *ChannelManager) hasBroker(id int32) bool {
 	m.mu.Lock()

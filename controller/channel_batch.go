@@ -95,6 +95,12 @@ func (b *requestBatch) addStopReplica(brokers []int32, tp TopicPartition, delete
 	}
 }
 
+// requestSender is where a batch hands its requests: the ChannelManager.
+type requestSender interface {
+	send(broker int32, o outbound)
+	interBrokerListener() string
+}
+
 // requestHeader is what every control request carries.
 type requestHeader struct {
 	controllerID    int32
@@ -126,7 +132,7 @@ type umPartition struct {
 //
 // onDeleted receives the outcome of each StopReplica with delete=true, per partition, on the
 // sender goroutine (it must only enqueue).
-func (b *requestBatch) send(cc *controllerContext, controllerID int32, ch *ChannelManager, vers requestVersions, log logrus.FieldLogger,
+func (b *requestBatch) send(cc *controllerContext, controllerID int32, ch requestSender, vers requestVersions, log logrus.FieldLogger,
 	onDeleted func(broker int32, results map[TopicPartition]error)) {
 	hdr := func(id int32) requestHeader {
 		return requestHeader{controllerID: controllerID, controllerEpoch: cc.epoch, brokerEpoch: cc.liveBrokers[id].Epoch}
@@ -145,7 +151,7 @@ func (b *requestBatch) send(cc *controllerContext, controllerID int32, ch *Chann
 		var leaders []liveLeader
 		for _, lid := range slices.Sorted(maps.Keys(leaderIDs)) {
 			if lb, ok := cc.liveBrokers[lid]; ok {
-				if ep, ok := lb.endpoint(ch.listener); ok {
+				if ep, ok := lb.endpoint(ch.interBrokerListener()); ok {
 					leaders = append(leaders, liveLeader{id: lid, host: ep.Host, port: ep.Port})
 				}
 			}
