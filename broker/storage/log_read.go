@@ -1,8 +1,10 @@
 package storage
 
 import (
+	"errors"
 	"fmt"
 	"io"
+	"os"
 	"sort"
 
 	"samsa/broker/record"
@@ -83,7 +85,7 @@ func (l *Log) Read(offset int64, maxBytes int, upTo int64, minOneBatch bool) (Re
 			// upTo lies in this segment: stop before its batch.
 			pos, _, found, err := s.translateOffset(upTo, maxPos)
 			if err != nil {
-				return res, err
+				return res, l.readError(offset, err)
 			}
 			if found {
 				maxPos = pos
@@ -91,7 +93,7 @@ func (l *Log) Read(offset int64, maxBytes int, upTo int64, minOneBatch bool) (Re
 		}
 		region, found, err := s.read(offset, maxBytes, maxPos, minOneBatch)
 		if err != nil {
-			return res, err
+			return res, l.readError(offset, err)
 		}
 		if found {
 			if region.Len > 0 {
@@ -104,6 +106,16 @@ func (l *Log) Read(offset int64, maxBytes int, upTo int64, minOneBatch bool) (Re
 		}
 	}
 	return res, nil
+}
+
+// readError explains a read that failed on a closed file: retention or
+// truncation removed the segment after the read picked it, so the offset is
+// now out of range.
+func (l *Log) readError(offset int64, err error) error {
+	if errors.Is(err, os.ErrClosed) && (offset < l.LogStartOffset() || offset > l.LogEndOffset()) {
+		return fmt.Errorf("storage: %s: offset %d left the log during the read: %w", l.tp, offset, ErrOffsetOutOfRange)
+	}
+	return err
 }
 
 // Special timestamps of ListOffsets.

@@ -132,6 +132,9 @@ func (l *Log) syncSegments(segs []*Segment, upTo int64, dirDirty bool) error {
 		}
 		// Durable: this segment's batches and index entries.
 		if err := s.flush(); err != nil {
+			if errors.Is(err, os.ErrClosed) {
+				continue // deleted meanwhile (retention, truncation): nothing to keep
+			}
 			return err
 		}
 	}

@@ -58,6 +58,9 @@ func (l *Log) truncateToLocked(offset int64) error {
 	}
 	active := keep[len(keep)-1]
 	if len(drop) > 0 {
+		// Readers must stop seeing the dropped segments first.
+		l.end.Store(&logEnd{offset: active.base, seg: active, pos: 0})
+		l.publishSegmentsLocked(keep)
 		if err := l.deleteSegmentsLocked(drop, "truncation"); err != nil {
 			return err
 		}
@@ -174,10 +177,10 @@ func (l *Log) deleteSegmentsBelowLocked(offset int64, reason string) (int, error
 	if n == 0 {
 		return 0, nil
 	}
+	l.publishSegmentsLocked(append([]*Segment(nil), segs[n:]...))
 	if err := l.deleteSegmentsLocked(segs[:n], reason); err != nil {
 		return 0, err
 	}
-	l.publishSegmentsLocked(append([]*Segment(nil), segs[n:]...))
 	return n, nil
 }
 

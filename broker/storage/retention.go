@@ -67,9 +67,7 @@ func (l *Log) deleteWhileLocked(reason string, pred func(s *Segment, nextBase in
 	if n == 0 {
 		return 0, nil
 	}
-	if err := l.deleteSegmentsLocked(segs[:n], reason); err != nil {
-		return 0, err
-	}
+	// Readers must see the new start before the files go.
 	rest := append([]*Segment(nil), segs[n:]...)
 	l.publishSegmentsLocked(rest)
 	if rest[0].base > l.logStartOffset.Load() {
@@ -77,6 +75,9 @@ func (l *Log) deleteWhileLocked(reason string, pred func(s *Segment, nextBase in
 		if err := l.epochs.TruncateFromStart(rest[0].base); err != nil {
 			return n, err
 		}
+	}
+	if err := l.deleteSegmentsLocked(segs[:n], reason); err != nil {
+		return 0, err
 	}
 	return n, nil
 }

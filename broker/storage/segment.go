@@ -235,7 +235,8 @@ func (s *Segment) corruptAt(pos int64, err error) error {
 		return err
 	}
 	if errors.Is(err, record.ErrShortBatch) || errors.Is(err, record.ErrCorrupt) {
-		return &CorruptError{Path: s.logPath, Pos: pos, Err: err}
+		// s.log.Name() is immutable; s.logPath may be renamed under us.
+		return &CorruptError{Path: s.log.Name(), Pos: pos, Err: err}
 	}
 	return storageError("read segment", err)
 }
