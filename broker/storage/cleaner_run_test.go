@@ -189,3 +189,55 @@ func TestStorageCleanerUncleanable(t *testing.T) {
 	}
 	assertNoCleanerLeftovers(t, l.Dir())
 }
+
+// TestStorageCleanerPauseWaitsForPass checks that PauseCleaning waits for a
+// pass in progress (Kafka's abortAndPauseCleaning blocks the same way) and
+// gives up when its context ends.
+func TestStorageCleanerPauseWaitsForPass(t *testing.T) {
+	l := openCleanerTestLog(t, t.TempDir(), cleanerTestConfig())
+	buildLastValueLog(t, l, record.CodecNone)
+	c := newTestCleaner(l)
+	entered, release := make(chan struct{}), make(chan struct{})
+	testHookCleanerSwap = func(stage string) error {
+		if stage == "cleaned" {
+			close(entered)
+			<-release
+		}
+		return nil
+	}
+	t.Cleanup(func() { testHookCleanerSwap = nil })
+	done := make(chan error, 1)
+	go func() {
+		_, err := c.CleanOnce(context.Background())
+		done <- err
+	}()
+	<-entered
+	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
+	defer cancel()
+	if err := c.PauseCleaning(ctx, l); !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("PauseCleaning during a pass = %v, want DeadlineExceeded", err)
+	}
+	paused := make(chan error, 1)
+	go func() { paused <- c.PauseCleaning(context.Background(), l) }()
+	close(release)
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	if err := <-paused; err != nil {
+		t.Fatal(err)
+	}
+	testHookCleanerSwap = nil
+	// Paused twice (the timed-out call still counts): two resumes needed.
+	appendBatch(t, l, record.CodecNone, 1000, ckv{"k1", "d", false})
+	mustRoll(t, l)
+	appendBatch(t, l, record.CodecNone, 1000, ckv{"z", "z", false})
+	l.SetHighWatermark(l.LogEndOffset())
+	c.ResumeCleaning(l)
+	if cleanOnce(t, c) {
+		t.Fatal("cleaned while still paused")
+	}
+	c.ResumeCleaning(l)
+	if !cleanOnce(t, c) {
+		t.Fatal("not cleaned after resuming")
+	}
+}
