@@ -8,6 +8,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kmsg"
 
 	"samsa/zkutil"
+	"samsa/zkutil/zktest"
 )
 
 // wantState waits until topic/p's state znode has leader, ISR and leader epoch.
@@ -193,6 +194,68 @@ func TestControllerFailoverResendsState(t *testing.T) {
 		}
 		if umAt > laiAt {
 			return fmt.Errorf("LeaderAndIsr (request %d) before UpdateMetadata (request %d)", laiAt, umAt)
+		}
+		return nil
+	})
+}
+
+// TestControllerBouncedBroker: a broker whose session expired re-registers with a new broker
+// epoch (czxid); the controller treats it as failed then started (Kafka's bounced brokers)
+// and its next requests carry the new broker epoch.
+func TestControllerBouncedBroker(t *testing.T) {
+	cl := newCluster(t)
+	n1 := cl.startNode(1, nil)
+	waitActive(t, n1)
+	z2, admin := cl.zk(), cl.zk()
+	reg := zkutil.BrokerRegistration{ID: 2, Version: 4, JMXPort: -1,
+		Endpoints: []zkutil.Endpoint{{ListenerName: "PLAINTEXT", SecurityProtocol: "PLAINTEXT", Host: "127.0.0.1", Port: brokerPort(2)}}}
+	epoch1, err := z2.RegisterBroker(reg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := admin.CreateTopic("b", map[int32][]int32{0: {2, 1}}, nil); err != nil {
+		t.Fatal(err)
+	}
+	wantState(t, admin, "b", 0, 2, []int32{2, 1}, 0)
+	reregistered := make(chan int64, 1)
+	z2.OnNewSession(func() {
+		go func() {
+			e, err := z2.RegisterBroker(reg)
+			if err != nil {
+				t.Error(err)
+			}
+			reregistered <- e
+		}()
+	})
+	zktest.ExpireSession(t, z2)
+	epoch2 := <-reregistered
+	if epoch2 <= epoch1 {
+		t.Fatalf("broker epoch %d after %d", epoch2, epoch1)
+	}
+	waitFor(t, waitTimeout, func() error {
+		lais := cl.rec.requests(2, 4)
+		if len(lais) == 0 {
+			return fmt.Errorf("no LeaderAndIsr")
+		}
+		last := lais[len(lais)-1].(*kmsg.LeaderAndISRRequest)
+		if last.BrokerEpoch != epoch2 {
+			return fmt.Errorf("last LeaderAndIsr to broker 2 has broker epoch %d, want %d", last.BrokerEpoch, epoch2)
+		}
+		return nil
+	})
+	// Whatever order the controller saw (one bounce, or a death then a start), broker 2 leads
+	// again or broker 1 took over with a bumped epoch, and both are live in UpdateMetadata.
+	waitFor(t, waitTimeout, func() error {
+		st, err := partitionState(t, admin, "b", 0)
+		if err != nil {
+			return err
+		}
+		if st.Leader != 1 && st.Leader != 2 {
+			return fmt.Errorf("state %+v", st)
+		}
+		_, reqs := updateMetadataFor(cl.rec, 1, "b", 0)
+		if len(reqs) == 0 || len(reqs[len(reqs)-1].LiveBrokers) != 2 {
+			return fmt.Errorf("UpdateMetadata live brokers")
 		}
 		return nil
 	})

@@ -2,6 +2,7 @@ package controller
 
 import (
 	"fmt"
+	"time"
 
 	"github.com/sirupsen/logrus"
 )
@@ -23,6 +24,10 @@ func (c *Controller) processControllerChange() error {
 	}
 	return nil
 }
+
+// electionRetryBackoff is the pause before retrying an election that nobody won (ZooKeeper
+// failed during it).
+const electionRetryBackoff = time.Second
 
 // processSessionRenewed handles a new ZooKeeper session after expiry. The old session's
 // /controller is gone, so a controller elected under it resigns and a new election runs
@@ -78,6 +83,10 @@ func (c *Controller) elect() error {
 			c.activeID.Store(id)
 		}
 		c.log.WithError(err).WithField("controller_id", id).Info("controller: not elected")
+		if rerr != nil || id == -1 {
+			// Nobody won, so no /controller change will come: try again shortly.
+			time.AfterFunc(electionRetryBackoff, func() { c.enqueue(controllerChangeEvent{}) })
+		}
 		return nil
 	}
 	c.activeID.Store(c.cfg.BrokerID)
