@@ -7,7 +7,9 @@
 // types, defaults, valid ranges and one-line docs, value parsing and
 // validation, the resolution rules Kafka applies between keys
 // (log.retention.ms > .minutes > .hours, log.dirs > log.dir, listeners >
-// host.name:port, ...), and the generated docs/configuration.md
+// host.name:port, ...), the DescribeConfigs view of both (DescribeBroker,
+// DescribeTopic: value, source and synonyms by Kafka 2.8's rules, numbered as
+// the wire's ConfigSource), and the generated docs/configuration.md
 // ("go generate ./config"; TestConfigDocsUpToDate fails when it is stale).
 //
 // Must never import: any samsa package, logrus, go-zookeeper/zk, kmsg,
