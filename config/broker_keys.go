@@ -16,12 +16,12 @@ const noEffect = " Accepted for compatibility; has no effect in Samsa."
 // generated documentation all come from it. Callers must not modify it.
 var BrokerKeys = []Key{
 	// Identity, listeners, ZooKeeper.
-	{Name: "broker.id", Field: "BrokerID", Type: TypeInt, Default: "-1", Valid: atLeast(-1), Doc: "The broker's id; -1 generates one from /brokers/seqid above reserved.broker.max.id. A configured id must match meta.properties."},
+	{Name: "broker.id", Field: "BrokerID", Type: TypeInt, Default: "-1", Valid: atLeast(-1), Doc: "The broker's id; -1 generates one from ZooKeeper (/brokers/seqid) above reserved.broker.max.id. A configured id must match meta.properties."},
 	{Name: "broker.id.generation.enable", Field: "BrokerIDGenerationEnable", Type: TypeBool, Default: "true", Doc: "Allow broker.id=-1 to generate an id from ZooKeeper."},
 	{Name: "reserved.broker.max.id", Field: "ReservedBrokerMaxID", Type: TypeInt, Default: "1000", Valid: atLeast(0), Doc: "Largest id that may be configured; generated ids start above it."},
 	{Name: "broker.rack", Field: "BrokerRack", Type: TypeString, Null: true, Doc: "Rack of the broker, written to its registration and used by rack-aware assignment."},
 	{Name: "listeners", Field: "RawListeners", Type: TypeString, Null: true, Dynamic: true, Doc: "Comma list of NAME://host:port to listen on; unset means PLAINTEXT://host.name:port. Host 0.0.0.0 binds all interfaces, an empty host the default one."},
-	{Name: "advertised.listeners", Field: "RawAdvertisedListeners", Type: TypeString, Null: true, Dynamic: true, Doc: "Listeners published in /brokers/ids/<id> for clients; unset means listeners. 0.0.0.0 is not allowed."},
+	{Name: "advertised.listeners", Field: "RawAdvertisedListeners", Type: TypeString, Null: true, Dynamic: true, Doc: "Listeners published in the broker's ZooKeeper registration for clients; unset means listeners. 0.0.0.0 is not allowed."},
 	{Name: "listener.security.protocol.map", Field: "ListenerSecurityProtocolMap", Type: TypeString, Default: "PLAINTEXT:PLAINTEXT,SSL:SSL,SASL_PLAINTEXT:SASL_PLAINTEXT,SASL_SSL:SASL_SSL", Dynamic: true, Doc: "NAME:PROTOCOL pairs giving each listener's security protocol. Samsa serves PLAINTEXT only."},
 	{Name: "inter.broker.listener.name", Field: "InterBrokerListenerName", Type: TypeString, Null: true, Doc: "Listener brokers use to talk to each other; unset means the listener named after security.inter.broker.protocol."},
 	{Name: "security.inter.broker.protocol", Field: "SecurityInterBrokerProtocol", Type: TypeString, Default: "PLAINTEXT", Valid: oneOf("PLAINTEXT", "SSL", "SASL_PLAINTEXT", "SASL_SSL"), Doc: "Security protocol between brokers; may not be set together with inter.broker.listener.name."},
