@@ -54,6 +54,9 @@ func newAPITable() map[int16]api {
 		{key: 19, min: 0, max: 6, handle: (*Broker).handleCreateTopics, controllerOnly: true},
 		{key: 20, min: 0, max: 5, handle: (*Broker).handleDeleteTopics, controllerOnly: true},
 		{key: 23, min: 0, max: 4, handle: (*Broker).handleOffsetForLeaderEpoch},
+		{key: 32, min: 0, max: 4, handle: (*Broker).handleDescribeConfigs},
+		{key: 33, min: 0, max: 2, handle: (*Broker).handleAlterConfigs},
+		{key: 44, min: 0, max: 1, handle: (*Broker).handleIncrementalAlterConfigs},
 		{key: 60, min: 0, max: 0, handle: (*Broker).handleDescribeCluster},
 	}
 	t := make(map[int16]api, len(rows))

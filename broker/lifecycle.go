@@ -75,6 +75,11 @@ func (b *Broker) Start(ctx context.Context) (err error) {
 		defer b.wg.Done()
 		b.sessionLoop(runCtx)
 	}()
+	b.wg.Add(1)
+	go func() {
+		defer b.wg.Done()
+		b.configChangeLoop(runCtx)
+	}()
 	if err := b.startController(runCtx); err != nil {
 		return err
 	}

@@ -2,6 +2,7 @@ package replica
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"slices"
@@ -304,4 +305,26 @@ func (m *Manager) Close() {
 	m.fetchers.close()
 	m.Produce.NotifyAll()
 	m.Fetch.NotifyAll()
+}
+
+// UpdateTopicConfig applies a changed topic configuration to every hosted
+// partition of topic (the dynamic config change path): the logs' settings
+// and min.insync.replicas.
+func (m *Manager) UpdateTopicConfig(topic string, tc TopicConfig) error {
+	var errs []error
+	for _, p := range m.Partitions() {
+		if p.tp.Topic != topic {
+			continue
+		}
+		p.mu.Lock()
+		p.mu.minISR = max(1, tc.MinInsyncReplicas)
+		l := p.mu.data
+		p.mu.Unlock()
+		if l != nil {
+			if err := l.SetConfig(tc.Log); err != nil {
+				errs = append(errs, fmt.Errorf("replica: %s: %w", p.tp, err))
+			}
+		}
+	}
+	return errors.Join(errs...)
 }

@@ -1,0 +1,82 @@
+package broker
+
+// DescribeConfigs: v0-4
+//
+// Behaviour:
+//   - Topics: every topic key with its effective value; source
+//     DYNAMIC_TOPIC_CONFIG for overrides in /config/topics/<t>,
+//     STATIC_BROKER_CONFIG when the broker's synonym key is set in
+//     server.properties, DEFAULT_CONFIG otherwise. Unknown topics answer
+//     UNKNOWN_TOPIC_OR_PARTITION.
+//   - Brokers: every broker key of this broker (resource name = its id, or
+//     empty for defaults), STATIC_BROKER_CONFIG when set in
+//     server.properties; keys that are not dynamic are read-only. Another
+//     broker's id answers INVALID_REQUEST (ask that broker). Dynamic
+//     broker configs from /config/brokers are not shown yet.
+//   - config_names filters the keys (null or empty: all); synonyms (v1+) and documentation
+//     (v3+) are sent when asked for. Other resource types answer
+//     INVALID_REQUEST.
+//
+// Version notes:
+//   - v1: synonyms and sources (KIP-226). v3: types and documentation
+//     (KIP-569). v4: flexible.
+
+import (
+	"github.com/twmb/franz-go/pkg/kmsg"
+)
+
+func (b *Broker) handleDescribeConfigs(r *request) (kmsg.Response, error) {
+	req := r.body.(*kmsg.DescribeConfigsRequest)
+	resp := req.ResponseKind().(*kmsg.DescribeConfigsResponse)
+	for _, res := range req.Resources {
+		rr := kmsg.NewDescribeConfigsResponseResource()
+		rr.ResourceType, rr.ResourceName = res.ResourceType, res.ResourceName
+		var entries []describedConfig
+		var err error
+		switch res.ResourceType {
+		case kmsg.ConfigResourceTypeTopic:
+			entries, err = b.describeTopicConfigs(res.ResourceName)
+		case kmsg.ConfigResourceTypeBroker:
+			entries, err = b.describeBrokerConfigs(res.ResourceName)
+		default:
+			err = errInvalidRequest
+		}
+		if err != nil {
+			b.setTopicErr(&rr.ErrorCode, &rr.ErrorMessage, err)
+			resp.Resources = append(resp.Resources, rr)
+			continue
+		}
+		want := map[string]bool{}
+		for _, n := range res.ConfigNames {
+			want[n] = true
+		}
+		for _, e := range entries {
+			if len(res.ConfigNames) > 0 && !want[e.name] {
+				continue
+			}
+			c := kmsg.NewDescribeConfigsResponseResourceConfig()
+			c.Name = e.name
+			v := e.value
+			c.Value = &v
+			c.ReadOnly = e.readOnly
+			c.Source = e.source
+			c.IsDefault = e.source == kmsg.ConfigSourceDefaultConfig
+			if req.IncludeSynonyms {
+				for _, s := range e.synonyms {
+					cs := kmsg.NewDescribeConfigsResponseResourceConfigConfigSynonym()
+					sv := s.value
+					cs.Name, cs.Value, cs.Source = s.name, &sv, s.source
+					c.ConfigSynonyms = append(c.ConfigSynonyms, cs)
+				}
+			}
+			c.ConfigType = configType(e.typ)
+			if req.IncludeDocumentation {
+				doc := e.doc
+				c.Documentation = &doc
+			}
+			rr.Configs = append(rr.Configs, c)
+		}
+		resp.Resources = append(resp.Resources, rr)
+	}
+	return resp, nil
+}

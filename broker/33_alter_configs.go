@@ -1,0 +1,60 @@
+package broker
+
+// AlterConfigs: v0-2
+//
+// Behaviour:
+//   - Topics: the request's configs replace all of the topic's overrides
+//     (Kafka's non-incremental semantics); they are validated by name and
+//     value (INVALID_CONFIG), written to /config/topics/<t>, and announced
+//     under /config/changes so every broker applies them to its replicas.
+//     Unknown topics answer UNKNOWN_TOPIC_OR_PARTITION.
+//   - validate_only validates and writes nothing.
+//   - Brokers: dynamic broker configs are not supported yet
+//     (INVALID_REQUEST); other resource types answer INVALID_REQUEST.
+//   - Any broker may answer (Kafka 2.8 writes ZooKeeper from the receiving
+//     broker).
+//
+// Version notes:
+//   - v1: throttle semantics only. v2: flexible.
+
+import (
+	"fmt"
+
+	"github.com/twmb/franz-go/pkg/kmsg"
+)
+
+func (b *Broker) handleAlterConfigs(r *request) (kmsg.Response, error) {
+	req := r.body.(*kmsg.AlterConfigsRequest)
+	resp := req.ResponseKind().(*kmsg.AlterConfigsResponse)
+	for _, res := range req.Resources {
+		rr := kmsg.NewAlterConfigsResponseResource()
+		rr.ResourceType, rr.ResourceName = res.ResourceType, res.ResourceName
+		err := func() error {
+			if res.ResourceType != kmsg.ConfigResourceTypeTopic {
+				return fmt.Errorf("%w: only topic configs can be altered", errInvalidRequest)
+			}
+			if _, ok := b.meta.Snapshot().Topics[res.ResourceName]; !ok {
+				return fmt.Errorf("%w: %q", errUnknownTopic, res.ResourceName)
+			}
+			overrides := map[string]string{}
+			for _, c := range res.Configs {
+				if c.Value == nil {
+					return fmt.Errorf("%w: null value for %q", errInvalidConfig, c.Name)
+				}
+				overrides[c.Name] = *c.Value
+			}
+			if err := validateTopicConfigs(overrides); err != nil {
+				return err
+			}
+			if req.ValidateOnly {
+				return nil
+			}
+			return b.writeTopicConfig(res.ResourceName, overrides)
+		}()
+		if err != nil {
+			b.setTopicErr(&rr.ErrorCode, &rr.ErrorMessage, err)
+		}
+		resp.Resources = append(resp.Resources, rr)
+	}
+	return resp, nil
+}

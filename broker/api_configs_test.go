@@ -1,0 +1,95 @@
+package broker_test
+
+import (
+	"errors"
+	"fmt"
+	"strconv"
+	"testing"
+	"time"
+
+	"github.com/IBM/sarama"
+
+	"samsa/broker/brokertest"
+)
+
+// TestAPITopicConfigs: DescribeConfigs shows overrides as
+// DYNAMIC_TOPIC_CONFIG; AlterConfigs and IncrementalAlterConfigs change
+// them, and the change reaches the partitions through /config/changes
+// (min.insync.replicas above the ISR makes acks=all fail with
+// NOT_ENOUGH_REPLICAS).
+func TestAPITopicConfigs(t *testing.T) {
+	c := brokertest.NewCluster(t, 1)
+	ret := "3600000"
+	c.CreateTopic(t, "cfg", 1, 1, map[string]*string{"retention.ms": &ret})
+	admin := c.Admin(t, brokertest.SaramaConfig(sarama.V2_8_0_0))
+	entries, err := admin.DescribeConfig(sarama.ConfigResource{Type: sarama.TopicResource, Name: "cfg"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	found := false
+	for _, e := range entries {
+		if e.Name == "retention.ms" {
+			found = true
+			if e.Value != ret || e.Source != sarama.SourceTopic {
+				t.Errorf("retention.ms: %+v", e)
+			}
+		}
+		if e.Name == "segment.bytes" && e.Source != sarama.SourceDefault {
+			t.Errorf("segment.bytes source %v", e.Source)
+		}
+	}
+	if !found || len(entries) < 20 {
+		t.Fatalf("%d entries, retention.ms found %v", len(entries), found)
+	}
+
+	three := "3"
+	if err := admin.AlterConfig(sarama.TopicResource, "cfg", map[string]*string{"min.insync.replicas": &three}, false); err != nil {
+		t.Fatal(err)
+	}
+	cfg := brokertest.SaramaConfig(sarama.V2_8_0_0)
+	cfg.Producer.RequiredAcks = sarama.WaitForAll
+	cfg.Producer.Retry.Max = 0
+	p := c.SyncProducer(t, cfg)
+	brokertest.WaitFor(t, 30*time.Second, func() error {
+		_, _, err := p.SendMessage(&sarama.ProducerMessage{Topic: "cfg", Value: sarama.StringEncoder("x")})
+		if !errors.Is(err, sarama.ErrNotEnoughReplicas) {
+			return fmt.Errorf("produce: %v, want NOT_ENOUGH_REPLICAS", err)
+		}
+		return nil
+	})
+	// AlterConfigs replaced every override: retention.ms is gone.
+	entries, err = admin.DescribeConfig(sarama.ConfigResource{Type: sarama.TopicResource, Name: "cfg"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range entries {
+		if e.Name == "retention.ms" && e.Source == sarama.SourceTopic {
+			t.Errorf("retention.ms still overridden after AlterConfigs")
+		}
+	}
+	// Incremental: delete the override again; acks=all works.
+	if err := admin.IncrementalAlterConfig(sarama.TopicResource, "cfg", map[string]sarama.IncrementalAlterConfigsEntry{
+		"min.insync.replicas": {Operation: sarama.IncrementalAlterConfigsOperationDelete},
+	}, false); err != nil {
+		t.Fatal(err)
+	}
+	brokertest.WaitFor(t, 30*time.Second, func() error {
+		_, _, err := p.SendMessage(&sarama.ProducerMessage{Topic: "cfg", Value: sarama.StringEncoder("x")})
+		return err
+	})
+	// Bad values are refused.
+	bad := "-5"
+	if err := admin.AlterConfig(sarama.TopicResource, "cfg", map[string]*string{"retention.bytes": &bad, "nope": &bad}, false); err == nil {
+		t.Fatal("invalid config accepted")
+	}
+	// Broker configs of this broker.
+	entries, err = admin.DescribeConfig(sarama.ConfigResource{Type: sarama.BrokerResource, Name: strconv.Itoa(int(c.Broker(0).ID()))})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range entries {
+		if e.Name == "auto.create.topics.enable" && (e.Value != "false" || e.Source != sarama.SourceStaticBroker) {
+			t.Errorf("auto.create.topics.enable: %+v", e)
+		}
+	}
+}

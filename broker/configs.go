@@ -1,0 +1,139 @@
+package broker
+
+import (
+	"errors"
+	"fmt"
+	"strconv"
+
+	"github.com/twmb/franz-go/pkg/kmsg"
+
+	"samsa/config"
+	"samsa/zkutil"
+)
+
+// describedConfig is one entry of a DescribeConfigs answer.
+type describedConfig struct {
+	name, value string
+	source      kmsg.ConfigSource
+	readOnly    bool
+	typ         config.Type
+	doc         string
+	synonyms    []configSynonym
+}
+
+type configSynonym struct {
+	name, value string
+	source      kmsg.ConfigSource
+}
+
+// configType maps a config key type to Kafka's ConfigType.
+func configType(t config.Type) kmsg.ConfigType {
+	switch t {
+	case config.TypeBool:
+		return kmsg.ConfigTypeBoolean
+	case config.TypeShort:
+		return kmsg.ConfigTypeShort
+	case config.TypeInt:
+		return kmsg.ConfigTypeInt
+	case config.TypeLong:
+		return kmsg.ConfigTypeLong
+	case config.TypeDouble:
+		return kmsg.ConfigTypeDouble
+	case config.TypeList:
+		return kmsg.ConfigTypeList
+	}
+	return kmsg.ConfigTypeString
+}
+
+// topicOverrides reads /config/topics/<t> (empty when absent).
+func (b *Broker) topicOverrides(topic string) (map[string]string, error) {
+	o, err := b.zk.GetEntityConfig(zkutil.ConfigTypeTopic, topic)
+	if errors.Is(err, zkutil.ErrNoNode) {
+		return map[string]string{}, nil
+	}
+	if o == nil && err == nil {
+		o = map[string]string{}
+	}
+	return o, err
+}
+
+// describeTopicConfigs lists every topic key with its effective value and
+// source: the topic override (DYNAMIC_TOPIC_CONFIG), the broker's
+// server.properties synonym (STATIC_BROKER_CONFIG) or the default.
+func (b *Broker) describeTopicConfigs(topic string) ([]describedConfig, error) {
+	if _, ok := b.meta.Snapshot().Topics[topic]; !ok {
+		return nil, fmt.Errorf("%w: %q", errUnknownTopic, topic)
+	}
+	overrides, err := b.topicOverrides(topic)
+	if err != nil {
+		return nil, err
+	}
+	tc, err := config.TopicFromOverrides(b.cfg, overrides)
+	if err != nil {
+		tc, _ = config.TopicFromOverrides(b.cfg, nil)
+		overrides = map[string]string{}
+	}
+	var out []describedConfig
+	for _, k := range config.TopicKeys {
+		v, override, ok := tc.Value(k.Name)
+		if !ok {
+			continue
+		}
+		d := describedConfig{name: k.Name, value: v, source: kmsg.ConfigSourceDefaultConfig, typ: k.Type, doc: k.Doc}
+		if override {
+			d.source = kmsg.ConfigSourceDynamicTopicConfig
+			d.synonyms = append(d.synonyms, configSynonym{k.Name, overrides[k.Name], kmsg.ConfigSourceDynamicTopicConfig})
+		}
+		if k.Synonym != "" {
+			if bv, supplied, ok := b.cfg.Value(k.Synonym); ok && supplied {
+				if !override {
+					d.source = kmsg.ConfigSourceStaticBrokerConfig
+				}
+				d.synonyms = append(d.synonyms, configSynonym{k.Synonym, bv, kmsg.ConfigSourceStaticBrokerConfig})
+			}
+		}
+		out = append(out, d)
+	}
+	return out, nil
+}
+
+// describeBrokerConfigs lists every broker key of this broker (resource
+// name = its id, or "" for the cluster-wide defaults).
+func (b *Broker) describeBrokerConfigs(name string) ([]describedConfig, error) {
+	if name != "" && name != strconv.Itoa(int(b.ID())) {
+		return nil, fmt.Errorf("%w: broker %q is not this broker (%d)", errInvalidRequest, name, b.ID())
+	}
+	var out []describedConfig
+	for _, k := range config.BrokerKeys {
+		v, supplied, ok := b.cfg.Value(k.Name)
+		if !ok {
+			continue
+		}
+		d := describedConfig{name: k.Name, value: v, source: kmsg.ConfigSourceDefaultConfig,
+			readOnly: !k.Dynamic, typ: k.Type, doc: k.Doc}
+		if supplied {
+			d.source = kmsg.ConfigSourceStaticBrokerConfig
+			d.synonyms = append(d.synonyms, configSynonym{k.Name, v, kmsg.ConfigSourceStaticBrokerConfig})
+		}
+		out = append(out, d)
+	}
+	return out, nil
+}
+
+// newTopicOverrides validates a full set of overrides for a topic.
+func validateTopicConfigs(overrides map[string]string) error {
+	if err := config.ValidateTopicOverrides(overrides); err != nil {
+		return fmt.Errorf("%w: %w", errInvalidConfig, err)
+	}
+	return nil
+}
+
+// writeTopicConfig stores a topic's overrides and announces the change
+// (Kafka AdminZkClient.changeTopicConfig: /config/topics/<t>, then a
+// config_change_ notification every broker picks up).
+func (b *Broker) writeTopicConfig(topic string, overrides map[string]string) error {
+	if err := b.zk.SetEntityConfig(zkutil.ConfigTypeTopic, topic, overrides); err != nil {
+		return err
+	}
+	return b.zk.WriteConfigChange(zkutil.ConfigTypeTopic + "/" + topic)
+}
