@@ -159,6 +159,8 @@ func (c *Controller) process(ev event) {
 		err = c.processControllerChange()
 	case sessionRenewedEvent:
 		err = c.processSessionRenewed()
+	case controlledShutdownEvent:
+		err = c.processControlledShutdown(e)
 	default:
 		if !c.active.Load() {
 			return

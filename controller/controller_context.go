@@ -51,6 +51,23 @@ func (cc *controllerContext) isLive(id int32) bool {
 	return ok
 }
 
+// isOnline reports whether broker id is live and not shutting down: only such brokers may
+// become leaders or join a new ISR (Kafka's isReplicaOnline without shutting-down brokers).
+func (cc *controllerContext) isOnline(id int32) bool {
+	_, shutting := cc.shuttingDown[id]
+	return cc.isLive(id) && !shutting
+}
+
+// onlineReplicas returns the replicas of tp on online brokers, in assignment order.
+func (cc *controllerContext) onlineReplicas(tp TopicPartition) []int32 {
+	return filter(cc.replicas(tp), cc.isOnline)
+}
+
+// onlineBrokerIDs returns the live brokers that are not shutting down, sorted.
+func (cc *controllerContext) onlineBrokerIDs() []int32 {
+	return filter(cc.liveBrokerIDs(), cc.isOnline)
+}
+
 // liveBrokerIDs returns the live (or shutting-down) broker ids, sorted.
 func (cc *controllerContext) liveBrokerIDs() []int32 {
 	return slices.Sorted(maps.Keys(cc.liveBrokers))

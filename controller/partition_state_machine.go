@@ -122,7 +122,7 @@ func (c *Controller) initializeLeaderAndIsr(tps []TopicPartition) ([]TopicPartit
 		return nil, nil
 	}
 	cc := c.cc
-	live := cc.liveBrokerIDs()
+	live := cc.onlineBrokerIDs()
 	states := make(map[TopicPartition]LeaderAndIsr, len(tps))
 	for _, tp := range tps {
 		l, ok := InitialLeaderAndIsr(cc.replicas(tp), live, cc.epoch)
@@ -186,6 +186,7 @@ func (c *Controller) doElectLeaders(tps []TopicPartition, kind electionKind) (el
 	}
 	toWrite := make(map[TopicPartition]LeaderAndIsr)
 	unclean := make(map[TopicPartition]bool)
+	recipients := make(map[TopicPartition][]int32)
 	for _, tp := range tps {
 		st, ok := current[tp]
 		if !ok {
@@ -199,17 +200,18 @@ func (c *Controller) doElectLeaders(tps []TopicPartition, kind electionKind) (el
 		}
 		cc.leadership[tp] = st
 		assignment := cc.replicas(tp)
-		live := cc.liveReplicas(tp)
+		live := cc.onlineReplicas(tp)
 		var el Election
 		switch kind {
 		case electPreferred:
 			el, ok = ElectPreferredLeader(assignment, st.Isr, live)
 		case electControlledShutdown:
-			shutting := slices.Collect(maps.Keys(cc.shuttingDown))
+			live = cc.liveReplicas(tp) // the shutting-down broker must hear it became a follower
+			shutting := slices.Sorted(maps.Keys(cc.shuttingDown))
 			el, ok = ElectControlledShutdownLeader(assignment, st.Isr, live, shutting)
 		default:
 			allowUnclean := false
-			if len(filter(st.Isr, cc.isLive)) == 0 {
+			if len(filter(st.Isr, cc.isOnline)) == 0 {
 				allowUnclean = c.uncleanLeaderElectionEnabled(tp.Topic)
 			}
 			el, ok = ElectOfflineLeader(assignment, st.Isr, live, allowUnclean)
@@ -223,6 +225,7 @@ func (c *Controller) doElectLeaders(tps []TopicPartition, kind electionKind) (el
 		nl.ControllerEpoch = cc.epoch
 		toWrite[tp] = nl
 		unclean[tp] = el.Unclean
+		recipients[tp] = live
 	}
 	if len(toWrite) == 0 {
 		return nil, nil, nil
@@ -252,7 +255,7 @@ func (c *Controller) doElectLeaders(tps []TopicPartition, kind electionKind) (el
 		} else {
 			c.stateLog(tp).WithFields(fields).Info("controller: elected leader")
 		}
-		c.batch.addLeaderAndIsr(cc, cc.liveReplicas(tp), tp, nl, cc.replicas(tp), false)
+		c.batch.addLeaderAndIsr(cc, recipients[tp], tp, nl, cc.replicas(tp), false)
 		elected = append(elected, tp)
 	}
 	return elected, retry, nil
