@@ -1,0 +1,75 @@
+package group
+
+import (
+	"context"
+	"errors"
+
+	"github.com/twmb/franz-go/pkg/kerr"
+)
+
+// appendOp is one batch the group writes to its offsets partition. The
+// group keeps at most one append in flight so its records reach the log
+// in the order it decided them.
+type appendOp struct {
+	batch []byte
+	// done runs on the group goroutine with the append's outcome.
+	done func(err error)
+	// abort runs on any goroutine when the group stopped before done
+	// could run; it may only answer waiting callers.
+	abort func(code int16)
+}
+
+// enqueueAppend queues op and starts it if nothing is in flight.
+func (g *group) enqueueAppend(op *appendOp) {
+	g.appendQ = append(g.appendQ, op)
+	g.maybeStartAppend()
+}
+
+// maybeStartAppend starts the next queued append in its own goroutine
+// (owned by the Coordinator's WaitGroup); the outcome comes back through
+// controlCh.
+func (g *group) maybeStartAppend() {
+	if g.appending || len(g.appendQ) == 0 {
+		return
+	}
+	op := g.appendQ[0]
+	g.appendQ = g.appendQ[1:]
+	g.appending = true
+	g.c.goTracked(func() {
+		ctx, cancel := context.WithTimeout(g.appendCtx, g.c.cfg.OffsetsCommitTimeout)
+		_, err := g.c.olog.Append(ctx, g.partition, op.batch)
+		cancel()
+		select {
+		case g.controlCh <- func() {
+			g.appending = false
+			op.done(err)
+			g.maybeStartAppend()
+		}:
+		case <-g.done:
+			op.abort(int16(g.exitCode.Load()))
+		}
+	})
+}
+
+// appendErrorCode maps an OffsetLog.Append error to the code Kafka's
+// GroupMetadataManager answers; commit selects the offset-commit mapping
+// (too large → INVALID_COMMIT_OFFSET_SIZE) over the group-metadata one
+// (→ UNKNOWN_SERVER_ERROR).
+func appendErrorCode(err error, commit bool) int16 {
+	switch {
+	case err == nil:
+		return 0
+	case errors.Is(err, ErrNotLeader):
+		return kerr.NotCoordinator.Code
+	case errors.Is(err, ErrNotEnoughReplicas):
+		return kerr.CoordinatorNotAvailable.Code
+	case errors.Is(err, ErrTimeout), errors.Is(err, context.DeadlineExceeded):
+		return kerr.RequestTimedOut.Code
+	case errors.Is(err, context.Canceled):
+		return kerr.NotCoordinator.Code
+	case errors.Is(err, ErrRecordTooLarge) && commit:
+		return kerr.InvalidCommitOffsetSize.Code
+	default:
+		return kerr.UnknownServerError.Code
+	}
+}
