@@ -143,10 +143,10 @@ type group struct {
 	quit      chan struct{} // closed by stop
 	done      chan struct{} // closed when run returns
 	stopOnce  atomic.Bool
-	exitCode  atomic.Int32              // the error for requests that arrive after done
-	snapshot  atomic.Pointer[listing]   // for ListGroups
-	appendCtx context.Context           // cancelled on stop
-	cancel    context.CancelFunc        // cancels appendCtx
+	exitCode  atomic.Int32            // the error for requests that arrive after done
+	snapshot  atomic.Pointer[listing] // for ListGroups
+	appendCtx context.Context         // cancelled on stop
+	cancel    context.CancelFunc      // cancels appendCtx
 
 	state        State
 	stateTime    time.Time

@@ -16,7 +16,7 @@ func TestGroupPartitionFor(t *testing.T) {
 		{"my-group", -1906497762, 12},
 		{"console-consumer-12345", 158455506, 6},
 		{"grüße", 98768023, 23},
-		{"😀group", -1231696132, 32}, // a surrogate pair counts as two units
+		{"😀group", -1231696132, 32},         // a surrogate pair counts as two units
 		{"polygenelubricants", -1 << 31, 0}, // Utils.abs(Integer.MIN_VALUE) == 0
 	}
 	for _, c := range cases {
