@@ -56,6 +56,8 @@ func newAPITable() map[int16]api {
 		{key: 23, min: 0, max: 4, handle: (*Broker).handleOffsetForLeaderEpoch},
 		{key: 32, min: 0, max: 4, handle: (*Broker).handleDescribeConfigs},
 		{key: 33, min: 0, max: 2, handle: (*Broker).handleAlterConfigs},
+		{key: 35, min: 0, max: 2, handle: (*Broker).handleDescribeLogDirs},
+		{key: 37, min: 0, max: 3, handle: (*Broker).handleCreatePartitions, controllerOnly: true},
 		{key: 44, min: 0, max: 1, handle: (*Broker).handleIncrementalAlterConfigs},
 		{key: 60, min: 0, max: 0, handle: (*Broker).handleDescribeCluster},
 	}
