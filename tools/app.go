@@ -40,6 +40,12 @@ func (e toolError) Error() string { return string(e) }
 
 func toolErrorf(format string, args ...any) error { return toolError(fmt.Sprintf(format, args...)) }
 
+// commandFailure is a failure Kafka's tools report as an unexpected
+// exception (a header line, then the message), worded as Kafka does.
+type commandFailure string
+
+func (e commandFailure) Error() string { return string(e) }
+
 // NewApp builds the samsa command-line application: one subcommand per
 // Kafka script (kafka-topics, kafka-console-producer, ...). It never calls
 // os.Exit; use Run for an exit code.
@@ -73,6 +79,7 @@ func NewApp(env Env) *cli.App {
 			consoleProducerCommand(env),
 			consoleConsumerCommand(env),
 			zookeeperShellCommand(env),
+			configsCommand(env),
 		},
 	}
 	return app
