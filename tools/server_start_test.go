@@ -98,7 +98,7 @@ func TestToolServerStartEndToEnd(t *testing.T) {
 	bootstrap := fmt.Sprintf("127.0.0.1:%d", port)
 	props := filepath.Join(dir, "server.properties")
 	content := fmt.Sprintf("broker.id=1\nlisteners=PLAINTEXT://%s\nlog.dirs=%s\nzookeeper.connect=%s\n"+
-		"offsets.topic.replication.factor=1\ngroup.initial.rebalance.delay.ms=0\n", bootstrap, filepath.Join(dir, "logs"), connect)
+		"offsets.topic.replication.factor=1\ngroup.initial.rebalance.delay.ms=0\nlog.segment.bytes=1073741824\n", bootstrap, filepath.Join(dir, "logs"), connect)
 	if err := os.WriteFile(props, []byte(content), 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -173,10 +173,36 @@ func TestToolServerStartEndToEnd(t *testing.T) {
 		t.Errorf("partition consumer: %d %q", code, out)
 	}
 
+	// As in Kafka, a broker key set in server.properties shows up as a
+	// non-default topic config (STATIC_BROKER_CONFIG).
+	out, errOut, code = runTool(t, "", "kafka-topics", "--bootstrap-server", bootstrap, "--describe", "--topic", "greetings", "--topics-with-overrides")
+	if code != 0 || !strings.HasPrefix(out, "Topic: greetings\t") || !strings.Contains(out, "\tConfigs: segment.bytes=1073741824\n") {
+		t.Errorf("describe overrides: %d %q %q", code, out, errOut)
+	}
+	out, errOut, code = runTool(t, "", "kafka-configs", "--bootstrap-server", bootstrap, "--alter", "--topic", "greetings", "--add-config", "retention.ms=86400000")
+	if code != 0 || out != "Completed updating config for topic greetings.\n" {
+		t.Errorf("configs alter: %d %q %q", code, out, errOut)
+	}
+	out, errOut, code = runTool(t, "", "kafka-configs", "--bootstrap-server", bootstrap, "--describe", "--topic", "greetings")
+	if code != 0 || !strings.HasPrefix(out, "Dynamic configs for topic greetings are:\n  retention.ms=86400000 sensitive=false synonyms={DYNAMIC_TOPIC_CONFIG:retention.ms=86400000") {
+		t.Errorf("configs describe: %d %q %q", code, out, errOut)
+	}
+	out, errOut, code = runTool(t, "", "kafka-topics", "--bootstrap-server", bootstrap, "--alter", "--topic", "greetings", "--partitions", "3")
+	if code != 0 || out != "" {
+		t.Errorf("alter partitions: %d %q %q", code, out, errOut)
+	}
+	waitFor(t, 20*time.Second, func() error {
+		out, errOut, code := runTool(t, "", "kafka-topics", "--bootstrap-server", bootstrap, "--describe", "--topic", "greetings")
+		if code != 0 || strings.Count(out, "\tLeader: 1\t") != 3 {
+			return fmt.Errorf("describe after alter: %d %q %q", code, out, errOut)
+		}
+		return nil
+	})
+
 	// Topic deletion through the controller is checked by the controller's
 	// own tests; here only the request path is exercised, via ZooKeeper.
 	out, errOut, code = runTool(t, "", "kafka-topics", "--zookeeper", connect, "--describe", "--topic", "greetings")
-	if code != 0 || strings.Count(out, "\tLeader: 1\t") != 2 || !strings.HasPrefix(out, "Topic: greetings\t") {
+	if code != 0 || strings.Count(out, "\tLeader: 1\t") != 3 || !strings.HasPrefix(out, "Topic: greetings\tPartitionCount: 3\tReplicationFactor: 1\tConfigs: retention.ms=86400000\n") {
 		t.Errorf("zookeeper describe: %d %q %q", code, out, errOut)
 	}
 
