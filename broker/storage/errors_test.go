@@ -173,6 +173,7 @@ func TestStorageAppendValidation(t *testing.T) {
 
 	_, err = l.AppendAsLeader(good[:len(good)-3], 0)
 	errorIs(t, err, record.ErrShortBatch)
+	errorIs(t, err, record.ErrCorrupt)
 
 	// A record count that does not match the offset deltas.
 	inv := append([]byte(nil), good...)

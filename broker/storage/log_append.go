@@ -1,6 +1,7 @@
 package storage
 
 import (
+	"errors"
 	"fmt"
 	"math"
 
@@ -105,7 +106,7 @@ func (l *Log) validateLeaderBatches(batches []byte, cfg Config, now int64) ([]re
 	for rest, i := batches, 0; len(rest) > 0; i++ {
 		b, r, err := record.NextBatch(rest)
 		if err != nil {
-			return nil, info, fmt.Errorf("storage: %s: batch %d: %w", l.tp, i, err)
+			return nil, info, framingError(l.tp, i, err)
 		}
 		rest = r
 		if err := b.Validate(limits); err != nil {
@@ -146,7 +147,7 @@ func (l *Log) AppendAsFollower(batches []byte) (AppendInfo, error) {
 	for rest, i := batches, 0; len(rest) > 0; i++ {
 		b, r, err := record.NextBatch(rest)
 		if err != nil {
-			return AppendInfo{}, fmt.Errorf("storage: %s: batch %d: %w", l.tp, i, err)
+			return AppendInfo{}, framingError(l.tp, i, err)
 		}
 		rest = r
 		if err := b.Validate(record.Limits{AllowOffsetGaps: true}); err != nil {
@@ -239,4 +240,13 @@ func (l *Log) maybeRollLocked(size int, info AppendInfo, cfg Config) (*Segment, 
 	// A follower may skip offsets; the new segment starts at the first
 	// appended offset (Kafka rolls at appendInfo.firstOffset).
 	return l.rollLocked(max(info.FirstOffset, l.end.Load().offset))
+}
+
+// framingError wraps a NextBatch error; a batch cut short is corrupt input
+// (CORRUPT_MESSAGE), so it matches record.ErrCorrupt as well.
+func framingError(tp TopicPartition, i int, err error) error {
+	if errors.Is(err, record.ErrShortBatch) && !errors.Is(err, record.ErrCorrupt) {
+		return fmt.Errorf("storage: %s: batch %d: %w: %w", tp, i, record.ErrCorrupt, err)
+	}
+	return fmt.Errorf("storage: %s: batch %d: %w", tp, i, err)
 }
