@@ -199,12 +199,23 @@ func TestToolServerStartEndToEnd(t *testing.T) {
 		return nil
 	})
 
-	// Topic deletion through the controller is checked by the controller's
-	// own tests; here only the request path is exercised, via ZooKeeper.
+	// The same topic seen through ZooKeeper, then deleted over the Admin API.
 	out, errOut, code = runTool(t, "", "kafka-topics", "--zookeeper", connect, "--describe", "--topic", "greetings")
 	if code != 0 || strings.Count(out, "\tLeader: 1\t") != 3 || !strings.HasPrefix(out, "Topic: greetings\tPartitionCount: 3\tReplicationFactor: 1\tConfigs: retention.ms=86400000\n") {
 		t.Errorf("zookeeper describe: %d %q %q", code, out, errOut)
 	}
+
+	out, errOut, code = runTool(t, "", "kafka-topics", "--bootstrap-server", bootstrap, "--delete", "--topic", "greetings")
+	if code != 0 || out != "" {
+		t.Errorf("delete: %d %q %q", code, out, errOut)
+	}
+	waitFor(t, 30*time.Second, func() error {
+		out, _, _ := runTool(t, "", "kafka-topics", "--zookeeper", connect, "--list")
+		if out != "" {
+			return fmt.Errorf("topics left: %q", out)
+		}
+		return nil
+	})
 
 	cancel()
 	select {
