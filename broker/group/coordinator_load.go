@@ -109,7 +109,6 @@ func (c *Coordinator) replay(ctx context.Context, p int32) (map[string]*loaded, 
 		}
 		return l
 	}
-	removed := map[string]bool{}
 	var off int64
 	end := int64(-1)
 	for {
@@ -151,7 +150,7 @@ func (c *Coordinator) replay(ctx context.Context, p int32) (map[string]*loaded, 
 				if b.BaseOffset()+int64(recs[i].OffsetDelta) < off {
 					continue
 				}
-				c.replayRecord(p, recs[i].Key, recs[i].Value, get, groups, removed)
+				c.replayRecord(p, recs[i].Key, recs[i].Value, get, groups)
 			}
 		}
 		if next <= off {
@@ -162,11 +161,16 @@ func (c *Coordinator) replay(ctx context.Context, p int32) (map[string]*loaded, 
 			break
 		}
 	}
+	for id, l := range groups {
+		if l.value == nil && len(l.offsets) == 0 {
+			delete(groups, id) // only tombstones left
+		}
+	}
 	return groups, nil
 }
 
 // replayRecord applies one record to the groups being loaded.
-func (c *Coordinator) replayRecord(p int32, key, value []byte, get func(string) *loaded, groups map[string]*loaded, removed map[string]bool) {
+func (c *Coordinator) replayRecord(p int32, key, value []byte, get func(string) *loaded, groups map[string]*loaded) {
 	if key == nil {
 		return
 	}
@@ -192,12 +196,8 @@ func (c *Coordinator) replayRecord(p int32, key, value []byte, get func(string) 
 		return
 	}
 	if value == nil {
-		removed[k.Group] = true
 		if l := groups[k.Group]; l != nil {
 			l.value = nil
-			if len(l.offsets) == 0 {
-				delete(groups, k.Group)
-			}
 		}
 		return
 	}
@@ -206,7 +206,6 @@ func (c *Coordinator) replayRecord(p int32, key, value []byte, get func(string) 
 		c.log.WithError(err).WithField("partition", p).Warn("group: skipping undecodable group metadata")
 		return
 	}
-	delete(removed, k.Group)
 	get(k.Group).value = &v
 }
 
