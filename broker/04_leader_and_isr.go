@@ -66,6 +66,7 @@ func (b *Broker) handleLeaderAndISR(r *request) (kmsg.Response, error) {
 		resp.ErrorCode = b.errorCode(err)
 		return resp, nil
 	}
+	b.groupLeadershipChanged(in.Partitions, results)
 	byTopic := map[string]int{}
 	for _, tp := range order {
 		rp := kmsg.NewLeaderAndISRResponseTopicPartition()

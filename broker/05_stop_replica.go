@@ -59,6 +59,13 @@ func (b *Broker) handleStopReplica(r *request) (kmsg.Response, error) {
 		resp.ErrorCode = b.errorCode(err)
 		return resp, nil
 	}
+	if b.groups != nil {
+		for _, sp := range in.Partitions {
+			if sp.Topic == consumerOffsetsTopic && results[sp.TopicPartition] == nil {
+				b.groups.Resign(sp.Partition, -1)
+			}
+		}
+	}
 	for _, sp := range in.Partitions {
 		rp := kmsg.NewStopReplicaResponsePartition()
 		rp.Topic, rp.Partition = sp.Topic, sp.Partition

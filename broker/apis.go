@@ -17,6 +17,9 @@ type request struct {
 	hdr      *wire.Header
 	body     kmsg.Request
 	listener string // name of the listener the request arrived on
+	// clientHost is the peer's address as Kafka reports it in group
+	// descriptions ("/127.0.0.1").
+	clientHost string
 }
 
 // handlerFunc answers one request. A nil response with a nil error means
@@ -50,6 +53,15 @@ func newAPITable() map[int16]api {
 		{key: 4, min: 0, max: 5, handle: (*Broker).handleLeaderAndISR, interBroker: true},
 		{key: 5, min: 0, max: 3, handle: (*Broker).handleStopReplica, interBroker: true},
 		{key: 6, min: 0, max: 7, handle: (*Broker).handleUpdateMetadata, interBroker: true},
+		{key: 8, min: 0, max: 8, handle: (*Broker).handleOffsetCommit},
+		{key: 9, min: 0, max: 7, handle: (*Broker).handleOffsetFetch},
+		{key: 10, min: 0, max: 3, handle: (*Broker).handleFindCoordinator},
+		{key: 11, min: 0, max: 7, handle: (*Broker).handleJoinGroup},
+		{key: 12, min: 0, max: 4, handle: (*Broker).handleHeartbeat},
+		{key: 13, min: 0, max: 4, handle: (*Broker).handleLeaveGroup},
+		{key: 14, min: 0, max: 5, handle: (*Broker).handleSyncGroup},
+		{key: 15, min: 0, max: 5, handle: (*Broker).handleDescribeGroups},
+		{key: 16, min: 0, max: 4, handle: (*Broker).handleListGroups},
 		{key: 18, min: 0, max: 3, handle: (*Broker).handleApiVersions},
 		{key: 19, min: 0, max: 6, handle: (*Broker).handleCreateTopics, controllerOnly: true},
 		{key: 20, min: 0, max: 5, handle: (*Broker).handleDeleteTopics, controllerOnly: true},
@@ -58,11 +70,16 @@ func newAPITable() map[int16]api {
 		{key: 33, min: 0, max: 2, handle: (*Broker).handleAlterConfigs},
 		{key: 35, min: 0, max: 2, handle: (*Broker).handleDescribeLogDirs},
 		{key: 37, min: 0, max: 3, handle: (*Broker).handleCreatePartitions, controllerOnly: true},
+		{key: 42, min: 0, max: 2, handle: (*Broker).handleDeleteGroups},
 		{key: 44, min: 0, max: 1, handle: (*Broker).handleIncrementalAlterConfigs},
+		{key: 47, min: 0, max: 0, handle: (*Broker).handleOffsetDelete},
 		{key: 60, min: 0, max: 0, handle: (*Broker).handleDescribeCluster},
 	}
 	t := make(map[int16]api, len(rows))
 	for _, r := range rows {
+		if _, dup := t[r.key]; dup {
+			panic("broker: api key listed twice in apis.go") // a programming error, caught by every test
+		}
 		t[r.key] = r
 	}
 	return t

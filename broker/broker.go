@@ -10,6 +10,7 @@ import (
 
 	"github.com/sirupsen/logrus"
 
+	"samsa/broker/group"
 	"samsa/broker/metadata"
 	"samsa/broker/replica"
 	"samsa/broker/server"
@@ -43,6 +44,7 @@ type Broker struct {
 	srv      *server.Server
 	ctrl     *controller.Controller
 	topics   *topicConfigs
+	groups   *group.Coordinator
 	fetchSrc *peerFetchSource
 
 	mu struct {

@@ -3,6 +3,7 @@ package broker
 import (
 	"context"
 	"fmt"
+	"net"
 
 	"github.com/sirupsen/logrus"
 	"github.com/twmb/franz-go/pkg/kmsg"
@@ -33,7 +34,7 @@ func (h handler) Serve(ctx context.Context, c *server.Conn, req *wire.Request) (
 		return nil, fmt.Errorf("broker: unsupported version %d of %s (supported %d-%d)",
 			req.Version, req.APIName(), row.min, row.max)
 	}
-	r := &request{ctx: ctx, hdr: &req.Header, body: req.Body, listener: c.ListenerName()}
+	r := &request{ctx: ctx, hdr: &req.Header, body: req.Body, listener: c.ListenerName(), clientHost: clientHost(c)}
 	b.debugRequest(r)
 	return row.handle(b, r)
 }
@@ -45,4 +46,12 @@ func (b *Broker) debugRequest(r *request) {
 	}
 	b.log.WithFields(logrus.Fields{"api": r.hdr.APIName(), "api_version": r.hdr.Version,
 		"corr": r.hdr.Correlation, "client_id": r.hdr.ClientIDString()}).Debug("request")
+}
+
+// clientHost formats the peer's IP as Kafka does (InetAddress.toString).
+func clientHost(c *server.Conn) string {
+	if a, ok := c.RemoteAddr().(*net.TCPAddr); ok {
+		return "/" + a.IP.String()
+	}
+	return "/" + c.RemoteAddr().String()
 }

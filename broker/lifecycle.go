@@ -63,6 +63,7 @@ func (b *Broker) Start(ctx context.Context) (err error) {
 		return err
 	}
 	b.replicas = rm
+	b.startGroupCoordinator()
 	if err := b.startServer(runCtx); err != nil {
 		return err
 	}
@@ -219,7 +220,11 @@ func (b *Broker) Shutdown(ctx context.Context) error {
 	if b.ctrl != nil {
 		b.ctrl.Shutdown()
 	}
-	// 3. Stop the fetchers and wake whatever is parked.
+	// 3. Stop the group coordinator, the fetchers, and wake whatever is
+	// parked.
+	if b.groups != nil {
+		b.groups.Shutdown()
+	}
 	if b.replicas != nil {
 		b.replicas.Close()
 	}

@@ -143,3 +143,32 @@ func (p *Partition) Followers() []FollowerProgress {
 	}
 	return out
 }
+
+// LocalRead is ReadLocal's answer.
+type LocalRead struct {
+	Records      []storage.FileRegion
+	LogEndOffset int64 // when the read started
+}
+
+// ReadLocal reads tp as its leader up to the log end (not the high
+// watermark), for in-broker consumers of a partition such as the group
+// coordinator loading __consumer_offsets. Errors: ErrUnknownPartition,
+// ErrNotLeader, storage errors.
+func (m *Manager) ReadLocal(tp TopicPartition, offset int64, maxBytes int) (LocalRead, error) {
+	p := m.Partition(tp)
+	if p == nil {
+		return LocalRead{}, fmt.Errorf("%w: %s", ErrUnknownPartition, tp)
+	}
+	p.mu.RLock()
+	defer p.mu.RUnlock()
+	if !p.isLeaderLocked() {
+		return LocalRead{}, fmt.Errorf("%w: %s (leader %d)", ErrNotLeader, tp, p.mu.leader)
+	}
+	l := p.mu.data
+	leo := l.LogEndOffset()
+	rr, err := l.Read(offset, maxBytes, leo, true)
+	if err != nil {
+		return LocalRead{LogEndOffset: leo}, err
+	}
+	return LocalRead{Records: rr.Regions, LogEndOffset: leo}, nil
+}

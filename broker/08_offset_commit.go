@@ -1,0 +1,90 @@
+package broker
+
+// OffsetCommit: v0-8
+//
+// Behaviour:
+//   - v0 stores offsets in ZooKeeper under /consumers/<g>/offsets/<t>/<p>
+//     (the 0.8.1 format Kafka 2.8 still uses for v0), without metadata;
+//     partitions of unknown topics answer UNKNOWN_TOPIC_OR_PARTITION.
+//   - v1+ go to broker/group's CommitOffsets: written to __consumer_offsets
+//     with acks=all and answered once committed; generation -1 commits for
+//     a group that only stores offsets (simple consumers).
+//   - retention_time_ms (v2-4) is honoured (-1 = offsets.retention.minutes).
+//
+// Version notes:
+//   - v1: generation, member id, per-partition timestamp (ignored).
+//   - v2: retention time. v3: throttle. v5: retention time removed.
+//   - v6: leader epoch (KIP-320). v7: group instance id. v8: flexible.
+
+import (
+	"fmt"
+
+	"github.com/twmb/franz-go/pkg/kmsg"
+
+	"samsa/broker/group"
+)
+
+func (b *Broker) handleOffsetCommit(r *request) (kmsg.Response, error) {
+	req := r.body.(*kmsg.OffsetCommitRequest)
+	resp := req.ResponseKind().(*kmsg.OffsetCommitResponse)
+	var codes []int16
+	if req.Version == 0 {
+		codes = b.commitOffsetsZK(req)
+	} else {
+		in := group.CommitRequest{Group: req.Group, Generation: req.Generation, MemberID: req.MemberID, RetentionMs: -1}
+		if req.Version >= 2 && req.Version <= 4 {
+			in.RetentionMs = req.RetentionTimeMillis
+		}
+		if req.InstanceID != nil {
+			in.GroupInstanceID = *req.InstanceID
+		}
+		for _, t := range req.Topics {
+			for _, p := range t.Partitions {
+				co := group.CommitOffset{TopicPartition: group.TopicPartition{Topic: t.Topic, Partition: p.Partition},
+					Offset: p.Offset, LeaderEpoch: -1}
+				if req.Version >= 6 {
+					co.LeaderEpoch = p.LeaderEpoch
+				}
+				if p.Metadata != nil {
+					co.Metadata = *p.Metadata
+				}
+				in.Offsets = append(in.Offsets, co)
+			}
+		}
+		codes = b.groups.CommitOffsets(r.ctx, in)
+	}
+	i := 0
+	for _, t := range req.Topics {
+		rt := kmsg.NewOffsetCommitResponseTopic()
+		rt.Topic = t.Topic
+		for _, p := range t.Partitions {
+			rp := kmsg.NewOffsetCommitResponseTopicPartition()
+			rp.Partition = p.Partition
+			if i < len(codes) {
+				rp.ErrorCode = codes[i]
+			}
+			i++
+			rt.Partitions = append(rt.Partitions, rp)
+		}
+		resp.Topics = append(resp.Topics, rt)
+	}
+	return resp, nil
+}
+
+// commitOffsetsZK is OffsetCommit v0: offsets in ZooKeeper.
+func (b *Broker) commitOffsetsZK(req *kmsg.OffsetCommitRequest) []int16 {
+	snap := b.meta.Snapshot()
+	var codes []int16
+	for _, t := range req.Topics {
+		for _, p := range t.Partitions {
+			var err error
+			if _, ok := snap.Partition(t.Topic, p.Partition); !ok {
+				err = fmt.Errorf("%w: %s-%d", errUnknownTopic, t.Topic, p.Partition)
+			} else {
+				err = b.zk.SetConsumerOffset(req.Group, t.Topic, p.Partition, p.Offset)
+			}
+			codes = append(codes, b.errorCode(err))
+		}
+	}
+	return codes
+}

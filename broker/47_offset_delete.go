@@ -1,0 +1,46 @@
+package broker
+
+// OffsetDelete: v0-0
+//
+// Behaviour:
+//   - broker/group deletes the committed offsets of the named partitions
+//     (KIP-496); partitions the group is still subscribed to answer
+//     GROUP_SUBSCRIBED_TO_TOPIC, an unknown group GROUP_ID_NOT_FOUND.
+//
+// Version notes:
+//   - v0: the only version (Kafka 2.4+).
+
+import (
+	"github.com/twmb/franz-go/pkg/kmsg"
+
+	"samsa/broker/group"
+)
+
+func (b *Broker) handleOffsetDelete(r *request) (kmsg.Response, error) {
+	req := r.body.(*kmsg.OffsetDeleteRequest)
+	resp := req.ResponseKind().(*kmsg.OffsetDeleteResponse)
+	var parts []group.TopicPartition
+	for _, t := range req.Topics {
+		for _, p := range t.Partitions {
+			parts = append(parts, group.TopicPartition{Topic: t.Topic, Partition: p.Partition})
+		}
+	}
+	res := b.groups.DeleteOffsets(r.ctx, req.Group, parts)
+	resp.ErrorCode = res.ErrorCode
+	i := 0
+	for _, t := range req.Topics {
+		rt := kmsg.NewOffsetDeleteResponseTopic()
+		rt.Topic = t.Topic
+		for _, p := range t.Partitions {
+			rp := kmsg.NewOffsetDeleteResponseTopicPartition()
+			rp.Partition = p.Partition
+			if i < len(res.Codes) {
+				rp.ErrorCode = res.Codes[i]
+			}
+			i++
+			rt.Partitions = append(rt.Partitions, rp)
+		}
+		resp.Topics = append(resp.Topics, rt)
+	}
+	return resp, nil
+}
