@@ -147,3 +147,75 @@ func TestStorageManagerRetentionLoop(t *testing.T) {
 		return nil
 	})
 }
+
+// After a crash (no marker), Load recovers every log from its recovery
+// point: a torn tail appended to an active segment is cut, and every
+// acknowledged batch before it is there.
+func TestStorageManagerRecoversAfterCrash(t *testing.T) {
+	root := t.TempDir()
+	clock := newFakeClock()
+	m := newTestManager(t, []string{root}, clock, nil)
+	want := map[TopicPartition]int64{}
+	for p := int32(0); p < 4; p++ {
+		tp := TopicPartition{"c", p}
+		l, err := m.GetOrCreateLog(tp, smallConfig())
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i := 0; i < 10; i++ {
+			if _, err := l.AppendAsLeader(testBatch(t, 2, 150, clock.Now().UnixMilli()), 0); err != nil {
+				t.Fatal(err)
+			}
+		}
+		want[tp] = l.LogEndOffset()
+	}
+	if err := m.CheckpointAll(); err != nil {
+		t.Fatal(err)
+	}
+	m.crashForTest()
+	// A torn write at the end of partition 0's active segment.
+	l0dir := filepath.Join(root, "c-0")
+	bases := segmentBases(t, l0dir)
+	f, err := os.OpenFile(segmentFileName(l0dir, bases[len(bases)-1], LogFileSuffix), os.O_WRONLY|os.O_APPEND, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.Write([]byte{0, 0, 0, 0, 0, 0, 0, 99, 0, 0, 1, 0, 0, 0})
+	f.Close()
+	if _, err := os.Stat(filepath.Join(root, CleanShutdownFile)); !os.IsNotExist(err) {
+		t.Fatal("marker present after a crash")
+	}
+	m2 := newTestManager(t, []string{root}, clock, nil)
+	defer m2.Close()
+	for tp, leo := range want {
+		l, ok := m2.Log(tp)
+		if !ok {
+			t.Fatalf("%s not loaded", tp)
+		}
+		if l.LogEndOffset() != leo {
+			t.Fatalf("%s: LEO %d after recovery, want %d", tp, l.LogEndOffset(), leo)
+		}
+		if got := readBatches(t, l, 0, l.LogEndOffset()); len(got) != 10 {
+			t.Fatalf("%s: %d batches after recovery", tp, len(got))
+		}
+		if l.RecoveryPoint() != leo {
+			t.Fatalf("%s: recovery point %d after recovery", tp, l.RecoveryPoint())
+		}
+	}
+}
+
+// The active segment's index files are preallocated to segment.index.bytes
+// rounded down to whole entries.
+func TestStorageActiveIndexPreallocated(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "t-0")
+	cfg := smallConfig()
+	cfg.SegmentIndexBytes = 1000 // 125 offset entries, 83 time entries
+	l := openTestLog(t, dir, cfg, newFakeClock(), nil)
+	defer l.Close()
+	for suffix, want := range map[string]int64{IndexFileSuffix: 1000, TimeIndexFileSuffix: 996} {
+		fi, err := os.Stat(segmentFileName(dir, 0, suffix))
+		if err != nil || fi.Size() != want {
+			t.Fatalf("%s: %v size %d, want %d", suffix, err, fi.Size(), want)
+		}
+	}
+}
