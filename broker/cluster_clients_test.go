@@ -47,7 +47,7 @@ func run(t *testing.T, stdin string, name string, args ...string) string {
 // consumes to the end and queries offsets against a 3-broker cluster.
 func TestClusterKcat(t *testing.T) {
 	kcat := needTool(t, "kcat")
-	c := brokertest.NewCluster(t, 3)
+	c := brokertest.NewCluster(t, 3, brokertest.WithProperty("offsets.topic.num.partitions", "3"))
 	c.CreateTopic(t, "kc", 2, 3)
 	bootstrap := strings.Join(c.Addrs(), ",")
 
@@ -93,6 +93,11 @@ func TestClusterKcat(t *testing.T) {
 	if len(lines) != 20 || lines[0] != "msg-0" || lines[19] != "msg-19" {
 		t.Fatalf("consumed %d lines: %q", len(lines), got)
 	}
+	// -G: a balanced consumer group (librdkafka's group protocol).
+	grp := run(t, "", kcat, "-b", bootstrap, "-G", "kcgroup", "-o", "beginning", "-e", "-q", "-X", "topic.auto.offset.reset=earliest", "kc")
+	if n := len(strings.Split(strings.TrimSpace(grp), "\n")); n != 20 {
+		t.Fatalf("kcat -G consumed %d lines: %q", n, grp)
+	}
 	// -Q: offset for a timestamp in the past is the first offset.
 	q := run(t, "", kcat, "-b", bootstrap, "-Q", "-t", "kc:0:1")
 	if !strings.Contains(q, "kc [0] offset 0") {
@@ -110,7 +115,7 @@ func TestClusterKafkaPython(t *testing.T) {
 		}
 		t.Skipf("python3-kafka not installed: %v", err)
 	}
-	c := brokertest.NewCluster(t, 3)
+	c := brokertest.NewCluster(t, 3, brokertest.WithProperty("offsets.topic.num.partitions", "3"))
 	c.CreateTopic(t, "py", 3, 3)
 	script := `
 import sys
@@ -126,9 +131,16 @@ c = KafkaConsumer("py", bootstrap_servers=bs, auto_offset_reset="earliest",
 vals = sorted(int(m.value.decode()[1:]) for _, m in zip(range(30), c))
 c.close()
 print("got", len(vals), vals == list(range(30)))
+g = KafkaConsumer("py", bootstrap_servers=bs, auto_offset_reset="earliest",
+                  group_id="pygroup", enable_auto_commit=False, consumer_timeout_ms=30000)
+gvals = sorted(int(m.value.decode()[1:]) for _, m in zip(range(30), g))
+g.commit()
+committed = sum(g.committed(tp) or 0 for tp in g.assignment())
+g.close()
+print("group", len(gvals), committed)
 `
 	out := run(t, "", py, "-c", script, strings.Join(c.Addrs(), ","))
-	if strings.TrimSpace(out) != "got 30 True" {
+	if strings.TrimSpace(out) != "got 30 True\ngroup 30 30" {
 		t.Fatalf("kafka-python: %q", out)
 	}
 }
