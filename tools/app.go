@@ -80,6 +80,9 @@ func NewApp(env Env) *cli.App {
 			consoleConsumerCommand(env),
 			zookeeperShellCommand(env),
 			configsCommand(env),
+			dumpLogCommand(env),
+			producerPerfCommand(env),
+			consumerPerfCommand(env),
 		},
 	}
 	return app

@@ -162,9 +162,9 @@ func TestToolServerStartEndToEnd(t *testing.T) {
 	}
 	out, errOut, code = runTool(t, "", "kafka-console-consumer", "--bootstrap-server", bootstrap, "--topic", "greetings",
 		"--from-beginning", "--max-messages", "3", "--timeout-ms", "15000", "--property", "print.key=true", "--property", "key.separator=:")
-	lines := strings.Split(strings.TrimSuffix(out, "\n"), "\n")
-	sort.Strings(lines)
-	if code != 0 || strings.Join(lines, ",") != "k1:hello,k2:world,k3:again" || !strings.Contains(errOut, "Processed a total of 3 messages") {
+	got := strings.Split(strings.TrimSuffix(out, "\n"), "\n")
+	sort.Strings(got)
+	if code != 0 || strings.Join(got, ",") != "k1:hello,k2:world,k3:again" || !strings.Contains(errOut, "Processed a total of 3 messages") {
 		t.Fatalf("consumer: %d %q %q", code, out, errOut)
 	}
 	out, _, code = runTool(t, "", "kafka-console-consumer", "--bootstrap-server", bootstrap, "--topic", "greetings",
@@ -198,6 +198,17 @@ func TestToolServerStartEndToEnd(t *testing.T) {
 		}
 		return nil
 	})
+
+	out, errOut, code = runTool(t, "", "kafka-producer-perf-test", "--topic", "greetings", "--num-records", "2000", "--record-size", "100",
+		"--throughput", "-1", "--producer-props", "bootstrap.servers="+bootstrap, "acks=all")
+	if code != 0 || !strings.HasPrefix(out[strings.LastIndex(strings.TrimSuffix(out, "\n"), "\n")+1:], "2000 records sent, ") {
+		t.Errorf("producer perf: %d %q %q", code, out, errOut)
+	}
+	out, errOut, code = runTool(t, "", "kafka-consumer-perf-test", "--bootstrap-server", bootstrap, "--topic", "greetings", "--messages", "2003", "--timeout", "15000")
+	lines := strings.Split(out, "\n")
+	if code != 0 || len(lines) != 3 || !strings.HasPrefix(lines[0], "start.time, end.time") || !strings.Contains(lines[1], ", 2003, ") {
+		t.Errorf("consumer perf: %d %q %q", code, out, errOut)
+	}
 
 	// The same topic seen through ZooKeeper, then deleted over the Admin API.
 	out, errOut, code = runTool(t, "", "kafka-topics", "--zookeeper", connect, "--describe", "--topic", "greetings")
