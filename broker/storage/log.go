@@ -41,6 +41,10 @@ type LogOptions struct {
 	// uses it to flush the finished segment in the background as Kafka
 	// does. nil: nothing.
 	OnRoll func(l *Log)
+	// OnFailure is called once, under the log's lock, when a disk error
+	// takes the log offline; the Manager marks the log dir offline
+	// (KIP-112). It must not block or call back into the log.
+	OnFailure func(l *Log, err error)
 }
 
 // logEnd is the log end offset with its place in the file, published
@@ -68,6 +72,7 @@ type Log struct {
 
 	scheduleDelete func(time.Duration, func())
 	onRoll         func(*Log)
+	onFailure      func(*Log, error)
 
 	epochs *LeaderEpochCache // internally locked
 
@@ -116,6 +121,7 @@ func OpenLog(opts LogOptions) (*Log, error) {
 		now:            opts.Now,
 		scheduleDelete: opts.ScheduleDelete,
 		onRoll:         opts.OnRoll,
+		onFailure:      opts.OnFailure,
 	}
 	cfg := opts.Config
 	l.config.Store(&cfg)
@@ -249,6 +255,9 @@ func (l *Log) failLocked(err error) error {
 	if err != nil && l.mu.failed == nil && errors.Is(err, ErrStorage) {
 		l.mu.failed = err
 		l.logger.WithError(err).Error("storage: log failed; refusing further appends")
+		if l.onFailure != nil {
+			l.onFailure(l, err)
+		}
 	}
 	return err
 }

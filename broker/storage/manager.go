@@ -190,7 +190,35 @@ func (m *Manager) logOptions(root string, tp TopicPartition, cfg Config) LogOpti
 		Now:            m.cfg.Now,
 		ScheduleDelete: m.delays.schedule,
 		OnRoll:         m.onRoll,
+		OnFailure:      func(l *Log, err error) { m.markOffline(root, err) },
 	}
+}
+
+// markOffline takes a log dir offline after a disk error (Kafka's
+// LogDirFailureChannel, KIP-112): no new log is placed there, its
+// checkpoints are no longer written and Close will not mark it clean. The
+// logs in it refuse appends as they fail; the broker learns about it from
+// OfflineDirs.
+func (m *Manager) markOffline(root string, err error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.mu.offline[root] != nil {
+		return
+	}
+	m.mu.offline[root] = err
+	m.logger.WithError(err).WithField("dir", root).Error("storage: log dir offline after a disk error")
+}
+
+// OfflineDirs returns the log dirs taken offline by disk errors, with the
+// first error of each.
+func (m *Manager) OfflineDirs() map[string]error {
+	m.mu.RLock()
+	defer m.mu.RUnlock()
+	out := make(map[string]error, len(m.mu.offline))
+	for d, err := range m.mu.offline {
+		out[d] = err
+	}
+	return out
 }
 
 // GetOrCreateLog returns the log of tp, creating it with cfg in the log dir

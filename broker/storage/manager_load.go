@@ -59,11 +59,41 @@ func (m *Manager) Load(ctx context.Context) error {
 		}()
 	}
 	wg.Wait()
-	if err := errors.Join(errs...); err != nil {
+	if err := ctx.Err(); err != nil {
 		return err
+	}
+	online := 0
+	for i, d := range m.cfg.Dirs {
+		if errs[i] == nil {
+			online++
+			continue
+		}
+		// Kafka takes a log dir that fails to load offline and starts
+		// with the others (KIP-112); with none left it cannot start.
+		m.dropDirLogs(d)
+		m.markOffline(d, errs[i])
+	}
+	if online == 0 {
+		return fmt.Errorf("storage: every log dir failed to load: %w", errors.Join(errs...))
 	}
 	m.startBackground()
 	return nil
+}
+
+// dropDirLogs closes and forgets the logs loaded from root.
+func (m *Manager) dropDirLogs(root string) {
+	m.mu.Lock()
+	var drop []*Log
+	for tp, ml := range m.mu.logs {
+		if ml.root == root {
+			drop = append(drop, ml.log)
+			delete(m.mu.logs, tp)
+		}
+	}
+	m.mu.Unlock()
+	for _, l := range drop {
+		l.Close()
+	}
 }
 
 // loadDir loads one log dir.
@@ -235,6 +265,9 @@ func (m *Manager) writeCheckpoints(root string, recovery, start, hw bool) error 
 	}
 	if err != nil {
 		m.logger.WithError(err).WithFields(logrus.Fields{"dir": root}).Error("storage: writing checkpoint files failed")
+		if errors.Is(err, ErrStorage) {
+			m.markOffline(root, err)
+		}
 	}
 	return err
 }

@@ -219,3 +219,40 @@ func TestStorageActiveIndexPreallocated(t *testing.T) {
 		}
 	}
 }
+
+// A disk error in one log takes its log dir offline: new logs go to the
+// other dir, and Close does not mark the failed dir clean (KIP-112).
+func TestStorageManagerDirOfflineAfterDiskError(t *testing.T) {
+	root := t.TempDir()
+	dirs := []string{filepath.Join(root, "a"), filepath.Join(root, "b")}
+	clock := newFakeClock()
+	efs := newErrorFS(OSFS{})
+	m := newTestManager(t, dirs, clock, func(c *ManagerConfig) { c.FS = efs })
+	l, err := m.GetOrCreateLog(TopicPartition{"x", 0}, smallConfig()) // goes to "a"
+	if err != nil {
+		t.Fatal(err)
+	}
+	efs.failAfter(opWrite, 0)
+	_, err = l.AppendAsLeader(testBatch(t, 1, 10, 0), 0)
+	errorIs(t, err, ErrStorage)
+	efs.heal()
+	if off := m.OfflineDirs(); off[dirs[0]] == nil || len(off) != 1 {
+		t.Fatalf("offline dirs %v", off)
+	}
+	for p := int32(1); p < 4; p++ {
+		l, err := m.GetOrCreateLog(TopicPartition{"x", p}, smallConfig())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if filepath.Dir(l.Dir()) != dirs[1] {
+			t.Fatalf("new log placed in offline dir: %s", l.Dir())
+		}
+	}
+	m.Close()
+	if _, err := os.Stat(filepath.Join(dirs[0], CleanShutdownFile)); !os.IsNotExist(err) {
+		t.Fatal("offline dir marked clean")
+	}
+	if _, err := os.Stat(filepath.Join(dirs[1], CleanShutdownFile)); err != nil {
+		t.Fatal("healthy dir not marked clean")
+	}
+}
