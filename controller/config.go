@@ -30,6 +30,16 @@ type Config struct {
 	// DeleteTopicDisabled is the negation of delete.topic.enable (default true in Kafka
 	// 1.0+): when set, deletion markers are removed without deleting anything.
 	DeleteTopicDisabled bool
+	// AutoLeaderRebalanceEnable is auto.leader.rebalance.enable (Kafka's default is true;
+	// the broker passes its configured value): every LeaderImbalanceCheckInterval (first 5 s
+	// after becoming controller) partitions of brokers whose leader imbalance exceeds
+	// LeaderImbalancePerBrokerPercentage move back to their preferred replica.
+	AutoLeaderRebalanceEnable bool
+	// LeaderImbalanceCheckInterval is leader.imbalance.check.interval.seconds (default 300 s).
+	LeaderImbalanceCheckInterval time.Duration
+	// LeaderImbalancePerBrokerPercentage is leader.imbalance.per.broker.percentage (default
+	// 10 when zero; a negative value means 0).
+	LeaderImbalancePerBrokerPercentage int
 	// RequestTimeout bounds each control request (controller.socket.timeout.ms,
 	// default 30 s).
 	RequestTimeout time.Duration
@@ -63,6 +73,15 @@ func (c Config) withDefaults() (Config, error) {
 	}
 	if c.RequestTimeout <= 0 {
 		c.RequestTimeout = 30 * time.Second
+	}
+	if c.LeaderImbalanceCheckInterval <= 0 {
+		c.LeaderImbalanceCheckInterval = 300 * time.Second
+	}
+	switch {
+	case c.LeaderImbalancePerBrokerPercentage == 0:
+		c.LeaderImbalancePerBrokerPercentage = 10
+	case c.LeaderImbalancePerBrokerPercentage < 0:
+		c.LeaderImbalancePerBrokerPercentage = 0
 	}
 	if c.RetryBackoff <= 0 {
 		c.RetryBackoff = 100 * time.Millisecond

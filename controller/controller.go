@@ -5,6 +5,7 @@ import (
 	"errors"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/sirupsen/logrus"
 )
@@ -28,8 +29,10 @@ type Controller struct {
 	// Owned by the event goroutine (and by Shutdown once that goroutine has ended).
 	cc           *controllerContext // nil unless active
 	batch        *requestBatch
-	dutyWatches  []func()          // cancels of the active controller's watches
-	topicWatches map[string]func() // cancels of PartitionModifications watches
+	dutyWatches    []func()          // cancels of the active controller's watches
+	topicWatches   map[string]func() // cancels of PartitionModifications watches
+	tenure         uint64            // counts elections won; tags timers of a tenure
+	rebalanceTimer *time.Timer       // auto leader rebalance; nil when not armed
 
 	lifecycle sync.Mutex         // serialises Start and Shutdown
 	cancel    context.CancelFunc // guarded by lifecycle; nil before Start
@@ -161,6 +164,8 @@ func (c *Controller) process(ev event) {
 		err = c.processSessionRenewed()
 	case controlledShutdownEvent:
 		err = c.processControlledShutdown(e)
+	case electLeadersEvent:
+		err = c.processElectLeaders(e)
 	default:
 		if !c.active.Load() {
 			return
@@ -178,6 +183,10 @@ func (c *Controller) process(ev event) {
 			err = c.processTopicDeletion()
 		case replicaDeletionResponseEvent:
 			err = c.processReplicaDeletionResponse(e.broker, e.results)
+		case preferredReplicaElectionEvent:
+			err = c.processPreferredReplicaElection()
+		case autoRebalanceEvent:
+			err = c.processAutoRebalance(e.tenure)
 		}
 	}
 	c.finishEvent(ev, err)

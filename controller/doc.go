@@ -45,13 +45,24 @@
 // Partition state writes are conditional on the state's zkVersion; a conflict re-reads and
 // decides again (bounded rounds).
 //
+// Requests from brokers and admin clients, answered on the event goroutine:
+//   - ControlledShutdown (API 7): the broker is marked shutting down, the partitions it leads
+//     elect another in-sync replica (ControlledShutdown strategy), it leaves the ISRs it is
+//     in, and the partitions it still leads are returned. Shutting-down brokers never become
+//     leaders or join a new ISR.
+//   - ElectLeaders (API 43): preferred or unclean elections for the given partitions, with a
+//     per-partition error.
+//
+// Preferred leaders also come back through /admin/preferred_replica_election
+// (kafka-preferred-replica-election.sh) and, with Config.AutoLeaderRebalanceEnable, through
+// the periodic leader-imbalance check (first run after min(5 s, interval)).
+//
 // Not implemented: partition reassignment (/admin/reassign_partitions and the KIP-455
-// adding/removing sets are ignored), preferred-replica election (znode, auto rebalance,
-// ElectLeaders), controlled shutdown, AlterIsr, log-dir failure events, per-broker data
-// watches (BrokerModifications: endpoint changes of a registered broker are seen only with
-// the next membership change) and assigning missing topic ids. The pure election
-// strategies for reassignment, preferred replica and controlled shutdown exist and are
-// tested.
+// adding/removing sets are ignored), AlterIsr (leaders write ISR changes themselves and
+// notify, as with IBP < 2.7-IV2), log-dir failure events, per-broker data watches
+// (BrokerModifications: endpoint changes of a registered broker are seen only with the next
+// membership change) and assigning missing topic ids. The pure reassignment election
+// strategy exists and is tested.
 //
 // # Concurrency
 //
@@ -76,6 +87,10 @@
 //
 // Logs carry component=controller and broker; every partition and replica state change is
 // logged at INFO with controller_epoch, topic and partition (Kafka's state-change log).
+// Timers: the auto-rebalance timer (time.AfterFunc) only enqueues an event tagged with the
+// tenure that armed it; resignation stops it. An election nobody won is retried after 1 s the
+// same way.
+//
 // Metrics (names in metrics.go): ActiveControllerCount, OfflinePartitionsCount,
 // GlobalPartitionCount, GlobalTopicCount, EventQueueSize, EventQueueTimeMs,
 // UncleanLeaderElectionsPerSec, ControllerChangeCount.

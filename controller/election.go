@@ -113,3 +113,33 @@ func filter(ids []int32, keep func(int32) bool) []int32 {
 	}
 	return out
 }
+
+// PreferredLeaderImbalance is the decision of Kafka's auto leader rebalance
+// (checkAndTriggerAutoLeaderRebalance): partitions are grouped by their preferred leader
+// (assignment[0]); for each broker, imbalance = partitions it prefers but does not lead ÷
+// partitions it prefers. When imbalance > percentage/100, the partitions it does not lead
+// are returned as candidates for a preferred-replica election (the caller still checks that
+// the preferred replica is live and in the ISR). leaders holds each partition's current
+// leader; partitions without one are not counted as imbalanced. The result is sorted.
+func PreferredLeaderImbalance(assignments map[TopicPartition][]int32, leaders map[TopicPartition]int32, percentage int) []TopicPartition {
+	byPreferred := make(map[int32][]TopicPartition)
+	for tp, replicas := range assignments {
+		if len(replicas) > 0 {
+			byPreferred[replicas[0]] = append(byPreferred[replicas[0]], tp)
+		}
+	}
+	var out []TopicPartition
+	for broker, tps := range byPreferred {
+		var notLed []TopicPartition
+		for _, tp := range tps {
+			if l, ok := leaders[tp]; ok && l != broker {
+				notLed = append(notLed, tp)
+			}
+		}
+		if float64(len(notLed))/float64(len(tps)) > float64(percentage)/100 {
+			out = append(out, notLed...)
+		}
+	}
+	sortPartitions(out)
+	return out
+}

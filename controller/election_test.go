@@ -153,3 +153,51 @@ func TestControllerInitialLeaderAndIsr(t *testing.T) {
 		})
 	}
 }
+
+// TestControllerPreferredLeaderImbalance checks the auto-rebalance rule: "if imbalance >
+// leader.imbalance.per.broker.percentage/100, run a preferred election for those partitions".
+func TestControllerPreferredLeaderImbalance(t *testing.T) {
+	tp := func(p int32) TopicPartition { return TopicPartition{"t", p} }
+	// Broker 1 prefers p0..p9; broker 2 prefers p10, p11.
+	assignments := map[TopicPartition][]int32{}
+	for p := int32(0); p < 10; p++ {
+		assignments[tp(p)] = []int32{1, 2}
+	}
+	assignments[tp(10)] = []int32{2, 1}
+	assignments[tp(11)] = []int32{2, 1}
+	led := func(notLedBy1, notLedBy2 int) map[TopicPartition]int32 {
+		m := map[TopicPartition]int32{}
+		for p := int32(0); p < 10; p++ {
+			m[tp(p)] = 1
+			if int(p) < notLedBy1 {
+				m[tp(p)] = 2
+			}
+		}
+		m[tp(10)], m[tp(11)] = 2, 2
+		if notLedBy2 > 0 {
+			m[tp(10)] = 1
+		}
+		return m
+	}
+	tests := []struct {
+		name       string
+		leaders    map[TopicPartition]int32
+		percentage int
+		want       []TopicPartition
+	}{
+		{"balanced", led(0, 0), 10, nil},
+		{"exactly at threshold is not imbalanced", led(1, 0), 10, nil},
+		{"above threshold", led(2, 0), 10, []TopicPartition{tp(0), tp(1)}},
+		{"both brokers", led(2, 1), 10, []TopicPartition{tp(0), tp(1), tp(10)}},
+		{"zero percent", led(1, 0), 0, []TopicPartition{tp(0)}},
+		{"no leader is not imbalance", map[TopicPartition]int32{tp(10): 2}, 0, nil},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			got := PreferredLeaderImbalance(assignments, tc.leaders, tc.percentage)
+			if !reflect.DeepEqual(got, tc.want) {
+				t.Fatalf("got %v, want %v", got, tc.want)
+			}
+		})
+	}
+}

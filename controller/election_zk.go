@@ -115,6 +115,7 @@ func (c *Controller) onControllerFailover(epoch, epochZkVersion int32) error {
 	}
 	cc := newControllerContext(epoch, epochZkVersion)
 	c.cc = cc
+	c.tenure++
 	c.batch = newRequestBatch()
 	c.topicWatches = make(map[string]func())
 	c.active.Store(true)
@@ -124,6 +125,7 @@ func (c *Controller) onControllerFailover(epoch, epochZkVersion int32) error {
 		c.store.WatchTopics(func() { c.enqueue(topicChangeEvent{}) }),
 		c.store.WatchIsrChangeNotifications(func() { c.enqueue(isrChangeNotificationEvent{}) }),
 		c.store.WatchTopicDeletions(func() { c.enqueue(topicDeletionEvent{}) }),
+		c.store.WatchPreferredReplicaElection(func() { c.enqueue(preferredReplicaElectionEvent{}) }),
 	)
 	if err := c.store.DeleteIsrChangeNotifications(epochZkVersion, nil); err != nil {
 		return fmt.Errorf("controller: delete ISR change notifications: %w", err)
@@ -163,6 +165,9 @@ func (c *Controller) onControllerFailover(epoch, epochZkVersion int32) error {
 		return err
 	}
 	c.sendBatch()
+	// A pending znode-triggered preferred election, then the rebalance timer.
+	c.enqueue(preferredReplicaElectionEvent{})
+	c.scheduleAutoRebalance(min(autoRebalanceDelay, c.cfg.LeaderImbalanceCheckInterval))
 	c.metrics.update(cc)
 	return nil
 }
@@ -219,6 +224,10 @@ func (c *Controller) onControllerResignation() {
 		}
 	}
 	c.topicWatches = nil
+	if c.rebalanceTimer != nil {
+		c.rebalanceTimer.Stop()
+		c.rebalanceTimer = nil
+	}
 	c.channels.RemoveAll()
 	c.batch = newRequestBatch()
 	epoch := int32(0)

@@ -12,7 +12,8 @@ import (
 type electionKind int8
 
 const (
-	electOffline electionKind = iota // OfflinePartitionLeaderElection (unclean per topic config)
+	electOffline        electionKind = iota // OfflinePartitionLeaderElection (unclean per topic config)
+	electOfflineUnclean                     // OfflinePartitionLeaderElection, unclean allowed (admin)
 	electPreferred
 	electControlledShutdown
 )
@@ -210,8 +211,8 @@ func (c *Controller) doElectLeaders(tps []TopicPartition, kind electionKind) (el
 			shutting := slices.Sorted(maps.Keys(cc.shuttingDown))
 			el, ok = ElectControlledShutdownLeader(assignment, st.Isr, live, shutting)
 		default:
-			allowUnclean := false
-			if len(filter(st.Isr, cc.isOnline)) == 0 {
+			allowUnclean := kind == electOfflineUnclean
+			if !allowUnclean && len(filter(st.Isr, cc.isOnline)) == 0 {
 				allowUnclean = c.uncleanLeaderElectionEnabled(tp.Topic)
 			}
 			el, ok = ElectOfflineLeader(assignment, st.Isr, live, allowUnclean)

@@ -75,6 +75,12 @@ type Store interface {
 	// restorePartitionReplicaAssignment when partitions are added to a topic being deleted).
 	SetTopicAssignment(epochZkVersion int32, topic string, partitions map[int32][]int32) error
 
+	// PreferredReplicaElection returns the partitions in /admin/preferred_replica_election,
+	// nil when the znode does not exist.
+	PreferredReplicaElection() ([]TopicPartition, error)
+	// DeletePreferredReplicaElection deletes that znode, fenced; a missing one is fine.
+	DeletePreferredReplicaElection(epochZkVersion int32) error
+
 	// WatchController calls fn when /controller is created, changed or deleted.
 	WatchController(fn func()) (cancel func())
 	// WatchBrokers calls fn when the children of /brokers/ids change.
@@ -87,6 +93,9 @@ type Store interface {
 	WatchIsrChangeNotifications(fn func()) (cancel func())
 	// WatchTopicDeletions calls fn when the children of /admin/delete_topics change.
 	WatchTopicDeletions(fn func()) (cancel func())
+	// WatchPreferredReplicaElection calls fn when /admin/preferred_replica_election is
+	// created, changed or deleted.
+	WatchPreferredReplicaElection(fn func()) (cancel func())
 	// OnNewSession registers fn to run after a new ZooKeeper session is established
 	// (after session expiry); it returns a function that unregisters it.
 	OnNewSession(fn func()) (cancel func())

@@ -248,6 +248,29 @@ func (s zkStore) SetTopicAssignment(epochZkVersion int32, topic string, partitio
 	return wrapErr(err)
 }
 
+func (s zkStore) PreferredReplicaElection() ([]TopicPartition, error) {
+	tps, err := s.zk.GetPreferredReplicaElection()
+	if errors.Is(err, zkutil.ErrNoNode) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, wrapErr(err)
+	}
+	out := make([]TopicPartition, len(tps))
+	for i, tp := range tps {
+		out[i] = TopicPartition{tp.Topic, tp.Partition}
+	}
+	return out, nil
+}
+
+func (s zkStore) DeletePreferredReplicaElection(epochZkVersion int32) error {
+	return wrapErr(s.zk.DeletePreferredReplicaElection(epochZkVersion))
+}
+
+func (s zkStore) WatchPreferredReplicaElection(fn func()) func() {
+	return s.zk.WatchExists(zkutil.PreferredReplicaElectionPath(), fn)
+}
+
 func (s zkStore) WatchController(fn func()) func() {
 	return s.zk.WatchExists(zkutil.ControllerPath(), fn)
 }

@@ -1,0 +1,131 @@
+package controller
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"testing"
+	"time"
+
+	"samsa/zkutil"
+)
+
+// preferredSetup: brokers 1 (controller), 2 and 3; topic "p" with p0 [2,3] and p1 [3,2];
+// broker 2 bounces so that broker 3 leads both. It returns broker 2's new session.
+func preferredSetup(t *testing.T, cl *cluster, mod func(*Config)) (*node, *zkutil.Client) {
+	t.Helper()
+	n1 := cl.startNode(1, mod)
+	waitActive(t, n1)
+	z2, z3, admin := cl.zk(), cl.zk(), cl.zk()
+	cl.registerBroker(z2, 2, "")
+	cl.registerBroker(z3, 3, "")
+	waitFor(t, waitTimeout, func() error {
+		if len(cl.rec.requests(3, 6)) == 0 {
+			return fmt.Errorf("broker 3 unknown")
+		}
+		return nil
+	})
+	if err := admin.CreateTopic("p", map[int32][]int32{0: {2, 3}, 1: {3, 2}}, nil); err != nil {
+		t.Fatal(err)
+	}
+	wantState(t, admin, "p", 0, 2, []int32{2, 3}, 0)
+	z2.Close()
+	wantState(t, admin, "p", 0, 3, []int32{3}, 1)
+	z2b := cl.zk()
+	cl.registerBroker(z2b, 2, "")
+	// The leader (3) would expand the ISR when 2 catches up; do it as the leader would.
+	st, zkv, err := admin.GetPartitionState("p", 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	st.ISR = []int32{3, 2}
+	if _, err := admin.UpdatePartitionStateFromLeader(zkutil.TopicPartition{Topic: "p", Partition: 0}, st, zkv); err != nil {
+		t.Fatal(err)
+	}
+	if err := admin.WriteIsrChangeNotification([]zkutil.TopicPartition{{Topic: "p", Partition: 0}}); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, waitTimeout, func() error {
+		var isr []int32
+		if err := n1.c.sync(context.Background(), func() { isr = n1.c.cc.leadership[TopicPartition{"p", 0}].Isr }); err != nil {
+			return err
+		}
+		if len(isr) != 2 {
+			return fmt.Errorf("controller ISR %v", isr)
+		}
+		return nil
+	})
+	return n1, admin
+}
+
+// TestControllerElectLeadersPreferred: ElectLeaders(PREFERRED) moves leadership back to the
+// first replica when it is live and in the ISR, and reports ELECTION_NOT_NEEDED and
+// UNKNOWN_TOPIC_OR_PARTITION per partition.
+func TestControllerElectLeadersPreferred(t *testing.T) {
+	cl := newCluster(t)
+	n1, admin := preferredSetup(t, cl, nil)
+	ctx, cancel := context.WithTimeout(context.Background(), waitTimeout)
+	defer cancel()
+	res, err := n1.c.ElectLeaders(ctx, ElectionPreferred, []TopicPartition{{"p", 0}, {"p", 1}, {"nope", 0}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res[TopicPartition{"p", 0}] != nil || !errors.Is(res[TopicPartition{"p", 1}], ErrElectionNotNeeded) ||
+		!errors.Is(res[TopicPartition{"nope", 0}], ErrUnknownTopicOrPartition) {
+		t.Fatalf("results %v", res)
+	}
+	wantState(t, admin, "p", 0, 2, []int32{3, 2}, 2)
+}
+
+// TestControllerPreferredReplicaElectionZnode: the /admin/preferred_replica_election znode
+// triggers the election and is deleted afterwards.
+func TestControllerPreferredReplicaElectionZnode(t *testing.T) {
+	cl := newCluster(t)
+	_, admin := preferredSetup(t, cl, nil)
+	if err := admin.CreatePreferredReplicaElection([]zkutil.TopicPartition{{Topic: "p", Partition: 0}}); err != nil {
+		t.Fatal(err)
+	}
+	wantState(t, admin, "p", 0, 2, []int32{3, 2}, 2)
+	waitFor(t, waitTimeout, func() error {
+		if _, err := admin.GetPreferredReplicaElection(); !errors.Is(err, zkutil.ErrNoNode) {
+			return fmt.Errorf("znode still there: %v", err)
+		}
+		return nil
+	})
+}
+
+// TestControllerAutoLeaderRebalance: with auto.leader.rebalance.enable the imbalance check
+// moves leadership back without any trigger.
+func TestControllerAutoLeaderRebalance(t *testing.T) {
+	cl := newCluster(t)
+	n1, admin := preferredSetup(t, cl, func(c *Config) {
+		c.AutoLeaderRebalanceEnable = true
+		c.LeaderImbalanceCheckInterval = 100 * time.Millisecond
+	})
+	_ = n1
+	wantState(t, admin, "p", 0, 2, []int32{3, 2}, 2)
+}
+
+// TestControllerElectLeadersUnclean: ElectLeaders(UNCLEAN) elects a live replica outside
+// the ISR for a leaderless partition even though the topic does not allow it by config.
+func TestControllerElectLeadersUnclean(t *testing.T) {
+	cl := newCluster(t)
+	n1 := cl.startNode(1, nil)
+	waitActive(t, n1)
+	z2, admin := cl.zk(), cl.zk()
+	cl.registerBroker(z2, 2, "")
+	if err := admin.CreateTopic("u", map[int32][]int32{0: {2, 3}}, nil); err != nil {
+		t.Fatal(err)
+	}
+	wantState(t, admin, "u", 0, 2, []int32{2}, 0)
+	cl.registerBroker(cl.zk(), 3, "")
+	z2.Close()
+	wantState(t, admin, "u", 0, NoLeader, []int32{2}, 1)
+	ctx, cancel := context.WithTimeout(context.Background(), waitTimeout)
+	defer cancel()
+	res, err := n1.c.ElectLeaders(ctx, ElectionUnclean, []TopicPartition{{"u", 0}})
+	if err != nil || res[TopicPartition{"u", 0}] != nil {
+		t.Fatalf("results %v, %v", res, err)
+	}
+	wantState(t, admin, "u", 0, 3, []int32{3}, 2)
+}
