@@ -27,8 +27,8 @@ type Controller struct {
 	activeID atomic.Int32 // broker id in /controller as last seen, -1 when none
 
 	// Owned by the event goroutine (and by Shutdown once that goroutine has ended).
-	cc           *controllerContext // nil unless active
-	batch        *requestBatch
+	cc             *controllerContext // nil unless active
+	batch          *requestBatch
 	dutyWatches    []func()          // cancels of the active controller's watches
 	topicWatches   map[string]func() // cancels of PartitionModifications watches
 	tenure         uint64            // counts elections won; tags timers of a tenure

@@ -24,10 +24,10 @@ const (
 
 // Per-partition errors of ElectLeaders; the broker maps them to Kafka codes.
 var (
-	ErrUnknownTopicOrPartition     = errors.New("controller: unknown topic or partition")                    // UNKNOWN_TOPIC_OR_PARTITION
-	ErrTopicBeingDeleted           = errors.New("controller: the topic is being deleted")                    // INVALID_TOPIC_EXCEPTION
-	ErrElectionNotNeeded           = errors.New("controller: leader election not needed")                    // ELECTION_NOT_NEEDED
-	ErrPreferredLeaderNotAvailable = errors.New("controller: preferred leader not available")                // PREFERRED_LEADER_NOT_AVAILABLE
+	ErrUnknownTopicOrPartition     = errors.New("controller: unknown topic or partition")                     // UNKNOWN_TOPIC_OR_PARTITION
+	ErrTopicBeingDeleted           = errors.New("controller: the topic is being deleted")                     // INVALID_TOPIC_EXCEPTION
+	ErrElectionNotNeeded           = errors.New("controller: leader election not needed")                     // ELECTION_NOT_NEEDED
+	ErrPreferredLeaderNotAvailable = errors.New("controller: preferred leader not available")                 // PREFERRED_LEADER_NOT_AVAILABLE
 	ErrEligibleLeadersNotAvailable = errors.New("controller: eligible topic partition leaders not available") // ELIGIBLE_LEADERS_NOT_AVAILABLE
 )
 
