@@ -85,6 +85,15 @@ func NewApp(env Env) *cli.App {
 			consumerPerfCommand(env),
 		},
 	}
+	for _, cmd := range app.Commands {
+		name := cmd.Name
+		// Usage errors go to stderr with exit code 1, as Kafka's tools do,
+		// and leave stdout clean for scripts.
+		cmd.OnUsageError = func(_ *cli.Context, err error, _ bool) error {
+			fmt.Fprintf(env.Stderr, "%v\nRun 'samsa %s --help' for the options.\n", err, name)
+			return exitError{1}
+		}
+	}
 	return app
 }
 

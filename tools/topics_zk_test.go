@@ -103,6 +103,7 @@ func TestToolTopicsUsageErrors(t *testing.T) {
 	}{
 		{[]string{"--zookeeper", "x:1", "--list", "--describe"}, "Command must include exactly one action"},
 		{[]string{"--list"}, "Only one of --bootstrap-server or --zookeeper must be specified"},
+		{[]string{"--bogus"}, "flag provided but not defined: -bogus"},
 		{[]string{"--zookeeper", "x:1", "--bootstrap-server", "y:2", "--list"}, "Only one of --bootstrap-server or --zookeeper"},
 		{[]string{"--zookeeper", "x:1", "--create", "--partitions", "1", "--replication-factor", "1"}, `Missing required argument "[topic]"`},
 		{[]string{"--zookeeper", "x:1", "--create", "--topic", "t", "--replication-factor", "1"}, `Missing required argument "[partitions]"`},
