@@ -55,7 +55,10 @@ type Connector struct {
 		sync.Mutex
 		client   sarama.Client
 		consumer sarama.Consumer
+		dialing  chan struct{} // closed when the creation attempt in flight ends
+		err      error         // of the last failed attempt
 		closed   bool
+		wg       sync.WaitGroup // the creation goroutine
 	}
 
 	// Owned by the goroutine that rebalances (the caller of

@@ -48,20 +48,64 @@ func (c *Connector) saramaConfig() *sarama.Config {
 	return sc
 }
 
-// saramaClients returns the Sarama client and consumer, creating them on first
-// use with the PLAINTEXT endpoints of the brokers registered in ZooKeeper
-// as bootstrap addresses (the old consumer finds brokers in ZooKeeper).
-// A failure is returned to the caller, which retries later: unreachable
-// brokers delay fetching but do not fail a rebalance.
-func (c *Connector) saramaClients() (sarama.Client, sarama.Consumer, error) {
+// saramaClients returns the shared Sarama client and consumer. The first
+// caller starts creating them on a goroutine of its own, with the PLAINTEXT
+// endpoints of the brokers registered in ZooKeeper as bootstrap addresses
+// (the old consumer finds brokers in ZooKeeper); every caller waits for that
+// attempt or for ctx. A failed attempt is returned and the next call tries
+// again: unreachable brokers delay fetching but neither fail a rebalance
+// nor hold up stopping the fetchers.
+func (c *Connector) saramaClients(ctx context.Context) (sarama.Client, sarama.Consumer, error) {
 	c.saramaMu.Lock()
-	defer c.saramaMu.Unlock()
 	if c.saramaMu.closed {
+		c.saramaMu.Unlock()
 		return nil, nil, ErrClosed
 	}
 	if c.saramaMu.client != nil {
+		defer c.saramaMu.Unlock()
 		return c.saramaMu.client, c.saramaMu.consumer, nil
 	}
+	if c.saramaMu.dialing == nil {
+		done := make(chan struct{})
+		c.saramaMu.dialing = done
+		c.saramaMu.wg.Add(1)
+		go func() {
+			defer c.saramaMu.wg.Done()
+			defer close(done)
+			client, consumer, err := c.dialSarama()
+			c.saramaMu.Lock()
+			defer c.saramaMu.Unlock()
+			c.saramaMu.dialing = nil
+			c.saramaMu.err = err
+			if err != nil {
+				return
+			}
+			if c.saramaMu.closed {
+				_ = consumer.Close()
+				_ = client.Close()
+				return
+			}
+			c.saramaMu.client, c.saramaMu.consumer = client, consumer
+		}()
+	}
+	done := c.saramaMu.dialing
+	c.saramaMu.Unlock()
+	select {
+	case <-done:
+	case <-ctx.Done():
+		return nil, nil, ctx.Err()
+	}
+	c.saramaMu.Lock()
+	defer c.saramaMu.Unlock()
+	if c.saramaMu.client == nil {
+		return nil, nil, c.saramaMu.err
+	}
+	return c.saramaMu.client, c.saramaMu.consumer, nil
+}
+
+// dialSarama creates a Sarama client and consumer for the brokers
+// registered in ZooKeeper.
+func (c *Connector) dialSarama() (sarama.Client, sarama.Consumer, error) {
 	brokers, err := c.zk.GetAllBrokers()
 	if err != nil {
 		return nil, nil, fmt.Errorf("zkconsumer: read brokers: %w", err)
@@ -92,22 +136,23 @@ func (c *Connector) saramaClients() (sarama.Client, sarama.Consumer, error) {
 		_ = client.Close()
 		return nil, nil, fmt.Errorf("zkconsumer: %w", err)
 	}
-	c.saramaMu.client, c.saramaMu.consumer = client, consumer
 	return client, consumer, nil
 }
 
-// closeSarama closes the Sarama consumer and client; later sarama calls
-// fail with ErrClosed.
+// closeSarama closes the Sarama consumer and client and waits for a
+// creation attempt in flight; later saramaClients calls fail with ErrClosed.
 func (c *Connector) closeSarama() {
 	c.saramaMu.Lock()
-	defer c.saramaMu.Unlock()
 	c.saramaMu.closed = true
-	if c.saramaMu.consumer != nil {
-		_ = c.saramaMu.consumer.Close()
+	client, consumer := c.saramaMu.client, c.saramaMu.consumer
+	c.saramaMu.Unlock()
+	if consumer != nil {
+		_ = consumer.Close()
 	}
-	if c.saramaMu.client != nil {
-		_ = c.saramaMu.client.Close()
+	if client != nil {
+		_ = client.Close()
 	}
+	c.saramaMu.wg.Wait()
 }
 
 // stopFetchers ends the generation: messages fetched so far become stale,
@@ -134,9 +179,12 @@ func (c *Connector) startFetcher(ps *partState, s *Stream) {
 	ctx, cancel := context.WithCancel(context.Background())
 	f := &fetcher{cancel: cancel, done: make(chan struct{})}
 	c.fetchers[ps.tp] = f
+	c.mu.Lock()
+	start := ps.processed
+	c.mu.Unlock()
 	go func() {
 		defer close(f.done)
-		c.fetchLoop(ctx, ps, s, ps.processed)
+		c.fetchLoop(ctx, ps, s, start)
 	}()
 }
 
@@ -160,7 +208,7 @@ func (c *Connector) fetchLoop(ctx context.Context, ps *partState, s *Stream, off
 	log := c.log.WithField("topic", ps.tp.Topic).WithField("partition", ps.tp.Partition)
 	backoff := max(c.cfg.RefreshLeaderBackoff, 10*time.Millisecond)
 	for ctx.Err() == nil {
-		client, consumer, err := c.saramaClients()
+		client, consumer, err := c.saramaClients(ctx)
 		if err != nil {
 			log.WithError(err).Debug("no broker connection yet")
 			waitCtx(ctx, backoff)

@@ -38,7 +38,7 @@ func (c *Connector) fetchCommitted(ctx context.Context, tps []TopicPartition) (m
 	if c.cfg.OffsetsStorage != StorageKafka {
 		return out, nil
 	}
-	kafka, err := c.kafkaFetchOffsets(tps)
+	kafka, err := c.kafkaFetchOffsets(ctx, tps)
 	if err != nil {
 		return nil, err
 	}
@@ -93,7 +93,7 @@ func (c *Connector) commitLocked(ctx context.Context) error {
 	var done map[TopicPartition]int64
 	var err error
 	if c.cfg.OffsetsStorage == StorageKafka {
-		done, err = c.kafkaCommit(todo)
+		done, err = c.kafkaCommit(ctx, todo)
 		if c.cfg.DualCommitEnabled {
 			for tp, off := range done {
 				if zerr := c.zk.SetConsumerOffset(c.cfg.GroupID, tp.Topic, tp.Partition, off); zerr != nil {
@@ -124,8 +124,8 @@ func (c *Connector) commitLocked(ctx context.Context) error {
 
 // coordinator returns the Sarama client and the group's coordinator broker
 // (FindCoordinator, Kafka's ConsumerMetadata request).
-func (c *Connector) coordinator() (sarama.Client, *sarama.Broker, error) {
-	client, _, err := c.saramaClients()
+func (c *Connector) coordinator(ctx context.Context) (sarama.Client, *sarama.Broker, error) {
+	client, _, err := c.saramaClients(ctx)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -137,8 +137,8 @@ func (c *Connector) coordinator() (sarama.Client, *sarama.Broker, error) {
 }
 
 // kafkaFetchOffsets sends OffsetFetch v1 to the coordinator.
-func (c *Connector) kafkaFetchOffsets(tps []TopicPartition) (map[TopicPartition]int64, error) {
-	client, b, err := c.coordinator()
+func (c *Connector) kafkaFetchOffsets(ctx context.Context, tps []TopicPartition) (map[TopicPartition]int64, error) {
+	client, b, err := c.coordinator(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -174,8 +174,8 @@ func (c *Connector) kafkaFetchOffsets(tps []TopicPartition) (map[TopicPartition]
 // kafkaCommit sends OffsetCommit v1 (generation -1, no member id: the old
 // consumer commits outside any group generation) and returns the offsets
 // that were accepted.
-func (c *Connector) kafkaCommit(todo map[TopicPartition]int64) (map[TopicPartition]int64, error) {
-	client, b, err := c.coordinator()
+func (c *Connector) kafkaCommit(ctx context.Context, todo map[TopicPartition]int64) (map[TopicPartition]int64, error) {
+	client, b, err := c.coordinator(ctx)
 	if err != nil {
 		return nil, err
 	}
