@@ -178,3 +178,29 @@ func segmentOf(bases []int64, off int64) int64 {
 	}
 	return s
 }
+
+// Garbage after the last batch although the shutdown was marked clean: the
+// log still opens, the tail is cut with a warning, nothing else is lost.
+func TestStorageCleanStartWithCorruptTail(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "t-0")
+	clock := newFakeClock()
+	l := openTestLog(t, dir, smallConfig(), clock, nil)
+	for i := 0; i < 3; i++ {
+		if _, err := l.AppendAsLeader(testBatch(t, 1, 100, 0), 0); err != nil {
+			t.Fatal(err)
+		}
+	}
+	l.Close()
+	bases := segmentBases(t, dir)
+	f, err := os.OpenFile(segmentFileName(dir, bases[len(bases)-1], LogFileSuffix), os.O_WRONLY|os.O_APPEND, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.Write(bytes.Repeat([]byte{0xab}, 70))
+	f.Close()
+	l2 := openTestLog(t, dir, smallConfig(), clock, nil) // CleanShutdown: true
+	defer l2.Close()
+	if l2.LogEndOffset() != 3 || len(readBatches(t, l2, 0, 3)) != 3 {
+		t.Fatalf("LEO %d after clean start with a corrupt tail", l2.LogEndOffset())
+	}
+}

@@ -122,7 +122,38 @@ func (l *Log) loadLocked(opts LogOptions) error {
 		segs = append(segs, s)
 		l.mu.dirDirty = true
 	}
-	for _, s := range segs {
+	for i := 0; i < len(segs); i++ {
+		s := segs[i]
+		err := s.loadTimestampsLocked()
+		if err == nil && i == len(segs)-1 {
+			_, err = s.readNextOffset()
+		}
+		if err == nil {
+			continue
+		}
+		if !errors.Is(err, ErrCorrupt) {
+			return err
+		}
+		// A tail that does not parse although the shutdown was clean (a
+		// lying disk, a copied directory): recover this segment rather
+		// than take the whole log dir offline.
+		l.logger.WithError(err).WithField("segment", s.logPath).Warn("storage: unreadable segment tail after a clean shutdown; recovering it")
+		active := i == len(segs)-1
+		dropped, rerr := recoverSegmentLocked(s, active, l.logger)
+		if rerr != nil {
+			return rerr
+		}
+		if dropped > 0 && !active {
+			later := make([]int64, 0, len(segs)-i-1)
+			for _, ls := range segs[i+1:] {
+				ls.closeHandles()
+				later = append(later, ls.base)
+			}
+			if err := l.dropSegmentFilesAfterLocked(s, later); err != nil {
+				return err
+			}
+			segs = segs[:i+1]
+		}
 		if err := s.loadTimestampsLocked(); err != nil {
 			return err
 		}
