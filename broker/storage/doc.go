@@ -122,5 +122,6 @@
 // batch by batch, indexes are rebuilt, and the segment is cut at the first
 // bad byte (WARN with segment, position and bytes dropped); segments after
 // a cut segment are deleted. Any segment whose index files are missing or
-// inconsistent is rebuilt the same way even after a clean shutdown.
+// inconsistent, or whose tail does not parse, is recovered the same way
+// even after a clean shutdown.
 package storage
