@@ -108,11 +108,12 @@ func (l *Log) Read(offset int64, maxBytes int, upTo int64, minOneBatch bool) (Re
 	return res, nil
 }
 
-// readError explains a read that failed on a closed file: retention or
-// truncation removed the segment after the read picked it, so the offset is
-// now out of range.
+// readError explains a read that failed because retention or truncation
+// removed or cut the segment after the read picked it (a closed file, a
+// batch cut short): the offset is now out of range.
 func (l *Log) readError(offset int64, err error) error {
-	if errors.Is(err, os.ErrClosed) && (offset < l.LogStartOffset() || offset > l.LogEndOffset()) {
+	if (errors.Is(err, os.ErrClosed) || errors.Is(err, ErrCorrupt)) &&
+		(offset < l.LogStartOffset() || offset > l.LogEndOffset()) {
 		return fmt.Errorf("storage: %s: offset %d left the log during the read: %w", l.tp, offset, ErrOffsetOutOfRange)
 	}
 	return err
