@@ -7,11 +7,13 @@ import (
 	"testing"
 	"time"
 
+	"samsa/broker/brokertest"
 	"samsa/zkutil"
 	"samsa/zkutil/zktest"
 )
 
-func TestMain(m *testing.M) { zktest.Main(m) }
+// TestMain stops the shared ZooKeeper (brokertest.Main is zktest.Main).
+func TestMain(m *testing.M) { brokertest.Main(m) }
 
 // TestZKConsumerRegistrationJSON checks the ids znode: ephemeral, Kafka's
 // JSON (version, subscription, pattern, timestamp as a string), and a
