@@ -29,9 +29,11 @@ func (g *group) handleJoin(req JoinRequest, reply chan<- JoinResult) {
 		reply <- joinError(req.MemberID, kerr.InconsistentGroupProtocol.Code)
 		return
 	}
-	_, known := g.members[req.MemberID]
-	if !known && !g.isPendingMember(req.MemberID) && int32(len(g.members)+len(g.pending)) >= g.c.cfg.MaxSize {
-		reply <- joinError(req.MemberID, kerr.GroupMaxSizeReached.Code)
+	if !g.acceptJoiningMember(req.MemberID) {
+		if m := g.members[req.MemberID]; m != nil {
+			g.removeMemberAndUpdate(m, "group is full (group.max.size)")
+		}
+		reply <- joinError("", kerr.GroupMaxSizeReached.Code)
 		return
 	}
 	if req.MemberID == "" {
@@ -41,6 +43,21 @@ func (g *group) handleJoin(req JoinRequest, reply chan<- JoinResult) {
 	}
 	if g.is(PreparingRebalance) {
 		g.tryCompleteJoin()
+	}
+}
+
+// acceptJoiningMember: Kafka's acceptJoiningMember (group.max.size). While
+// preparing, the members already awaiting count, so the last rejoiners of
+// a group above a lowered limit are the ones refused.
+func (g *group) acceptJoiningMember(id string) bool {
+	m := g.members[id]
+	switch g.state {
+	case PreparingRebalance:
+		return (m != nil && m.joinReply != nil) || int32(g.numAwaiting) < g.c.cfg.MaxSize
+	case CompletingRebalance, Stable:
+		return m != nil || int32(len(g.members)) < g.c.cfg.MaxSize
+	default:
+		return true
 	}
 }
 
@@ -203,18 +220,7 @@ func (g *group) replaceStaticMember(oldID, newID string, req JoinRequest, reply 
 	// Answer the replaced id's pending calls: it is fenced from now on.
 	g.invokeJoin(m, joinError(oldID, kerr.FencedInstanceID.Code))
 	g.invokeSync(m, SyncResult{ErrorCode: kerr.FencedInstanceID.Code})
-	delete(g.members, oldID)
-	m.id = newID
-	g.members[newID] = m
-	for i, x := range g.order {
-		if x == oldID {
-			g.order[i] = newID
-		}
-	}
-	g.static[req.GroupInstanceID] = newID
-	if g.leader == oldID {
-		g.leader = newID
-	}
+	g.renameMember(m, newID)
 	g.scheduleHeartbeat(m, 0)
 	oldProtocols := m.protocols
 	g.updateMember(m, req, reply)
@@ -229,8 +235,11 @@ func (g *group) replaceStaticMember(oldID, newID string, req JoinRequest, reply 
 			gen := g.generation
 			g.storeGroup(nil, func(code int16) {
 				if code != 0 {
-					// Revert as Kafka does: the old id stays fenced out.
+					// Revert as Kafka does: the old id is the member again.
 					m.protocols = oldProtocols
+					if g.members[newID] == m {
+						g.renameMember(m, oldID)
+					}
 					reply <- joinError("", code)
 					return
 				}
@@ -242,6 +251,26 @@ func (g *group) replaceStaticMember(oldID, newID string, req JoinRequest, reply 
 		g.maybePrepareRebalance("static member " + newID + " with instance id " + req.GroupInstanceID + " changed protocols")
 	case CompletingRebalance:
 		g.prepareRebalance("updating metadata of static member " + newID + " with instance id " + req.GroupInstanceID)
+	}
+}
+
+// renameMember gives static member m the id to (Kafka's
+// replaceGroupInstance), keeping its place, leadership and instance id.
+func (g *group) renameMember(m *member, to string) {
+	from := m.id
+	delete(g.members, from)
+	m.id = to
+	g.members[to] = m
+	for i, x := range g.order {
+		if x == from {
+			g.order[i] = to
+		}
+	}
+	if m.instanceID != "" {
+		g.static[m.instanceID] = to
+	}
+	if g.leader == from {
+		g.leader = to
 	}
 }
 

@@ -128,8 +128,7 @@ func (g *group) scheduleHeartbeat(m *member, timeout time.Duration) {
 	g.hbTokenNext++
 	token := g.hbTokenNext
 	m.hbToken = token
-	id := m.id
-	m.hbTimer = g.after(timeout, func() { g.onHeartbeatExpired(id, token, timeout) })
+	m.hbTimer = g.after(timeout, func() { g.onHeartbeatExpired(m, token, timeout) })
 }
 
 // stopHeartbeat cancels m's expiry.
@@ -144,11 +143,11 @@ func (g *group) stopHeartbeat(m *member) {
 // onHeartbeatExpired removes a member that missed its session timeout
 // (Kafka's onExpireHeartbeat). Members awaiting a JoinGroup or SyncGroup
 // answer count as alive unless they are new.
-func (g *group) onHeartbeatExpired(id string, token uint64, timeout time.Duration) {
-	m, ok := g.members[id]
-	if !ok || m.hbToken != token || g.is(Dead) {
+func (g *group) onHeartbeatExpired(m *member, token uint64, timeout time.Duration) {
+	if g.members[m.id] != m || m.hbToken != token || g.is(Dead) {
 		return
 	}
+	id := m.id
 	m.hbTimer = nil
 	if !m.isNew && (m.joinReply != nil || m.syncReply != nil) {
 		return
