@@ -208,6 +208,7 @@ func (x *indexFile) sync() error {
 	if err := x.persistLocked(); err != nil {
 		return err
 	}
+	// Durable: every entry of this index (also rebuildable from the log).
 	return storageError("sync index", x.mu.f.Sync())
 }
 

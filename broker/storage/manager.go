@@ -304,6 +304,8 @@ func (m *Manager) DeleteLog(tp TopicPartition) error {
 	if err := m.cfg.FS.Rename(ml.log.dir, doomed); err != nil {
 		return storageError("rename deleted log", err)
 	}
+	// Durable: the "-delete" name, so a crash during the removal below
+	// cannot bring the partition back at the next start.
 	if err := m.cfg.FS.SyncDir(ml.root); err != nil {
 		return storageError("sync log dir", err)
 	}
