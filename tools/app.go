@@ -83,6 +83,7 @@ func NewApp(env Env) *cli.App {
 			dumpLogCommand(env),
 			producerPerfCommand(env),
 			consumerPerfCommand(env),
+			e2eLatencyCommand(env),
 		},
 	}
 	for _, cmd := range app.Commands {
