@@ -10,38 +10,38 @@ import (
 // GroupConfig and OffsetConfig), in plain Go; the broker fills it from
 // config.Broker.
 type Config struct {
-	NumPartitions              int32         // offsets.topic.num.partitions
-	MinSessionTimeout          time.Duration // group.min.session.timeout.ms
-	MaxSessionTimeout          time.Duration // group.max.session.timeout.ms
-	InitialRebalanceDelay      time.Duration // group.initial.rebalance.delay.ms
-	MaxSize                    int32         // group.max.size
-	OffsetsRetention           time.Duration // offsets.retention.minutes
-	OffsetsRetentionCheck      time.Duration // offsets.retention.check.interval.ms
-	OffsetsCommitTimeout       time.Duration // offsets.commit.timeout.ms
-	OffsetMetadataMaxBytes     int           // offset.metadata.max.bytes
-	LoadBufferSize             int           // offsets.load.buffer.size
-	CompressionCodec           int8          // offsets.topic.compression.codec (record.Codec)
-	NewMemberJoinTimeout       time.Duration // Kafka's fixed 5 minutes (KIP-394 pending and new members)
-	RequestChannelSize         int           // buffer of each group's request channel
-	MaxDecompressedLoadBatches int           // cap on decompressing one batch while loading
+	NumPartitions            int32         // offsets.topic.num.partitions
+	MinSessionTimeout        time.Duration // group.min.session.timeout.ms
+	MaxSessionTimeout        time.Duration // group.max.session.timeout.ms
+	InitialRebalanceDelay    time.Duration // group.initial.rebalance.delay.ms
+	MaxSize                  int32         // group.max.size
+	OffsetsRetention         time.Duration // offsets.retention.minutes
+	OffsetsRetentionCheck    time.Duration // offsets.retention.check.interval.ms
+	OffsetsCommitTimeout     time.Duration // offsets.commit.timeout.ms
+	OffsetMetadataMaxBytes   int           // offset.metadata.max.bytes
+	LoadBufferSize           int           // offsets.load.buffer.size
+	CompressionCodec         int8          // offsets.topic.compression.codec (record.Codec)
+	NewMemberJoinTimeout     time.Duration // Kafka's fixed 5 minutes (KIP-394 pending and new members)
+	RequestChannelSize       int           // buffer of each group's request channel
+	LoadMaxDecompressedBytes int           // cap on one batch's decompressed records while loading
 }
 
 // DefaultConfig returns Kafka 2.8's defaults.
 func DefaultConfig() Config {
 	return Config{
-		NumPartitions:              50,
-		MinSessionTimeout:          6 * time.Second,
-		MaxSessionTimeout:          30 * time.Minute,
-		InitialRebalanceDelay:      3 * time.Second,
-		MaxSize:                    1<<31 - 1,
-		OffsetsRetention:           7 * 24 * time.Hour,
-		OffsetsRetentionCheck:      10 * time.Minute,
-		OffsetsCommitTimeout:       5 * time.Second,
-		OffsetMetadataMaxBytes:     4096,
-		LoadBufferSize:             5 << 20,
-		NewMemberJoinTimeout:       5 * time.Minute,
-		RequestChannelSize:         64,
-		MaxDecompressedLoadBatches: 64 << 20,
+		NumPartitions:            50,
+		MinSessionTimeout:        6 * time.Second,
+		MaxSessionTimeout:        30 * time.Minute,
+		InitialRebalanceDelay:    3 * time.Second,
+		MaxSize:                  1<<31 - 1,
+		OffsetsRetention:         7 * 24 * time.Hour,
+		OffsetsRetentionCheck:    10 * time.Minute,
+		OffsetsCommitTimeout:     5 * time.Second,
+		OffsetMetadataMaxBytes:   4096,
+		LoadBufferSize:           5 << 20,
+		NewMemberJoinTimeout:     5 * time.Minute,
+		RequestChannelSize:       64,
+		LoadMaxDecompressedBytes: 64 << 20,
 	}
 }
 

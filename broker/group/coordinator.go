@@ -60,8 +60,8 @@ func NewCoordinator(opts Options) *Coordinator {
 	if c.cfg.NewMemberJoinTimeout <= 0 {
 		c.cfg.NewMemberJoinTimeout = DefaultConfig().NewMemberJoinTimeout
 	}
-	if c.cfg.MaxDecompressedLoadBatches <= 0 {
-		c.cfg.MaxDecompressedLoadBatches = DefaultConfig().MaxDecompressedLoadBatches
+	if c.cfg.LoadMaxDecompressedBytes <= 0 {
+		c.cfg.LoadMaxDecompressedBytes = DefaultConfig().LoadMaxDecompressedBytes
 	}
 	if c.cfg.LoadBufferSize <= 0 {
 		c.cfg.LoadBufferSize = DefaultConfig().LoadBufferSize

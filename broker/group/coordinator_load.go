@@ -142,7 +142,7 @@ func (c *Coordinator) replay(ctx context.Context, p int32) (map[string]*loaded, 
 			if b.IsControl() {
 				continue
 			}
-			recs, err := b.Records(c.cfg.MaxDecompressedLoadBatches)
+			recs, err := b.Records(c.cfg.LoadMaxDecompressedBytes)
 			if err != nil {
 				return nil, fmt.Errorf("group: offsets partition %d batch at %d: %w", p, b.BaseOffset(), err)
 			}

@@ -184,7 +184,7 @@ func testConfig() Config {
 
 // env is a coordinator under test with its clock and log.
 type env struct {
-	t     *testing.T
+	t     testing.TB
 	clock *manualClock
 	olog  *storageOffsetLog
 	c     *Coordinator

@@ -18,7 +18,9 @@ type OffsetLog interface {
 	// clients as UNKNOWN_SERVER_ERROR.
 	Append(ctx context.Context, partition int32, batch []byte) (int64, error)
 	// ReadFrom returns whole record batches of partition starting with the
-	// one holding offset, at most about maxBytes (but at least one batch),
+	// one holding offset (an offset below the log start offset reads from
+	// the log start: loading asks for offset 0), at most about maxBytes
+	// (but at least one batch),
 	// and the offset loading must reach: the log end offset when the read
 	// started. An empty Batches with offset >= End means the end. Errors
 	// should wrap ErrNotLeader when the partition is not (or no longer)
