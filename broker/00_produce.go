@@ -80,10 +80,13 @@ func (b *Broker) handleProduce(r *request) (kmsg.Response, error) {
 			}
 			if err != nil {
 				failed = true
+				b.mtr.failedProduce.Mark(1)
 				b.setProduceErr(&rp, err)
 				rt.Partitions = append(rt.Partitions, rp)
 				continue
 			}
+			b.mtr.messagesIn.Mark(res.LastOffset - res.BaseOffset + 1)
+			b.mtr.bytesIn.Mark(int64(len(p.Records)))
 			rp.BaseOffset, rp.LogAppendTime, rp.LogStartOffset = res.BaseOffset, res.LogAppendTime, res.LogStartOffset
 			rt.Partitions = append(rt.Partitions, rp)
 			if req.Acks == -1 {

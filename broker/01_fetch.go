@@ -137,6 +137,7 @@ func (b *Broker) handleFetch(r *request) (kmsg.Response, error) {
 		// a null).
 		rp.RecordBatches = []byte{}
 		if fp.err != nil {
+			b.mtr.failedFetch.Mark(1)
 			rp.ErrorCode = b.errorCode(fp.err)
 			rp.HighWatermark, rp.LastStableOffset, rp.LogStartOffset = -1, -1, -1
 		} else {
@@ -144,6 +145,7 @@ func (b *Broker) handleFetch(r *request) (kmsg.Response, error) {
 			rp.LastStableOffset = fp.res.LastStableOffset
 			rp.LogStartOffset = fp.res.LogStartOffset
 			if fp.size > 0 {
+				b.mtr.bytesOut.Mark(fp.size)
 				if spliced != nil {
 					rp.RecordBatches = spliced.Placeholder(regions(fp.res.Records))
 				} else {

@@ -28,6 +28,7 @@ type Broker struct {
 	log  logrus.FieldLogger // immutable after New
 	apis map[int16]api      // immutable after New
 	meta *metadata.Cache    // internally synchronised
+	mtr  *brokerMetrics     // immutable after New
 	// metaUpdates wakes waiters (CreateTopics) after each UpdateMetadata.
 	metaUpdates metaWatch
 
@@ -77,6 +78,7 @@ func New(cfg *config.Broker, opts Options) (*Broker, error) {
 		log:  opts.Logger.WithField("component", "broker"),
 		apis: newAPITable(),
 		meta: metadata.New(),
+		mtr:  newBrokerMetrics(opts.Registry),
 	}
 	b.sessionCh = make(chan struct{}, 1)
 	b.id.Store(cfg.BrokerID)

@@ -63,6 +63,7 @@ func (b *Broker) Start(ctx context.Context) (err error) {
 		return err
 	}
 	b.replicas = rm
+	b.registerGauges()
 	b.startGroupCoordinator()
 	if err := b.startServer(runCtx); err != nil {
 		return err
