@@ -232,7 +232,7 @@ func (m *ChannelManager) runSender(ctx context.Context, s *brokerSender) {
 					if ctx.Err() != nil {
 						return
 					}
-					log.WithError(err).WithField("peer", s.addr).Warn("controller: cannot connect to broker; will retry")
+					withAttempt(log, attempt).WithError(err).WithField("peer", s.addr).Log(retryLevel(attempt), "controller: cannot connect to broker; will retry")
 					continue
 				}
 				client = c
@@ -248,8 +248,8 @@ func (m *ChannelManager) runSender(ctx context.Context, s *brokerSender) {
 				if ctx.Err() != nil {
 					return
 				}
-				log.WithError(err).WithField("peer", s.addr).WithField("api_key", o.key).
-					Warn("controller: request to broker failed; reconnecting")
+				withAttempt(log, attempt).WithError(err).WithFields(logrus.Fields{"peer": s.addr, "api_key": o.key}).
+					Log(retryLevel(attempt), "controller: request to broker failed; reconnecting")
 				_ = client.Close()
 				client = nil
 				continue
@@ -271,6 +271,20 @@ func (m *ChannelManager) sendOne(ctx context.Context, client RequestClient, o ou
 		version = min(version, v)
 	}
 	return client.Request(ctx, o.build(version))
+}
+
+// retryLevel logs the first failure of a request at WARN and its retries (every
+// RetryBackoff until the broker answers or is removed) at DEBUG.
+func retryLevel(attempt int) logrus.Level {
+	if attempt == 0 {
+		return logrus.WarnLevel
+	}
+	return logrus.DebugLevel
+}
+
+// withAttempt adds the attempt number to retry logs.
+func withAttempt(log logrus.FieldLogger, attempt int) *logrus.Entry {
+	return log.WithField("attempt", attempt+1)
 }
 
 // sleepCtx waits d or until ctx ends; it returns false when ctx ended.

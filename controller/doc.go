@@ -87,6 +87,10 @@
 //
 // Logs carry component=controller and broker; every partition and replica state change is
 // logged at INFO with controller_epoch, topic and partition (Kafka's state-change log).
+// Locks (none is held across ZooKeeper or network I/O): ChannelManager.mu, then a sender's
+// mu (queue); eventQueue.mu is a leaf; Controller.lifecycle serialises Start and Shutdown
+// only and is never taken by the event goroutine.
+//
 // Timers: the auto-rebalance timer (time.AfterFunc) only enqueues an event tagged with the
 // tenure that armed it; resignation stops it. An election nobody won is retried after 1 s the
 // same way.
