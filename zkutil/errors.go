@@ -3,6 +3,9 @@ package zkutil
 import (
 	"errors"
 	"fmt"
+	"io"
+	"net"
+	"syscall"
 
 	"github.com/go-zookeeper/zk"
 )
@@ -71,8 +74,7 @@ func translate(err error, op, path string) error {
 		s = ErrSessionExpired
 	case errors.Is(err, zk.ErrClosing):
 		s = ErrClosed
-	case errors.Is(err, zk.ErrConnectionClosed), errors.Is(err, zk.ErrNoServer),
-		errors.Is(err, zk.ErrSessionMoved):
+	case retryable(err):
 		s = ErrConnectionLoss
 	case errors.Is(err, zk.ErrInvalidPath):
 		s = ErrInvalidPath
@@ -83,8 +85,12 @@ func translate(err error, op, path string) error {
 }
 
 // retryable reports whether a raw go-zookeeper error is a transient
-// connection problem after which the request may be sent again.
+// connection problem after which the request may be sent again. Besides its
+// own sentinels, go-zookeeper hands back the raw socket error when writing a
+// request fails (e.g. "connection reset by peer").
 func retryable(err error) bool {
+	var netErr net.Error
 	return errors.Is(err, zk.ErrConnectionClosed) || errors.Is(err, zk.ErrNoServer) ||
-		errors.Is(err, zk.ErrSessionMoved)
+		errors.Is(err, zk.ErrSessionMoved) || errors.As(err, &netErr) ||
+		errors.Is(err, io.EOF) || errors.Is(err, syscall.ECONNRESET) || errors.Is(err, syscall.EPIPE)
 }

@@ -25,7 +25,7 @@ func (s *credSniffer) dial(network, address string, timeout time.Duration) (net.
 	if err != nil {
 		return nil, err
 	}
-	return &sniffConn{Conn: conn, s: s}, nil
+	return &sniffConn{Conn: conn, s: s, setWatches: make(chan struct{})}, nil
 }
 
 func (s *credSniffer) credentials() (int64, []byte) {
@@ -42,18 +42,56 @@ func (s *credSniffer) set(id int64, pw []byte) {
 
 // sniffConn buffers the first frame it reads and parses it once complete.
 // Reads happen on one goroutine at a time (go-zookeeper's authenticate, then
-// its receive loop), so head needs no lock.
+// its receive loop), so head, done and gated need no lock.
+//
+// It also works around a data race in go-zookeeper v1.0.4 (upstream issue
+// samuel/go-zookeeper#260, PR go-zookeeper/zk#35, unfixed): after a
+// reconnect, the connection goroutine reads Conn.lastZxid to build the
+// SetWatches request while the new receive goroutine may already write it
+// for the first responses. The values are benign (a 64-bit aligned int64),
+// but -race reports it and fails every test that drops a connection with
+// watches set. The receive goroutine's first Read after the handshake
+// therefore waits until the SetWatches request has been written (which
+// happens after that read) or, when there are no watches to restore and so
+// no SetWatches, at most setWatchesGrace.
 type sniffConn struct {
 	net.Conn
-	s    *credSniffer
-	head []byte // bytes of the first frame seen so far; nil after parsing
-	done bool
+	s          *credSniffer
+	head       []byte // bytes of the first frame seen so far; nil after parsing
+	done       bool   // the connect response was parsed
+	gated      bool   // the post-handshake wait is over
+	setWatches chan struct{}
+	swOnce     sync.Once
+}
+
+// opSetWatches is ZooKeeper's SetWatches opcode.
+const opSetWatches = 101
+
+// setWatchesGrace bounds the wait for a SetWatches request after a reconnect.
+const setWatchesGrace = 200 * time.Millisecond
+
+// Write notes when a SetWatches request goes out. go-zookeeper writes each
+// request frame with one Write: len(4) xid(4) opcode(4) ...
+func (c *sniffConn) Write(p []byte) (int, error) {
+	if len(p) >= 12 && int32(binary.BigEndian.Uint32(p[8:12])) == opSetWatches {
+		c.swOnce.Do(func() { close(c.setWatches) })
+	}
+	return c.Conn.Write(p)
 }
 
 // maxConnectResponse bounds the bytes kept while waiting for the first frame.
 const maxConnectResponse = 256
 
 func (c *sniffConn) Read(p []byte) (int, error) {
+	if c.done && !c.gated {
+		c.gated = true
+		t := time.NewTimer(setWatchesGrace)
+		select {
+		case <-c.setWatches:
+		case <-t.C:
+		}
+		t.Stop()
+	}
 	n, err := c.Conn.Read(p)
 	if !c.done && n > 0 {
 		c.head = append(c.head, p[:n]...)
