@@ -31,6 +31,7 @@ type Controller struct {
 	batch          *requestBatch
 	dutyWatches    []func()          // cancels of the active controller's watches
 	topicWatches   map[string]func() // cancels of PartitionModifications watches
+	brokerWatches  map[int32]func()  // cancels of BrokerModifications watches
 	tenure         uint64            // counts elections won; tags timers of a tenure
 	rebalanceTimer *time.Timer       // auto leader rebalance; nil when not armed
 
@@ -173,6 +174,8 @@ func (c *Controller) process(ev event) {
 		switch e := ev.(type) {
 		case brokerChangeEvent:
 			err = c.processBrokerChange()
+		case brokerModificationsEvent:
+			err = c.processBrokerModification(e.id)
 		case topicChangeEvent:
 			err = c.processTopicChange()
 		case partitionModificationsEvent:

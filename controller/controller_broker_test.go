@@ -260,3 +260,47 @@ func TestControllerBouncedBroker(t *testing.T) {
 		return nil
 	})
 }
+
+// TestControllerBrokerModification: a broker that rewrites its registration (same session,
+// new endpoint) is announced to every broker, and the controller connects to the new endpoint.
+func TestControllerBrokerModification(t *testing.T) {
+	cl := newCluster(t)
+	n1 := cl.startNode(1, nil)
+	waitActive(t, n1)
+	z2, admin := cl.zk(), cl.zk()
+	reg := zkutil.BrokerRegistration{ID: 2, Version: 4, JMXPort: -1,
+		Endpoints: []zkutil.Endpoint{{ListenerName: "PLAINTEXT", SecurityProtocol: "PLAINTEXT", Host: "127.0.0.1", Port: brokerPort(2)}}}
+	if _, err := z2.RegisterBroker(reg); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, waitTimeout, func() error {
+		if len(cl.rec.requests(2, 6)) == 0 {
+			return fmt.Errorf("broker 2 unknown")
+		}
+		return nil
+	})
+	moved := brokerPort(2) + 100 // the recorder sees this port as "broker 102"
+	reg.Endpoints[0].Port = moved
+	if _, err := z2.RegisterBroker(reg); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, waitTimeout, func() error {
+		ums := cl.rec.requests(1, 6)
+		last := ums[len(ums)-1].(*kmsg.UpdateMetadataRequest)
+		for _, lb := range last.LiveBrokers {
+			if lb.ID == 2 && lb.Endpoints[0].Port == moved {
+				return nil
+			}
+		}
+		return fmt.Errorf("last UpdateMetadata to broker 1: %+v", last.LiveBrokers)
+	})
+	if err := admin.CreateTopic("m", map[int32][]int32{0: {2}}, nil); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, waitTimeout, func() error {
+		if len(leaderAndIsrFor(cl.rec, 102, "m", 0)) == 0 {
+			return fmt.Errorf("no LeaderAndIsr at the new endpoint")
+		}
+		return nil
+	})
+}

@@ -27,6 +27,8 @@
 //     assignment order (or, with unclean.leader.election.enable, the first live replica),
 //     otherwise keep leader -1 (NoLeader); dead replicas leave the ISR (never emptying it).
 //     A broker that re-registered with a newer epoch (bounced) fails, then starts.
+//   - BrokerModifications: a broker rewrote its registration (new endpoints or rack): the
+//     sender reconnects and every broker gets UpdateMetadata.
 //   - TopicChange / PartitionModifications: new partitions get a state znode (leader = first
 //     live replica, ISR = live replicas, leader epoch 0), LeaderAndIsr (IsNew) to their
 //     replicas and UpdateMetadata to every broker. Partitions added to a topic queued for
@@ -59,9 +61,7 @@
 //
 // Not implemented: partition reassignment (/admin/reassign_partitions and the KIP-455
 // adding/removing sets are ignored), AlterIsr (leaders write ISR changes themselves and
-// notify, as with IBP < 2.7-IV2), log-dir failure events, per-broker data watches
-// (BrokerModifications: endpoint changes of a registered broker are seen only with the next
-// membership change) and assigning missing topic ids. The pure reassignment election
+// notify, as with IBP < 2.7-IV2), log-dir failure events and assigning missing topic ids. The pure reassignment election
 // strategy exists and is tested.
 //
 // # Concurrency

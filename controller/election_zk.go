@@ -118,6 +118,7 @@ func (c *Controller) onControllerFailover(epoch, epochZkVersion int32) error {
 	c.tenure++
 	c.batch = newRequestBatch()
 	c.topicWatches = make(map[string]func())
+	c.brokerWatches = make(map[int32]func())
 	c.active.Store(true)
 
 	c.dutyWatches = append(c.dutyWatches,
@@ -138,6 +139,7 @@ func (c *Controller) onControllerFailover(epoch, epochZkVersion int32) error {
 	for id, b := range brokers {
 		cc.liveBrokers[id] = b
 		c.channels.AddBroker(b)
+		c.watchBroker(id)
 	}
 	topics, err := c.store.Topics()
 	if err != nil {
@@ -224,6 +226,12 @@ func (c *Controller) onControllerResignation() {
 		}
 	}
 	c.topicWatches = nil
+	for _, cancel := range c.brokerWatches {
+		if cancel != nil {
+			cancel()
+		}
+	}
+	c.brokerWatches = nil
 	if c.rebalanceTimer != nil {
 		c.rebalanceTimer.Stop()
 		c.rebalanceTimer = nil

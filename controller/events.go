@@ -30,6 +30,8 @@ type (
 type (
 	// brokerChangeEvent: the children of /brokers/ids changed.
 	brokerChangeEvent struct{}
+	// brokerModificationsEvent: /brokers/ids/<id> changed (endpoints, rack or features).
+	brokerModificationsEvent struct{ id int32 }
 	// topicChangeEvent: the children of /brokers/topics changed.
 	topicChangeEvent struct{}
 	// partitionModificationsEvent: /brokers/topics/<topic> changed (partitions added).
@@ -57,6 +59,7 @@ func (startupEvent) name() string                { return "Startup" }
 func (controllerChangeEvent) name() string       { return "ControllerChange" }
 func (sessionRenewedEvent) name() string         { return "RegisterBrokerAndReelect" }
 func (brokerChangeEvent) name() string           { return "BrokerChange" }
+func (brokerModificationsEvent) name() string    { return "BrokerModifications" }
 func (topicChangeEvent) name() string            { return "TopicChange" }
 func (partitionModificationsEvent) name() string { return "PartitionModifications" }
 func (isrChangeNotificationEvent) name() string  { return "IsrChangeNotification" }

@@ -37,11 +37,6 @@ func (c *Controller) processBrokerChange() error {
 	slices.Sort(deadIDs)
 	slices.Sort(bouncedIDs)
 	if len(newIDs)+len(deadIDs)+len(bouncedIDs) == 0 {
-		// Same members; an endpoint change (BrokerModifications) still needs propagating.
-		if !sameBrokers(cc.liveBrokers, current) {
-			maps.Copy(cc.liveBrokers, current)
-			c.batch.addUpdateMetadata(cc.liveBrokerIDs(), nil)
-		}
 		return nil
 	}
 	c.log.WithFields(logrus.Fields{"new_brokers": newIDs, "dead_brokers": deadIDs, "bounced_brokers": bouncedIDs,
@@ -49,12 +44,14 @@ func (c *Controller) processBrokerChange() error {
 
 	for _, id := range deadIDs {
 		c.channels.RemoveBroker(id)
+		c.unwatchBroker(id)
 	}
 	for _, id := range bouncedIDs {
 		c.channels.RemoveBroker(id)
 	}
 	for _, id := range append(slices.Clone(newIDs), bouncedIDs...) {
 		c.channels.AddBroker(current[id])
+		c.watchBroker(id)
 	}
 	if len(newIDs) > 0 {
 		for _, id := range newIDs {
@@ -166,16 +163,43 @@ func (c *Controller) onBrokerFailure(deadIDs []int32) error {
 	return nil
 }
 
-// sameBrokers reports whether two registrations maps hold equal endpoints and racks.
-func sameBrokers(a, b map[int32]LiveBroker) bool {
-	if len(a) != len(b) {
-		return false
+// processBrokerModification handles BrokerModifications (Kafka's processBrokerModification):
+// a registered broker rewrote its registration (same epoch) with other endpoints or rack;
+// the sender reconnects to the new endpoint and every broker gets UpdateMetadata.
+func (c *Controller) processBrokerModification(id int32) error {
+	cc := c.cc
+	old, known := cc.liveBrokers[id]
+	if !known {
+		return nil
 	}
-	for id, x := range a {
-		y, ok := b[id]
-		if !ok || x.Rack != y.Rack || x.Epoch != y.Epoch || !slices.Equal(x.Endpoints, y.Endpoints) {
-			return false
-		}
+	current, err := c.store.Brokers()
+	if err != nil {
+		return fmt.Errorf("controller: read brokers: %w", err)
 	}
-	return true
+	b, ok := current[id]
+	if !ok || b.Epoch != old.Epoch || (b.Rack == old.Rack && slices.Equal(b.Endpoints, old.Endpoints)) {
+		return nil // gone or bounced (BrokerChange handles it), or unchanged
+	}
+	c.log.WithFields(logrus.Fields{"broker": id, "controller_epoch": cc.epoch}).Info("controller: broker registration changed")
+	cc.liveBrokers[id] = b
+	c.channels.RemoveBroker(id)
+	c.channels.AddBroker(b)
+	c.batch.addUpdateMetadata(cc.liveBrokerIDs(), nil)
+	return nil
+}
+
+// watchBroker registers the BrokerModifications watch of broker id once.
+func (c *Controller) watchBroker(id int32) {
+	if _, ok := c.brokerWatches[id]; ok {
+		return
+	}
+	c.brokerWatches[id] = c.store.WatchBroker(id, func() { c.enqueue(brokerModificationsEvent{id: id}) })
+}
+
+// unwatchBroker cancels the BrokerModifications watch of broker id.
+func (c *Controller) unwatchBroker(id int32) {
+	if cancel := c.brokerWatches[id]; cancel != nil {
+		cancel()
+	}
+	delete(c.brokerWatches, id)
 }

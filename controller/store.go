@@ -85,6 +85,8 @@ type Store interface {
 	WatchController(fn func()) (cancel func())
 	// WatchBrokers calls fn when the children of /brokers/ids change.
 	WatchBrokers(fn func()) (cancel func())
+	// WatchBroker calls fn when /brokers/ids/<id> changes (BrokerModifications).
+	WatchBroker(id int32, fn func()) (cancel func())
 	// WatchTopics calls fn when the children of /brokers/topics change.
 	WatchTopics(fn func()) (cancel func())
 	// WatchTopic calls fn when /brokers/topics/<topic> changes (PartitionModifications).

@@ -279,6 +279,10 @@ func (s zkStore) WatchBrokers(fn func()) func() {
 	return s.zk.WatchChildren(zkutil.BrokerIDsPath(), fn)
 }
 
+func (s zkStore) WatchBroker(id int32, fn func()) func() {
+	return s.zk.WatchData(zkutil.BrokerIDPath(id), fn)
+}
+
 func (s zkStore) WatchTopics(fn func()) func() {
 	return s.zk.WatchChildren(zkutil.TopicsPath(), fn)
 }
