@@ -61,8 +61,8 @@
 //
 // Not implemented: partition reassignment (/admin/reassign_partitions and the KIP-455
 // adding/removing sets are ignored), AlterIsr (leaders write ISR changes themselves and
-// notify, as with IBP < 2.7-IV2), log-dir failure events and assigning missing topic ids. The pure reassignment election
-// strategy exists and is tested.
+// notify, as with IBP < 2.7-IV2), log-dir failure events and assigning missing topic ids.
+// The pure reassignment election strategy exists and is tested.
 //
 // # Concurrency
 //
