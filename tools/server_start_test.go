@@ -167,6 +167,18 @@ func TestToolServerStartEndToEnd(t *testing.T) {
 	if code != 0 || strings.Join(got, ",") != "k1:hello,k2:world,k3:again" || !strings.Contains(errOut, "Processed a total of 3 messages") {
 		t.Fatalf("consumer: %d %q %q", code, out, errOut)
 	}
+	// With a group, offsets are committed: a second run of the same group
+	// sees nothing new.
+	out, errOut, code = runTool(t, "", "kafka-console-consumer", "--bootstrap-server", bootstrap, "--topic", "greetings",
+		"--group", "g1", "--from-beginning", "--max-messages", "3", "--timeout-ms", "30000")
+	if code != 0 || strings.Count(out, "\n") != 3 {
+		t.Fatalf("group consumer: %d %q %q", code, out, errOut)
+	}
+	out, errOut, code = runTool(t, "", "kafka-console-consumer", "--bootstrap-server", bootstrap, "--topic", "greetings",
+		"--group", "g1", "--from-beginning", "--timeout-ms", "3000")
+	if code != 0 || out != "" || !strings.Contains(errOut, "Processed a total of 0 messages") {
+		t.Fatalf("group consumer again: %d %q %q", code, out, errOut)
+	}
 	out, _, code = runTool(t, "", "kafka-console-consumer", "--bootstrap-server", bootstrap, "--topic", "greetings",
 		"--partition", "0", "--offset", "earliest", "--timeout-ms", "1000", "--property", "print.offset=true")
 	if code != 0 || !strings.HasPrefix(out, "Offset:0\t") {
@@ -221,7 +233,7 @@ func TestToolServerStartEndToEnd(t *testing.T) {
 		t.Errorf("delete: %d %q %q", code, out, errOut)
 	}
 	waitFor(t, 30*time.Second, func() error {
-		out, _, _ := runTool(t, "", "kafka-topics", "--zookeeper", connect, "--list")
+		out, _, _ := runTool(t, "", "kafka-topics", "--zookeeper", connect, "--list", "--exclude-internal")
 		if out != "" {
 			return fmt.Errorf("topics left: %q", out)
 		}
