@@ -124,3 +124,27 @@ func TestStorageTruncateFully(t *testing.T) {
 		t.Fatalf("reopened: start %d end %d", l2.LogStartOffset(), l2.LogEndOffset())
 	}
 }
+
+// An empty follower log whose start offset falls inside the leader's first
+// batch (DeleteRecords moved the leader's start into it) restarts at the
+// batch's base offset instead of refusing it (Kafka's
+// Partition.appendRecordsToFollowerOrFutureReplica).
+func TestStorageFollowerStartInsideFirstBatch(t *testing.T) {
+	data := leaderBatches(t, 3, 0) // batches 0-2, 3-5, 6-8
+	_, rest, _ := record.NextBatch(data)
+	l := openTestLog(t, filepath.Join(t.TempDir(), "t-0"), smallConfig(), newFakeClock(), nil)
+	defer l.Close()
+	if err := l.TruncateFullyAndStartAt(4); err != nil {
+		t.Fatal(err)
+	}
+	info, err := l.AppendAsFollower(rest)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if info.FirstOffset != 3 || l.LogStartOffset() != 3 || l.LogEndOffset() != 9 {
+		t.Fatalf("info %+v start %d end %d", info, l.LogStartOffset(), l.LogEndOffset())
+	}
+	// A non-empty log still refuses a batch below its end.
+	_, err = l.AppendAsFollower(rest)
+	errorIs(t, err, ErrOffsetsOutOfOrder)
+}

@@ -176,8 +176,18 @@ func (l *Log) AppendAsFollower(batches []byte) (AppendInfo, error) {
 		return AppendInfo{}, err
 	}
 	if leo := l.end.Load().offset; info.FirstOffset < leo {
-		return AppendInfo{}, fmt.Errorf("storage: %s: follower append at %d below log end offset %d: %w",
-			l.tp, info.FirstOffset, leo, ErrOffsetsOutOfOrder)
+		if leo != l.logStartOffset.Load() || headers[0].LastOffset() < leo {
+			return AppendInfo{}, fmt.Errorf("storage: %s: follower append at %d below log end offset %d: %w",
+				l.tp, info.FirstOffset, leo, ErrOffsetsOutOfOrder)
+		}
+		// An empty log starting inside the leader's first batch (the
+		// leader's log start offset was moved into a batch by
+		// DeleteRecords): restart at the batch's base offset, as Kafka's
+		// Partition.appendRecordsToFollowerOrFutureReplica does.
+		l.logger.WithField("offset", info.FirstOffset).Info("storage: follower log restarts at the leader's first batch")
+		if err := l.truncateFullyLocked(info.FirstOffset); err != nil {
+			return AppendInfo{}, l.failLocked(err)
+		}
 	}
 	if err := l.appendLocked(batches, headers, info, cfg); err != nil {
 		return AppendInfo{}, err
