@@ -119,7 +119,7 @@ func DefaultConfig() Config {
 		DualCommitEnabled:           true,
 		OffsetsCommitMaxRetries:     5,
 		OffsetsChannelBackoff:       time.Second,
-		ConsumerTimeout:             -1,
+		ConsumerTimeout:             -time.Millisecond,
 		FetchMessageMaxBytes:        1024 * 1024,
 		FetchMinBytes:               1,
 		FetchWaitMax:                100 * time.Millisecond,
@@ -191,7 +191,9 @@ func durationMs(dst func(*Config) *time.Duration) func(*Config, string) error {
 func intProp(dst func(*Config) *int) func(*Config, string) error {
 	return func(c *Config, v string) error {
 		n, err := strconv.Atoi(v)
-		*dst(c) = n
+		if err == nil {
+			*dst(c) = n
+		}
 		return err
 	}
 }
@@ -199,7 +201,9 @@ func intProp(dst func(*Config) *int) func(*Config, string) error {
 func int32Prop(dst func(*Config) *int32) func(*Config, string) error {
 	return func(c *Config, v string) error {
 		n, err := strconv.ParseInt(v, 10, 32)
-		*dst(c) = int32(n)
+		if err == nil {
+			*dst(c) = int32(n)
+		}
 		return err
 	}
 }
@@ -207,7 +211,9 @@ func int32Prop(dst func(*Config) *int32) func(*Config, string) error {
 func boolProp(dst func(*Config) *bool) func(*Config, string) error {
 	return func(c *Config, v string) error {
 		b, err := strconv.ParseBool(v)
-		*dst(c) = b
+		if err == nil {
+			*dst(c) = b
+		}
 		return err
 	}
 }
@@ -271,8 +277,6 @@ func ParseProperties(props map[string]string) (Config, []string, error) {
 		c.DualCommitEnabled = c.OffsetsStorage == StorageKafka
 	}
 	sort.Strings(unknown)
-	if err := errors.Join(errs...); err != nil {
-		return c, unknown, err
-	}
-	return c, unknown, c.Validate()
+	sort.Slice(errs, func(i, j int) bool { return errs[i].Error() < errs[j].Error() })
+	return c, unknown, errors.Join(append(errs, c.Validate())...)
 }
