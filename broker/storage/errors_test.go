@@ -194,6 +194,21 @@ func TestStorageAppendValidation(t *testing.T) {
 	if err := l.SetConfig(cfg); err != nil {
 		t.Fatal(err)
 	}
+	// Compacted topics need keys (Kafka's LogValidator).
+	cfg.CleanupPolicy = CleanupCompact
+	if err := l.SetConfig(cfg); err != nil {
+		t.Fatal(err)
+	}
+	keyless, err := record.Build(record.NewBuildHeader(0, 0), []record.Record{{Value: []byte("v")}}, record.CodecNone)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = l.AppendAsLeader(keyless, 0)
+	errorIs(t, err, record.ErrInvalidRecord)
+	cfg.CleanupPolicy = CleanupDelete
+	if err := l.SetConfig(cfg); err != nil {
+		t.Fatal(err)
+	}
 	if l.LogEndOffset() != 0 || l.Size() != 0 {
 		t.Fatalf("rejected appends left LEO %d size %d", l.LogEndOffset(), l.Size())
 	}

@@ -112,6 +112,11 @@ func (l *Log) validateLeaderBatches(batches []byte, cfg Config, now int64) ([]re
 		if err := b.Validate(limits); err != nil {
 			return nil, info, fmt.Errorf("storage: %s: batch %d: %w", l.tp, i, err)
 		}
+		if cfg.CleanupPolicy.Compacts() && !b.IsControl() {
+			if err := requireKeys(b); err != nil {
+				return nil, info, fmt.Errorf("storage: %s: batch %d: %w", l.tp, i, err)
+			}
+		}
 		if cfg.MessageTimestampType == CreateTime && cfg.MessageTimestampDifferenceMaxMs < NoLimit {
 			// Kafka checks each record; the batch's first and max
 			// timestamps bound every record's timestamp from both sides
@@ -259,4 +264,21 @@ func framingError(tp TopicPartition, i int, err error) error {
 		return fmt.Errorf("storage: %s: batch %d: %w: %w", tp, i, record.ErrCorrupt, err)
 	}
 	return fmt.Errorf("storage: %s: batch %d: %w", tp, i, err)
+}
+
+// requireKeys is Kafka's LogValidator check for compacted topics: "Compacted
+// topic cannot accept message without key" (INVALID_RECORD).
+func requireKeys(b record.Batch) error {
+	it, err := b.Iter(0)
+	if err != nil {
+		return err
+	}
+	var r record.Record
+	for it.Next(&r) {
+		if r.Key == nil {
+			return fmt.Errorf("%w: compacted topic cannot accept a record without a key (offset delta %d)",
+				record.ErrInvalidRecord, r.OffsetDelta)
+		}
+	}
+	return it.Err()
 }
