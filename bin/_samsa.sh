@@ -13,8 +13,37 @@ samsa_find_go() {
     command -v go
   elif [[ -x /usr/local/go/bin/go ]]; then
     echo /usr/local/go/bin/go
+  elif [[ -x "$SAMSA_HOME/.build/go/bin/go" ]]; then
+    echo "$SAMSA_HOME/.build/go/bin/go"
   else
-    echo "error: the Go toolchain is needed to build samsa (install golang, see docs/quickstart.md)" >&2
+    echo "error: the Go toolchain is needed to build samsa (bin/quickstart.sh installs it; see docs/quickstart.md)" >&2
+    return 1
+  fi
+}
+
+# samsa_install_go downloads the official Go release named by go.mod's "go"
+# line into <repo>/.build/go. Debian's golang-go (1.19 in bookworm) is too
+# old for the module and cannot fetch a newer toolchain itself.
+samsa_install_go() {
+  local version arch url
+  version="$(awk '$1 == "go" {print $2; exit}' "$SAMSA_HOME/go.mod")"
+  case "$(uname -m)" in
+    x86_64) arch=amd64 ;;
+    aarch64 | arm64) arch=arm64 ;;
+    *)
+      echo "error: no Go download for $(uname -m); install Go $version by hand" >&2
+      return 1
+      ;;
+  esac
+  url="https://go.dev/dl/go${version}.linux-${arch}.tar.gz"
+  echo "Downloading Go $version from $url" >&2
+  mkdir -p "$SAMSA_HOME/.build"
+  if command -v curl >/dev/null 2>&1; then
+    curl -fsSL "$url" | tar -C "$SAMSA_HOME/.build" -xz
+  elif command -v wget >/dev/null 2>&1; then
+    wget -qO- "$url" | tar -C "$SAMSA_HOME/.build" -xz
+  else
+    echo "error: need curl or wget to download Go" >&2
     return 1
   fi
 }

@@ -94,9 +94,7 @@ start_all() {
   say "Checking prerequisites"
   samsa_ensure_zookeeper
   if ! samsa_find_go >/dev/null 2>&1; then
-    echo "Installing Go (apt-get install -y golang-go)..."
-    samsa_as_root apt-get update -q
-    DEBIAN_FRONTEND=noninteractive samsa_as_root apt-get install -y -q golang-go
+    samsa_install_go
   fi
   echo "Building $SAMSA_BIN"
   samsa_build
