@@ -1,6 +1,7 @@
 package broker_test
 
 import (
+	"context"
 	"fmt"
 	"testing"
 	"time"
@@ -155,4 +156,40 @@ func TestClusterZKSessionExpiryReregisters(t *testing.T) {
 	})
 	c.CreateTopic(t, "after-expiry", 2, 2)
 	produceConsume(t, c, brokertest.SaramaConfig(sarama.V2_1_0_0), "after-expiry", 2, 20)
+}
+
+// TestClusterControlledShutdown: with controlled.shutdown.enable the
+// controller moves leadership off a stopping broker before it deregisters
+// (Kafka's controlled shutdown), so by the time Shutdown returns no
+// partition is led by it and producing with acks=all goes on.
+func TestClusterControlledShutdown(t *testing.T) {
+	c := brokertest.NewCluster(t, 3, brokertest.WithProperty("controlled.shutdown.enable", "true"),
+		brokertest.WithProperty("controlled.shutdown.retry.backoff.ms", "100"))
+	c.CreateTopic(t, "cs", 3, 3)
+	ctrl := c.Controller()
+	victim := (ctrl + 1) % 3
+	victimID := c.Broker(victim).ID()
+	led := 0
+	for p := int32(0); p < 3; p++ {
+		if c.WaitForLeader(t, "cs", p) == victimID {
+			led++
+		}
+	}
+	b := c.Broker(victim)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if err := b.Shutdown(ctx); err != nil {
+		t.Fatal(err)
+	}
+	snap := c.Broker(ctrl).Metadata()
+	for p := int32(0); p < 3; p++ {
+		ps, _ := snap.Partition("cs", p)
+		if ps.Leader == victimID {
+			t.Fatalf("partition %d still led by the stopped broker %d (it led %d)", p, victimID, led)
+		}
+	}
+	c.Restart(victim)
+	cfg := brokertest.SaramaConfig(sarama.V2_8_0_0)
+	cfg.Producer.RequiredAcks = sarama.WaitForAll
+	produceConsume(t, c, cfg, "cs", 3, 30)
 }

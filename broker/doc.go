@@ -26,8 +26,10 @@
 // served → /brokers/ids/<id> registered (broker epoch = its czxid) →
 // controller started.
 //
-// Shutdown order (STYLE S6.8): stop accepting (listeners closed, in-flight
-// requests finish or are cut at the deadline) → resign the controller →
+// Shutdown order (STYLE S6.8): controlled shutdown (with
+// controlled.shutdown.enable, leadership moves away while requests are
+// still served) → stop accepting (listeners closed, in-flight requests
+// finish or are cut at the deadline) → resign the controller →
 // stop the follower fetchers and wake parked requests → flush and
 // checkpoint the logs (clean-shutdown marker) → deregister
 // /brokers/ids/<id> → close ZooKeeper.

@@ -124,8 +124,25 @@ func (b *Broker) errorCode(err error) int16 {
 		return kerr.TopicAlreadyExists.Code
 	case errors.Is(err, errPolicyViolation):
 		return kerr.PolicyViolation.Code
-	case errors.Is(err, zkutil.ErrControllerMoved):
+	case errors.Is(err, zkutil.ErrControllerMoved), errors.Is(err, controller.ErrNotController):
 		return kerr.NotController.Code
+	case errors.Is(err, controller.ErrStaleBrokerEpoch):
+		return kerr.StaleBrokerEpoch.Code
+	case errors.Is(err, controller.ErrBrokerNotAvailable):
+		return kerr.BrokerNotAvailable.Code
+	case errors.Is(err, controller.ErrUnknownTopicOrPartition):
+		return kerr.UnknownTopicOrPartition.Code
+	case errors.Is(err, controller.ErrTopicBeingDeleted):
+		return kerr.InvalidTopicException.Code
+	case errors.Is(err, controller.ErrElectionNotNeeded):
+		return kerr.ElectionNotNeeded.Code
+	case errors.Is(err, controller.ErrPreferredLeaderNotAvailable):
+		return kerr.PreferredLeaderNotAvailable.Code
+	case errors.Is(err, controller.ErrEligibleLeadersNotAvailable):
+		return kerr.EligibleLeadersNotAvailable.Code
+	case errors.Is(err, controller.ErrRackInfoIncomplete):
+		// Kafka's AdminOperationException reaches clients this way.
+		return kerr.UnknownServerError.Code
 	}
 	b.log.WithError(err).Warn("unmapped error answered as UNKNOWN_SERVER_ERROR")
 	return kerr.UnknownServerError.Code

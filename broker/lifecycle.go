@@ -206,6 +206,12 @@ func (b *Broker) Shutdown(ctx context.Context) error {
 	b.mu.Unlock()
 
 	var errs []error
+	// 0. Controlled shutdown: leadership moves away while we still serve.
+	if b.cfg.ControlledShutdownEnable && b.brokerEpoch.Load() != 0 && ctx.Err() == nil {
+		if err := b.controlledShutdown(ctx); err != nil {
+			b.log.WithError(err).Warn("controlled shutdown failed; shutting down anyway")
+		}
+	}
 	// 1. Stop accepting; in-flight requests finish or are cut at ctx's end.
 	if b.srv != nil {
 		if b.replicas != nil {
