@@ -1,7 +1,9 @@
 package zkconsumer_test
 
 import (
+	"context"
 	"fmt"
+	"sync"
 
 	"samsa/tools/zkconsumer"
 )
@@ -55,4 +57,65 @@ func ExampleAssignRoundRobin_differentSubscriptions() {
 	})
 	fmt.Println(err)
 	// Output: zkconsumer: roundrobin assignment requires every consumer in the group to subscribe to the same topics with the same stream count: topic b has streams [g_c1-0] but topic a has streams [g_c1-0 g_c2-0]
+}
+
+// ParseProperties reads the old consumer's property names over Kafka's
+// defaults and returns the keys it does not know.
+func ExampleParseProperties() {
+	cfg, unknown, err := zkconsumer.ParseProperties(map[string]string{
+		"group.id":                      "billing",
+		"zookeeper.connect":             "zk1:2181,zk2:2181/kafka",
+		"partition.assignment.strategy": "roundrobin",
+		"offsets.storage":               "kafka",
+		"socket.receive.buffer.bytes":   "65536",
+	})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println(cfg.GroupID, cfg.PartitionAssignmentStrategy, cfg.OffsetsStorage, cfg.DualCommitEnabled)
+	fmt.Println(cfg.RebalanceMaxRetries, cfg.RebalanceBackoff, cfg.AutoOffsetReset, cfg.AutoCommitInterval)
+	fmt.Println("unknown:", unknown)
+	// Output:
+	// billing roundrobin kafka true
+	// 4 2s largest 1m0s
+	// unknown: [socket.receive.buffer.bytes]
+}
+
+// A group member reading one topic with two streams. Each stream is read by
+// its own goroutine; asking for the next message marks the previous one
+// processed, and only processed offsets are committed.
+func ExampleConnector() {
+	cfg := zkconsumer.DefaultConfig()
+	cfg.GroupID = "billing"
+	cfg.ZooKeeperConnect = "127.0.0.1:2181/kafka"
+	ctx := context.Background()
+
+	c, err := zkconsumer.NewConnector(ctx, cfg)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	defer c.Close() // commits processed offsets (auto.commit.enable) and leaves the group
+
+	streams, err := c.CreateMessageStreams(ctx, map[string]int{"invoices": 2})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	var wg sync.WaitGroup
+	for _, s := range streams["invoices"] {
+		wg.Add(1)
+		go func(s *zkconsumer.Stream) {
+			defer wg.Done()
+			for {
+				m, err := s.Next(ctx)
+				if err != nil {
+					return // ErrClosed after Close
+				}
+				fmt.Printf("%s/%d@%d: %s\n", m.Topic, m.Partition, m.Offset, m.Value)
+			}
+		}(s)
+	}
+	wg.Wait()
 }
