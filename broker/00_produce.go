@@ -24,6 +24,9 @@ package broker
 //     (InitProducerId is not advertised, so clients do not try); producer
 //     ids in batches are stored as given and not checked.
 //   - LogAppendTime topics return the append time (v2+).
+//   - Internal topics (__consumer_offsets) refuse client produce with
+//     INVALID_TOPIC_EXCEPTION, as Kafka; the group coordinator appends
+//     through broker/replica directly.
 //
 // Version notes:
 //   - v0-2: message sets v0/v1. v1: throttle. v2: log_append_time.
@@ -112,6 +115,9 @@ func (b *Broker) handleProduce(r *request) (kmsg.Response, error) {
 
 // produceOne converts (if needed) and appends one partition's records.
 func (b *Broker) produceOne(version int16, tp replica.TopicPartition, records []byte, acks int16) (replica.AppendResult, error) {
+	if isInternalTopic(tp.Topic) {
+		return replica.AppendResult{}, fmt.Errorf("%w: cannot append to internal topic %s", errInvalidTopic, tp.Topic)
+	}
 	magic, err := record.Magic(records)
 	if err != nil {
 		return replica.AppendResult{}, fmt.Errorf("%w: %w", record.ErrCorrupt, err)
