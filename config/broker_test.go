@@ -282,6 +282,9 @@ func TestConfigLoadBrokerFileWithOverrides(t *testing.T) {
 	if err != nil || len(warnings) != 0 {
 		t.Fatalf("LoadBroker: %v %v", warnings, err)
 	}
+	if servers, chroot := b.ZKConnect(); len(servers) != 1 || servers[0] != "localhost:2181" || chroot != "/samsa" {
+		t.Errorf("ZKConnect = %v %q", servers, chroot)
+	}
 	if b.BrokerID != 2 || b.Listeners()[0].Port != 9094 || b.ZKChroot() != "/samsa" {
 		t.Errorf("got id %d listeners %v chroot %q", b.BrokerID, b.Listeners(), b.ZKChroot())
 	}

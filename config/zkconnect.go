@@ -45,6 +45,13 @@ func ParseZKConnect(s string) (servers []string, chroot string, err error) {
 	return servers, chroot, nil
 }
 
+// ZKConnect returns zookeeper.connect split into its host:port list and its
+// chroot ("" when there is none).
+func (b *Broker) ZKConnect() (servers []string, chroot string) {
+	servers, chroot, _ = ParseZKConnect(b.RawZookeeperConnect)
+	return servers, chroot
+}
+
 // ZKServers returns the host:port list of zookeeper.connect.
 func (b *Broker) ZKServers() []string {
 	servers, _, _ := ParseZKConnect(b.RawZookeeperConnect)
