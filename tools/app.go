@@ -84,6 +84,10 @@ func NewApp(env Env) *cli.App {
 			producerPerfCommand(env),
 			consumerPerfCommand(env),
 			e2eLatencyCommand(env),
+			getOffsetsCommand(env),
+			brokerAPIVersionsCommand(env),
+			deleteRecordsCommand(env),
+			logDirsCommand(env),
 		},
 	}
 	for _, cmd := range app.Commands {
