@@ -174,4 +174,41 @@ func (s *peerFetchSource) EndOffsetsForEpoch(ctx context.Context, leader replica
 	return out, nil
 }
 
+// LogRange implements replica.FetchSource with two ListOffsets requests
+// (earliest, latest) sent as replica s.b.ID().
+func (s *peerFetchSource) LogRange(ctx context.Context, leader replica.LeaderEndpoint, tp replica.TopicPartition) (int64, int64, error) {
+	c, err := s.client(leader)
+	if err != nil {
+		return 0, 0, err
+	}
+	var out [2]int64
+	for i, ts := range []int64{-2, -1} {
+		req := kmsg.NewPtrListOffsetsRequest()
+		req.ReplicaID = s.b.ID()
+		rt := kmsg.NewListOffsetsRequestTopic()
+		rt.Topic = tp.Topic
+		rp := kmsg.NewListOffsetsRequestTopicPartition()
+		rp.Partition, rp.Timestamp, rp.CurrentLeaderEpoch, rp.MaxNumOffsets = tp.Partition, ts, -1, 1
+		rt.Partitions = append(rt.Partitions, rp)
+		req.Topics = append(req.Topics, rt)
+		kr, err := c.Request(ctx, req)
+		if err != nil {
+			return 0, 0, err
+		}
+		resp, ok := kr.(*kmsg.ListOffsetsResponse)
+		if !ok || len(resp.Topics) != 1 || len(resp.Topics[0].Partitions) != 1 {
+			return 0, 0, fmt.Errorf("broker: malformed ListOffsets answer from leader %d", leader.ID)
+		}
+		p := resp.Topics[0].Partitions[0]
+		if p.ErrorCode != 0 {
+			return 0, 0, kerr.ErrorForCode(p.ErrorCode)
+		}
+		out[i] = p.Offset
+		if resp.Version == 0 && len(p.OldStyleOffsets) > 0 {
+			out[i] = p.OldStyleOffsets[0]
+		}
+	}
+	return out[0], out[1], nil
+}
+
 func itoa(v int32) string { return strconv.FormatInt(int64(v), 10) }

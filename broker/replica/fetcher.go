@@ -19,6 +19,9 @@ import (
 type FetchSource interface {
 	Fetch(ctx context.Context, leader LeaderEndpoint, req FollowerFetch) (map[TopicPartition]FollowerFetchResult, error)
 	EndOffsetsForEpoch(ctx context.Context, leader LeaderEndpoint, req map[TopicPartition]EpochQuery) (map[TopicPartition]EpochEndOffset, error)
+	// LogRange returns the leader's log start and log end offsets of tp
+	// (ListOffsets earliest and latest as a replica).
+	LogRange(ctx context.Context, leader LeaderEndpoint, tp TopicPartition) (start, end int64, err error)
 }
 
 // FollowerFetch is one replica fetch request.
@@ -229,10 +232,7 @@ func (f *fetcher) fetchOnce(ep LeaderEndpoint, parts map[TopicPartition]partitio
 		}
 		if r.Err != nil {
 			if errors.Is(r.Err, storage.ErrOffsetOutOfRange) {
-				// The leader's log starts after ours ends (or we are ahead of
-				// it after an unclean election): start over at its log start
-				// offset, as Kafka's handleOffsetOutOfRange does.
-				if err := p.resetForFollower(s.leaderEpoch, r.LogStartOffset); err != nil {
+				if err := f.handleOutOfRange(ep, p, s.leaderEpoch); err != nil {
 					failed = err
 				}
 				continue
@@ -285,22 +285,36 @@ func (p *Partition) truncateForFollower(leaderEpoch int32, eo EpochEndOffset) er
 	return l.TruncateTo(target)
 }
 
-// resetForFollower empties the log and restarts it at offset.
-func (p *Partition) resetForFollower(leaderEpoch int32, offset int64) error {
+// handleOutOfRange realigns a follower whose fetch offset the leader
+// refused (Kafka AbstractFetcherThread.fetchOffsetAndTruncate): ahead of
+// the leader's log end (after an unclean election) it truncates to it;
+// behind the leader's log start it restarts its log there.
+func (f *fetcher) handleOutOfRange(ep LeaderEndpoint, p *Partition, leaderEpoch int32) error {
+	start, end, err := f.fm.cfg.Source.LogRange(f.ctx, ep, p.tp)
+	if err != nil {
+		return err
+	}
+	return p.realignForFollower(leaderEpoch, start, end)
+}
+
+func (p *Partition) realignForFollower(leaderEpoch int32, leaderStart, leaderEnd int64) error {
 	p.mu.RLock()
 	defer p.mu.RUnlock()
 	if !p.followingLocked(leaderEpoch) {
 		return nil
 	}
 	l := p.mu.data
-	if offset < 0 {
-		offset = 0
+	leo := l.LogEndOffset()
+	switch {
+	case leaderEnd < leo:
+		p.log.WithFields(logrus.Fields{"offset": leaderEnd, "log_end_offset": leo}).
+			Warn("follower ahead of the leader; truncating to the leader's log end")
+		return l.TruncateTo(max(leaderEnd, l.LogStartOffset()))
+	case leaderStart > leo:
+		p.log.WithField("offset", leaderStart).Warn("follower behind the leader's log start; restarting the log there")
+		return l.TruncateFullyAndStartAt(leaderStart)
 	}
-	if offset <= l.LogEndOffset() && offset >= l.LogStartOffset() {
-		return l.TruncateTo(offset)
-	}
-	p.log.WithField("offset", offset).Warn("follower out of range; restarting log at the leader's start")
-	return l.TruncateFullyAndStartAt(offset)
+	return nil
 }
 
 // appendAsFollower appends the whole batches of r and follows the

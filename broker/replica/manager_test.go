@@ -245,3 +245,39 @@ func brokertestWait(t *testing.T, cond func() bool) {
 		time.Sleep(10 * time.Millisecond)
 	}
 }
+
+// TestReplicaFollowerRealign: Kafka's out-of-range handling for a
+// follower — ahead of the leader's log end it truncates to it; behind the
+// leader's log start it restarts its log there.
+func TestReplicaFollowerRealign(t *testing.T) {
+	m, _ := newTestManager(t, 1, 1)
+	res, err := m.BecomeLeaderOrFollower(context.Background(), LeaderAndIsr{ControllerEpoch: 1,
+		Partitions: []PartitionState{{TopicPartition: tp0, Leader: 2, LeaderEpoch: 3, ISR: []int32{2, 1}, Replicas: []int32{2, 1}}}})
+	if err != nil || res[tp0] != nil {
+		t.Fatal(err, res)
+	}
+	p := m.Partition(tp0)
+	if _, err := p.Log().AppendAsFollower(batch(t, "a", "b", "c")); err != nil {
+		t.Fatal(err)
+	}
+	if err := p.realignForFollower(3, 0, 1); err != nil {
+		t.Fatal(err)
+	}
+	if leo := p.Log().LogEndOffset(); leo != 1 {
+		t.Fatalf("log end %d after truncating to the leader's end", leo)
+	}
+	if err := p.realignForFollower(3, 10, 20); err != nil {
+		t.Fatal(err)
+	}
+	if s, e := p.Log().LogStartOffset(), p.Log().LogEndOffset(); s != 10 || e != 10 {
+		t.Fatalf("log [%d, %d) after restarting at the leader's start", s, e)
+	}
+	// A stale epoch changes nothing.
+	if err := p.realignForFollower(2, 0, 0); err != nil || p.Log().LogEndOffset() != 10 {
+		t.Fatalf("stale realign: %v, end %d", err, p.Log().LogEndOffset())
+	}
+	// Reads from a follower are refused.
+	if _, err := m.Read(tp0, ReadParams{ReplicaID: -1, FetchOffset: 10, MaxBytes: 10, CurrentLeaderEpoch: -1}); !errors.Is(err, ErrNotLeader) {
+		t.Fatalf("consumer read on a follower: %v", err)
+	}
+}
