@@ -257,8 +257,14 @@ func TestReplicaFollowerRealign(t *testing.T) {
 		t.Fatal(err, res)
 	}
 	p := m.Partition(tp0)
-	if _, err := p.Log().AppendAsFollower(batch(t, "a", "b", "c")); err != nil {
-		t.Fatal(err)
+	for i, v := range []string{"a", "b", "c"} {
+		b, err := record.Build(record.NewBuildHeader(int64(i), time.Now().UnixMilli()), []record.Record{{Value: []byte(v)}}, record.CodecNone)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := p.Log().AppendAsFollower(b); err != nil {
+			t.Fatal(err)
+		}
 	}
 	if err := p.realignForFollower(3, 0, 1); err != nil {
 		t.Fatal(err)
