@@ -86,7 +86,7 @@ func (b *Broker) validate() []error {
 	} else if b.BrokerID < 0 {
 		fail("broker.id must be greater than or equal to 0 when broker.id.generation.enable is false (broker.id=%d)", b.BrokerID)
 	}
-	if _, _, err := ParseZKConnect(b.RawZookeeperConnect); err != nil {
+	if _, _, err := ParseZKConnect(b.RawZookeeperConnect); err != nil && b.RawZookeeperConnect != "" {
 		errs = append(errs, &KeyError{Key: "zookeeper.connect", Value: b.RawZookeeperConnect, Reason: strings.TrimPrefix(err.Error(), "config: ")})
 	}
 	if r := b.LogRollMs(); r < 1 {

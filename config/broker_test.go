@@ -216,6 +216,7 @@ func TestConfigBrokerReportsAllProblems(t *testing.T) {
 		"log.cleanup.policy":        "delete,shred",
 		"auto.create.topics.enable": "yes",
 		"no.such.key":               "1",
+		"replica.fetch.wait.max.ms": "40000",
 	})
 	if err == nil {
 		t.Fatal("want error")
@@ -223,7 +224,7 @@ func TestConfigBrokerReportsAllProblems(t *testing.T) {
 	for _, s := range []string{
 		`"zero" for configuration num.partitions`, `"-5" for configuration message.max.bytes`,
 		`"delete,shred" for configuration log.cleanup.policy`, `"yes" for configuration auto.create.topics.enable`,
-		"zookeeper.connect",
+		"zookeeper.connect", "replica.socket.timeout.ms should always be at least replica.fetch.wait.max.ms",
 	} {
 		if !strings.Contains(err.Error(), s) {
 			t.Errorf("error does not mention %s:\n%v", s, err)

@@ -45,9 +45,7 @@ func NewBroker(props map[string]string) (*Broker, []Warning, error) {
 			warnings = append(warnings, Warning(fmt.Sprintf("The configuration '%s' was supplied but isn't a known config.", k)))
 		}
 	}
-	if len(errs) == 0 {
-		errs = append(errs, b.validate()...)
-	}
+	errs = append(errs, b.validate()...)
 	if len(errs) > 0 {
 		return nil, warnings, errors.Join(errs...)
 	}
@@ -126,6 +124,11 @@ func fill(dst reflect.Value, keys []Key, props map[string]string, checkRequired 
 		}
 		if err != nil {
 			errs = append(errs, &KeyError{Key: k.Name, Value: raw, Reason: err.Error()})
+			// Keep the default, so that checks across keys still see a
+			// sensible value and report their own problems.
+			if dv, derr := parseValue(k.Type, k.Default); derr == nil && !k.Null {
+				setField(dst.FieldByName(k.Field), dv)
+			}
 			continue
 		}
 		if k.Required && checkRequired && formatValue(v) == "" {
