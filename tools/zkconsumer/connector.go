@@ -30,6 +30,10 @@ type Connector struct {
 	quit chan struct{} // closed by Close
 	wg   sync.WaitGroup
 
+	// ctx ends with Close; it bounds the background rebalances and commits.
+	ctx    context.Context
+	cancel context.CancelFunc
+
 	closeOnce sync.Once
 
 	// commitMu serialises commits with the commit-and-release step of a
@@ -117,7 +121,10 @@ func NewConnector(ctx context.Context, cfg Config) (*Connector, error) {
 	if err != nil {
 		return nil, fmt.Errorf("zkconsumer: connect to zookeeper: %w", err)
 	}
+	bg, cancel := context.WithCancel(context.Background())
 	c := &Connector{
+		ctx:          bg,
+		cancel:       cancel,
 		cfg:          cfg,
 		log:          log,
 		zk:           zk,
@@ -151,7 +158,9 @@ func (c *Connector) trigger() {
 
 // CreateMessageStreams subscribes to topics with the given number of
 // streams each, registers the consumer, runs the first rebalance and
-// returns the streams per topic. It may be called once.
+// returns the streams per topic. It may be called once. If the first
+// rebalance fails, the consumer leaves the group again and the Connector is
+// only good for Close.
 func (c *Connector) CreateMessageStreams(ctx context.Context, topicCount map[string]int) (map[string][]*Stream, error) {
 	if len(topicCount) == 0 {
 		return nil, errors.New("zkconsumer: no topics to consume")
@@ -232,11 +241,31 @@ func (c *Connector) consume(ctx context.Context, sub subscription, streams map[s
 		c.topicsWatch = c.zk.WatchChildren(zkutil.TopicsPath(), c.trigger)
 	}
 	if err := c.syncedRebalance(ctx); err != nil {
+		// Leave the group rather than stay registered without consuming.
+		c.releaseAll(ctx)
+		c.cancelWatches()
+		if derr := c.zk.DeregisterConsumer(c.cfg.GroupID, c.id); derr != nil {
+			c.log.WithError(derr).Warn("deregistration after a failed first rebalance failed")
+		}
 		return err
 	}
 	c.wg.Add(1)
 	go c.run()
 	return nil
+}
+
+// cancelWatches stops every ZooKeeper watch of the connector.
+func (c *Connector) cancelWatches() {
+	for t, cancel := range c.topicWatches {
+		cancel()
+		delete(c.topicWatches, t)
+	}
+	for _, w := range []*func(){&c.idsWatch, &c.topicsWatch, &c.brokerWatch} {
+		if *w != nil {
+			(*w)()
+			*w = nil
+		}
+	}
 }
 
 // register writes /consumers/<g>/ids/<id> (tolerating the node of this
@@ -271,12 +300,7 @@ func (c *Connector) run() {
 		defer t.Stop()
 		tick = t.C
 	}
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	go func() {
-		<-c.quit
-		cancel()
-	}()
+	ctx := c.ctx
 	for {
 		select {
 		case <-c.quit:
@@ -364,6 +388,7 @@ func (c *Connector) Close() error {
 	var err error
 	c.closeOnce.Do(func() {
 		close(c.quit)
+		c.cancel()
 		c.wg.Wait()
 		c.stopFetchers()
 		if c.cfg.AutoCommitEnable {
@@ -371,14 +396,7 @@ func (c *Connector) Close() error {
 			err = c.commit(ctx, 1)
 			cancel()
 		}
-		for _, cancel := range c.topicWatches {
-			cancel()
-		}
-		for _, cancel := range []func(){c.idsWatch, c.topicsWatch, c.brokerWatch} {
-			if cancel != nil {
-				cancel()
-			}
-		}
+		c.cancelWatches()
 		c.closeSarama()
 		c.zk.Close()
 		c.log.Info("consumer closed")

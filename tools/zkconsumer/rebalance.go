@@ -198,12 +198,21 @@ func (c *Connector) readGroup() (GroupState, error) {
 		if errors.Is(err, zkutil.ErrNoNode) {
 			continue // left meanwhile; its departure triggers another rebalance
 		}
+		if errors.Is(err, zkutil.ErrMalformed) {
+			// Every member skips it alike, so the others still agree.
+			c.log.WithError(err).WithField("consumer", id).Warn("ignoring member with malformed registration")
+			continue
+		}
 		if err != nil {
 			return GroupState{}, fmt.Errorf("zkconsumer: read member %s: %w", id, err)
 		}
 		sub, err := subscriptionOf(reg)
+		if err == nil && sub.wildcard() {
+			_, err = sub.filter.compile(c.cfg.ExcludeInternalTopics)
+		}
 		if err != nil {
-			return GroupState{}, fmt.Errorf("zkconsumer: member %s: %w", id, err)
+			c.log.WithError(err).WithField("consumer", id).Warn("ignoring member with unusable registration")
+			continue
 		}
 		if sub.wildcard() && allTopics == nil {
 			if allTopics, err = c.zk.GetAllTopics(); err != nil && !errors.Is(err, zkutil.ErrNoNode) {

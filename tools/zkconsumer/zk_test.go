@@ -237,4 +237,42 @@ func TestZKConsumerRoundRobinMismatch(t *testing.T) {
 	if !errors.Is(err, ErrRebalanceFailed) || !errors.Is(err, ErrSubscriptionsDiffer) {
 		t.Fatalf("err = %v, want ErrRebalanceFailed wrapping ErrSubscriptionsDiffer", err)
 	}
+	// The failed member left the group again; c1 goes back to owning all.
+	waitFor(t, 30*time.Second, func() error {
+		return e.converged("g", map[string]int{"a": 2}, []*Connector{c1}, StrategyRoundRobin)
+	})
+}
+
+// TestZKConsumerIgnoresMalformedMember: a member whose registration does
+// not decode is left out of the assignment by everyone alike.
+func TestZKConsumerIgnoresMalformedMember(t *testing.T) {
+	e := newZKEnv(t)
+	e.addBroker(t, 1)
+	e.addTopic(t, "a", 2)
+	if _, err := e.admin.CreateRecursive(zkutil.ConsumerIDPath("g", "g_broken"), []byte(`{"version":1,`), zkutil.Ephemeral); err != nil {
+		t.Fatal(err)
+	}
+	c := newConnector(t, testConfig(e.connect, "g", "c1"))
+	startStatic(t, c, map[string]int{"a": 1})
+	waitFor(t, 30*time.Second, func() error {
+		if got := c.Owned().String(); got != "[a,0]->g_c1-0 [a,1]->g_c1-0" {
+			return errors.New("owns " + got)
+		}
+		return nil
+	})
+}
+
+// TestZKConsumerNoBrokers: with no broker registered the rebalance keeps
+// nothing and watches /brokers/ids; the first broker to register triggers
+// the real rebalance.
+func TestZKConsumerNoBrokers(t *testing.T) {
+	e := newZKEnv(t)
+	e.addTopic(t, "a", 3)
+	c := newConnector(t, testConfig(e.connect, "g", "c1"))
+	startStatic(t, c, map[string]int{"a": 1})
+	if n, err := c.Rebalances(); n != 1 || err != nil || len(c.Owned()) != 0 {
+		t.Fatalf("rebalances %d (%v), owned %v; want 1, nil, nothing", n, err, c.Owned())
+	}
+	e.addBroker(t, 1)
+	waitFor(t, 30*time.Second, func() error { return e.converged("g", map[string]int{"a": 3}, []*Connector{c}, StrategyRange) })
 }
