@@ -107,7 +107,8 @@ type Manager struct {
 	mu struct {
 		sync.RWMutex
 		logs    map[TopicPartition]*managedLog
-		loaded  bool
+		loaded  bool // Load was called
+		started bool // Load succeeded and the goroutines run
 		closed  bool
 		offline map[string]error // log dirs that failed
 	}
@@ -339,7 +340,7 @@ func (m *Manager) Close() error {
 	}
 	m.mu.closed = true
 	m.mu.Unlock()
-	if m.cfg.Cleaner != nil && m.loaded() {
+	if m.cfg.Cleaner != nil && m.isStarted() {
 		m.cfg.Cleaner.Stop()
 	}
 	close(m.quit)
@@ -348,6 +349,15 @@ func (m *Manager) Close() error {
 
 	m.createMu.Lock()
 	defer m.createMu.Unlock()
+	if !m.isStarted() {
+		// Load failed or never ran: the loaded logs are incomplete, so
+		// checkpoints written now would forget the others. Only close.
+		var err error
+		for _, ml := range m.managedLogs() {
+			err = errors.Join(err, ml.log.Close())
+		}
+		return err
+	}
 	dirErr := map[string]error{}
 	for _, ml := range m.managedLogs() {
 		if err := ml.log.Flush(); err != nil {
@@ -378,10 +388,10 @@ func (m *Manager) Close() error {
 	return all
 }
 
-func (m *Manager) loaded() bool {
+func (m *Manager) isStarted() bool {
 	m.mu.RLock()
 	defer m.mu.RUnlock()
-	return m.mu.loaded
+	return m.mu.started
 }
 
 func (m *Manager) dirOffline(d string) error {

@@ -76,6 +76,9 @@ func (m *Manager) Load(ctx context.Context) error {
 	if online == 0 {
 		return fmt.Errorf("storage: every log dir failed to load: %w", errors.Join(errs...))
 	}
+	m.mu.Lock()
+	m.mu.started = true
+	m.mu.Unlock()
 	m.startBackground()
 	return nil
 }
