@@ -97,8 +97,14 @@ func threadsPerTopic(g GroupState) (map[string][]ThreadID, error) {
 			}
 		}
 	}
+	names := make(map[ThreadID]string)
 	for _, ths := range out {
-		sort.Slice(ths, func(i, j int) bool { return threadLess(ths[i], ths[j]) })
+		for _, th := range ths {
+			if _, ok := names[th]; !ok {
+				names[th] = th.String()
+			}
+		}
+		sort.Slice(ths, func(i, j int) bool { return javaStringLess(names[ths[i]], names[ths[j]]) })
 	}
 	return out, nil
 }
