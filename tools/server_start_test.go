@@ -150,8 +150,16 @@ func TestToolServerStartEndToEnd(t *testing.T) {
 		}
 		return nil
 	})
+	out, errOut, code = runTool(t, "", "kafka-topics", "--bootstrap-server", bootstrap, "--create", "--topic", "manual", "--replica-assignment", "1,1")
+	if code != 0 || out != "Created topic manual.\n" {
+		t.Fatalf("create with assignment: %d %q %q", code, out, errOut)
+	}
+	out, errOut, code = runTool(t, "", "kafka-topics", "--bootstrap-server", bootstrap, "--create", "--topic", "manual", "--partitions", "1")
+	if code != 1 || !strings.HasPrefix(out, "Error while executing topic command : ") || !strings.Contains(out, "manual") {
+		t.Errorf("create existing: %d %q %q", code, out, errOut)
+	}
 	out, _, _ = runTool(t, "", "kafka-topics", "--bootstrap-server", bootstrap, "--list", "--exclude-internal")
-	if out != "greetings\n" {
+	if out != "greetings\nmanual\n" {
 		t.Errorf("list: %q", out)
 	}
 
@@ -234,7 +242,7 @@ func TestToolServerStartEndToEnd(t *testing.T) {
 	}
 	waitFor(t, 30*time.Second, func() error {
 		out, _, _ := runTool(t, "", "kafka-topics", "--zookeeper", connect, "--list", "--exclude-internal")
-		if out != "" {
+		if out != "manual\n" {
 			return fmt.Errorf("topics left: %q", out)
 		}
 		return nil
