@@ -143,3 +143,34 @@ func TestStorageRollPreallocate(t *testing.T) {
 	}
 	_ = time.Second
 }
+
+// One append of many batches may fill the index midway: the extra entries
+// are skipped (the index is sparse) and the next append rolls.
+func TestStorageIndexFullWithinOneAppend(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "t-0")
+	cfg := smallConfig()
+	cfg.SegmentBytes = 1 << 20
+	cfg.IndexIntervalBytes = 0
+	cfg.SegmentIndexBytes = 4 * timeIndexEntrySize
+	l := openTestLog(t, dir, cfg, newFakeClock(), nil)
+	defer l.Close()
+	var many []byte
+	for i := 0; i < 20; i++ {
+		many = append(many, testBatch(t, 1, 10, int64(i))...)
+	}
+	if _, err := l.AppendAsLeader(many, 0); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := l.AppendAsLeader(testBatch(t, 1, 10, 100), 0); err != nil {
+		t.Fatal(err)
+	}
+	if l.NumSegments() != 2 {
+		t.Fatalf("%d segments, want a roll after the full index", l.NumSegments())
+	}
+	for off := int64(0); off < 21; off++ {
+		res, err := l.Read(off, 1, 21, true)
+		if err != nil || len(readAllBatches(t, res)) != 1 || readAllBatches(t, res)[0].BaseOffset() != off {
+			t.Fatalf("read %d: %v", off, err)
+		}
+	}
+}

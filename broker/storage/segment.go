@@ -193,7 +193,9 @@ func (s *Segment) indexBatchLocked(h record.BatchHeader, pos int64) error {
 		s.maxTimestamp.Store(h.MaxTimestamp)
 		s.offsetOfMaxTimestamp.Store(h.LastOffset())
 	}
-	if s.bytesSinceLastIndexEntry > s.indexIntervalBytes {
+	// A full index takes no more entries (an append of many batches can
+	// fill it midway; the index is sparse, and the next append rolls).
+	if s.bytesSinceLastIndexEntry > s.indexIntervalBytes && !s.offsetIndex.IsFull() && !s.timeIndex.IsFull() {
 		if err := s.offsetIndex.Append(h.LastOffset(), int32(pos)); err != nil {
 			return err
 		}
