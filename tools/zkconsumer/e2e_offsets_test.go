@@ -205,3 +205,24 @@ func TestZKConsumerWildcard(t *testing.T) {
 		t.Fatalf("messages per topic: %v", got)
 	}
 }
+
+// TestZKConsumerAutoCommit: processed offsets reach ZooKeeper every
+// auto.commit.interval.ms without any call from the application.
+func TestZKConsumerAutoCommit(t *testing.T) {
+	e := newE2E(t, 1, "ac", 1)
+	e.produce(t, 0, 20)
+	cfg := e.config("g", "c")
+	cfg.AutoCommitInterval = 100 * time.Millisecond
+	c := newConnector(t, cfg)
+	s := startStatic(t, c, map[string]int{"ac": 1})["ac"][0]
+	consumeN(t, s, 7)
+	s.MarkDone()
+	zk := e.cluster.ZooKeeper(t)
+	waitFor(t, 10*time.Second, func() error {
+		off, err := zk.GetConsumerOffset("g", "ac", 0)
+		if err != nil || off != 7 {
+			return fmt.Errorf("offset %d (%v), want 7", off, err)
+		}
+		return nil
+	})
+}
