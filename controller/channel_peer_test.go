@@ -82,6 +82,7 @@ func TestControllerChannelOverPeer(t *testing.T) {
 	_, portStr, _ := net.SplitHostPort(addr.String())
 	port, _ := strconv.Atoi(portStr)
 
+	t.Parallel()
 	cl := newCluster(t)
 	zc := cl.zk()
 	reg := zkutil.BrokerRegistration{ID: 1, Version: 4, JMXPort: -1, Timestamp: time.Now().UnixMilli(),

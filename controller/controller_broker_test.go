@@ -31,6 +31,7 @@ func wantState(t *testing.T, zc *zkutil.Client, topic string, p, leader int32, i
 // dead replica leaves every ISR, and a partition without an eligible replica keeps its ISR
 // with leader -1.
 func TestControllerBrokerFailure(t *testing.T) {
+	t.Parallel()
 	cl := newCluster(t)
 	n1 := cl.startNode(1, nil)
 	waitActive(t, n1)
@@ -95,6 +96,7 @@ func TestControllerBrokerFailure(t *testing.T) {
 // TestControllerUncleanLeaderElection: with no live ISR member, "unclean.leader.election.enable
 // (topic override read from ZK)" lets the first live replica lead with ISR [leader].
 func TestControllerUncleanLeaderElection(t *testing.T) {
+	t.Parallel()
 	cl := newCluster(t)
 	n1 := cl.startNode(1, nil)
 	waitActive(t, n1)
@@ -138,6 +140,7 @@ func TestControllerUncleanLeaderElection(t *testing.T) {
 // partition to every broker before LeaderAndIsr, then LeaderAndIsr to each live replica,
 // all with its new epoch; partitions whose leader died meanwhile get a new leader.
 func TestControllerFailoverResendsState(t *testing.T) {
+	t.Parallel()
 	cl := newCluster(t)
 	n1 := cl.startNode(1, nil)
 	waitActive(t, n1)
@@ -203,6 +206,7 @@ func TestControllerFailoverResendsState(t *testing.T) {
 // epoch (czxid); the controller treats it as failed then started (Kafka's bounced brokers)
 // and its next requests carry the new broker epoch.
 func TestControllerBouncedBroker(t *testing.T) {
+	t.Parallel()
 	cl := newCluster(t)
 	n1 := cl.startNode(1, nil)
 	waitActive(t, n1)
@@ -264,6 +268,7 @@ func TestControllerBouncedBroker(t *testing.T) {
 // TestControllerBrokerModification: a broker that rewrites its registration (same session,
 // new endpoint) is announced to every broker, and the controller connects to the new endpoint.
 func TestControllerBrokerModification(t *testing.T) {
+	t.Parallel()
 	cl := newCluster(t)
 	n1 := cl.startNode(1, nil)
 	waitActive(t, n1)

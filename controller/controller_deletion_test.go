@@ -56,6 +56,7 @@ func topicGone(zc *zkutil.Client, topic string) error {
 // brokers, StopReplica delete=false then delete=true (leader epoch -2) to every replica, and
 // once all replicas are deleted the topic's znodes and marker are removed.
 func TestControllerTopicDeletion(t *testing.T) {
+	t.Parallel()
 	cl := newCluster(t)
 	n1 := cl.startNode(1, nil)
 	waitActive(t, n1)
@@ -109,6 +110,7 @@ func TestControllerTopicDeletion(t *testing.T) {
 // ReplicaDeletionIneligible (the topic becomes ineligible)"; deletion completes once the
 // broker is back.
 func TestControllerTopicDeletionWaitsForOfflineReplica(t *testing.T) {
+	t.Parallel()
 	cl := newCluster(t)
 	n1 := cl.startNode(1, nil)
 	waitActive(t, n1)
@@ -147,6 +149,7 @@ func TestControllerTopicDeletionWaitsForOfflineReplica(t *testing.T) {
 // TestControllerTopicDeletionMarkers: a marker for an unknown topic is removed; with
 // delete.topic.enable=false markers are removed and the topic is kept.
 func TestControllerTopicDeletionMarkers(t *testing.T) {
+	t.Parallel()
 	cl := newCluster(t)
 	n1 := cl.startNode(1, func(c *Config) { c.DeleteTopicDisabled = true })
 	waitActive(t, n1)
@@ -179,6 +182,7 @@ func TestControllerTopicDeletionMarkers(t *testing.T) {
 // TestControllerTopicDeletionRestoresAssignment: partitions added to a topic queued for
 // deletion are written back out (Kafka's restorePartitionReplicaAssignment).
 func TestControllerTopicDeletionRestoresAssignment(t *testing.T) {
+	t.Parallel()
 	cl := newCluster(t)
 	n1 := cl.startNode(1, nil)
 	waitActive(t, n1)
@@ -225,6 +229,7 @@ func TestControllerTopicDeletionRestoresAssignment(t *testing.T) {
 // TestControllerTopicDeletionRetriesFailedReplica: a StopReplica error moves the replica to
 // ReplicaDeletionIneligible; the deletion is retried on the next trigger and completes.
 func TestControllerTopicDeletionRetriesFailedReplica(t *testing.T) {
+	t.Parallel()
 	cl := newCluster(t)
 	var failed atomic.Bool
 	cl.rec.respond = func(broker int32, req kmsg.Request) kmsg.Response {
@@ -273,6 +278,7 @@ func TestControllerTopicDeletionRetriesFailedReplica(t *testing.T) {
 // TestControllerTopicDeletionAtFailover: a topic marked while no controller runs is deleted
 // by the next controller ("load topic deletions in progress").
 func TestControllerTopicDeletionAtFailover(t *testing.T) {
+	t.Parallel()
 	cl := newCluster(t)
 	n1 := cl.startNode(1, nil)
 	waitActive(t, n1)

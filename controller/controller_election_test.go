@@ -12,6 +12,7 @@ import (
 // TestControllerElectionTwoCompete: "the first controller in a new cluster has epoch 1"; the
 // loser records the winner as the active controller.
 func TestControllerElectionTwoCompete(t *testing.T) {
+	t.Parallel()
 	cl := newCluster(t)
 	a := cl.startNode(1, nil)
 	b := cl.startNode(2, nil)
@@ -47,6 +48,7 @@ func TestControllerElectionTwoCompete(t *testing.T) {
 // TestControllerFailoverOnSessionClose: closing the controller's ZooKeeper session deletes
 // the ephemeral /controller; the other broker wins with the next epoch.
 func TestControllerFailoverOnSessionClose(t *testing.T) {
+	t.Parallel()
 	cl := newCluster(t)
 	a := cl.startNode(1, nil)
 	waitActive(t, a)
@@ -62,6 +64,7 @@ func TestControllerFailoverOnSessionClose(t *testing.T) {
 // TestControllerSessionExpiryMovesControl: after its session expires the controller resigns
 // ("before the new session, the broker resigns") and an election with a bumped epoch follows.
 func TestControllerSessionExpiryMovesControl(t *testing.T) {
+	t.Parallel()
 	cl := newCluster(t)
 	a := cl.startNode(1, nil)
 	waitActive(t, a)
@@ -87,10 +90,21 @@ func TestControllerSessionExpiryMovesControl(t *testing.T) {
 // event loop was busy gets ErrControllerMoved from its next fenced write and resigns
 // (KAFKA-6082), and the partition states carry the new controller's epoch.
 func TestControllerStaleControllerResigns(t *testing.T) {
+	t.Parallel()
 	cl := newCluster(t)
 	a := cl.startNode(1, nil)
 	waitActive(t, a)
 	b := cl.startNode(2, nil)
+	waitFor(t, waitTimeout, func() error {
+		var known bool
+		if err := a.c.sync(context.Background(), func() { _, known = a.c.cc.liveBrokers[2] }); err != nil {
+			return err
+		}
+		if !known {
+			return errors.New("broker 2 not yet known to the controller")
+		}
+		return nil
+	})
 
 	// Hold a's event loop, then queue a TopicChange behind it.
 	release := make(chan struct{})
@@ -104,10 +118,14 @@ func TestControllerStaleControllerResigns(t *testing.T) {
 		t.Fatal(err)
 	}
 	waitFor(t, waitTimeout, func() error {
-		if n := a.c.queue.size(); n < 1 {
-			return fmt.Errorf("queue size %d", n)
+		a.c.queue.mu.Lock()
+		defer a.c.queue.mu.Unlock()
+		for _, qe := range a.c.queue.mu.items {
+			if _, ok := qe.ev.(topicChangeEvent); ok {
+				return nil
+			}
 		}
-		return nil
+		return fmt.Errorf("no TopicChange queued yet (%d events)", len(a.c.queue.mu.items))
 	})
 	// Expire a's session: /controller goes, b wins epoch 2 and creates the partition state.
 	zktest.ExpireSession(t, a.zk)
@@ -152,6 +170,7 @@ func TestControllerStaleControllerResigns(t *testing.T) {
 // again under its new session (epoch 2), whichever of the re-armed /controller watch and the
 // new-session hook it handles first.
 func TestControllerSessionExpirySingleBroker(t *testing.T) {
+	t.Parallel()
 	cl := newCluster(t)
 	a := cl.startNode(1, nil)
 	waitActive(t, a)

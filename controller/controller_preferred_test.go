@@ -62,6 +62,7 @@ func preferredSetup(t *testing.T, cl *cluster, mod func(*Config)) (*node, *zkuti
 // first replica when it is live and in the ISR, and reports ELECTION_NOT_NEEDED and
 // UNKNOWN_TOPIC_OR_PARTITION per partition.
 func TestControllerElectLeadersPreferred(t *testing.T) {
+	t.Parallel()
 	cl := newCluster(t)
 	n1, admin := preferredSetup(t, cl, nil)
 	ctx, cancel := context.WithTimeout(context.Background(), waitTimeout)
@@ -80,6 +81,7 @@ func TestControllerElectLeadersPreferred(t *testing.T) {
 // TestControllerPreferredReplicaElectionZnode: the /admin/preferred_replica_election znode
 // triggers the election and is deleted afterwards.
 func TestControllerPreferredReplicaElectionZnode(t *testing.T) {
+	t.Parallel()
 	cl := newCluster(t)
 	_, admin := preferredSetup(t, cl, nil)
 	if err := admin.CreatePreferredReplicaElection([]zkutil.TopicPartition{{Topic: "p", Partition: 0}}); err != nil {
@@ -97,6 +99,7 @@ func TestControllerPreferredReplicaElectionZnode(t *testing.T) {
 // TestControllerAutoLeaderRebalance: with auto.leader.rebalance.enable the imbalance check
 // moves leadership back without any trigger.
 func TestControllerAutoLeaderRebalance(t *testing.T) {
+	t.Parallel()
 	cl := newCluster(t)
 	n1, admin := preferredSetup(t, cl, func(c *Config) {
 		c.AutoLeaderRebalanceEnable = true
@@ -109,6 +112,7 @@ func TestControllerAutoLeaderRebalance(t *testing.T) {
 // TestControllerElectLeadersUnclean: ElectLeaders(UNCLEAN) elects a live replica outside
 // the ISR for a leaderless partition even though the topic does not allow it by config.
 func TestControllerElectLeadersUnclean(t *testing.T) {
+	t.Parallel()
 	cl := newCluster(t)
 	n1 := cl.startNode(1, nil)
 	waitActive(t, n1)

@@ -14,6 +14,7 @@ import (
 // the ControlledShutdown strategy; for the ones it follows → StopReplica (delete=false) and
 // OfflineReplica (removed from the ISR). Reply with the partitions it still leads."
 func TestControllerControlledShutdown(t *testing.T) {
+	t.Parallel()
 	cl := newCluster(t)
 	n1 := cl.startNode(1, nil)
 	waitActive(t, n1)

@@ -50,6 +50,7 @@ func updateMetadataFor(rec *recorder, broker int32, topic string, p int32) ([]km
 // /state (leader = first live replica, ISR = live replicas, leader_epoch 0), send
 // LeaderAndIsr IsNew to the replicas and UpdateMetadata to all brokers".
 func TestControllerTopicCreation(t *testing.T) {
+	t.Parallel()
 	cl := newCluster(t)
 	n1 := cl.startNode(1, nil)
 	waitActive(t, n1)
@@ -139,6 +140,7 @@ func TestControllerTopicCreation(t *testing.T) {
 // TestControllerTopicCreationDeadReplica: a replica whose broker is down is left out of the
 // initial ISR and the first live replica leads.
 func TestControllerTopicCreationDeadReplica(t *testing.T) {
+	t.Parallel()
 	cl := newCluster(t)
 	n1 := cl.startNode(1, nil)
 	waitActive(t, n1)
@@ -186,6 +188,7 @@ func TestControllerTopicCreationDeadReplica(t *testing.T) {
 // TestControllerPartitionsAdded: rewriting /brokers/topics/<t> with more partitions creates
 // the new ones (PartitionModifications).
 func TestControllerPartitionsAdded(t *testing.T) {
+	t.Parallel()
 	cl := newCluster(t)
 	n1 := cl.startNode(1, nil)
 	waitActive(t, n1)
@@ -222,6 +225,7 @@ func TestControllerPartitionsAdded(t *testing.T) {
 // partitions named by isr_change notifications, sends UpdateMetadata to all brokers and
 // deletes the notifications.
 func TestControllerIsrChangeNotification(t *testing.T) {
+	t.Parallel()
 	cl := newCluster(t)
 	n1 := cl.startNode(1, nil)
 	waitActive(t, n1)
