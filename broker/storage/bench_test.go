@@ -215,3 +215,26 @@ func BenchmarkStorageRead(b *testing.B) {
 	conn.Close()
 	<-done
 }
+
+// BenchmarkStorageIndexLookup measures an offset index lookup (binary
+// search over the in-memory entries) in a full 10 MiB index.
+func BenchmarkStorageIndexLookup(b *testing.B) {
+	idx, err := OpenOffsetIndex(OSFS{}, filepath.Join(b.TempDir(), "0.index"), 0, 10<<20, true)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer idx.x.close(true)
+	for i := 0; !idx.IsFull(); i++ {
+		if err := idx.Append(int64(i)*10, int32(i)*100); err != nil {
+			b.Fatal(err)
+		}
+	}
+	n := int64(idx.Entries())
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		target := (int64(i) * 7919) % (n * 10)
+		if op := idx.Lookup(target); op.Offset > target {
+			b.Fatalf("lookup %d returned %d", target, op.Offset)
+		}
+	}
+}
