@@ -129,7 +129,7 @@ func (c Config) Validate() error {
 		return fmt.Errorf("storage: segment.index.bytes %d below %d", c.SegmentIndexBytes, 4*timeIndexEntrySize)
 	case c.MaxMessageBytes < 0:
 		return fmt.Errorf("storage: max.message.bytes %d is negative", c.MaxMessageBytes)
-	case c.FlushMessages < 1 || c.FlushMs < 0:
+	case c.FlushMessages < 0 || c.FlushMs < 0:
 		return fmt.Errorf("storage: flush.messages %d / flush.ms %d out of range", c.FlushMessages, c.FlushMs)
 	case c.CleanupPolicy > CleanupDeleteCompact:
 		return fmt.Errorf("storage: unknown cleanup policy %d", c.CleanupPolicy)
