@@ -177,6 +177,10 @@ func (s *adminTopicService) createTopic(o *topicOpts, out io.Writer) error {
 	if errors.As(err, &te) && errors.Is(te.Err, sarama.ErrTopicAlreadyExists) && o.ifNotExists {
 		return nil
 	}
+	if errors.As(err, &te) && errors.Is(te.Err, sarama.ErrTopicAlreadyExists) {
+		// Kafka's broker words it so; print that whatever the broker sent.
+		return toolErrorf("Topic '%s' already exists.", o.topic)
+	}
 	if err != nil {
 		return adminError(err)
 	}
