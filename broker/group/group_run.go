@@ -16,6 +16,9 @@ func (g *group) run() {
 		select {
 		case f := <-g.controlCh:
 			f()
+			if invariantsEnabled {
+				g.checkInvariants()
+			}
 			continue
 		default:
 		}
@@ -27,6 +30,9 @@ func (g *group) run() {
 		case <-g.quit:
 			g.shutdown()
 			return
+		}
+		if invariantsEnabled {
+			g.checkInvariants()
 		}
 		if g.is(Dead) && !g.appending && len(g.appendQ) == 0 {
 			// Deleted or expired: leave once its tombstones are written.

@@ -1,0 +1,5 @@
+//go:build !invariants && !race
+
+package group
+
+const invariantsEnabled = false
