@@ -125,8 +125,8 @@ func (c Config) Validate() error {
 		return fmt.Errorf("storage: segment.jitter.ms %d is negative", c.SegmentJitterMs)
 	case c.IndexIntervalBytes < 0:
 		return fmt.Errorf("storage: index.interval.bytes %d is negative", c.IndexIntervalBytes)
-	case c.SegmentIndexBytes < 4*timeIndexEntrySize:
-		return fmt.Errorf("storage: segment.index.bytes %d below %d", c.SegmentIndexBytes, 4*timeIndexEntrySize)
+	case c.SegmentIndexBytes < 0:
+		return fmt.Errorf("storage: segment.index.bytes %d is negative", c.SegmentIndexBytes)
 	case c.MaxMessageBytes < 0:
 		return fmt.Errorf("storage: max.message.bytes %d is negative", c.MaxMessageBytes)
 	case c.FlushMessages < 0 || c.FlushMs < 0:

@@ -34,9 +34,10 @@ type indexFile struct {
 	}
 }
 
-// maxIndexEntries rounds segment.index.bytes down to whole entries.
+// maxIndexEntries rounds segment.index.bytes down to whole entries, but
+// to no fewer than 2 (the time index keeps one slot for its final entry).
 func maxIndexEntries(maxIndexSize int32, entrySize int) int {
-	return int(maxIndexSize) / entrySize
+	return max(int(maxIndexSize)/entrySize, 2)
 }
 
 // openIndexFile opens or creates path and loads its entries. valid is called
