@@ -1,9 +1,11 @@
 package broker_test
 
 import (
+	"errors"
 	"testing"
 
 	"github.com/IBM/sarama"
+	"github.com/twmb/franz-go/pkg/kmsg"
 
 	"samsa/broker/brokertest"
 )
@@ -38,4 +40,33 @@ func TestClusterIsrShrinksAndExpands(t *testing.T) {
 	produceConsume(t, c, cfg, "isr", 1, 10)
 	c.Restart(victim)
 	c.WaitForISR(t, "isr", 0, 3)
+}
+
+// TestClusterIsrLeaderShrinksStuckFollower: a live follower whose fetches
+// the leader cannot answer (dropped by an interceptor) leaves the ISR after
+// replica.lag.time.max.ms by the leader's own decision, acks=all produces
+// complete without it, and it rejoins once its fetches get through.
+func TestClusterIsrLeaderShrinksStuckFollower(t *testing.T) {
+	c := brokertest.NewCluster(t, 3, brokertest.WithProperty("replica.lag.time.max.ms", "1000"))
+	c.CreateTopic(t, "stuck", 1, 3)
+	leader := c.WaitForLeader(t, "stuck", 0)
+	li := c.Index(leader)
+	stuck := int32(-1)
+	for i := 0; i < 3; i++ {
+		if id := c.Broker(i).ID(); id != leader {
+			stuck = id
+		}
+	}
+	c.Intercept(li, 1, func(req kmsg.Request) (kmsg.Response, error, bool) {
+		if req.(*kmsg.FetchRequest).ReplicaID == stuck {
+			return nil, errors.New("brokertest: dropped follower fetch"), true
+		}
+		return nil, nil, false
+	})
+	cfg := brokertest.SaramaConfig(sarama.V2_8_0_0)
+	cfg.Producer.RequiredAcks = sarama.WaitForAll
+	produceConsume(t, c, cfg, "stuck", 1, 10)
+	c.WaitForISR(t, "stuck", 0, 2)
+	c.Intercept(li, 1, nil)
+	c.WaitForISR(t, "stuck", 0, 3)
 }

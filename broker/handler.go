@@ -34,6 +34,11 @@ func (h handler) Serve(ctx context.Context, c *server.Conn, req *wire.Request) (
 		return nil, fmt.Errorf("broker: unsupported version %d of %s (supported %d-%d)",
 			req.Version, req.APIName(), row.min, row.max)
 	}
+	if b.opts.Intercept != nil {
+		if resp, err, handled := b.opts.Intercept(req.Key, req.Body); handled {
+			return resp, err
+		}
+	}
 	r := &request{ctx: ctx, hdr: &req.Header, body: req.Body, listener: c.ListenerName(), clientHost: clientHost(c)}
 	b.debugRequest(r)
 	return row.handle(b, r)

@@ -6,6 +6,7 @@ import (
 
 	metrics "github.com/rcrowley/go-metrics"
 	"github.com/sirupsen/logrus"
+	"github.com/twmb/franz-go/pkg/kmsg"
 )
 
 // Options are the process-level dependencies of a Broker (STYLE S1.5).
@@ -17,6 +18,11 @@ type Options struct {
 	Registry metrics.Registry
 	// Now is the clock. Default: time.Now.
 	Now func() time.Time
+	// Intercept, when set, sees every request before its handler (fault
+	// injection for brokertest, STYLE S11.4): handled=true answers with
+	// resp (nil: no answer) or closes the connection with err. nil in
+	// production.
+	Intercept func(key int16, req kmsg.Request) (resp kmsg.Response, err error, handled bool)
 }
 
 func (o Options) withDefaults() Options {

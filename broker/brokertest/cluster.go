@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/sirupsen/logrus"
+	"github.com/twmb/franz-go/pkg/kmsg"
 
 	"samsa/broker"
 	"samsa/config"
@@ -54,8 +55,11 @@ type Cluster struct {
 
 	mu      sync.Mutex
 	brokers []*broker.Broker // nil while killed
-	cfgs    []*config.Broker
-	panics  int64 // accumulated from brokers already stopped
+	// intercepts[i][key] is the fault hook for API key on broker i; it
+	// survives restarts.
+	intercepts []map[int16]InterceptFunc
+	cfgs       []*config.Broker
+	panics     int64 // accumulated from brokers already stopped
 }
 
 // NewCluster starts n brokers and waits until every one of them knows all
@@ -104,6 +108,7 @@ func NewCluster(t testing.TB, n int, opts ...Option) *Cluster {
 		}
 		c.cfgs = append(c.cfgs, cfg)
 		c.brokers = append(c.brokers, nil)
+		c.intercepts = append(c.intercepts, map[int16]InterceptFunc{})
 	}
 	t.Cleanup(func() { c.close(before) })
 	for i := 0; i < n; i++ {
@@ -133,7 +138,16 @@ func (w testWriter) Write(p []byte) (int, error) {
 
 func (c *Cluster) start(i int) {
 	c.t.Helper()
-	b, err := broker.New(c.cfgs[i], broker.Options{Logger: c.logger.WithField("test", c.t.Name())})
+	b, err := broker.New(c.cfgs[i], broker.Options{Logger: c.logger.WithField("test", c.t.Name()),
+		Intercept: func(key int16, req kmsg.Request) (kmsg.Response, error, bool) {
+			c.mu.Lock()
+			fn := c.intercepts[i][key]
+			c.mu.Unlock()
+			if fn == nil {
+				return nil, nil, false
+			}
+			return fn(req)
+		}})
 	if err != nil {
 		c.t.Fatalf("brokertest: broker %d: %v", i, err)
 	}
@@ -145,6 +159,23 @@ func (c *Cluster) start(i int) {
 	c.mu.Lock()
 	c.brokers[i] = b
 	c.mu.Unlock()
+}
+
+// InterceptFunc is a fault hook for one API on one broker: handled=true
+// answers with resp (nil: no answer) or, with a non-nil err, closes the
+// client's connection; handled=false lets the request through.
+type InterceptFunc func(req kmsg.Request) (resp kmsg.Response, err error, handled bool)
+
+// Intercept installs fn for apiKey on broker i (nil removes it). It
+// applies to requests read after the call and survives Restart.
+func (c *Cluster) Intercept(i int, apiKey int16, fn InterceptFunc) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if fn == nil {
+		delete(c.intercepts[i], apiKey)
+		return
+	}
+	c.intercepts[i][apiKey] = fn
 }
 
 // N returns the number of brokers (running or killed).
