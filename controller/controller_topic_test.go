@@ -126,6 +126,31 @@ func TestControllerTopicCreation(t *testing.T) {
 			}
 		}
 	}
+	// The controller gave the topic an id (Kafka 2.8's processTopicIds) and sends it in
+	// LeaderAndIsr v5 and UpdateMetadata v7.
+	var id [16]byte
+	waitFor(t, waitTimeout, func() error {
+		a, _, err := zc.GetTopicAssignment("orders")
+		if err != nil {
+			return err
+		}
+		if id = decodeTopicID(a.TopicID); id == ([16]byte{}) || len(a.TopicID) != 22 {
+			return fmt.Errorf("topic id %q", a.TopicID)
+		}
+		return nil
+	})
+	waitFor(t, waitTimeout, func() error {
+		for _, b := range []int32{1, 2, 3} {
+			ums := cl.rec.requests(b, 6)
+			last := ums[len(ums)-1].(*kmsg.UpdateMetadataRequest)
+			for _, ts := range last.TopicStates {
+				if ts.Topic == "orders" && ts.TopicID != id {
+					return fmt.Errorf("broker %d UpdateMetadata topic id %x, want %x", b, ts.TopicID, id)
+				}
+			}
+		}
+		return nil
+	})
 	waitFor(t, waitTimeout, func() error {
 		if v := n1.c.metrics.partitions.Load(); v != 2 {
 			return fmt.Errorf("GlobalPartitionCount %d", v)

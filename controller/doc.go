@@ -32,7 +32,8 @@
 //   - TopicChange / PartitionModifications: new partitions get a state znode (leader = first
 //     live replica, ISR = live replicas, leader epoch 0), LeaderAndIsr (IsNew) to their
 //     replicas and UpdateMetadata to every broker. Partitions added to a topic queued for
-//     deletion are written back out.
+//     deletion are written back out. Topics without a topic id get one (Kafka 2.8's
+//     processTopicIds, also at failover).
 //   - IsrChangeNotification: re-read the named partitions, UpdateMetadata to every broker,
 //     delete the notifications.
 //   - TopicDeletion (on_topic_deletion.go, Kafka's TopicDeletionManager): UpdateMetadata with
@@ -61,7 +62,7 @@
 //
 // Not implemented: partition reassignment (/admin/reassign_partitions and the KIP-455
 // adding/removing sets are ignored), AlterIsr (leaders write ISR changes themselves and
-// notify, as with IBP < 2.7-IV2), log-dir failure events and assigning missing topic ids.
+// notify, as with IBP < 2.7-IV2) and log-dir failure events.
 // The pure reassignment election strategy exists and is tested.
 //
 // # Concurrency

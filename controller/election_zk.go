@@ -148,6 +148,9 @@ func (c *Controller) onControllerFailover(epoch, epochZkVersion int32) error {
 	if err := c.loadTopics(topics); err != nil {
 		return err
 	}
+	if err := c.assignMissingTopicIDs(cc.topicsSorted()); err != nil {
+		return err
+	}
 	if err := c.loadTopicDeletions(); err != nil {
 		return err
 	}

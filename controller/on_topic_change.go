@@ -56,6 +56,9 @@ func (c *Controller) processTopicChange() error {
 	sortPartitions(added)
 	c.log.WithFields(logrus.Fields{"topics": newTopics, "partitions": len(added), "controller_epoch": cc.epoch}).
 		Info("controller: new topics")
+	if err := c.assignMissingTopicIDs(newTopics); err != nil {
+		return err
+	}
 	return c.onNewPartitionCreation(added)
 }
 

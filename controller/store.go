@@ -71,6 +71,9 @@ type Store interface {
 	// DeleteTopic removes a deleted topic's znodes, fenced: /brokers/topics/<t> with its
 	// partition states, /config/topics/<t>, then the deletion marker.
 	DeleteTopic(epochZkVersion int32, topic string) error
+	// SetTopicID writes topic id into /brokers/topics/<t> (JSON v3) if it has none yet,
+	// fenced, and returns the id the znode holds afterwards (Kafka 2.8's processTopicIds).
+	SetTopicID(epochZkVersion int32, topic string, id [16]byte) ([16]byte, error)
 	// SetTopicAssignment rewrites /brokers/topics/<t>'s partitions, fenced (Kafka's
 	// restorePartitionReplicaAssignment when partitions are added to a topic being deleted).
 	SetTopicAssignment(epochZkVersion int32, topic string, partitions map[int32][]int32) error

@@ -238,6 +238,21 @@ func (s zkStore) DeleteTopic(epochZkVersion int32, topic string) error {
 	return wrapErr(s.zk.DeleteTopicDeletionMark(topic, epochZkVersion))
 }
 
+func (s zkStore) SetTopicID(epochZkVersion int32, topic string, id [16]byte) ([16]byte, error) {
+	a, v, err := s.zk.GetTopicAssignment(topic)
+	if err != nil {
+		return [16]byte{}, wrapErr(err)
+	}
+	if existing := decodeTopicID(a.TopicID); existing != ([16]byte{}) {
+		return existing, nil
+	}
+	a.TopicID = base64.RawURLEncoding.EncodeToString(id[:])
+	if _, err := s.zk.SetTopicAssignmentFenced(topic, a, v, epochZkVersion); err != nil {
+		return [16]byte{}, wrapErr(err)
+	}
+	return id, nil
+}
+
 func (s zkStore) SetTopicAssignment(epochZkVersion int32, topic string, partitions map[int32][]int32) error {
 	a, v, err := s.zk.GetTopicAssignment(topic)
 	if err != nil {
