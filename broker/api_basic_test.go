@@ -2,11 +2,14 @@ package broker_test
 
 import (
 	"testing"
+	"time"
 
+	"github.com/IBM/sarama"
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kmsg"
 
 	"samsa/broker/brokertest"
+	"samsa/broker/wire"
 )
 
 // TestAPIApiVersions: every version 0-3 answers the table; v4+ answers
@@ -37,18 +40,29 @@ func TestAPIApiVersions(t *testing.T) {
 		}
 	}
 	// KIP-511: a newer version than ours gets a v0 answer with our range.
-	req := kmsg.NewPtrApiVersionsRequest()
-	req.SetVersion(4)
-	rc2 := dialRaw(t, c.Addr(0))
-	kr, err := rc2.roundTrip(req)
-	if err == nil {
-		resp := kr.(*kmsg.ApiVersionsResponse)
-		if resp.ErrorCode != kerr.UnsupportedVersion.Code {
-			t.Fatalf("v4: error %d, want UNSUPPORTED_VERSION", resp.ErrorCode)
+	for _, v := range []int16{4, 5} {
+		req := kmsg.NewPtrApiVersionsRequest()
+		req.SetVersion(v)
+		rc2 := dialRaw(t, c.Addr(0))
+		id := "raw"
+		if err := rc2.send(wire.AppendRequest(nil, req, 9, &id)); err != nil {
+			t.Fatal(err)
 		}
-	} else {
-		// The v4 response decoder may not read a v0 body; decode it as v0.
-		t.Logf("v4 decode as v4 failed as expected for a v0 body: %v", err)
+		frame, err := wire.ReadFrame(rc2.c, 1<<20, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		v0 := kmsg.NewPtrApiVersionsRequest()
+		v0.SetVersion(0)
+		kr, err := wire.ParseResponse(frame, v0, 9)
+		if err != nil {
+			t.Fatalf("v%d answer is not a v0 body: %v", v, err)
+		}
+		resp := kr.(*kmsg.ApiVersionsResponse)
+		if resp.ErrorCode != kerr.UnsupportedVersion.Code || len(resp.ApiKeys) != 1 ||
+			resp.ApiKeys[0].ApiKey != 18 || resp.ApiKeys[0].MaxVersion != 3 {
+			t.Fatalf("v%d: %+v", v, resp)
+		}
 	}
 }
 
@@ -81,5 +95,52 @@ func TestAPIMetadataEmptyCluster(t *testing.T) {
 		if len(resp.Topics) != 1 || resp.Topics[0].ErrorCode != kerr.UnknownTopicOrPartition.Code {
 			t.Errorf("v%d: topics %+v", v, resp.Topics)
 		}
+	}
+}
+
+// TestAPIListOffsets: earliest, latest (the high watermark), by timestamp
+// (first offset at or after it; -1 when none), and the v0 legacy form.
+func TestAPIListOffsets(t *testing.T) {
+	c := brokertest.NewCluster(t, 1)
+	c.CreateTopic(t, "lo", 1, 1)
+	p := c.SyncProducer(t, nil)
+	base := time.Now().Add(-time.Hour)
+	for i := 0; i < 5; i++ {
+		if _, _, err := p.SendMessage(&sarama.ProducerMessage{Topic: "lo", Value: sarama.StringEncoder("v"),
+			Timestamp: base.Add(time.Duration(i) * time.Minute)}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	rc := dialRaw(t, c.Addr(0))
+	list := func(v int16, ts int64) kmsg.ListOffsetsResponseTopicPartition {
+		req := kmsg.NewPtrListOffsetsRequest()
+		req.SetVersion(v)
+		req.ReplicaID = -1
+		rt := kmsg.NewListOffsetsRequestTopic()
+		rt.Topic = "lo"
+		rp := kmsg.NewListOffsetsRequestTopicPartition()
+		rp.Timestamp, rp.MaxNumOffsets, rp.CurrentLeaderEpoch = ts, 1, -1
+		rt.Partitions = append(rt.Partitions, rp)
+		req.Topics = append(req.Topics, rt)
+		kr, err := rc.roundTrip(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return kr.(*kmsg.ListOffsetsResponse).Topics[0].Partitions[0]
+	}
+	if r := list(5, -2); r.ErrorCode != 0 || r.Offset != 0 {
+		t.Errorf("earliest: %+v", r)
+	}
+	if r := list(5, -1); r.ErrorCode != 0 || r.Offset != 5 || r.LeaderEpoch < 0 {
+		t.Errorf("latest: %+v", r)
+	}
+	if r := list(1, base.Add(150*time.Second).UnixMilli()); r.Offset != 3 || r.Timestamp != base.Add(3*time.Minute).UnixMilli() {
+		t.Errorf("by timestamp: %+v", r)
+	}
+	if r := list(2, time.Now().Add(time.Hour).UnixMilli()); r.ErrorCode != 0 || r.Offset != -1 {
+		t.Errorf("future timestamp: %+v", r)
+	}
+	if r := list(0, -1); r.ErrorCode != 0 || len(r.OldStyleOffsets) != 1 || r.OldStyleOffsets[0] != 5 {
+		t.Errorf("v0 latest: %+v", r)
 	}
 }
