@@ -14,6 +14,8 @@ type requestVersions struct {
 
 // buildLeaderAndIsr builds LeaderAndIsr (key 4) at version v: v0–1 list partitions with their
 // topic, v2+ group them by topic and carry the broker epoch (KIP-380), v5 adds topic ids.
+// Every field of every version is filled, so a RequestClient that re-picks the version
+// (peer.Client.Request) still sends a complete request; only v is set.
 func buildLeaderAndIsr(v int16, h requestHeader, parts []laiPartition, leaders []liveLeader) *kmsg.LeaderAndISRRequest {
 	req := kmsg.NewPtrLeaderAndISRRequest()
 	req.Version = v
@@ -33,10 +35,9 @@ func buildLeaderAndIsr(v int16, h requestHeader, parts []laiPartition, leaders [
 		ps.AddingReplicas = []int32{}
 		ps.RemovingReplicas = []int32{}
 		ps.IsNew = p.isNew
-		if v <= 1 {
-			req.PartitionStates = append(req.PartitionStates, ps)
-			continue
-		}
+		// Both layouts are filled (kmsg encodes the one of the version), so the request stays
+		// valid if a client picks another version than v; the slices are shared, not copied.
+		req.PartitionStates = append(req.PartitionStates, ps)
 		n := len(req.TopicStates)
 		if n == 0 || req.TopicStates[n-1].Topic != p.tp.Topic {
 			ts := kmsg.NewLeaderAndISRRequestTopicState()
@@ -59,7 +60,7 @@ func buildLeaderAndIsr(v int16, h requestHeader, parts []laiPartition, leaders [
 
 // buildUpdateMetadata builds UpdateMetadata (key 6) at version v: v1+ carry every endpoint,
 // v2+ the rack, v3+ listener names, v4+ offline replicas, v5+ the broker epoch and grouping
-// by topic, v7 topic ids.
+// by topic, v7 topic ids. Like buildLeaderAndIsr it fills every version's fields.
 func buildUpdateMetadata(v int16, h requestHeader, parts []umPartition, brokers []LiveBroker) *kmsg.UpdateMetadataRequest {
 	req := kmsg.NewPtrUpdateMetadataRequest()
 	req.Version = v
@@ -82,10 +83,7 @@ func buildUpdateMetadata(v int16, h requestHeader, parts []umPartition, brokers 
 		if ps.OfflineReplicas == nil {
 			ps.OfflineReplicas = []int32{}
 		}
-		if v <= 4 {
-			req.PartitionStates = append(req.PartitionStates, ps)
-			continue
-		}
+		req.PartitionStates = append(req.PartitionStates, ps) // both layouts, as in LeaderAndIsr
 		n := len(req.TopicStates)
 		if n == 0 || req.TopicStates[n-1].Topic != p.tp.Topic {
 			ts := kmsg.NewUpdateMetadataRequestTopicState()

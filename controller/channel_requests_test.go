@@ -182,3 +182,26 @@ func TestControllerBuildStopReplica_v0_to_v3(t *testing.T) {
 		}
 	}
 }
+
+// TestControllerBuildRequestsSurviveVersionChange: a client that re-picks the version after
+// the build (peer.Client.Request) still sends every partition.
+func TestControllerBuildRequestsSurviveVersionChange(t *testing.T) {
+	lparts := []laiPartition{{tp: TopicPartition{"a", 0}, state: LeaderAndIsr{Leader: 1, Isr: []int32{1}}, replicas: []int32{1}}}
+	for v := int16(0); v <= DefaultLeaderAndIsrVersion; v++ {
+		req := buildLeaderAndIsr(DefaultLeaderAndIsrVersion, testHeader, lparts, nil)
+		req.SetVersion(v)
+		got := roundTrip(t, req).(*kmsg.LeaderAndISRRequest)
+		if len(got.PartitionStates)+len(got.TopicStates) != 1 {
+			t.Fatalf("LeaderAndIsr v%d lost its partitions: %+v", v, got)
+		}
+	}
+	uparts := []umPartition{{tp: TopicPartition{"a", 0}, state: LeaderAndIsr{Leader: 1, Isr: []int32{1}}, replicas: []int32{1}}}
+	for v := int16(0); v <= DefaultUpdateMetadataVersion; v++ {
+		req := buildUpdateMetadata(DefaultUpdateMetadataVersion, testHeader, uparts, nil)
+		req.SetVersion(v)
+		got := roundTrip(t, req).(*kmsg.UpdateMetadataRequest)
+		if len(got.PartitionStates)+len(got.TopicStates) != 1 {
+			t.Fatalf("UpdateMetadata v%d lost its partitions: %+v", v, got)
+		}
+	}
+}
