@@ -64,7 +64,7 @@ func produceConsume(t *testing.T, c *brokertest.Cluster, cfg *sarama.Config, top
 
 func TestAPISaramaRoundTripSingleBroker(t *testing.T) {
 	c := brokertest.NewCluster(t, 1)
-	for _, v := range []sarama.KafkaVersion{sarama.V0_8_2_0, sarama.V0_10_0_0, sarama.V0_10_2_0, sarama.V2_1_0_0, sarama.V2_8_0_0} {
+	for _, v := range []sarama.KafkaVersion{sarama.V0_8_2_0, sarama.V0_10_0_0, sarama.V0_10_2_0, sarama.V2_1_0_0, sarama.V2_8_0_0, sarama.MaxVersion} {
 		t.Run(v.String(), func(t *testing.T) {
 			topic := "rt-" + v.String()
 			c.CreateTopic(t, topic, 2, 1)

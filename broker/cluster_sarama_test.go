@@ -18,7 +18,7 @@ func TestClusterSaramaRoundTrip(t *testing.T) {
 	c := brokertest.NewCluster(t, 3)
 	codecs := []sarama.CompressionCodec{sarama.CompressionNone, sarama.CompressionGZIP,
 		sarama.CompressionSnappy, sarama.CompressionLZ4, sarama.CompressionZSTD}
-	for _, v := range []sarama.KafkaVersion{sarama.V0_10_2_0, sarama.V2_1_0_0, sarama.V2_8_0_0} {
+	for _, v := range []sarama.KafkaVersion{sarama.V0_10_2_0, sarama.V2_1_0_0, sarama.V2_8_0_0, sarama.MaxVersion} {
 		for _, codec := range codecs {
 			if codec == sarama.CompressionZSTD && !v.IsAtLeast(sarama.V2_1_0_0) {
 				continue
