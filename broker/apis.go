@@ -66,6 +66,7 @@ func newAPITable() map[int16]api {
 		{key: 18, min: 0, max: 3, handle: (*Broker).handleApiVersions},
 		{key: 19, min: 0, max: 6, handle: (*Broker).handleCreateTopics, controllerOnly: true},
 		{key: 20, min: 0, max: 5, handle: (*Broker).handleDeleteTopics, controllerOnly: true},
+		{key: 21, min: 0, max: 2, handle: (*Broker).handleDeleteRecords},
 		{key: 23, min: 0, max: 4, handle: (*Broker).handleOffsetForLeaderEpoch},
 		{key: 32, min: 0, max: 4, handle: (*Broker).handleDescribeConfigs},
 		{key: 33, min: 0, max: 2, handle: (*Broker).handleAlterConfigs},

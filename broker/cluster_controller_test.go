@@ -229,3 +229,38 @@ func TestClusterRestartKeepsData(t *testing.T) {
 	}
 	produceConsume(t, c, cfg, "durable", 2, 20)
 }
+
+// TestClusterDeleteRecords: DeleteRecords moves the log start offset on
+// the leader (earliest offset and consumers start there) and the followers
+// follow it; offsets above the high watermark are refused.
+func TestClusterDeleteRecords(t *testing.T) {
+	c := brokertest.NewCluster(t, 2)
+	c.CreateTopic(t, "dr", 1, 2)
+	cfg := brokertest.SaramaConfig(sarama.V2_8_0_0)
+	cfg.Producer.RequiredAcks = sarama.WaitForAll
+	p := c.SyncProducer(t, cfg)
+	for i := 0; i < 10; i++ {
+		if _, _, err := p.SendMessage(&sarama.ProducerMessage{Topic: "dr", Value: sarama.StringEncoder(fmt.Sprint(i))}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	admin := c.Admin(t, cfg)
+	if err := admin.DeleteRecords("dr", map[int32]int64{0: 6}); err != nil {
+		t.Fatal(err)
+	}
+	cl := c.Sarama(t, cfg)
+	if off, err := cl.GetOffset("dr", 0, sarama.OffsetOldest); err != nil || off != 6 {
+		t.Fatalf("earliest after DeleteRecords: %d %v", off, err)
+	}
+	leader := c.WaitForLeader(t, "dr", 0)
+	follower := c.Broker(1 - c.Index(leader))
+	brokertest.WaitFor(t, 30*time.Second, func() error {
+		if s := follower.Replicas().Partition(replicaTP("dr", 0)).State().LogStartOffset; s != 6 {
+			return fmt.Errorf("follower log start %d", s)
+		}
+		return nil
+	})
+	if err := admin.DeleteRecords("dr", map[int32]int64{0: 100}); err == nil {
+		t.Fatal("delete beyond the high watermark accepted")
+	}
+}

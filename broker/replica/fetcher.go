@@ -335,6 +335,13 @@ func (p *Partition) appendAsFollower(leaderEpoch int32, r FollowerFetchResult) e
 	if hw := min(r.HighWatermark, l.LogEndOffset()); hw > l.HighWatermark() {
 		l.SetHighWatermark(hw)
 	}
+	// Follow the leader's log start (DeleteRecords, retention), as Kafka's
+	// maybeIncrementLogStartOffset on followers; never past our HW.
+	if r.LogStartOffset > l.LogStartOffset() && r.LogStartOffset <= l.HighWatermark() {
+		if _, err := l.DeleteRecordsBefore(r.LogStartOffset); err != nil {
+			return err
+		}
+	}
 	return nil
 }
 

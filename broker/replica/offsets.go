@@ -99,3 +99,28 @@ func (m *Manager) EndOffsetForEpoch(tp TopicPartition, epoch, currentLeaderEpoch
 	e, off := l.EndOffsetForEpoch(epoch)
 	return EpochEnd{LeaderEpoch: e, EndOffset: off}, nil
 }
+
+// DeleteRecords moves tp's log start offset to offset (-1: the high
+// watermark) as its leader (DeleteRecords, KIP-107) and returns the new log
+// start offset, which followers adopt from their next fetch. Errors:
+// ErrUnknownPartition, ErrNotLeader, storage.ErrOffsetOutOfRange (above the
+// high watermark or below -1).
+func (m *Manager) DeleteRecords(tp TopicPartition, offset int64) (int64, error) {
+	p := m.Partition(tp)
+	if p == nil {
+		return -1, fmt.Errorf("%w: %s", ErrUnknownPartition, tp)
+	}
+	p.mu.RLock()
+	defer p.mu.RUnlock()
+	if !p.isLeaderLocked() {
+		return -1, fmt.Errorf("%w: %s (leader %d)", ErrNotLeader, tp, p.mu.leader)
+	}
+	l := p.mu.data
+	if offset == -1 {
+		offset = l.HighWatermark()
+	}
+	if offset < 0 {
+		return -1, fmt.Errorf("replica: %s: delete records before %d: %w", tp, offset, storage.ErrOffsetOutOfRange)
+	}
+	return l.DeleteRecordsBefore(offset)
+}
