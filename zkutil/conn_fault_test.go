@@ -105,3 +105,36 @@ func TestZKPartitionExpiresSession(t *testing.T) {
 	mustf(t, err, "register 4")
 	kids.wait(t, "watch re-armed on the new session")
 }
+
+// TestZKServerRestartKeepsSession: ZooKeeper persists sessions, so a server
+// restart shorter than the session timeout keeps the session, its ephemeral
+// znodes and its watches; the Client just reconnects.
+func TestZKServerRestartKeepsSession(t *testing.T) {
+	srv, err := zktest.StartServer()
+	mustf(t, err, "start own server")
+	defer srv.Stop()
+	cs := srv.Chroot(t)
+	c := connect(t, cs)
+	mustf(t, c.CreatePersistentPaths(), "paths")
+	epoch, err := c.RegisterBroker(registration(5))
+	mustf(t, err, "register")
+	kids := newCounter()
+	cancel := c.WatchChildren(zkutil.TopicsPath(), kids.fn)
+	defer cancel()
+	hooks := newCounter()
+	c.OnNewSession(hooks.fn)
+	session := c.SessionID()
+
+	mustf(t, srv.Restart(), "restart")
+	other := connect(t, cs)
+	mustf(t, other.CreateTopic("t", map[int32][]int32{0: {5}}, nil), "create topic")
+	kids.wait(t, "watch after server restart")
+	info, err := c.GetBroker(5)
+	mustf(t, err, "registration kept")
+	if info.Epoch != epoch || c.SessionID() != session {
+		t.Fatalf("epoch %d→%d session 0x%x→0x%x", epoch, info.Epoch, session, c.SessionID())
+	}
+	if n := hooks.drain(); n != 0 {
+		t.Fatalf("OnNewSession ran %d times", n)
+	}
+}

@@ -29,11 +29,15 @@ type Server struct {
 	// Addr is host:port of the client port.
 	Addr string
 
-	dir    string
-	cmd    *exec.Cmd
-	exited chan struct{} // closed when the process has exited
-	seq    atomic.Int64  // chroot counter
-	stop   sync.Once
+	dir  string
+	java string
+	seq  atomic.Int64 // chroot counter
+	stop sync.Once
+	mu   struct {
+		sync.Mutex
+		cmd    *exec.Cmd     // guarded by mu; the current JVM
+		exited chan struct{} // guarded by mu; closed when cmd has exited
+	}
 }
 
 // StartServer launches a standalone ZooKeeper from Debian's jar on a free
@@ -89,52 +93,87 @@ func launch(java string) (*Server, error) {
 		"forceSync=no",
 		"",
 	}, "\n")
-	cfgPath := filepath.Join(dir, "zoo.cfg")
-	if err := os.WriteFile(cfgPath, []byte(cfg), 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(dir, "zoo.cfg"), []byte(cfg), 0o644); err != nil {
 		os.RemoveAll(dir)
 		return nil, fmt.Errorf("zktest: %w", err)
 	}
-	logf, err := os.Create(filepath.Join(dir, "zookeeper.log"))
-	if err != nil {
+	s := &Server{Addr: net.JoinHostPort("127.0.0.1", strconv.Itoa(port)), dir: dir, java: java}
+	if err := s.start(); err != nil {
 		os.RemoveAll(dir)
-		return nil, fmt.Errorf("zktest: %w", err)
+		return nil, err
+	}
+	return s, nil
+}
+
+// start runs the JVM on s.dir's zoo.cfg and waits for "ruok".
+func (s *Server) start() error {
+	logf, err := os.OpenFile(filepath.Join(s.dir, "zookeeper.log"), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+	if err != nil {
+		return fmt.Errorf("zktest: %w", err)
 	}
 	defer logf.Close()
-	cmd := exec.Command(java,
+	cmd := exec.Command(s.java,
 		"-Xms16m", "-Xmx256m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-XX:-UsePerfData",
 		"-Xshare:auto", "-Djava.awt.headless=true", "-Dzookeeper.admin.enableServer=false",
 		"-cp", JarPath,
-		"org.apache.zookeeper.server.ZooKeeperServerMain", cfgPath)
+		"org.apache.zookeeper.server.ZooKeeperServerMain", filepath.Join(s.dir, "zoo.cfg"))
 	cmd.Stdout, cmd.Stderr = logf, logf
 	// Kill the JVM if the test binary dies without calling Stop.
 	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL, Setpgid: true}
 	if err := cmd.Start(); err != nil {
-		os.RemoveAll(dir)
-		return nil, fmt.Errorf("zktest: starting java: %w", err)
+		return fmt.Errorf("zktest: starting java: %w", err)
 	}
-	s := &Server{Addr: net.JoinHostPort("127.0.0.1", strconv.Itoa(port)), dir: dir, cmd: cmd, exited: make(chan struct{})}
+	exited := make(chan struct{})
 	go func() {
 		_ = cmd.Wait()
-		close(s.exited)
+		close(exited)
 	}()
+	s.mu.Lock()
+	s.mu.cmd, s.mu.exited = cmd, exited
+	s.mu.Unlock()
 	deadline := time.Now().Add(startTimeout)
 	for {
 		if s.ruok() {
-			return s, nil
+			return nil
 		}
 		select {
-		case <-s.exited:
-			out, _ := os.ReadFile(filepath.Join(dir, "zookeeper.log"))
-			s.Stop()
-			return nil, fmt.Errorf("zktest: zookeeper exited during start: %s", tail(out, 2000))
+		case <-exited:
+			out, _ := os.ReadFile(filepath.Join(s.dir, "zookeeper.log"))
+			return fmt.Errorf("zktest: zookeeper exited during start: %s", tail(out, 2000))
 		default:
 		}
 		if time.Now().After(deadline) {
-			s.Stop()
-			return nil, fmt.Errorf("zktest: zookeeper did not answer ruok on %s within %v", s.Addr, startTimeout)
+			s.kill()
+			return fmt.Errorf("zktest: zookeeper did not answer ruok on %s within %v", s.Addr, startTimeout)
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
+}
+
+// kill stops the current JVM (SIGTERM, then SIGKILL after 5 s) and waits.
+func (s *Server) kill() {
+	s.mu.Lock()
+	cmd, exited := s.mu.cmd, s.mu.exited
+	s.mu.Unlock()
+	if cmd == nil || cmd.Process == nil {
+		return
+	}
+	_ = cmd.Process.Signal(syscall.SIGTERM)
+	select {
+	case <-exited:
+	case <-time.After(5 * time.Second):
+		_ = cmd.Process.Kill()
+		<-exited
+	}
+}
+
+// Restart stops the server and starts it again on the same port and data
+// directory; sessions survive if the restart is shorter than their timeout.
+// Every test sharing the server sees the outage: use a server of its own
+// (StartServer) for this.
+func (s *Server) Restart() error {
+	s.kill()
+	return s.start()
 }
 
 func tail(b []byte, n int) string {
@@ -163,15 +202,7 @@ func (s *Server) ruok() bool {
 // Stop kills the server and removes its directory. It is idempotent.
 func (s *Server) Stop() {
 	s.stop.Do(func() {
-		if s.cmd.Process != nil {
-			_ = s.cmd.Process.Signal(syscall.SIGTERM)
-			select {
-			case <-s.exited:
-			case <-time.After(5 * time.Second):
-				_ = s.cmd.Process.Kill()
-				<-s.exited
-			}
-		}
+		s.kill()
 		os.RemoveAll(s.dir)
 	})
 }
