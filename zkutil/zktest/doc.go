@@ -7,7 +7,8 @@
 // to the session with its id and password and closes it). Server.Proxy puts a
 // TCP proxy in front of the server to inject connection loss (DropConnections)
 // or a partition (Block/Unblock; held past the session timeout it expires the
-// session).
+// session). Server.Restart restarts the JVM on the same port and data
+// directory (use a server of your own from StartServer for that).
 //
 // Usage:
 //
