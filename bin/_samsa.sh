@@ -21,31 +21,15 @@ samsa_find_go() {
   fi
 }
 
-# samsa_install_go downloads the official Go release named by go.mod's "go"
-# line into <repo>/.build/go. Debian's golang-go (1.19 in bookworm) is too
-# old for the module and cannot fetch a newer toolchain itself.
+# samsa_install_go explains how to get a toolchain when none is found. Samsa
+# does not download toolchains itself: the machines it targets ship Go in
+# /usr/local/go, and Debian's golang-go (1.19 in bookworm) is too old for the
+# module.
 samsa_install_go() {
-  local version arch url
+  local version
   version="$(awk '$1 == "go" {print $2; exit}' "$SAMSA_HOME/go.mod")"
-  case "$(uname -m)" in
-    x86_64) arch=amd64 ;;
-    aarch64 | arm64) arch=arm64 ;;
-    *)
-      echo "error: no Go download for $(uname -m); install Go $version by hand" >&2
-      return 1
-      ;;
-  esac
-  url="https://go.dev/dl/go${version}.linux-${arch}.tar.gz"
-  echo "Downloading Go $version from $url" >&2
-  mkdir -p "$SAMSA_HOME/.build"
-  if command -v curl >/dev/null 2>&1; then
-    curl -fsSL "$url" | tar -C "$SAMSA_HOME/.build" -xz
-  elif command -v wget >/dev/null 2>&1; then
-    wget -qO- "$url" | tar -C "$SAMSA_HOME/.build" -xz
-  else
-    echo "error: need curl or wget to download Go" >&2
-    return 1
-  fi
+  echo "error: Go $version or newer is needed to build samsa; install it (for example into /usr/local/go) and run this again" >&2
+  return 1
 }
 
 samsa_build() {

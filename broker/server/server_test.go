@@ -35,11 +35,18 @@ func TestServerApiVersionsAndMetadata(t *testing.T) {
 			t.Fatalf("v%d: %+v", v, resp)
 		}
 	}
-	if m := reg.Get(MetricRequestsPerSec + ",request=Metadata"); m == nil || m.(metrics.Meter).Count() != 3 {
-		t.Fatalf("Metadata RequestsPerSec = %v", m)
-	}
-	if m := reg.Get(MetricTotalTimeMs + ",request=ApiVersions"); m == nil || m.(metrics.Histogram).Count() != 2 {
-		t.Fatalf("ApiVersions TotalTimeMs = %v", m)
+	// The server records a request's metrics after it has written the response, so
+	// the client can see the answer a moment before the count moves: wait for it.
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		rm, tm := reg.Get(MetricRequestsPerSec+",request=Metadata"), reg.Get(MetricTotalTimeMs+",request=ApiVersions")
+		if rm != nil && tm != nil && rm.(metrics.Meter).Count() == 3 && tm.(metrics.Histogram).Count() == 2 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("Metadata RequestsPerSec = %v, ApiVersions TotalTimeMs = %v", rm, tm)
+		}
+		time.Sleep(5 * time.Millisecond)
 	}
 }
 
