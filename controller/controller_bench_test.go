@@ -1,12 +1,18 @@
 package controller
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"math/rand"
 	"testing"
+	"time"
 
 	"github.com/sirupsen/logrus"
+	"github.com/twmb/franz-go/pkg/kmsg"
+
+	"samsa/zkutil"
+	"samsa/zkutil/zktest"
 )
 
 // BenchmarkControllerAssignReplicas: 1,000 partitions, rf 3, over 12 brokers in 3 racks.
@@ -59,3 +65,95 @@ type captureSender struct{ outs []outbound }
 
 func (c *captureSender) send(_ int32, o outbound)    { c.outs = append(c.outs, o) }
 func (c *captureSender) interBrokerListener() string { return "" }
+
+// BenchmarkControllerFailover measures a controller failover on a real ZooKeeper with 1,000
+// partitions (100 topics × 10, replication factor 3, 3 live brokers): from the old
+// controller's session closing to the new controller having sent its LeaderAndIsr requests.
+func BenchmarkControllerFailover(b *testing.B) {
+	cl := &cluster{connect: zktest.Start(b).Chroot(b), rec: &recorder{}}
+	admin := benchZK(b, cl)
+	if err := admin.CreatePersistentPaths(); err != nil {
+		b.Fatal(err)
+	}
+	for _, id := range []int32{2, 3, 4} {
+		reg := zkutil.BrokerRegistration{ID: id, Version: 4, JMXPort: -1,
+			Endpoints: []zkutil.Endpoint{{ListenerName: "PLAINTEXT", SecurityProtocol: "PLAINTEXT", Host: "127.0.0.1", Port: brokerPort(id)}}}
+		if _, err := admin.RegisterBroker(reg); err != nil {
+			b.Fatal(err)
+		}
+	}
+	for i := range 100 {
+		if err := admin.CreateTopic(fmt.Sprintf("t%03d", i), map[int32][]int32{
+			0: {2, 3, 4}, 1: {3, 4, 2}, 2: {4, 2, 3}, 3: {2, 4, 3}, 4: {3, 2, 4},
+			5: {4, 3, 2}, 6: {2, 3, 4}, 7: {3, 4, 2}, 8: {4, 2, 3}, 9: {2, 4, 3},
+		}, nil); err != nil {
+			b.Fatal(err)
+		}
+	}
+	start := func(id int32) (*Controller, *zkutil.Client) {
+		zc := benchZK(b, cl)
+		c, err := New(Config{BrokerID: id, ZK: zc, Dialer: &recDialer{rec: cl.rec}, RetryBackoff: time.Millisecond})
+		if err != nil {
+			b.Fatal(err)
+		}
+		if err := c.Start(context.Background()); err != nil {
+			b.Fatal(err)
+		}
+		return c, zc
+	}
+	waitLAI := func(epoch int32) {
+		deadline := time.Now().Add(2 * time.Minute)
+		for time.Now().Before(deadline) {
+			done := true
+			for _, broker := range []int32{2, 3, 4} {
+				if cl.rec.firstIndex(broker, 4, func(r kmsg.Request) bool {
+					return r.(*kmsg.LeaderAndISRRequest).ControllerEpoch == epoch
+				}) < 0 {
+					done = false
+				}
+			}
+			if done {
+				return
+			}
+			time.Sleep(time.Millisecond)
+		}
+		b.Fatalf("no LeaderAndIsr of epoch %d", epoch)
+	}
+	c, zc := start(1)
+	waitLAI(1)
+	// Wait for every partition state before measuring.
+	deadline := time.Now().Add(2 * time.Minute)
+	for {
+		var n int
+		_ = c.sync(context.Background(), func() { n = len(c.cc.leadership) })
+		if n == 1000 {
+			break
+		}
+		if time.Now().After(deadline) {
+			b.Fatalf("%d partition states", n)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		next, nextZK := start(int32(10 + i))
+		c.Shutdown()
+		zc.Close()
+		waitLAI(int32(i + 2))
+		c, zc = next, nextZK
+	}
+	b.StopTimer()
+	c.Shutdown()
+	zc.Close()
+}
+
+func benchZK(b *testing.B, cl *cluster) *zkutil.Client {
+	ctx, cancel := context.WithTimeout(context.Background(), waitTimeout)
+	defer cancel()
+	c, err := zkutil.Connect(ctx, zkutil.Config{Connect: cl.connect, SessionTimeout: 6 * time.Second, ConnectionTimeout: waitTimeout})
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(c.Close)
+	return c
+}

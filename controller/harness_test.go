@@ -61,7 +61,7 @@ func (cl *cluster) zk() *zkutil.Client {
 	cl.t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), waitTimeout)
 	defer cancel()
-	c, err := zkutil.Connect(ctx, zkutil.Config{Connect: cl.connect, SessionTimeout: 6 * time.Second})
+	c, err := zkutil.Connect(ctx, zkutil.Config{Connect: cl.connect, SessionTimeout: 6 * time.Second, ConnectionTimeout: waitTimeout})
 	if err != nil {
 		cl.t.Fatal(err)
 	}
