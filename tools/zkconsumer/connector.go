@@ -277,7 +277,7 @@ func (c *Connector) register() error {
 	if err := c.zk.RegisterConsumer(c.cfg.GroupID, c.id, reg); err != nil {
 		return fmt.Errorf("zkconsumer: register %s: %w", c.id, err)
 	}
-	c.log.WithField("subscription", reg.Subscription).Info("registered consumer in zookeeper")
+	c.log.Infof("registered consumer in zookeeper with subscription %v (%s)", reg.Subscription, reg.Pattern)
 	return nil
 }
 

@@ -198,10 +198,12 @@ func TestZKConsumerWildcard(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	for _, m := range consumeN(t, streams[0], 1) {
-		got[m.Topic]++
+	// The topic creations rebalance the consumer: a message in hand may be
+	// delivered again (at-least-once), so read until logs-b shows up.
+	for i := 0; got["logs-b"] == 0 && i < 20; i++ {
+		got[consumeN(t, streams[0], 1)[0].Topic]++
 	}
-	if got["logs-a"] != 3 || got["logs-b"] != 1 || got["other"] != 0 {
+	if got["logs-a"] < 3 || got["logs-b"] != 1 || got["other"] != 0 {
 		t.Fatalf("messages per topic: %v", got)
 	}
 }

@@ -117,7 +117,7 @@ func (c *Connector) commitLocked(ctx context.Context) error {
 	}
 	c.mu.Unlock()
 	if len(done) > 0 {
-		c.log.WithField("partitions", len(done)).Debug("committed offsets")
+		c.log.Debugf("committed offsets of %d partitions", len(done))
 	}
 	return err
 }

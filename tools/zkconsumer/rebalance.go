@@ -25,7 +25,7 @@ func (c *Connector) syncedRebalance(ctx context.Context) error {
 		if c.isClosed() {
 			return ErrClosed
 		}
-		c.log.WithField("attempt", attempt).Info("rebalancing")
+		c.log.Infof("rebalancing (attempt %d of %d)", attempt, c.cfg.RebalanceMaxRetries)
 		err := c.rebalanceOnce(ctx)
 		if err == nil {
 			c.mu.Lock()
@@ -35,7 +35,7 @@ func (c *Connector) syncedRebalance(ctx context.Context) error {
 			return nil
 		}
 		last = err
-		c.log.WithError(err).WithField("attempt", attempt).Info("rebalance attempt failed; backing off")
+		c.log.WithError(err).Infof("rebalance attempt %d failed; backing off %v", attempt, c.cfg.RebalanceBackoff)
 		// Kafka stops the fetchers again (committing) before backing off.
 		c.releaseAll(ctx)
 		if attempt < c.cfg.RebalanceMaxRetries && !c.sleep(c.cfg.RebalanceBackoff) {
@@ -82,7 +82,7 @@ func (c *Connector) rebalanceOnce(ctx context.Context) error {
 		return err
 	}
 	mine := global.Of(c.id)
-	c.log.WithField("assignment", mine.String()).Info("computed assignment")
+	c.log.Infof("computed assignment: %s", mine)
 
 	if err := c.claim(mine); err != nil {
 		return err
@@ -123,7 +123,7 @@ func (c *Connector) rebalanceOnce(ctx context.Context) error {
 		}
 		c.startFetcher(owned[tp], s)
 	}
-	c.log.WithField("partitions", len(owned)).Info("rebalance done; fetching")
+	c.log.Infof("rebalance done; fetching %d partitions", len(owned))
 	return nil
 }
 
@@ -200,7 +200,7 @@ func (c *Connector) readGroup() (GroupState, error) {
 		}
 		if errors.Is(err, zkutil.ErrMalformed) {
 			// Every member skips it alike, so the others still agree.
-			c.log.WithError(err).WithField("consumer", id).Warn("ignoring member with malformed registration")
+			c.log.WithError(err).WithField("member", id).Warn("ignoring member with malformed registration")
 			continue
 		}
 		if err != nil {
@@ -211,7 +211,7 @@ func (c *Connector) readGroup() (GroupState, error) {
 			_, err = sub.filter.compile(c.cfg.ExcludeInternalTopics)
 		}
 		if err != nil {
-			c.log.WithError(err).WithField("consumer", id).Warn("ignoring member with unusable registration")
+			c.log.WithError(err).WithField("member", id).Warn("ignoring member with unusable registration")
 			continue
 		}
 		if sub.wildcard() && allTopics == nil {

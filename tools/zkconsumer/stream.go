@@ -68,6 +68,11 @@ func (s *Stream) Thread() int { return s.key.thread }
 // (ErrClosed).
 func (s *Stream) Next(ctx context.Context) (*Message, error) {
 	s.MarkDone()
+	select {
+	case <-s.c.quit:
+		return nil, ErrClosed
+	default:
+	}
 	var timeout <-chan time.Time
 	if d := s.c.cfg.ConsumerTimeout; d >= 0 {
 		t := time.NewTimer(d)
