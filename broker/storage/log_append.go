@@ -159,6 +159,10 @@ func (l *Log) AppendAsFollower(batches []byte) (AppendInfo, error) {
 			return AppendInfo{}, fmt.Errorf("storage: %s: batch %d: %w", l.tp, i, err)
 		}
 		h := b.Header()
+		if h.BaseOffset < 0 || h.LastOffset() < h.BaseOffset {
+			return AppendInfo{}, fmt.Errorf("storage: %s: batch %d has offsets %d..%d: %w",
+				l.tp, i, h.BaseOffset, h.LastOffset(), record.ErrCorrupt)
+		}
 		if len(headers) > 0 && h.BaseOffset <= headers[len(headers)-1].LastOffset() {
 			return AppendInfo{}, fmt.Errorf("storage: %s: batch %d starts at %d, not after %d: %w",
 				l.tp, i, h.BaseOffset, headers[len(headers)-1].LastOffset(), ErrOffsetsOutOfOrder)

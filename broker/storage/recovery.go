@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 
 	"github.com/sirupsen/logrus"
 
@@ -18,7 +19,7 @@ import (
 // A batch is valid when its header frames correctly, it lies entirely
 // within size, its CRC-32C matches (Kafka's LogSegment.recover checks
 // exactly this, batch.ensureValid), its offsets are at or after
-// baseOffset, and they follow the previous batch's. The first invalid
+// baseOffset, within 2^31-1 of it, and follow the previous batch's. The first invalid
 // batch ends the scan: stop describes it (nil when the scan reached size).
 // Every length is bounded by size before anything is allocated.
 //
@@ -53,6 +54,12 @@ func ScanBatches(r io.ReaderAt, size, baseOffset int64, visit func(pos int64, b 
 		}
 		if b.BaseOffset() < next {
 			return pos, fmt.Errorf("%w: batch offset %d after %d", record.ErrCorrupt, b.BaseOffset(), next-1), nil
+		}
+		// The base offset is outside the CRC: a damaged one must still fit
+		// the segment's 32-bit relative offsets.
+		if last := b.LastOffset(); last < b.BaseOffset() || last-baseOffset > math.MaxInt32 {
+			return pos, fmt.Errorf("%w: batch offsets %d..%d do not fit a segment based at %d",
+				record.ErrCorrupt, b.BaseOffset(), last, baseOffset), nil
 		}
 		if visit != nil {
 			if verr := visit(pos, b); verr != nil {
