@@ -1,50 +1,71 @@
 package tools
 
-// kafka-producer-perf-test: produce N records of a fixed size as fast as
-// allowed and report throughput and latency (Kafka 2.8 ProducerPerformance).
+// kafka-producer-perf-test: Kafka 2.8's ProducerPerformance over a Sarama
+// AsyncProducer (Return.Successes).
 //
-// Behaviour:
-//   - --producer-props takes key=value pairs; as with Kafka they may follow
-//     the flag as separate arguments ("--producer-props acks=all
-//     bootstrap.servers=h:9092"); bootstrap.servers is required there or in
-//     --producer.config (or use --bootstrap-server);
-//   - records are random uppercase letters of --record-size bytes, or lines
-//     of --payload-file picked at random;
-//   - --throughput caps records per second (-1: no cap);
-//   - a progress line every 5 s and a final summary, in Kafka's format;
-//     latency is measured from hand-over to the producer to the ack.
+// Behaviour, as Kafka 2.8:
+//   - options are parsed as argparse4j does, so --producer-props takes one
+//     or more k=v arguments (nargs "+"); exactly one of --record-size and
+//     --payload-file; --throughput is required (-1: no limit);
+//   - --record-size: one payload of random uppercase letters from
+//     java.util.Random(0), sent for every record (byte-identical to Kafka's);
+//     --payload-file: the file split on --payload-delimiter (a regex, default
+//     newline, trailing empty pieces dropped), a random piece per record;
+//   - a window line every 5 s, printed from the completion that crosses the
+//     mark: "N records sent, X records/sec (Y MB/sec), A ms avg latency, M ms
+//     max latency."; then the total line with the 50th/95th/99th/99.9th
+//     percentiles (Stats.printTotal); MB = MiB of payload; latency is the
+//     integer milliseconds from send to completion, failures included;
+//   - throttling is Kafka's ThroughputThrottler (perf_stats.go);
+//   - --print-metrics prints Sarama's producer metrics in Kafka's layout;
+//   - failed sends are reported on stderr (the first 10, then a count) and,
+//     as in Kafka, do not change the exit code.
+//
+// Samsa extras: --bootstrap-server as a shorthand for bootstrap.servers;
+// max.in.flight.requests.per.connection maps to Sarama's Net.MaxOpenRequests.
+// Transactions (--transaction-duration-ms > 0) are refused: the broker has no
+// transaction coordinator yet.
 
 import (
-	"bufio"
+	"context"
 	"fmt"
-	"io"
-	"math/rand"
 	"os"
-	"sort"
+	"path/filepath"
+	"regexp"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
 
 	"github.com/IBM/sarama"
 	"github.com/urfave/cli/v2"
+
+	"samsa/config"
 )
+
+const producerPerfUsage = "usage: producer-performance [-h] --topic TOPIC --num-records NUM-RECORDS (--record-size RECORD-SIZE | --payload-file PAYLOAD-FILE) [--payload-delimiter PAYLOAD-DELIMITER] --throughput THROUGHPUT [--producer-props PROP-NAME=PROP-VALUE [PROP-NAME=PROP-VALUE ...]] [--producer.config CONFIG-FILE] [--print-metrics] [--transactional-id TRANSACTIONAL-ID] [--transaction-duration-ms TRANSACTION-DURATION]"
+
+// perfMaxErrorsShown bounds the failed sends printed one by one.
+const perfMaxErrorsShown = 10
 
 func producerPerfCommand(env Env) *cli.Command {
 	return &cli.Command{
-		Name:  "kafka-producer-perf-test",
-		Usage: "measure producer throughput and latency",
-		Flags: []cli.Flag{
-			&cli.StringFlag{Name: "topic", Usage: "topic to produce to (required)"},
-			&cli.Int64Flag{Name: "num-records", Usage: "records to send (required)"},
-			&cli.IntFlag{Name: "record-size", Usage: "bytes per record (this or --payload-file)"},
-			&cli.StringFlag{Name: "payload-file", Usage: "file of newline-separated payloads"},
-			&cli.Float64Flag{Name: "throughput", Value: -1, Usage: "records per second cap, -1 for none (required by Kafka)"},
-			&cli.StringSliceFlag{Name: "producer-props", Usage: "producer properties key=value (more may follow as arguments)"},
-			&cli.StringFlag{Name: "producer.config", Usage: "producer properties file"},
-			&cli.StringFlag{Name: "bootstrap-server", Usage: "shorthand for --producer-props bootstrap.servers=..."},
-		},
+		Name:            "kafka-producer-perf-test",
+		Usage:           "verify the producer performance (org.apache.kafka.tools.ProducerPerformance)",
+		UsageText:       producerPerfUsage,
+		SkipFlagParsing: true,
 		Action: func(c *cli.Context) error {
-			if err := runProducerPerf(c, env); err != nil {
+			args := c.Args().Slice()
+			if len(args) == 0 || args[0] == "-h" || args[0] == "--help" {
+				fmt.Fprintln(env.Stdout, producerPerfUsage)
+				return nil
+			}
+			o, err := parseProducerPerfArgs(args)
+			if err != nil {
+				fmt.Fprintf(env.Stderr, "%s\nproducer-performance: error: %v\n", producerPerfUsage, err)
+				return exitError{1}
+			}
+			if err := runProducerPerf(env, o); err != nil {
 				fmt.Fprintln(env.Stderr, err)
 				return exitError{1}
 			}
@@ -53,199 +74,290 @@ func producerPerfCommand(env Env) *cli.Command {
 	}
 }
 
-// perfStats accumulates acknowledged records (Kafka's Stats class).
-type perfStats struct {
-	mu        sync.Mutex
-	start     time.Time
-	latencies []int64 // guarded by mu; sampled, ms
-	sampling  int64
-	count     int64 // guarded by mu
-	bytes     int64 // guarded by mu
-	maxLat    int64 // guarded by mu
-	totalLat  int64 // guarded by mu
-	window    struct {
-		start                      time.Time
-		count, bytes, maxLat, tLat int64
-	} // guarded by mu
-	out io.Writer
+type producerPerfOpts struct {
+	topic           string
+	numRecords      int64
+	recordSize      int
+	hasRecordSize   bool
+	payloadFile     string
+	delimiter       string
+	throughput      int64
+	props           []string
+	hasProps        bool
+	configFile      string
+	printMetrics    bool
+	txnDurationMs   int64
+	bootstrapServer string
 }
 
-func newPerfStats(numRecords int64, out io.Writer, now time.Time) *perfStats {
-	s := &perfStats{start: now, sampling: numRecords/500000 + 1, out: out}
-	s.window.start = now
-	return s
-}
-
-func (s *perfStats) record(iter int64, latency time.Duration, size int, now time.Time) {
-	ms := latency.Milliseconds()
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.count++
-	s.bytes += int64(size)
-	s.totalLat += ms
-	if ms > s.maxLat {
-		s.maxLat = ms
-	}
-	s.window.count++
-	s.window.bytes += int64(size)
-	s.window.tLat += ms
-	if ms > s.window.maxLat {
-		s.window.maxLat = ms
-	}
-	if iter%s.sampling == 0 {
-		s.latencies = append(s.latencies, ms)
-	}
-	if now.Sub(s.window.start) >= 5*time.Second {
-		el := now.Sub(s.window.start).Seconds()
-		fmt.Fprintf(s.out, "%d records sent, %.1f records/sec (%.2f MB/sec), %.1f ms avg latency, %.1f ms max latency.\n",
-			s.window.count, float64(s.window.count)/el, float64(s.window.bytes)/el/(1024*1024),
-			float64(s.window.tLat)/float64(s.window.count), float64(s.window.maxLat))
-		s.window.start, s.window.count, s.window.bytes, s.window.maxLat, s.window.tLat = now, 0, 0, 0, 0
-	}
-}
-
-func (s *perfStats) summary(now time.Time) string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	el := now.Sub(s.start).Seconds()
-	if el <= 0 {
-		el = 1e-9
-	}
-	sort.Slice(s.latencies, func(i, j int) bool { return s.latencies[i] < s.latencies[j] })
-	pct := func(p float64) int64 {
-		if len(s.latencies) == 0 {
-			return 0
+// parseProducerPerfArgs parses args as ProducerPerformance's argparse4j
+// parser does.
+func parseProducerPerfArgs(args []string) (*producerPerfOpts, error) {
+	o := &producerPerfOpts{delimiter: `\n`}
+	seen := map[string]bool{}
+	for i := 0; i < len(args); i++ {
+		name, inline, hasInline := strings.Cut(args[i], "=")
+		if !strings.HasPrefix(name, "--") {
+			return nil, toolErrorf("unrecognized arguments: '%s'", args[i])
 		}
-		return s.latencies[int(p*float64(len(s.latencies)-1))]
+		value := func() (string, error) {
+			if hasInline {
+				return inline, nil
+			}
+			if i+1 >= len(args) || strings.HasPrefix(args[i+1], "--") {
+				return "", toolErrorf("argument %s: expected one argument", name)
+			}
+			i++
+			return args[i], nil
+		}
+		number := func(bits int, typ string) (int64, error) {
+			v, err := value()
+			if err != nil {
+				return 0, err
+			}
+			n, err := strconv.ParseInt(v, 10, bits)
+			if err != nil {
+				return 0, toolErrorf("argument %s: could not convert '%s' to %s", name, v, typ)
+			}
+			return n, nil
+		}
+		var err error
+		var n int64
+		switch name {
+		case "--topic":
+			o.topic, err = value()
+		case "--num-records":
+			o.numRecords, err = number(64, "Long")
+		case "--record-size":
+			n, err = number(32, "Integer")
+			o.recordSize, o.hasRecordSize = int(n), true
+		case "--payload-file":
+			o.payloadFile, err = value()
+		case "--payload-delimiter":
+			o.delimiter, err = value()
+		case "--throughput":
+			n, err = number(32, "Integer")
+			o.throughput = n
+		case "--producer-props":
+			if hasInline {
+				o.props = append(o.props, inline)
+			}
+			for i+1 < len(args) && !strings.HasPrefix(args[i+1], "--") {
+				i++
+				o.props = append(o.props, args[i])
+			}
+			if len(o.props) == 0 {
+				return nil, toolErrorf("argument --producer-props: expected at least one argument")
+			}
+			o.hasProps = true
+		case "--producer.config":
+			o.configFile, err = value()
+		case "--print-metrics":
+			o.printMetrics = true
+		case "--transactional-id":
+			_, err = value()
+		case "--transaction-duration-ms":
+			o.txnDurationMs, err = number(64, "Long")
+		case "--bootstrap-server":
+			o.bootstrapServer, err = value()
+		default:
+			return nil, toolErrorf("unrecognized arguments: '%s'", args[i])
+		}
+		if err != nil {
+			return nil, err
+		}
+		seen[name] = true
 	}
-	avg := 0.0
-	if s.count > 0 {
-		avg = float64(s.totalLat) / float64(s.count)
+	switch {
+	case seen["--record-size"] && seen["--payload-file"]:
+		return nil, toolErrorf("argument --payload-file: not allowed with argument --record-size")
+	case !seen["--record-size"] && !seen["--payload-file"]:
+		return nil, toolErrorf("one of the arguments --record-size --payload-file is required")
 	}
-	return fmt.Sprintf("%d records sent, %f records/sec (%.2f MB/sec), %.2f ms avg latency, %.2f ms max latency, %d ms 50th, %d ms 95th, %d ms 99th, %d ms 99.9th.\n",
-		s.count, float64(s.count)/el, float64(s.bytes)/el/(1024*1024), avg, float64(s.maxLat), pct(0.5), pct(0.95), pct(0.99), pct(0.999))
+	for _, req := range []string{"--topic", "--num-records", "--throughput"} {
+		if !seen[req] {
+			return nil, toolErrorf("argument %s is required", req)
+		}
+	}
+	if !o.hasProps && o.configFile == "" && o.bootstrapServer == "" {
+		return nil, toolErrorf("Either --producer-props or --producer.config must be specified.")
+	}
+	if o.numRecords <= 0 {
+		return nil, toolErrorf("argument --num-records: must be positive")
+	}
+	return o, nil
 }
 
-func runProducerPerf(c *cli.Context, env Env) error {
-	topic, n, size := c.String("topic"), c.Int64("num-records"), c.Int("record-size")
-	if topic == "" || n <= 0 {
-		return toolError("Missing required argument: --topic and a positive --num-records are required")
+// producerPerfConfig merges --producer.config and --producer-props (which
+// win) into a Sarama config and the bootstrap servers.
+func producerPerfConfig(o *producerPerfOpts) (*sarama.Config, []string, error) {
+	props := map[string]string{}
+	if o.configFile != "" {
+		fileProps, err := config.ReadPropertiesFile(o.configFile)
+		if err != nil {
+			return nil, nil, err
+		}
+		props = fileProps
 	}
-	if (size > 0) == (c.String("payload-file") != "") {
-		return toolError("Either --record-size or --payload-file must be specified but not both.")
+	for _, p := range o.props {
+		pieces := strings.Split(p, "=")
+		if len(pieces) != 2 {
+			return nil, nil, javaException{"java.lang.IllegalArgumentException", "Invalid property: " + p}
+		}
+		props[pieces[0]] = pieces[1]
 	}
-	propArgs := append([]string{}, c.StringSlice("producer-props")...)
-	propArgs = append(propArgs, c.Args().Slice()...)
-	props, err := parsePropertyArgs(propArgs)
+	if o.bootstrapServer != "" {
+		props["bootstrap.servers"] = o.bootstrapServer
+	}
+	servers := splitServers(props["bootstrap.servers"])
+	if len(servers) == 0 {
+		return nil, nil, javaException{"org.apache.kafka.common.config.ConfigException", `Missing required configuration "bootstrap.servers" which has no default value.`}
+	}
+	cfg, err := newSaramaConfig("perf-producer-client", "", props)
 	if err != nil {
-		return err
+		return nil, nil, err
 	}
-	servers := props["bootstrap.servers"]
-	if s := c.String("bootstrap-server"); s != "" {
-		servers = s
-	}
-	if cfgFile := c.String("producer.config"); cfgFile != "" && servers == "" {
-		return toolError("bootstrap.servers must be given in --producer-props or --bootstrap-server")
-	}
-	if servers == "" {
-		return toolError("Missing required argument: bootstrap.servers in --producer-props")
-	}
-	cfg, err := newSaramaConfig("perf-producer-client", c.String("producer.config"), props)
-	if err != nil {
-		return err
+	if v, ok := props["max.in.flight.requests.per.connection"]; ok {
+		n, err := strconv.Atoi(strings.TrimSpace(v))
+		if err != nil || n < 1 {
+			return nil, nil, javaException{"org.apache.kafka.common.config.ConfigException", fmt.Sprintf("Invalid value %s for configuration max.in.flight.requests.per.connection", v)}
+		}
+		if !cfg.Producer.Idempotent {
+			cfg.Net.MaxOpenRequests = n
+		}
 	}
 	cfg.Producer.Return.Successes = true
 	cfg.Producer.Return.Errors = true
-	payloads, err := perfPayloads(c.String("payload-file"), size)
+	return cfg, servers, nil
+}
+
+// perfPayloads reads --payload-file as Kafka does: the whole file split on
+// the delimiter regex, trailing empty pieces dropped (Java's String.split).
+func perfPayloads(env Env, file, delimiter string) ([][]byte, error) {
+	abs, _ := filepath.Abs(file)
+	fmt.Fprintf(env.Stdout, "Reading payloads from: %s\n", abs)
+	data, err := os.ReadFile(file)
+	if err != nil || len(data) == 0 {
+		return nil, javaException{"java.lang.IllegalArgumentException", "File does not exist or empty file provided."}
+	}
+	if delimiter == `\n` {
+		delimiter = "\n"
+	}
+	re, err := regexp.Compile(delimiter)
+	if err != nil {
+		return nil, javaException{"java.util.regex.PatternSyntaxException", err.Error()}
+	}
+	pieces := re.Split(string(data), -1)
+	for len(pieces) > 1 && pieces[len(pieces)-1] == "" {
+		pieces = pieces[:len(pieces)-1]
+	}
+	fmt.Fprintf(env.Stdout, "Number of messages read: %d\n", len(pieces))
+	out := make([][]byte, len(pieces))
+	for i, p := range pieces {
+		out[i] = []byte(p)
+	}
+	return out, nil
+}
+
+// perfSend is the Metadata of each message: Kafka's PerfCallback fields.
+type perfSend struct {
+	iter        int64
+	sendStartMs int64
+	bytes       int
+}
+
+func nowMs() int64 { return time.Now().UnixMilli() }
+
+func runProducerPerf(env Env, o *producerPerfOpts) error {
+	if o.txnDurationMs > 0 {
+		return toolError("Samsa's kafka-producer-perf-test does not support transactions (--transaction-duration-ms): the broker has no transaction coordinator yet")
+	}
+	cfg, servers, err := producerPerfConfig(o)
 	if err != nil {
 		return err
 	}
-	p, err := sarama.NewAsyncProducer(splitServers(servers), cfg)
+	var payloads [][]byte
+	if o.payloadFile != "" {
+		if payloads, err = perfPayloads(env, o.payloadFile, o.delimiter); err != nil {
+			return err
+		}
+	}
+	p, err := sarama.NewAsyncProducer(servers, cfg)
 	if err != nil {
 		return err
 	}
-	stats := newPerfStats(n, env.Stdout, time.Now())
-	type sent struct {
-		iter int64
-		at   time.Time
-		size int
+	ctx := env.Context
+	if ctx == nil {
+		ctx = context.Background()
 	}
-	var failed int64
-	var wg sync.WaitGroup
+	rnd := newJavaRandom(0)
+	var payload []byte
+	if o.hasRecordSize {
+		payload = make([]byte, max(o.recordSize, 0))
+		for i := range payload {
+			payload[i] = byte(rnd.nextInt(26) + 65)
+		}
+	}
+	stats := newProducerStats(o.numRecords, perfReportingInterval, env.Stdout, nowMs)
+	var wg, inflight sync.WaitGroup
+	var failedMu sync.Mutex
+	failed := 0
 	wg.Add(2)
 	go func() {
 		defer wg.Done()
 		for m := range p.Successes() {
-			s := m.Metadata.(sent)
-			now := time.Now()
-			stats.record(s.iter, now.Sub(s.at), s.size, now)
+			s := m.Metadata.(perfSend)
+			now := nowMs()
+			stats.record(s.iter, int32(now-s.sendStartMs), s.bytes, now)
+			inflight.Done()
 		}
 	}()
 	go func() {
 		defer wg.Done()
 		for e := range p.Errors() {
+			s := e.Msg.Metadata.(perfSend)
+			now := nowMs()
+			stats.record(s.iter, int32(now-s.sendStartMs), s.bytes, now)
+			failedMu.Lock()
 			failed++
-			if failed <= 10 {
+			if failed <= perfMaxErrorsShown {
 				fmt.Fprintln(env.Stderr, sendError(e.Msg, e.Err))
 			}
+			failedMu.Unlock()
+			inflight.Done()
 		}
 	}()
-	throughput := c.Float64("throughput")
-	throttle := time.NewTimer(time.Hour)
-	if !throttle.Stop() {
-		<-throttle.C
-	}
-	start := time.Now()
-	rnd := rand.New(rand.NewSource(time.Now().UnixNano()))
-	for i := int64(0); i < n; i++ {
-		payload := payloads[rnd.Intn(len(payloads))]
-		p.Input() <- &sarama.ProducerMessage{Topic: topic, Value: sarama.ByteEncoder(payload), Metadata: sent{iter: i, at: time.Now(), size: len(payload)}}
-		if throughput > 0 {
-			// Throttle: sleep until the schedule for record i+1.
-			due := start.Add(time.Duration(float64(i+1) / throughput * float64(time.Second)))
-			if d := time.Until(due); d > 0 {
-				throttle.Reset(d)
-				<-throttle.C
-			}
+	throttler := newThroughputThrottler(o.throughput, stats.start)
+send:
+	for i := int64(0); i < o.numRecords; i++ {
+		if payloads != nil {
+			payload = payloads[rnd.nextInt(int32(len(payloads)))]
 		}
+		sendStartMs := nowMs()
+		msg := &sarama.ProducerMessage{Topic: o.topic, Value: sarama.ByteEncoder(payload), Metadata: perfSend{i, sendStartMs, len(payload)}}
+		inflight.Add(1)
+		select {
+		case p.Input() <- msg:
+		case <-ctx.Done():
+			inflight.Done()
+			break send
+		}
+		if throttler.shouldThrottle(i, sendStartMs) {
+			throttler.throttle(ctx)
+		}
+	}
+	// Every record completes (acked or failed after Sarama's bounded
+	// retries) before the totals, as Kafka's producer.flush(); the metrics
+	// are read before Close, which unregisters them.
+	inflight.Wait()
+	stats.printTotal()
+	if o.printMetrics {
+		printKafkaMetrics(env.Stdout, cfg.MetricRegistry, "producer", cfg.ClientID)
 	}
 	p.AsyncClose()
 	wg.Wait()
-	io.WriteString(env.Stdout, stats.summary(time.Now()))
-	if failed > 0 {
-		return toolErrorf("%d records failed", failed)
+	if failed > perfMaxErrorsShown {
+		fmt.Fprintf(env.Stderr, "%d records failed in all\n", failed)
 	}
 	return nil
-}
-
-// perfPayloads returns the payloads to pick from: one random record of size
-// bytes (uppercase letters, as Kafka), or the lines of file.
-func perfPayloads(file string, size int) ([][]byte, error) {
-	if file == "" {
-		b := make([]byte, size)
-		for i := range b {
-			b[i] = byte('A' + rand.Intn(26))
-		}
-		return [][]byte{b}, nil
-	}
-	f, err := os.Open(file)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	var out [][]byte
-	sc := bufio.NewScanner(f)
-	sc.Buffer(make([]byte, 64*1024), maxConsoleLine)
-	for sc.Scan() {
-		if line := strings.TrimSpace(sc.Text()); line != "" {
-			out = append(out, []byte(line))
-		}
-	}
-	if err := sc.Err(); err != nil {
-		return nil, err
-	}
-	if len(out) == 0 {
-		return nil, toolErrorf("File is empty: %s", file)
-	}
-	return out, nil
 }
