@@ -259,7 +259,7 @@ func (p *Partition) latestLocalEpoch() int32 {
 
 // followingLocked reports whether p still follows with leaderEpoch.
 func (p *Partition) followingLocked(leaderEpoch int32) bool {
-	return p.mu.data != nil && p.mu.leader != p.m.cfg.BrokerID && p.mu.leaderEpoch == leaderEpoch
+	return p.mu.data != nil && p.mu.leader >= 0 && p.mu.leader != p.m.cfg.BrokerID && p.mu.leaderEpoch == leaderEpoch
 }
 
 // truncateForFollower truncates the local log by the leader's answer to an
