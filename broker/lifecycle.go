@@ -68,10 +68,12 @@ func (b *Broker) Start(ctx context.Context) (err error) {
 	if err := b.startServer(runCtx); err != nil {
 		return err
 	}
+	// The hook goes in first so an expiry right after registering is not
+	// missed (the signal waits in sessionCh for sessionLoop).
+	b.zk.OnNewSession(b.onNewSession)
 	if err := b.register(); err != nil {
 		return err
 	}
-	b.zk.OnNewSession(b.onNewSession)
 	b.wg.Add(1)
 	go func() {
 		defer b.wg.Done()
