@@ -28,6 +28,20 @@ func (b *Broker) openLogs() error {
 		}
 		return time.Duration(v) * time.Millisecond
 	}
+	var cleaner storage.ManagedService
+	if b.cfg.LogCleanerEnable {
+		cc := storage.DefaultCleanerConfig()
+		cc.Threads = int(max(b.cfg.LogCleanerThreads, 1))
+		cc.DedupeBufferSize = b.cfg.LogCleanerDedupeBufferSize
+		cc.IOBufferLoadFactor = b.cfg.LogCleanerIOBufferLoadFactor
+		cc.IOBufferSize = int(b.cfg.LogCleanerIOBufferSize)
+		cc.Backoff = ms(b.cfg.LogCleanerBackoffMs)
+		if cc.Backoff <= 0 {
+			cc.Backoff = storage.DefaultCleanerConfig().Backoff
+		}
+		cleaner = storage.NewCleaner(storage.CleanerOptions{Config: cc,
+			Logger: b.opts.Logger.WithField("broker", b.ID()), Now: b.opts.Now}).ManagedService()
+	}
 	m, err := storage.NewManager(storage.ManagerConfig{
 		Dirs:      b.cfg.LogDirs(),
 		Logger:    b.opts.Logger.WithField("broker", b.ID()),
@@ -46,6 +60,7 @@ func (b *Broker) openLogs() error {
 		RecoveryPointInterval:     ms(int64(b.cfg.LogFlushOffsetCheckpointIntervalMs)),
 		LogStartOffsetInterval:    ms(int64(b.cfg.LogFlushStartOffsetCheckpointIntervalMs)),
 		HighWatermarkInterval:     ms(b.cfg.ReplicaHighWatermarkCheckpointIntervalMs),
+		Cleaner:                   cleaner,
 	})
 	if err != nil {
 		return fmt.Errorf("broker: %w", err)
