@@ -19,18 +19,30 @@ import (
 // segment is active the file is preallocated (sparse) to
 // maxEntries*entrySize, as Kafka does with its mmap; trim cuts it to the
 // entries on roll and close.
+//
+// An inactive segment's index is evicted: its entries leave memory and its
+// descriptor is closed (only the count and the last entry stay), and the
+// first lookup loads it again. So memory and descriptors go to the active
+// segments and to the segments being read, as Kafka's lazy mmaps do. A
+// lookup racing an eviction sees no entries and returns the segment start,
+// which is always a correct (if slower) place to scan from.
 type indexFile struct {
 	fs         FS
 	entrySize  int
-	maxEntries int // immutable after open
+	maxEntries int                         // immutable after open
+	valid      func(prev, cur []byte) bool // immutable after open
 
 	mu struct {
 		sync.RWMutex
 		path string // current name (changes on rename)
-		f    File   // nil after close
-		buf  []byte // len == entries*entrySize
+		f    File   // nil after close or eviction
+		buf  []byte // len == entries*entrySize; nil when evicted
 		// persisted is how many bytes of buf are in the file.
 		persisted int
+		closed    bool
+		evicted   bool
+		count     int    // entries while evicted
+		last      []byte // copy of the last entry while evicted
 	}
 }
 
@@ -51,7 +63,7 @@ func openIndexFile(fsys FS, path string, entrySize, maxEntries int, active bool,
 	if err != nil {
 		return nil, storageError("open index", err)
 	}
-	x := &indexFile{fs: fsys, entrySize: entrySize, maxEntries: maxEntries}
+	x := &indexFile{fs: fsys, entrySize: entrySize, maxEntries: maxEntries, valid: valid}
 	x.mu.path, x.mu.f = path, f
 	st, err := f.Stat()
 	if err != nil {
@@ -101,22 +113,107 @@ func validIndexPrefix(raw []byte, entrySize int, valid func(prev, cur []byte) bo
 func (x *indexFile) entries() int {
 	x.mu.RLock()
 	defer x.mu.RUnlock()
+	return x.countLocked()
+}
+
+func (x *indexFile) countLocked() int {
+	if x.mu.evicted {
+		return x.mu.count
+	}
 	return len(x.mu.buf) / x.entrySize
+}
+
+// lastLocked returns the last entry (nil when there is none), also while
+// evicted.
+func (x *indexFile) lastLocked() []byte {
+	if x.mu.evicted {
+		return x.mu.last
+	}
+	if n := len(x.mu.buf) / x.entrySize; n > 0 {
+		return x.entryLocked(n - 1)
+	}
+	return nil
 }
 
 // isFull reports whether no further entry fits.
 func (x *indexFile) isFull() bool { return x.entries() >= x.maxEntries }
 
+// ensureLoaded reloads an evicted index. A failure leaves it evicted
+// (lookups then scan from the segment start) and is returned.
+func (x *indexFile) ensureLoaded() error {
+	x.mu.RLock()
+	evicted := x.mu.evicted
+	x.mu.RUnlock()
+	if !evicted {
+		return nil
+	}
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	return x.loadLocked()
+}
+
+func (x *indexFile) loadLocked() error {
+	if !x.mu.evicted {
+		return nil
+	}
+	if x.mu.closed {
+		return ErrClosed
+	}
+	f, err := x.fs.OpenFile(x.mu.path, os.O_RDWR, 0)
+	if err != nil {
+		return storageError("reopen index", err)
+	}
+	raw := make([]byte, x.mu.count*x.entrySize) // bounded by maxEntries
+	if n, err := f.ReadAt(raw, 0); n < len(raw) {
+		f.Close()
+		if err == nil || errors.Is(err, io.EOF) {
+			err = io.ErrUnexpectedEOF
+		}
+		return storageError("reload index", err)
+	}
+	n := validIndexPrefix(raw, x.entrySize, x.valid)
+	x.mu.f = f
+	x.mu.buf = raw[: n*x.entrySize : n*x.entrySize]
+	x.mu.persisted = len(x.mu.buf)
+	x.mu.evicted, x.mu.count, x.mu.last = false, 0, nil
+	return nil
+}
+
+// evict writes pending entries, drops them from memory and closes the
+// descriptor (an inactive segment's index; see the type comment).
+func (x *indexFile) evict() error {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	if x.mu.closed || x.mu.evicted {
+		return nil
+	}
+	if err := x.persistLocked(); err != nil {
+		return err
+	}
+	n := len(x.mu.buf) / x.entrySize
+	var last []byte
+	if n > 0 {
+		last = append([]byte(nil), x.entryLocked(n-1)...)
+	}
+	err := x.mu.f.Close()
+	x.mu.f, x.mu.buf, x.mu.persisted = nil, nil, 0
+	x.mu.evicted, x.mu.count, x.mu.last = true, n, last
+	return storageError("close index", err)
+}
+
 // appendEntry writes e after the last entry.
 func (x *indexFile) appendEntry(e []byte) error {
 	x.mu.Lock()
 	defer x.mu.Unlock()
+	if x.mu.closed {
+		return ErrClosed
+	}
+	if err := x.loadLocked(); err != nil {
+		return err
+	}
 	n := len(x.mu.buf) / x.entrySize
 	if n >= x.maxEntries {
 		return fmt.Errorf("storage: index %s is full (%d entries)", x.mu.path, n)
-	}
-	if x.mu.f == nil {
-		return ErrClosed
 	}
 	x.mu.buf = append(x.mu.buf, e...)
 	return nil
@@ -139,14 +236,17 @@ func (x *indexFile) persistLocked() error {
 func (x *indexFile) truncateToEntries(n int, active bool) error {
 	x.mu.Lock()
 	defer x.mu.Unlock()
+	if x.mu.closed {
+		return ErrClosed
+	}
+	if err := x.loadLocked(); err != nil {
+		return err
+	}
 	if n*x.entrySize >= len(x.mu.buf) {
 		return nil
 	}
 	x.mu.buf = x.mu.buf[:n*x.entrySize]
 	x.mu.persisted = min(x.mu.persisted, len(x.mu.buf))
-	if x.mu.f == nil {
-		return ErrClosed
-	}
 	if err := x.mu.f.Truncate(int64(x.mu.persisted)); err != nil {
 		return storageError("truncate index", err)
 	}
@@ -161,8 +261,14 @@ func (x *indexFile) resize(active bool) error {
 }
 
 func (x *indexFile) resizeLocked(active bool) error {
-	if x.mu.f == nil {
+	if x.mu.closed {
 		return ErrClosed
+	}
+	if x.mu.evicted && !active {
+		return nil // trimmed when evicted
+	}
+	if err := x.loadLocked(); err != nil {
+		return err
 	}
 	if err := x.persistLocked(); err != nil {
 		return err
@@ -203,8 +309,19 @@ func (x *indexFile) searchLocked(le func(e []byte) bool) int {
 func (x *indexFile) sync() error {
 	x.mu.Lock()
 	defer x.mu.Unlock()
-	if x.mu.f == nil {
+	if x.mu.closed {
 		return nil
+	}
+	if x.mu.evicted {
+		// Written at eviction but maybe not yet fsynced.
+		f, err := x.fs.OpenFile(x.mu.path, os.O_RDWR, 0)
+		if err != nil {
+			return storageError("reopen index", err)
+		}
+		// Durable: every entry of this index.
+		serr := f.Sync()
+		cerr := f.Close()
+		return storageError("sync index", errors.Join(serr, cerr))
 	}
 	if err := x.persistLocked(); err != nil {
 		return err
@@ -217,8 +334,12 @@ func (x *indexFile) sync() error {
 func (x *indexFile) close(trim bool) error {
 	x.mu.Lock()
 	defer x.mu.Unlock()
-	if x.mu.f == nil {
+	if x.mu.closed {
 		return nil
+	}
+	x.mu.closed = true
+	if x.mu.evicted {
+		return nil // written, trimmed and closed when evicted
 	}
 	var err error
 	if trim {
@@ -256,5 +377,5 @@ func (x *indexFile) path() string {
 func (x *indexFile) sizeInBytes() int64 {
 	x.mu.RLock()
 	defer x.mu.RUnlock()
-	return int64(len(x.mu.buf))
+	return int64(x.countLocked() * x.entrySize)
 }

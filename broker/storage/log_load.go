@@ -158,6 +158,11 @@ func (l *Log) loadLocked(opts LogOptions) error {
 			return err
 		}
 	}
+	for _, s := range segs[:len(segs)-1] {
+		if err := s.evictIndexes(); err != nil {
+			return err
+		}
+	}
 	l.publishSegmentsLocked(segs)
 	next, err := l.activeLocked().readNextOffset()
 	if err != nil {

@@ -135,3 +135,67 @@ func readAllBatches(t *testing.T, res ReadResult) []record.Batch {
 	}
 	return out
 }
+
+// Inactive segments' indexes leave memory and close their descriptors;
+// the first lookup loads them again, and results do not change.
+func TestStorageInactiveIndexesEvicted(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "t-0")
+	clock := newFakeClock()
+	l := openTestLog(t, dir, smallConfig(), clock, nil)
+	for i := 0; i < 30; i++ {
+		if _, err := l.AppendAsLeader(testBatch(t, 2, 200, clock.Now().UnixMilli()+int64(i)), 0); err != nil {
+			t.Fatal(err)
+		}
+	}
+	evicted := func(s *Segment) bool {
+		s.offsetIndex.x.mu.RLock()
+		defer s.offsetIndex.x.mu.RUnlock()
+		return s.offsetIndex.x.mu.evicted && s.offsetIndex.x.mu.f == nil && s.offsetIndex.x.mu.buf == nil
+	}
+	check := func(l *Log) {
+		t.Helper()
+		segs := l.Segments()
+		if len(segs) < 3 {
+			t.Fatalf("%d segments", len(segs))
+		}
+		for i, s := range segs {
+			if evicted(s) != (i < len(segs)-1) {
+				t.Fatalf("segment %d of %d: evicted %v", i, len(segs), evicted(s))
+			}
+		}
+		first := segs[0]
+		entries := first.offsetIndex.Entries()
+		last := first.offsetIndex.LastEntry()
+		if entries == 0 {
+			t.Fatal("first segment has no index entries")
+		}
+		// A read in the first segment reloads its index.
+		got := readBatches(t, l, 0, l.LogEndOffset())
+		if len(got) != 30 {
+			t.Fatalf("read %d batches", len(got))
+		}
+		if evicted(first) || first.offsetIndex.Entries() != entries || first.offsetIndex.LastEntry() != last {
+			t.Fatalf("reloaded index: evicted %v, %d entries (was %d), last %v (was %v)",
+				evicted(first), first.offsetIndex.Entries(), entries, first.offsetIndex.LastEntry(), last)
+		}
+		if to, found, err := l.OffsetForTimestamp(clock.Now().UnixMilli() + 3); err != nil || !found || to.Offset != 6 {
+			t.Fatalf("OffsetForTimestamp: %+v %v %v", to, found, err)
+		}
+	}
+	check(l)
+	l.Close()
+	l2 := openTestLog(t, dir, smallConfig(), clock, nil)
+	defer l2.Close()
+	check(l2)
+	// Truncating into an evicted segment makes it active again.
+	segs := l2.Segments()
+	if err := l2.TruncateTo(segs[1].BaseOffset() + 1); err != nil {
+		t.Fatal(err)
+	}
+	if evicted(l2.Segments()[l2.NumSegments()-1]) {
+		t.Fatal("the active segment after truncation is evicted")
+	}
+	if _, err := l2.AppendAsLeader(testBatch(t, 1, 10, 0), 0); err != nil {
+		t.Fatal(err)
+	}
+}

@@ -66,11 +66,12 @@ func (i *OffsetIndex) IsFull() bool { return i.x.isFull() }
 func (i *OffsetIndex) LastEntry() OffsetPosition {
 	i.x.mu.RLock()
 	defer i.x.mu.RUnlock()
-	n := len(i.x.mu.buf) / offsetIndexEntrySize
-	if n == 0 {
+	e := i.x.lastLocked()
+	if e == nil {
 		return OffsetPosition{Offset: i.base}
 	}
-	return i.resolveLocked(n - 1)
+	rel, pos := decodeOffsetEntry(e)
+	return OffsetPosition{Offset: i.base + int64(rel), Position: pos}
 }
 
 func (i *OffsetIndex) resolveLocked(n int) OffsetPosition {
@@ -82,6 +83,7 @@ func (i *OffsetIndex) resolveLocked(n int) OffsetPosition {
 // (baseOffset, 0) when there is none. Scanning the log from its position
 // finds target.
 func (i *OffsetIndex) Lookup(target int64) OffsetPosition {
+	_ = i.x.ensureLoaded() // on failure: no entries, scan from the start
 	i.x.mu.RLock()
 	defer i.x.mu.RUnlock()
 	k := i.x.searchLocked(func(e []byte) bool {
@@ -115,6 +117,9 @@ func (i *OffsetIndex) Append(offset int64, pos int32) error {
 
 // TruncateTo removes every entry whose offset is >= offset.
 func (i *OffsetIndex) TruncateTo(offset int64, active bool) error {
+	if err := i.x.ensureLoaded(); err != nil {
+		return err
+	}
 	i.x.mu.RLock()
 	k := i.x.searchLocked(func(e []byte) bool {
 		rel, _ := decodeOffsetEntry(e)
@@ -126,6 +131,9 @@ func (i *OffsetIndex) TruncateTo(offset int64, active bool) error {
 
 // TruncateToPosition removes every entry whose position is >= pos.
 func (i *OffsetIndex) TruncateToPosition(pos int32, active bool) error {
+	if err := i.x.ensureLoaded(); err != nil {
+		return err
+	}
 	i.x.mu.RLock()
 	k := i.x.searchLocked(func(e []byte) bool {
 		_, p := decodeOffsetEntry(e)

@@ -248,6 +248,7 @@ func (s *Segment) corruptAt(pos int64, err error) error {
 // help of the offset index.
 func (s *Segment) batchBoundaryAtOrBelow(startPos, limit int64) (int64, error) {
 	pos := startPos
+	_ = s.offsetIndex.x.ensureLoaded() // on failure: scan from startPos
 	s.offsetIndex.x.mu.RLock()
 	k := s.offsetIndex.x.searchLocked(func(e []byte) bool {
 		_, p := decodeOffsetEntry(e)
@@ -399,7 +400,16 @@ func (s *Segment) onBecomeInactiveLocked() error {
 	if err := s.timeIndex.x.resize(false); err != nil {
 		return err
 	}
-	return s.trimLogLocked()
+	if err := s.trimLogLocked(); err != nil {
+		return err
+	}
+	return s.evictIndexes()
+}
+
+// evictIndexes drops an inactive segment's index entries from memory and
+// closes their descriptors until the next lookup (see indexFile).
+func (s *Segment) evictIndexes() error {
+	return errors.Join(s.offsetIndex.x.evict(), s.timeIndex.x.evict())
 }
 
 func (s *Segment) trimLogLocked() error {

@@ -66,11 +66,12 @@ func (t *TimeIndex) IsFull() bool { return t.x.entries() >= t.x.maxEntries-1 }
 func (t *TimeIndex) LastEntry() TimestampOffset {
 	t.x.mu.RLock()
 	defer t.x.mu.RUnlock()
-	n := len(t.x.mu.buf) / timeIndexEntrySize
-	if n == 0 {
+	e := t.x.lastLocked()
+	if e == nil {
 		return TimestampOffset{Timestamp: -1, Offset: t.base}
 	}
-	return t.resolveLocked(n - 1)
+	ts, rel := decodeTimeEntry(e)
+	return TimestampOffset{Timestamp: ts, Offset: t.base + int64(rel)}
 }
 
 func (t *TimeIndex) resolveLocked(n int) TimestampOffset {
@@ -82,6 +83,7 @@ func (t *TimeIndex) resolveLocked(n int) TimestampOffset {
 // (-1, baseOffset) when there is none. Every batch before the returned
 // offset has a max timestamp below ts.
 func (t *TimeIndex) Lookup(ts int64) TimestampOffset {
+	_ = t.x.ensureLoaded() // on failure: no entries, scan from the start
 	t.x.mu.RLock()
 	defer t.x.mu.RUnlock()
 	k := t.x.searchLocked(func(e []byte) bool {
@@ -123,6 +125,9 @@ func (t *TimeIndex) MaybeAppend(ts, offset int64, skipFull bool) error {
 
 // TruncateTo removes every entry whose offset is >= offset.
 func (t *TimeIndex) TruncateTo(offset int64, active bool) error {
+	if err := t.x.ensureLoaded(); err != nil {
+		return err
+	}
 	t.x.mu.RLock()
 	k := t.x.searchLocked(func(e []byte) bool {
 		_, rel := decodeTimeEntry(e)
