@@ -100,7 +100,11 @@
 // the error-injecting FS of the tests sees index writes too (an mmap store
 // bypasses it, and a failing mmap store is a SIGBUS, not an error); an
 // append costs no index syscall, as with mmap; memory use is the entries
-// actually written (the preallocated tail costs nothing). Index entries not
+// actually written (the preallocated tail costs nothing). When a segment
+// stops being active its index entries leave memory and its index
+// descriptors close; the first lookup in it loads them again (they then
+// stay until the log closes), so memory and descriptors go to the active
+// segments and the ones being read, as with Kafka's lazy mmaps. Index entries not
 // yet written when the process crashes are rebuilt by recovery, which
 // re-reads every segment past the recovery point; indexes are derived
 // data, and anything before the recovery point was fsynced with its index.
