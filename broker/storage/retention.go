@@ -7,7 +7,8 @@ package storage
 // offset. A segment is deletable only when the whole of it is below the
 // high watermark, and the active segment is never deleted. The log start
 // offset moves to the first remaining segment. It returns the number of
-// segments deleted.
+// segments deleted. It also evicts the indexes of inactive segments that
+// lookups loaded since the last pass.
 func (l *Log) DeleteOldSegments() (int, error) {
 	cfg := l.Config()
 	now := l.now()
@@ -47,7 +48,18 @@ func (l *Log) DeleteOldSegments() (int, error) {
 		return nextBase <= start
 	})
 	total += n
-	return total, l.failLocked(err)
+	if err != nil {
+		return total, l.failLocked(err)
+	}
+	// Indexes that lookups loaded since the last pass leave memory again
+	// (the retention pass is the periodic housekeeping of a log).
+	segs := *l.segments.Load()
+	for _, s := range segs[:len(segs)-1] {
+		if err := s.evictIndexes(); err != nil {
+			return total, l.failLocked(err)
+		}
+	}
+	return total, nil
 }
 
 // deleteWhileLocked deletes the oldest segments while pred holds, stopping
