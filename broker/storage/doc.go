@@ -102,8 +102,8 @@
 // append costs no index syscall, as with mmap; memory use is the entries
 // actually written (the preallocated tail costs nothing). When a segment
 // stops being active its index entries leave memory and its index
-// descriptors close; the first lookup in it loads them again (they then
-// stay until the log closes), so memory and descriptors go to the active
+// descriptors close; the first lookup in it loads them again (until the
+// next retention pass evicts them), so memory and descriptors go to the active
 // segments and the ones being read, as with Kafka's lazy mmaps. Index entries not
 // yet written when the process crashes are rebuilt by recovery, which
 // re-reads every segment past the recovery point; indexes are derived
