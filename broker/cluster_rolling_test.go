@@ -18,7 +18,12 @@ import (
 // there afterwards, in order per partition (Kafka's durability promise
 // for acks=all with RF 3).
 func TestClusterRollingRestartLosesNothing(t *testing.T) {
-	c := brokertest.NewCluster(t, 3, brokertest.WithProperty("controlled.shutdown.enable", "true"),
+	t.Run("controlled", func(t *testing.T) { rollingRestart(t, true) })
+	t.Run("kill", func(t *testing.T) { rollingRestart(t, false) })
+}
+
+func rollingRestart(t *testing.T, controlled bool) {
+	c := brokertest.NewCluster(t, 3, brokertest.WithProperty("controlled.shutdown.enable", fmt.Sprint(controlled)),
 		brokertest.WithProperty("controlled.shutdown.retry.backoff.ms", "100"),
 		brokertest.WithProperty("min.insync.replicas", "2"),
 		brokertest.WithProperty("replica.lag.time.max.ms", "2000"))
@@ -61,13 +66,14 @@ func TestClusterRollingRestartLosesNothing(t *testing.T) {
 			}
 			return nil
 		})
-		b := c.Broker(i)
-		sctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-		if err := b.Shutdown(sctx); err != nil {
-			t.Fatal(err)
+		if controlled {
+			sctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+			if err := c.Broker(i).Shutdown(sctx); err != nil {
+				t.Fatal(err)
+			}
+			cancel()
 		}
-		cancel()
-		c.Restart(i)
+		c.Restart(i) // kills first when still running
 		c.WaitForISR(t, "roll", 0, 3)
 		c.WaitForISR(t, "roll", 1, 3)
 	}
