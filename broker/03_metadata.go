@@ -11,7 +11,8 @@ package broker
 //   - Topics: v0 empty list = all topics; v1+ null = all topics and empty =
 //     none. Topics being deleted are already gone from the cache.
 //   - A partition whose leader is not live answers LEADER_NOT_AVAILABLE with
-//     leader -1. v0 lists only live replicas and ISR members (Kafka's
+//     leader -1. v0 lists only live replicas and ISR members and answers
+//     REPLICA_NOT_AVAILABLE when that left some out (Kafka's
 //     errorUnavailableEndpoints); v1+ list all, and v5+ add the offline ones.
 //   - Unknown topics: when auto.create.topics.enable is true and the request
 //     allows it (always below v4, the flag from v4, KIP-204's semantics), the
@@ -127,8 +128,13 @@ func metadataPartition(snap *metadata.Snapshot, ps metadata.PartitionState, v in
 	mp.ISR = ps.ISR
 	mp.OfflineReplicas = ps.OfflineReplicas
 	if v == 0 {
+		// Kafka's errorUnavailableEndpoints: v0 lists live brokers only and
+		// says so with REPLICA_NOT_AVAILABLE.
 		mp.Replicas = liveOnly(snap, ps.Replicas)
 		mp.ISR = liveOnly(snap, ps.ISR)
+		if len(mp.Replicas) < len(ps.Replicas) || len(mp.ISR) < len(ps.ISR) {
+			mp.ErrorCode = kerr.ReplicaNotAvailable.Code
+		}
 	}
 	if mp.Replicas == nil {
 		mp.Replicas = []int32{}
