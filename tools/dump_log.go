@@ -15,8 +15,10 @@ package tools
 //   - where Kafka's tool dies with a Java exception (corrupt index under
 //     --index-sanity-check, a batch length below the minimum) Samsa prints
 //     "Exception in thread "main" <class>: <message>" on stderr and exits 1;
-//   - keys and values print as UTF-8 text (Kafka's StringDecoder); other
-//     decoders (--key-decoder-class, --offsets-decoder, ...) are refused;
+//   - keys and values print as UTF-8 text (Kafka's StringDecoder), or with
+//     --offsets-decoder as Kafka's GroupMetadataManager.formatRecordKeyAndValue
+//     (dump_log_offsets.go); other decoder classes and
+//     --transaction-log-decoder are refused;
 //   - .snapshot and .txnindex files, which Samsa does not write, are reported
 //     as unknown files;
 //   - while dumping a big .log, a progress line is shown on stderr when
@@ -55,6 +57,7 @@ const (
 type dumpOpts struct {
 	files          []string
 	printData      bool
+	offsets        bool // --offsets-decoder
 	deep           bool
 	verifyOnly     bool
 	sanityOnly     bool
@@ -115,7 +118,7 @@ func dumpLogCommand(env Env) *cli.Command {
 			&cli.IntFlag{Name: "max-message-size", Value: 5 * 1024 * 1024, Usage: "size of largest message"},
 			&cli.StringFlag{Name: "key-decoder-class", Usage: "only kafka.serializer.StringDecoder is supported"},
 			&cli.StringFlag{Name: "value-decoder-class", Usage: "only kafka.serializer.StringDecoder is supported"},
-			&cli.BoolFlag{Name: "offsets-decoder", Usage: "not supported by Samsa"},
+			&cli.BoolFlag{Name: "offsets-decoder", Usage: "parse the log data as offset data from the __consumer_offsets topic"},
 			&cli.BoolFlag{Name: "transaction-log-decoder", Usage: "not supported by Samsa"},
 		},
 		Action: func(c *cli.Context) error {
@@ -142,14 +145,13 @@ func parseDumpOpts(c *cli.Context) (*dumpOpts, error) {
 			return nil, toolErrorf("Samsa's kafka-dump-log supports only kafka.serializer.StringDecoder for --%s, not %s", name, v)
 		}
 	}
-	for _, name := range []string{"offsets-decoder", "transaction-log-decoder"} {
-		if c.Bool(name) {
-			return nil, toolErrorf("Samsa's kafka-dump-log does not support --%s", name)
-		}
+	if c.Bool("transaction-log-decoder") {
+		return nil, toolError("Samsa's kafka-dump-log does not support --transaction-log-decoder")
 	}
 	o := &dumpOpts{
 		files:          strings.Split(c.String("files"), ","),
-		printData:      c.Bool("print-data-log") || c.IsSet("key-decoder-class") || c.IsSet("value-decoder-class"),
+		printData:      c.Bool("print-data-log") || c.Bool("offsets-decoder") || c.IsSet("key-decoder-class") || c.IsSet("value-decoder-class"),
+		offsets:        c.Bool("offsets-decoder"),
 		verifyOnly:     c.Bool("verify-index-only"),
 		sanityOnly:     c.Bool("index-sanity-check"),
 		skipRecordMeta: c.Bool("skip-record-metadata"),
@@ -338,7 +340,9 @@ func (st *dumpState) dumpLog(file string, o *dumpOpts) error {
 					st.nonConsecutive.add(absPath(file), lastOffset, off, true)
 				}
 				lastOffset = off
-				printRecord(st.out, b, &rec, pos, o)
+				if err := printRecord(st.out, b, &rec, pos, o); err != nil {
+					return err
+				}
 			}
 			if err := it.Err(); err != nil {
 				return javaException{"org.apache.kafka.common.errors.CorruptRecordException", err.Error()}
@@ -386,7 +390,7 @@ func recordSequence(b record.Batch, r *record.Record) int32 {
 
 // printRecord prints one record line of --deep-iteration in Kafka 2.8's
 // form.
-func printRecord(w io.Writer, b record.Batch, r *record.Record, pos int64, o *dumpOpts) {
+func printRecord(w io.Writer, b record.Batch, r *record.Record, pos int64, o *dumpOpts) error {
 	prefix := "| "
 	size := func(p []byte) int {
 		if p == nil {
@@ -410,14 +414,24 @@ func printRecord(w io.Writer, b record.Batch, r *record.Record, pos int64, o *du
 		}
 	}
 	if o.printData && !b.IsControl() {
-		if r.Key != nil {
-			fmt.Fprintf(w, "%skey: %s", prefix, javaString(r.Key))
+		key, value, hasKey, hasValue := javaString(r.Key), javaString(r.Value), r.Key != nil, r.Value != nil
+		if o.offsets {
+			var err error
+			if key, value, err = formatOffsetsRecord(r); err != nil {
+				fmt.Fprintln(w)
+				return err
+			}
+			hasKey, hasValue = true, true
 		}
-		if r.Value != nil {
-			fmt.Fprintf(w, " payload: %s", javaString(r.Value))
+		if hasKey {
+			fmt.Fprintf(w, "%skey: %s", prefix, key)
+		}
+		if hasValue {
+			fmt.Fprintf(w, " payload: %s", value)
 		}
 	}
 	fmt.Fprintln(w)
+	return nil
 }
 
 // controlText describes a control record as Kafka's dump does.

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"samsa/broker/group"
 	"samsa/broker/record"
 	"samsa/broker/storage"
 )
@@ -225,10 +226,60 @@ func FuzzToolDumpLog(f *testing.F) {
 			{"--files", strings.Join(names, ","), "--print-data-log"},
 			{"--files", strings.Join(names, ","), "--verify-index-only", "--max-message-size", "100"},
 			{"--files", strings.Join(names, ","), "--index-sanity-check"},
+			{"--files", strings.Join(names, ","), "--offsets-decoder"},
 		} {
 			if _, _, code := runTool(t, "", append([]string{"kafka-dump-log"}, args...)...); code != 0 && code != 1 {
 				t.Fatalf("exit %d", code)
 			}
 		}
+	})
+}
+
+func TestToolDumpLogOffsetsDecoder(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "__consumer_offsets-7")
+	l, err := storage.OpenLog(storage.LogOptions{Dir: dir, TP: storage.TopicPartition{Topic: "__consumer_offsets", Partition: 7},
+		Config: storage.DefaultConfig(), CleanShutdown: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// ConsumerProtocol assignment v0: [orders-0, orders-2], user data 00 0A.
+	assignment := []byte{0, 0, 0, 0, 0, 1, 0, 6, 'o', 'r', 'd', 'e', 'r', 's', 0, 0, 0, 2, 0, 0, 0, 0, 0, 0, 0, 2, 0, 0, 0, 2, 0, 0x0a}
+	gv := group.GroupValue{ProtocolType: "consumer", Generation: 4, Protocol: "range", Leader: "m-1", CurrentStateTimestamp: 1700000000000,
+		Members: []group.MemberValue{{MemberID: "m-1", ClientID: "c", ClientHost: "/127.0.0.1", RebalanceTimeoutMs: 300000, SessionTimeoutMs: 10000, Assignment: assignment}}}
+	recs := []record.Record{
+		{Key: group.EncodeOffsetKey("g", "orders", 0), Value: group.EncodeOffsetValue(group.OffsetValue{Offset: 42, LeaderEpoch: 3, CommitTimestamp: 1700000000000, ExpireTimestamp: -1})},
+		{Key: group.EncodeOffsetKey("g", "orders", 2), Value: group.EncodeOffsetValue(group.OffsetValue{Offset: 7, LeaderEpoch: -1, Metadata: "note", CommitTimestamp: 1700000000000, ExpireTimestamp: -1})},
+		{Key: group.EncodeGroupKey("g"), Value: group.EncodeGroupValue(gv)},
+		{Key: group.EncodeOffsetKey("g", "orders", 1)},
+		{Key: group.EncodeGroupKey("gone")},
+	}
+	for i := range recs {
+		recs[i].OffsetDelta = int32(i)
+	}
+	b, err := record.Build(record.NewBuildHeader(0, 1700000000000), recs, record.CodecNone)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := l.AppendAsLeader(b, 0); err != nil {
+		t.Fatal(err)
+	}
+	if err := l.Close(); err != nil {
+		t.Fatal(err)
+	}
+	out, errOut, code := dumpTool(t, dir, "--files", filepath.Join(dir, "00000000000000000000.log"), "--offsets-decoder", "--skip-record-metadata")
+	if code != 0 || errOut != "" {
+		t.Fatalf("exit %d stderr %q", code, errOut)
+	}
+	checkGolden(t, "dump_log_offsets_decoder", []byte(out))
+}
+
+// FuzzToolOffsetsDecoder: any key and value bytes give texts or an error,
+// never a panic (the consumer assignment parser bounds every length).
+func FuzzToolOffsetsDecoder(f *testing.F) {
+	f.Add(group.EncodeOffsetKey("g", "t", 1), group.EncodeOffsetValue(group.OffsetValue{Offset: 1, LeaderEpoch: -1, ExpireTimestamp: -1}))
+	f.Add(group.EncodeGroupKey("g"), group.EncodeGroupValue(group.GroupValue{ProtocolType: "consumer", Members: []group.MemberValue{{MemberID: "m", Assignment: []byte{0, 0, 0, 0, 0, 1, 0, 1, 't', 0, 0, 0, 1, 0, 0, 0, 3, 0, 0, 0, 1, 9}}}}))
+	f.Fuzz(func(t *testing.T, key, value []byte) {
+		_, _, _ = formatOffsetsRecord(&record.Record{Key: key, Value: value})
+		_ = consumerAssignmentText(value)
 	})
 }
