@@ -4,12 +4,13 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
+	"strings"
 	"testing"
 	"time"
 
 	"samsa/broker/brokertest"
 	"samsa/zkutil"
-	"samsa/zkutil/zktest"
 )
 
 // TestMain stops the shared ZooKeeper (brokertest.Main is zktest.Main).
@@ -193,26 +194,40 @@ func TestZKConsumerTopicChange(t *testing.T) {
 	})
 }
 
-// TestZKConsumerSessionExpiry: after its session expires, a consumer
-// registers again and the group converges with it.
+// TestZKConsumerSessionExpiry: c1 is cut off from ZooKeeper (through a
+// proxy) until its session expires, which deletes its registration and
+// owner znodes; c2 takes everything over. When c1 reconnects it gets a new
+// session, registers again, and the group converges with it.
 func TestZKConsumerSessionExpiry(t *testing.T) {
 	e := newZKEnv(t)
 	e.addBroker(t, 1)
 	e.addTopic(t, "a", 4)
-	c1 := newConnector(t, testConfig(e.connect, "g", "c1"))
+	proxy := e.srv.Proxy(t)
+	c1 := newConnector(t, testConfig(strings.Replace(e.connect, e.srv.Addr, proxy.Addr, 1), "g", "c1"))
 	c2 := newConnector(t, testConfig(e.connect, "g", "c2"))
 	startStatic(t, c1, map[string]int{"a": 1})
 	startStatic(t, c2, map[string]int{"a": 1})
-	members := []*Connector{c1, c2}
 	topics := map[string]int{"a": 4}
-	waitFor(t, 30*time.Second, func() error { return e.converged("g", topics, members, StrategyRange) })
+	waitFor(t, 30*time.Second, func() error { return e.converged("g", topics, []*Connector{c1, c2}, StrategyRange) })
 	before, _ := c1.Rebalances()
-	zktest.ExpireSession(t, c1.zk)
+	oldSession := c1.zk.SessionID()
+
+	proxy.Block()
 	waitFor(t, 30*time.Second, func() error {
+		if ok, _, err := e.admin.Exists(zkutil.ConsumerIDPath("g", "g_c1")); err != nil || ok {
+			return fmt.Errorf("c1 still registered (%v)", err)
+		}
+		return e.converged("g", topics, []*Connector{c2}, StrategyRange)
+	})
+	proxy.Unblock()
+	waitFor(t, 30*time.Second, func() error {
+		if c1.zk.SessionID() == oldSession {
+			return errors.New("c1 still on its old session")
+		}
 		if n, _ := c1.Rebalances(); n <= before {
 			return errors.New("c1 has not rebalanced since the expiry")
 		}
-		return e.converged("g", topics, members, StrategyRange)
+		return e.converged("g", topics, []*Connector{c1, c2}, StrategyRange)
 	})
 }
 
