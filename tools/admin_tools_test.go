@@ -56,6 +56,32 @@ func TestToolAdminCommands(t *testing.T) {
 	t.Run("GetOffsets", func(t *testing.T) { testGetOffsets(t, f, boot) })
 	t.Run("BrokerAPIVersions", func(t *testing.T) { testBrokerAPIVersions(t, f, boot) })
 	t.Run("LogDirs", func(t *testing.T) { testLogDirs(t, f, boot) })
+	t.Run("DeleteRecords", func(t *testing.T) { testDeleteRecords(t, f, boot) })
+}
+
+func testDeleteRecords(t *testing.T, f *adminFixture, boot string) {
+	dir := t.TempDir()
+	write := func(name, js string) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(js), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	ok := write("ok.json", `{"partitions": [{"topic": "offsets", "partition": 1, "offset": -1}, {"topic": "offsets", "partition": 0, "offset": 2}], "version": 1}`)
+	bad := write("bad.json", `{"partitions": [{"topic": "offsets", "partition": 0, "offset": 99}, {"topic": "nosuch", "partition": 0, "offset": 1}]}`)
+	var all strings.Builder
+	for _, file := range []string{ok, bad} {
+		out, errOut, code := runTool(t, "", "kafka-delete-records", "--bootstrap-server", boot, "--offset-json-file", file)
+		if code != 0 || errOut != "" {
+			t.Fatalf("%s: exit %d stderr %q\n%s", file, code, errOut, out)
+		}
+		all.WriteString(out)
+	}
+	// The new log start offsets are what kafka-get-offsets --time -2 shows.
+	out, _, _ := runTool(t, "", "kafka-get-offsets", "--broker-list", boot, "--topic", "offsets", "--time", "-2")
+	all.WriteString(out)
+	checkGolden(t, "delete_records", []byte(all.String()))
 }
 
 func testGetOffsets(t *testing.T, f *adminFixture, boot string) {
