@@ -29,7 +29,8 @@ package broker
 //   - v3: throttle. v4: allow_auto_topic_creation (KIP-204).
 //   - v5: offline replicas (KIP-112). v7: leader epoch (KIP-320).
 //   - v8: authorized operations (KIP-430). v9: flexible.
-//   - v10: topic ids (zero: Samsa does not assign topic ids yet).
+//   - v10: topic ids, as the controller sent them in UpdateMetadata v7
+//     (zero while unknown).
 //   - v11: cluster authorized operations removed.
 
 import (
@@ -88,6 +89,7 @@ func (b *Broker) handleMetadata(r *request) (kmsg.Response, error) {
 		mt := kmsg.NewMetadataResponseTopic()
 		mt.Topic = kmsg.StringPtr(name)
 		mt.IsInternal = isInternalTopic(name)
+		mt.TopicID = snap.TopicIDs[name]
 		mt.AuthorizedOperations = authorizedOperationsOmitted
 		parts := snap.Partitions(name)
 		if len(parts) == 0 {

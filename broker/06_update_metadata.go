@@ -17,7 +17,7 @@ package broker
 //   - v0: one host/port per broker. v1: endpoints. v2: rack.
 //   - v3: listener names. v4: offline replicas (KIP-112).
 //   - v5: broker epoch and grouping by topic (KIP-380). v6: flexible.
-//   - v7: topic ids (ignored).
+//   - v7: topic ids (KIP-516), kept in the cache for Metadata v10+.
 
 import (
 	"github.com/sirupsen/logrus"
@@ -67,6 +67,12 @@ func (b *Broker) handleUpdateMetadata(r *request) (kmsg.Response, error) {
 		add(ps.Topic, ps)
 	}
 	for _, ts := range req.TopicStates {
+		if ts.TopicID != ([16]byte{}) {
+			if u.TopicIDs == nil {
+				u.TopicIDs = map[string][16]byte{}
+			}
+			u.TopicIDs[ts.Topic] = ts.TopicID
+		}
 		for _, ps := range ts.PartitionStates {
 			add(ts.Topic, ps)
 		}

@@ -1,6 +1,7 @@
 package broker_test
 
 import (
+	"fmt"
 	"testing"
 	"time"
 
@@ -143,4 +144,31 @@ func TestAPIListOffsets(t *testing.T) {
 	if r := list(0, -1); r.ErrorCode != 0 || len(r.OldStyleOffsets) != 1 || r.OldStyleOffsets[0] != 5 {
 		t.Errorf("v0 latest: %+v", r)
 	}
+}
+
+// TestAPIMetadataTopicIDs: Metadata v10+ carries the topic id the
+// controller assigned (KIP-516) and lists the topic's partitions.
+func TestAPIMetadataTopicIDs(t *testing.T) {
+	c := brokertest.NewCluster(t, 1)
+	c.CreateTopic(t, "ids", 2, 1)
+	rc := dialRaw(t, c.Addr(0))
+	req := kmsg.NewPtrMetadataRequest()
+	req.SetVersion(11)
+	rt := kmsg.NewMetadataRequestTopic()
+	rt.Topic = kmsg.StringPtr("ids")
+	req.Topics = append(req.Topics, rt)
+	brokertest.WaitFor(t, 30*time.Second, func() error {
+		kr, err := rc.roundTrip(req)
+		if err != nil {
+			return err
+		}
+		mt := kr.(*kmsg.MetadataResponse).Topics[0]
+		if mt.ErrorCode != 0 || len(mt.Partitions) != 2 {
+			return fmt.Errorf("topic %+v", mt)
+		}
+		if mt.TopicID == ([16]byte{}) {
+			return fmt.Errorf("no topic id")
+		}
+		return nil
+	})
 }

@@ -62,6 +62,9 @@ type Update struct {
 	// Leader of LeaderDuringDelete removes the partition (and the topic once
 	// it has no partitions left).
 	Partitions []PartitionState
+	// TopicIDs are the topic ids (KIP-516) the controller sent; a zero id
+	// leaves a known one unchanged.
+	TopicIDs map[string][16]byte
 }
 
 // Snapshot is an immutable view of the cache. Callers must not modify it or
@@ -72,6 +75,7 @@ type Snapshot struct {
 	Brokers         map[int32]Broker
 	BrokerIDs       []int32 // sorted ids of Brokers
 	Topics          map[string]map[int32]PartitionState
+	TopicIDs        map[string][16]byte // ids of cached topics; absent = unknown
 }
 
 // Partition returns the state of topic-partition tp.
@@ -119,6 +123,7 @@ func New() *Cache {
 		ControllerID: -1,
 		Brokers:      map[int32]Broker{},
 		Topics:       map[string]map[int32]PartitionState{},
+		TopicIDs:     map[string][16]byte{},
 	})
 	return c
 }
@@ -138,6 +143,7 @@ func (c *Cache) Apply(u Update) (deleted []PartitionState) {
 		ControllerEpoch: u.ControllerEpoch,
 		Brokers:         make(map[int32]Broker, len(u.LiveBrokers)),
 		Topics:          make(map[string]map[int32]PartitionState, len(old.Topics)),
+		TopicIDs:        make(map[string][16]byte, len(old.TopicIDs)),
 	}
 	for _, b := range u.LiveBrokers {
 		b.Endpoints = slices.Clone(b.Endpoints)
@@ -171,9 +177,18 @@ func (c *Cache) Apply(u Update) (deleted []PartitionState) {
 		ps.OfflineReplicas = slices.Clone(ps.OfflineReplicas)
 		next.Topics[ps.Topic][ps.Partition] = ps
 	}
+	for t, id := range old.TopicIDs {
+		next.TopicIDs[t] = id
+	}
+	for t, id := range u.TopicIDs {
+		if id != ([16]byte{}) {
+			next.TopicIDs[t] = id
+		}
+	}
 	for t := range copied {
 		if len(next.Topics[t]) == 0 {
 			delete(next.Topics, t)
+			delete(next.TopicIDs, t)
 		}
 	}
 	c.snap.Store(next)

@@ -79,3 +79,17 @@ func TestMetadataConcurrentApplyAndRead(t *testing.T) {
 		t.Fatalf("lost updates: %d partitions", n)
 	}
 }
+
+func TestMetadataTopicIDs(t *testing.T) {
+	c := New()
+	id := [16]byte{1, 2, 3}
+	c.Apply(Update{Partitions: []PartitionState{{Topic: "a", Partition: 0, Leader: 1}}, TopicIDs: map[string][16]byte{"a": id}})
+	c.Apply(Update{Partitions: []PartitionState{{Topic: "a", Partition: 0, Leader: 2}}, TopicIDs: map[string][16]byte{"a": {}}})
+	if c.Snapshot().TopicIDs["a"] != id {
+		t.Fatal("a zero id replaced a known one")
+	}
+	c.Apply(Update{Partitions: []PartitionState{{Topic: "a", Partition: 0, Leader: LeaderDuringDelete}}})
+	if _, ok := c.Snapshot().TopicIDs["a"]; ok {
+		t.Fatal("id of a deleted topic kept")
+	}
+}
