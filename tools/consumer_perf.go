@@ -227,6 +227,10 @@ func runConsumerPerf(c *cli.Context, env Env) error {
 	}()
 	msgs, bytes := consumePerfLoop(env, o, records, h)
 	endMs := nowMs()
+	var metricLines []metricLine
+	if o.printMetrics {
+		metricLines = collectKafkaMetrics(cfg.MetricRegistry, "consumer", cfg.ClientID)
+	}
 	cancel()
 	closeErr := group.Close()
 	wg.Wait()
@@ -246,7 +250,7 @@ func runConsumerPerf(c *cli.Context, env Env) error {
 			join, fetchMs, javaFixed(mb/(float64(fetchMs)/1000.0), 4), javaFixed(float64(msgs)/(float64(fetchMs)/1000.0), 4))
 	}
 	if o.printMetrics {
-		printKafkaMetrics(env.Stdout, cfg.MetricRegistry, "consumer", cfg.ClientID)
+		writeKafkaMetrics(env.Stdout, metricLines)
 	}
 	return nil
 }

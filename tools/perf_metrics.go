@@ -28,6 +28,12 @@ type metricLine struct {
 // printKafkaMetrics prints reg as Kafka's tools print client metrics. kind is
 // "producer" or "consumer".
 func printKafkaMetrics(w io.Writer, reg metrics.Registry, kind, clientID string) {
+	writeKafkaMetrics(w, collectKafkaMetrics(reg, kind, clientID))
+}
+
+// collectKafkaMetrics snapshots reg (Sarama unregisters its metrics when the
+// client closes, so tools snapshot before closing and print after).
+func collectKafkaMetrics(reg metrics.Registry, kind, clientID string) []metricLine {
 	var lines []metricLine
 	reg.Each(func(name string, m any) {
 		group, tags := kind+"-metrics", "{client-id="+clientID+"}"
@@ -56,6 +62,12 @@ func printKafkaMetrics(w io.Writer, reg metrics.Registry, kind, clientID string)
 		}
 	})
 	sort.Slice(lines, func(i, j int) bool { return lines[i].name < lines[j].name })
+	return lines
+}
+
+// writeKafkaMetrics prints snapshotted metrics in ToolsUtils.printMetrics'
+// layout.
+func writeKafkaMetrics(w io.Writer, lines []metricLine) {
 	width := 0
 	for _, l := range lines {
 		width = max(width, len(l.name))

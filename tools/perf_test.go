@@ -161,8 +161,11 @@ func TestToolPerfCluster(t *testing.T) {
 	if code != 0 || !strings.HasPrefix(out, want) || !perfCSVRe.MatchString(strings.TrimSuffix(strings.TrimPrefix(out, want), "\n")) {
 		t.Errorf("second run of the group: exit %d\n%s", code, out)
 	}
-	out, _, code = runTool(t, "", "kafka-consumer-perf-test", "--broker-list", boot, "--topic", "perf", "--messages", "100", "--show-detailed-stats", "--reporting-interval", "1")
+	out, _, code = runTool(t, "", "kafka-consumer-perf-test", "--broker-list", boot, "--topic", "perf", "--messages", "100", "--show-detailed-stats", "--reporting-interval", "1", "--print-metrics")
 	if code != 0 || !strings.HasPrefix(out, consumerPerfDetail+"\n") || strings.Count(out, ", 0, ") == 0 {
 		t.Errorf("detailed stats: exit %d\n%s", code, out)
+	}
+	if !regexp.MustCompile(`\nconsumer-metrics:incoming-byte-rate:\{client-id=perf-consumer-client\} +: \d+\.\d{3}\n`).MatchString(out) {
+		t.Errorf("consumer metrics missing:\n%s", out)
 	}
 }
