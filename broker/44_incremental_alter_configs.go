@@ -9,8 +9,13 @@ package broker
 //     validated, written to /config/topics/<t> and announced under
 //     /config/changes. A key named twice answers INVALID_REQUEST.
 //   - validate_only validates and writes nothing.
-//   - Brokers and other resource types answer INVALID_REQUEST (dynamic
-//     broker configs are not supported yet).
+//   - Brokers (resource name = this broker's id, or "" for the cluster
+//     default): dynamic keys only (others INVALID_REQUEST "cannot update
+//     these configs dynamically"), validated as a full broker config and
+//     stored in /config/brokers/<id|<default>> with a /config/changes
+//     notification (dynamic_broker_config.go). Samsa does not apply them at
+//     run time yet.
+//   - Other resource types answer INVALID_REQUEST.
 //
 // Version notes:
 //   - v1: flexible.
@@ -31,7 +36,12 @@ func (b *Broker) handleIncrementalAlterConfigs(r *request) (kmsg.Response, error
 	for _, res := range req.Resources {
 		rr := kmsg.NewIncrementalAlterConfigsResponseResource()
 		rr.ResourceType, rr.ResourceName = res.ResourceType, res.ResourceName
-		err := b.incrementalAlterTopic(res, req.ValidateOnly)
+		var err error
+		if res.ResourceType == kmsg.ConfigResourceTypeBroker {
+			err = b.incrementalAlterBroker(res, req.ValidateOnly)
+		} else {
+			err = b.incrementalAlterTopic(res, req.ValidateOnly)
+		}
 		if err != nil {
 			b.setTopicErr(&rr.ErrorCode, &rr.ErrorMessage, err)
 		}

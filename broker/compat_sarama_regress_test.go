@@ -1,0 +1,68 @@
+package broker_test
+
+import (
+	"errors"
+	"strconv"
+	"testing"
+
+	"github.com/IBM/sarama"
+
+	"samsa/broker/brokertest"
+	"samsa/zkutil"
+)
+
+// Regression tests for Samsa bugs found by Sarama's functional test suite
+// (bin/samsa-compat-sarama.sh, docs/compatibility.md). Each names the FVT
+// test that found it.
+
+// TestAPICompatSaramaIncrementalAlterBrokerConfig: TestFuncAdminIncrementalAlterConfigs
+// sets log.cleaner.backoff.ms on broker resource "1". A dynamic broker key is
+// stored in /config/brokers/<id>; a static key, a bad value or another
+// broker's id answers INVALID_REQUEST; validate_only writes nothing.
+func TestAPICompatSaramaIncrementalAlterBrokerConfig(t *testing.T) {
+	c := brokertest.NewCluster(t, 1)
+	admin := c.Admin(t, brokertest.SaramaConfig(sarama.V2_8_0_0))
+	id := strconv.Itoa(int(c.Broker(0).ID()))
+	zk := c.ZooKeeper(t)
+	set := func(key, value string, validateOnly bool) error {
+		return admin.IncrementalAlterConfig(sarama.BrokerResource, id, map[string]sarama.IncrementalAlterConfigsEntry{
+			key: {Operation: sarama.IncrementalAlterConfigsOperationSet, Value: &value},
+		}, validateOnly)
+	}
+	stored := func() map[string]string {
+		t.Helper()
+		cfg, err := zk.GetEntityConfig(zkutil.ConfigTypeBroker, id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return cfg
+	}
+
+	if err := set("log.cleaner.backoff.ms", "15001", true); err != nil {
+		t.Fatalf("validate only: %v", err)
+	}
+	if got := stored(); len(got) != 0 {
+		t.Fatalf("validate_only wrote %v", got)
+	}
+	if err := set("log.cleaner.backoff.ms", "15001", false); err != nil {
+		t.Fatalf("set dynamic key: %v", err)
+	}
+	if got := stored()["log.cleaner.backoff.ms"]; got != "15001" {
+		t.Fatalf("/config/brokers/%s log.cleaner.backoff.ms = %q, want 15001", id, got)
+	}
+	changes, err := zk.GetConfigChanges()
+	if err != nil || len(changes) == 0 {
+		t.Fatalf("no config change notification: %v %v", changes, err)
+	}
+	for _, bad := range []struct{ key, value string }{
+		{"zookeeper.connect", "elsewhere:2181"}, // not dynamic
+		{"log.cleaner.backoff.ms", "soon"},      // not a number
+	} {
+		if err := set(bad.key, bad.value, false); !errors.Is(err, sarama.ErrInvalidRequest) {
+			t.Errorf("%s=%s: %v, want INVALID_REQUEST", bad.key, bad.value, err)
+		}
+	}
+	if got := stored()["log.cleaner.backoff.ms"]; got != "15001" {
+		t.Fatalf("refused changes altered the stored value: %q", got)
+	}
+}

@@ -1,0 +1,113 @@
+package broker
+
+import (
+	"fmt"
+	"maps"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/twmb/franz-go/pkg/kmsg"
+
+	"samsa/config"
+	"samsa/zkutil"
+)
+
+// Dynamic broker configs (Kafka 2.8's ZkAdminManager for BROKER resources):
+// IncrementalAlterConfigs on a broker resource validates the change and
+// stores it in /config/brokers/<id> (or /config/brokers/<default> for the
+// empty resource name), announced under /config/changes as "brokers/<id>",
+// exactly where kafka-configs.sh --entity-type brokers writes. Samsa reads
+// broker keys once at start and does not apply the stored overrides yet
+// (docs/compatibility.md lists this difference).
+
+// defaultBrokerEntity is Kafka's ConfigEntityName.Default.
+const defaultBrokerEntity = "<default>"
+
+// brokerConfigEntity maps a broker resource name to its /config/brokers
+// entity: "" is the cluster-wide default, otherwise it must be this broker's
+// id (Kafka: "Unexpected broker id, expected N or empty string").
+func (b *Broker) brokerConfigEntity(name string) (string, error) {
+	if name == "" {
+		return defaultBrokerEntity, nil
+	}
+	if name != strconv.Itoa(int(b.ID())) {
+		return "", fmt.Errorf("%w: unexpected broker id, expected %d or empty string, but received %s",
+			errInvalidRequest, b.ID(), name)
+	}
+	return name, nil
+}
+
+// incrementalAlterBroker applies one broker resource of an
+// IncrementalAlterConfigs request.
+func (b *Broker) incrementalAlterBroker(res kmsg.IncrementalAlterConfigsRequestResource, validateOnly bool) error {
+	entity, err := b.brokerConfigEntity(res.ResourceName)
+	if err != nil {
+		return err
+	}
+	overrides, err := b.zk.GetEntityConfig(zkutil.ConfigTypeBroker, entity)
+	if err != nil {
+		return err
+	}
+	seen := map[string]bool{}
+	for _, c := range res.Configs {
+		if seen[c.Name] {
+			return fmt.Errorf("%w: config %q named twice", errInvalidRequest, c.Name)
+		}
+		seen[c.Name] = true
+		key, known := brokerKey(c.Name)
+		if known && !key.Dynamic {
+			return fmt.Errorf("%w: cannot update these configs dynamically: Set(%s)", errInvalidRequest, c.Name)
+		}
+		val := ""
+		if c.Value != nil {
+			val = *c.Value
+		}
+		switch c.Op {
+		case kmsg.IncrementalAlterConfigOpSet:
+			overrides[c.Name] = val
+		case kmsg.IncrementalAlterConfigOpDelete:
+			delete(overrides, c.Name)
+		case kmsg.IncrementalAlterConfigOpAppend, kmsg.IncrementalAlterConfigOpSubtract:
+			if !known || key.Type != config.TypeList {
+				return fmt.Errorf("%w: %q is not a list config", errInvalidConfig, c.Name)
+			}
+			cur, ok := overrides[c.Name]
+			if !ok {
+				cur, _, _ = b.cfg.Value(c.Name)
+			}
+			items := splitList(cur)
+			for _, v := range splitList(val) {
+				if c.Op == kmsg.IncrementalAlterConfigOpAppend && !slices.Contains(items, v) {
+					items = append(items, v)
+				}
+				if c.Op == kmsg.IncrementalAlterConfigOpSubtract {
+					items = slices.DeleteFunc(items, func(s string) bool { return s == v })
+				}
+			}
+			overrides[c.Name] = strings.Join(items, ",")
+		default:
+			return fmt.Errorf("%w: unknown operation %d", errInvalidRequest, c.Op)
+		}
+	}
+	// Kafka validates the values by building a full broker config with them.
+	props := b.cfg.Supplied()
+	maps.Copy(props, overrides)
+	if _, _, err := config.NewBroker(props); err != nil {
+		return fmt.Errorf("%w: invalid config value for resource broker %q: %w", errInvalidRequest, res.ResourceName, err)
+	}
+	if validateOnly {
+		return nil
+	}
+	// SetEntityConfig also writes the /config/changes notification.
+	return b.zk.SetEntityConfig(zkutil.ConfigTypeBroker, entity, overrides)
+}
+
+func brokerKey(name string) (config.Key, bool) {
+	for _, k := range config.BrokerKeys {
+		if k.Name == name {
+			return k, true
+		}
+	}
+	return config.Key{}, false
+}
