@@ -52,3 +52,13 @@ bench:
 	$(GO) test -run '^$$' -bench . -benchmem ./broker/storage/ ./broker/record/
 
 ci: deps test
+
+# Sarama's functional test suite against a local five-broker cluster (issue 9,
+# docs/compatibility.md). compat-sarama-core is the CI wave (a few minutes);
+# compat-sarama runs everything that works without docker.
+.PHONY: compat-sarama compat-sarama-core
+compat-sarama:
+	bash bin/samsa-compat-sarama.sh
+
+compat-sarama-core:
+	bash bin/samsa-compat-sarama.sh --core
