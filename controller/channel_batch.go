@@ -25,9 +25,10 @@ type requestBatch struct {
 }
 
 type laiEntry struct {
-	state    LeaderAndIsr
-	replicas []int32
-	isNew    bool
+	state            LeaderAndIsr
+	replicas         []int32
+	adding, removing []int32 // reassignment in progress (LeaderAndIsr v3+)
+	isNew            bool
 }
 
 type stopEntry struct {
@@ -61,7 +62,8 @@ func (b *requestBatch) addLeaderAndIsr(cc *controllerContext, brokers []int32, t
 			b.leaderAndIsr[id] = m
 		}
 		prev, had := m[tp]
-		m[tp] = laiEntry{state: state.clone(), replicas: slices.Clone(replicas), isNew: isNew || (had && prev.isNew)}
+		m[tp] = laiEntry{state: state.clone(), replicas: slices.Clone(replicas), isNew: isNew || (had && prev.isNew),
+			adding: slices.Clone(cc.adding[tp]), removing: slices.Clone(cc.removing[tp])}
 	}
 	b.addUpdateMetadata(cc.liveBrokerIDs(), []TopicPartition{tp})
 }
@@ -110,11 +112,12 @@ type requestHeader struct {
 
 // laiPartition is a LeaderAndIsr partition state snapshot.
 type laiPartition struct {
-	tp       TopicPartition
-	topicID  [16]byte
-	state    LeaderAndIsr
-	replicas []int32
-	isNew    bool
+	tp               TopicPartition
+	topicID          [16]byte
+	state            LeaderAndIsr
+	replicas         []int32
+	adding, removing []int32
+	isNew            bool
 }
 
 // umPartition is an UpdateMetadata partition state snapshot.
@@ -144,7 +147,8 @@ func (b *requestBatch) send(cc *controllerContext, controllerID int32, ch reques
 		var parts []laiPartition
 		leaderIDs := map[int32]struct{}{}
 		for tp, e := range b.leaderAndIsr[id] {
-			parts = append(parts, laiPartition{tp: tp, topicID: cc.topicIDs[tp.Topic], state: e.state, replicas: e.replicas, isNew: e.isNew})
+			parts = append(parts, laiPartition{tp: tp, topicID: cc.topicIDs[tp.Topic], state: e.state, replicas: e.replicas,
+				adding: e.adding, removing: e.removing, isNew: e.isNew})
 			leaderIDs[e.state.Leader] = struct{}{}
 		}
 		slices.SortFunc(parts, func(a, b laiPartition) int { return comparePartitions(a.tp, b.tp) })

@@ -32,8 +32,8 @@ func buildLeaderAndIsr(v int16, h requestHeader, parts []laiPartition, leaders [
 		ps.ISR = slices.Clone(p.state.Isr)
 		ps.ZKVersion = p.state.ZkVersion
 		ps.Replicas = slices.Clone(p.replicas)
-		ps.AddingReplicas = []int32{}
-		ps.RemovingReplicas = []int32{}
+		ps.AddingReplicas = append([]int32{}, p.adding...)
+		ps.RemovingReplicas = append([]int32{}, p.removing...)
 		ps.IsNew = p.isNew
 		// Both layouts are filled (kmsg encodes the one of the version), so the request stays
 		// valid if a client picks another version than v; the slices are shared, not copied.

@@ -27,13 +27,15 @@ type Controller struct {
 	activeID atomic.Int32 // broker id in /controller as last seen, -1 when none
 
 	// Owned by the event goroutine (and by Shutdown once that goroutine has ended).
-	cc             *controllerContext // nil unless active
-	batch          *requestBatch
-	dutyWatches    []func()          // cancels of the active controller's watches
-	topicWatches   map[string]func() // cancels of PartitionModifications watches
-	brokerWatches  map[int32]func()  // cancels of BrokerModifications watches
-	tenure         uint64            // counts elections won; tags timers of a tenure
-	rebalanceTimer *time.Timer       // auto leader rebalance; nil when not armed
+	cc            *controllerContext // nil unless active
+	batch         *requestBatch
+	dutyWatches   []func()          // cancels of the active controller's watches
+	topicWatches  map[string]func() // cancels of PartitionModifications watches
+	brokerWatches map[int32]func()  // cancels of BrokerModifications watches
+	// reassignWatches cancels the state watches of partitions being reassigned.
+	reassignWatches map[TopicPartition]func()
+	tenure          uint64      // counts elections won; tags timers of a tenure
+	rebalanceTimer  *time.Timer // auto leader rebalance; nil when not armed
 
 	lifecycle sync.Mutex         // serialises Start and Shutdown
 	cancel    context.CancelFunc // guarded by lifecycle; nil before Start
@@ -167,6 +169,10 @@ func (c *Controller) process(ev event) {
 		err = c.processControlledShutdown(e)
 	case electLeadersEvent:
 		err = c.processElectLeaders(e)
+	case alterReassignmentsEvent:
+		err = c.processAlterReassignments(e)
+	case listReassignmentsEvent:
+		c.processListReassignments(e)
 	default:
 		if !c.active.Load() {
 			return
@@ -186,6 +192,10 @@ func (c *Controller) process(ev event) {
 			err = c.processTopicDeletion()
 		case replicaDeletionResponseEvent:
 			err = c.processReplicaDeletionResponse(e.broker, e.results)
+		case partitionReassignmentEvent:
+			_, err = c.processZkPartitionReassignment()
+		case reassignmentIsrChangeEvent:
+			err = c.maybeCompleteReassignment(e.tp)
 		case preferredReplicaElectionEvent:
 			err = c.processPreferredReplicaElection()
 		case autoRebalanceEvent:

@@ -17,7 +17,9 @@ type controllerContext struct {
 	shuttingDown map[int32]struct{}   // brokers in controlled shutdown
 
 	topicIDs        map[string][16]byte
-	assignments     map[string]map[int32][]int32 // topic → partition → replicas
+	assignments     map[string]map[int32][]int32 // topic → partition → replicas (RS)
+	adding          map[TopicPartition][]int32   // reassignment in progress: AR (KIP-455)
+	removing        map[TopicPartition][]int32   // reassignment in progress: RR
 	leadership      map[TopicPartition]LeaderAndIsr
 	partitionStates map[TopicPartition]PartitionState
 	replicaStates   map[PartitionReplica]ReplicaState
@@ -35,6 +37,8 @@ func newControllerContext(epoch, epochZkVersion int32) *controllerContext {
 		shuttingDown:      make(map[int32]struct{}),
 		topicIDs:          make(map[string][16]byte),
 		assignments:       make(map[string]map[int32][]int32),
+		adding:            make(map[TopicPartition][]int32),
+		removing:          make(map[TopicPartition][]int32),
 		leadership:        make(map[TopicPartition]LeaderAndIsr),
 		partitionStates:   make(map[TopicPartition]PartitionState),
 		replicaStates:     make(map[PartitionReplica]ReplicaState),
@@ -103,6 +107,8 @@ func (cc *controllerContext) removeTopic(topic string) {
 	for p, replicas := range cc.assignments[topic] {
 		tp := TopicPartition{topic, p}
 		delete(cc.leadership, tp)
+		delete(cc.adding, tp)
+		delete(cc.removing, tp)
 		delete(cc.partitionStates, tp)
 		for _, r := range replicas {
 			delete(cc.replicaStates, PartitionReplica{tp, r})
@@ -113,6 +119,52 @@ func (cc *controllerContext) removeTopic(topic string) {
 	delete(cc.topicsToBeDeleted, topic)
 	delete(cc.topicsWithDeletionStarted, topic)
 	delete(cc.topicsIneligibleForDeletion, topic)
+}
+
+// setReassignmentSets records tp's adding and removing replicas (empty: no reassignment).
+func (cc *controllerContext) setReassignmentSets(tp TopicPartition, adding, removing []int32) {
+	if len(adding) > 0 {
+		cc.adding[tp] = slices.Clone(adding)
+	} else {
+		delete(cc.adding, tp)
+	}
+	if len(removing) > 0 {
+		cc.removing[tp] = slices.Clone(removing)
+	} else {
+		delete(cc.removing, tp)
+	}
+}
+
+// isBeingReassigned reports whether tp has a reassignment in progress.
+func (cc *controllerContext) isBeingReassigned(tp TopicPartition) bool {
+	return len(cc.adding[tp]) > 0 || len(cc.removing[tp]) > 0
+}
+
+// topicBeingReassigned reports whether any partition of topic is being reassigned.
+func (cc *controllerContext) topicBeingReassigned(topic string) bool {
+	for p := range cc.assignments[topic] {
+		if cc.isBeingReassigned(TopicPartition{topic, p}) {
+			return true
+		}
+	}
+	return false
+}
+
+// topicAssignment returns the topic's full assignment as the znode holds it.
+func (cc *controllerContext) topicAssignment(topic string) TopicAssignment {
+	a := TopicAssignment{TopicID: cc.topicIDs[topic], Partitions: map[int32][]int32{},
+		Adding: map[int32][]int32{}, Removing: map[int32][]int32{}}
+	for p, replicas := range cc.assignments[topic] {
+		tp := TopicPartition{topic, p}
+		a.Partitions[p] = slices.Clone(replicas)
+		if r := cc.adding[tp]; len(r) > 0 {
+			a.Adding[p] = slices.Clone(r)
+		}
+		if r := cc.removing[tp]; len(r) > 0 {
+			a.Removing[p] = slices.Clone(r)
+		}
+	}
+	return a
 }
 
 // isQueuedForDeletion reports whether topic is marked for deletion.

@@ -55,15 +55,19 @@
 //     leaders or join a new ISR.
 //   - ElectLeaders (API 43): preferred or unclean elections for the given partitions, with a
 //     per-partition error.
+//   - AlterPartitionReassignments / ListPartitionReassignments (APIs 45, 46): KIP-455
+//     reassignments (on_reassignment.go): the replica set grows to TRS + ORS with the
+//     adding/removing sets persisted in /brokers/topics/<t>, completes when TRS ⊆ ISR (state
+//     watch and ISR notifications), moves the leader into TRS if needed and stops and deletes
+//     the removed replicas. /admin/reassign_partitions starts reassignments the same way and
+//     loses its entries as they complete; a new controller resumes all of them.
 //
 // Preferred leaders also come back through /admin/preferred_replica_election
 // (kafka-preferred-replica-election.sh) and, with Config.AutoLeaderRebalanceEnable, through
 // the periodic leader-imbalance check (first run after min(5 s, interval)).
 //
-// Not implemented: partition reassignment (/admin/reassign_partitions and the KIP-455
-// adding/removing sets are ignored), AlterIsr (leaders write ISR changes themselves and
-// notify, as with IBP < 2.7-IV2) and log-dir failure events.
-// The pure reassignment election strategy exists and is tested.
+// Not implemented: AlterIsr (leaders write ISR changes themselves and notify, as with IBP <
+// 2.7-IV2) and log-dir failure events.
 //
 // # Concurrency
 //

@@ -143,3 +143,31 @@ func PreferredLeaderImbalance(assignments map[TopicPartition][]int32, leaders ma
 	sortPartitions(out)
 	return out
 }
+
+// ReassignTo computes a KIP-455 reassignment's replica sets (Kafka's
+// ReplicaAssignment.reassignTo). origin is the original replica set (ORS, the current
+// replicas minus any replicas still being added) and target the requested one (TRS):
+// replicas (RS) = TRS followed by ORS − TRS, adding (AR) = TRS − ORS, removing (RR) =
+// ORS − TRS. Example ORS [1,2,3] → TRS [4,5,6]: RS [4,5,6,1,2,3], AR [4,5,6], RR [1,2,3].
+func ReassignTo(origin, target []int32) (replicas, adding, removing []int32) {
+	for _, r := range append(slices.Clone(target), origin...) {
+		if !contains(replicas, r) {
+			replicas = append(replicas, r)
+		}
+	}
+	adding = filter(replicas, func(r int32) bool { return !contains(origin, r) })
+	removing = filter(replicas, func(r int32) bool { return !contains(target, r) })
+	return replicas, adding, removing
+}
+
+// OriginReplicas returns ORS for a partition whose replica set is replicas with adding
+// replicas still being added (Kafka's ReplicaAssignment.originReplicas).
+func OriginReplicas(replicas, adding []int32) []int32 {
+	return filter(replicas, func(r int32) bool { return !contains(adding, r) })
+}
+
+// TargetReplicas returns TRS for a partition whose replica set is replicas with removing
+// replicas still to be removed (Kafka's ReplicaAssignment.targetReplicas).
+func TargetReplicas(replicas, removing []int32) []int32 {
+	return filter(replicas, func(r int32) bool { return !contains(removing, r) })
+}

@@ -201,3 +201,45 @@ func TestControllerPreferredLeaderImbalance(t *testing.T) {
 		})
 	}
 }
+
+// TestControllerReassignTo checks KIP-455's replica sets: "RS = TRS + (ORS − TRS), AR = TRS −
+// ORS, RR = ORS − TRS", with reference §3.9's example.
+func TestControllerReassignTo(t *testing.T) {
+	tests := []struct {
+		name                                string
+		origin, target                      []int32
+		wantReplicas, wantAdding, wantRemov []int32
+	}{
+		{"disjoint", []int32{1, 2, 3}, []int32{4, 5, 6}, []int32{4, 5, 6, 1, 2, 3}, []int32{4, 5, 6}, []int32{1, 2, 3}},
+		{"overlap", []int32{1, 2}, []int32{2, 3}, []int32{2, 3, 1}, []int32{3}, []int32{1}},
+		{"reorder only", []int32{1, 2}, []int32{2, 1}, []int32{2, 1}, []int32{}, []int32{}},
+		{"grow", []int32{1}, []int32{1, 2}, []int32{1, 2}, []int32{2}, []int32{}},
+		{"shrink", []int32{1, 2, 3}, []int32{3}, []int32{3, 1, 2}, []int32{}, []int32{1, 2}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			r, a, rm := ReassignTo(tc.origin, tc.target)
+			if !reflect.DeepEqual(r, tc.wantReplicas) || !reflect.DeepEqual(a, tc.wantAdding) || !reflect.DeepEqual(rm, tc.wantRemov) {
+				t.Fatalf("got RS %v AR %v RR %v", r, a, rm)
+			}
+			if got := OriginReplicas(r, a); !reflect.DeepEqual(got, filter(tc.origin, func(int32) bool { return true })) && !sameSet(got, tc.origin) {
+				t.Fatalf("origin %v, want %v", got, tc.origin)
+			}
+			if got := TargetReplicas(r, rm); !reflect.DeepEqual(got, tc.target) {
+				t.Fatalf("target %v, want %v", got, tc.target)
+			}
+		})
+	}
+}
+
+func sameSet(a, b []int32) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for _, x := range a {
+		if !contains(b, x) {
+			return false
+		}
+	}
+	return true
+}

@@ -119,6 +119,7 @@ func (c *Controller) onControllerFailover(epoch, epochZkVersion int32) error {
 	c.batch = newRequestBatch()
 	c.topicWatches = make(map[string]func())
 	c.brokerWatches = make(map[int32]func())
+	c.reassignWatches = make(map[TopicPartition]func())
 	c.active.Store(true)
 
 	c.dutyWatches = append(c.dutyWatches,
@@ -127,6 +128,7 @@ func (c *Controller) onControllerFailover(epoch, epochZkVersion int32) error {
 		c.store.WatchIsrChangeNotifications(func() { c.enqueue(isrChangeNotificationEvent{}) }),
 		c.store.WatchTopicDeletions(func() { c.enqueue(topicDeletionEvent{}) }),
 		c.store.WatchPreferredReplicaElection(func() { c.enqueue(preferredReplicaElectionEvent{}) }),
+		c.store.WatchPartitionReassignment(func() { c.enqueue(partitionReassignmentEvent{}) }),
 	)
 	if err := c.store.DeleteIsrChangeNotifications(epochZkVersion, nil); err != nil {
 		return fmt.Errorf("controller: delete ISR change notifications: %w", err)
@@ -166,6 +168,9 @@ func (c *Controller) onControllerFailover(epoch, epochZkVersion int32) error {
 	if err := c.startupPartitionStateMachine(); err != nil {
 		return err
 	}
+	if err := c.initializePartitionReassignments(); err != nil {
+		return err
+	}
 	if err := c.resumeDeletions(); err != nil {
 		return err
 	}
@@ -192,6 +197,7 @@ func (c *Controller) loadTopics(topics []string) error {
 		for p, replicas := range a.Partitions {
 			tp := TopicPartition{topic, p}
 			cc.setAssignment(tp, replicas)
+			cc.setReassignmentSets(tp, a.Adding[p], a.Removing[p])
 			tps = append(tps, tp)
 		}
 	}
@@ -235,6 +241,12 @@ func (c *Controller) onControllerResignation() {
 		}
 	}
 	c.brokerWatches = nil
+	for _, cancel := range c.reassignWatches {
+		if cancel != nil {
+			cancel()
+		}
+	}
+	c.reassignWatches = nil
 	if c.rebalanceTimer != nil {
 		c.rebalanceTimer.Stop()
 		c.rebalanceTimer = nil

@@ -110,6 +110,11 @@ func (c *Controller) onBrokerStartup(newIDs []int32) error {
 	if _, err := c.triggerOnlinePartitionStateChange(); err != nil {
 		return err
 	}
+	if err := c.resumeReassignments(func(tp TopicPartition) bool {
+		return slices.ContainsFunc(TargetReplicas(cc.replicas(tp), cc.removing[tp]), func(r int32) bool { return contains(newIDs, r) })
+	}); err != nil {
+		return err
+	}
 	deleting := map[string]struct{}{}
 	for _, r := range replicas {
 		if cc.isQueuedForDeletion(r.Topic) {

@@ -61,5 +61,10 @@ func (c *Controller) processIsrChangeNotification() (err error) {
 			Info("controller: ISR changed")
 	}
 	c.batch.addUpdateMetadata(cc.liveBrokerIDs(), updated)
+	for _, tp := range updated {
+		if err := c.maybeCompleteReassignment(tp); err != nil {
+			return err
+		}
+	}
 	return nil
 }

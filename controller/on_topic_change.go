@@ -50,6 +50,7 @@ func (c *Controller) processTopicChange() error {
 		for p, replicas := range a.Partitions {
 			tp := TopicPartition{topic, p}
 			cc.setAssignment(tp, replicas)
+			cc.setReassignmentSets(tp, a.Adding[p], a.Removing[p])
 			added = append(added, tp)
 		}
 	}
@@ -90,11 +91,7 @@ func (c *Controller) processPartitionModifications(topic string) error {
 		// Kafka's restorePartitionReplicaAssignment: no new partitions for a topic being deleted.
 		c.log.WithFields(logrus.Fields{"topic": topic, "controller_epoch": cc.epoch}).
 			Info("controller: restoring the assignment of a topic being deleted; partitions may not be added")
-		current := make(map[int32][]int32)
-		for p, replicas := range cc.assignments[topic] {
-			current[p] = slices.Clone(replicas)
-		}
-		if err := c.store.SetTopicAssignment(cc.epochZkVersion, topic, current); err != nil {
+		if err := c.store.SetTopicAssignment(cc.epochZkVersion, topic, cc.topicAssignment(topic)); err != nil {
 			return fmt.Errorf("controller: restore topic assignment: %w", err)
 		}
 		return nil

@@ -61,6 +61,9 @@ func (c *Controller) processTopicDeletion() error {
 			cc.topicsToBeDeleted[t] = struct{}{}
 			added = append(added, t)
 		}
+		if cc.topicBeingReassigned(t) {
+			cc.topicsIneligibleForDeletion[t] = struct{}{} // resumed when the reassignment completes
+		}
 	}
 	if len(added) > 0 {
 		c.log.WithFields(logrus.Fields{"topics": added, "controller_epoch": cc.epoch}).Info("controller: topics queued for deletion")
@@ -85,6 +88,9 @@ func (c *Controller) loadTopicDeletions() error {
 	}
 	for _, t := range marked {
 		cc.topicsToBeDeleted[t] = struct{}{}
+		if cc.topicBeingReassigned(t) {
+			cc.topicsIneligibleForDeletion[t] = struct{}{}
+		}
 		for _, r := range cc.replicasOfTopic(t) {
 			if !cc.isLive(r.Replica) {
 				cc.topicsIneligibleForDeletion[t] = struct{}{}

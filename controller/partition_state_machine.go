@@ -16,6 +16,7 @@ const (
 	electOfflineUnclean                     // OfflinePartitionLeaderElection, unclean allowed (admin)
 	electPreferred
 	electControlledShutdown
+	electReassign // ReassignPartitionLeaderElection over the target replicas
 )
 
 // maxStateWriteRounds bounds the re-read-and-retry loop after zkVersion conflicts.
@@ -206,6 +207,10 @@ func (c *Controller) doElectLeaders(tps []TopicPartition, kind electionKind) (el
 		switch kind {
 		case electPreferred:
 			el, ok = ElectPreferredLeader(assignment, st.Isr, live)
+		case electReassign:
+			target := TargetReplicas(assignment, cc.removing[tp])
+			live = filter(target, cc.isOnline)
+			el, ok = ElectReassignLeader(target, st.Isr, live)
 		case electControlledShutdown:
 			live = cc.liveReplicas(tp) // the shutting-down broker must hear it became a follower
 			shutting := slices.Sorted(maps.Keys(cc.shuttingDown))

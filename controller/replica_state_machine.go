@@ -98,7 +98,11 @@ func (c *Controller) handleReplicaStateChanges(replicas []PartitionReplica, targ
 			}
 		case ReplicaDeletionStarted:
 			for _, r := range valid {
-				c.batch.addStopReplica([]int32{id}, r.TopicPartition, true, epochDuringDelete)
+				epoch := epochDuringDelete
+				if l, ok := cc.leadership[r.TopicPartition]; ok && !cc.isQueuedForDeletion(r.Topic) {
+					epoch = l.LeaderEpoch // a replica removed by a reassignment
+				}
+				c.batch.addStopReplica([]int32{id}, r.TopicPartition, true, epoch)
 				c.setReplicaState(r, ReplicaDeletionStarted)
 			}
 		case NonExistentReplica:

@@ -74,9 +74,16 @@ type Store interface {
 	// SetTopicID writes topic id into /brokers/topics/<t> (JSON v3) if it has none yet,
 	// fenced, and returns the id the znode holds afterwards (Kafka 2.8's processTopicIds).
 	SetTopicID(epochZkVersion int32, topic string, id [16]byte) ([16]byte, error)
-	// SetTopicAssignment rewrites /brokers/topics/<t>'s partitions, fenced (Kafka's
-	// restorePartitionReplicaAssignment when partitions are added to a topic being deleted).
-	SetTopicAssignment(epochZkVersion int32, topic string, partitions map[int32][]int32) error
+	// SetTopicAssignment rewrites /brokers/topics/<t>'s partitions and reassignment sets
+	// (the topic id is kept), fenced: restorePartitionReplicaAssignment when partitions are
+	// added to a topic being deleted, and every reassignment step.
+	SetTopicAssignment(epochZkVersion int32, topic string, a TopicAssignment) error
+	// PartitionReassignment reads /admin/reassign_partitions (target replicas per
+	// partition); empty when there is none.
+	PartitionReassignment() (map[TopicPartition][]int32, error)
+	// SetPartitionReassignment rewrites /admin/reassign_partitions, fenced; an empty map
+	// deletes it.
+	SetPartitionReassignment(epochZkVersion int32, r map[TopicPartition][]int32) error
 
 	// PreferredReplicaElection returns the partitions in /admin/preferred_replica_election,
 	// nil when the znode does not exist.
@@ -98,6 +105,12 @@ type Store interface {
 	WatchIsrChangeNotifications(fn func()) (cancel func())
 	// WatchTopicDeletions calls fn when the children of /admin/delete_topics change.
 	WatchTopicDeletions(fn func()) (cancel func())
+	// WatchPartitionReassignment calls fn when /admin/reassign_partitions is created,
+	// changed or deleted.
+	WatchPartitionReassignment(fn func()) (cancel func())
+	// WatchPartitionState calls fn when tp's state znode changes (the ISR of a partition
+	// being reassigned).
+	WatchPartitionState(tp TopicPartition, fn func()) (cancel func())
 	// WatchPreferredReplicaElection calls fn when /admin/preferred_replica_election is
 	// created, changed or deleted.
 	WatchPreferredReplicaElection(fn func()) (cancel func())
@@ -116,6 +129,8 @@ type StoreResult struct {
 type TopicAssignment struct {
 	TopicID    [16]byte          // KIP-516 topic id; zero when the znode has none
 	Partitions map[int32][]int32 // partition → replicas in preference order
+	// Adding and Removing hold a reassignment in progress (KIP-455), per partition.
+	Adding, Removing map[int32][]int32
 }
 
 // isControllerMoved reports whether err means another controller was elected.

@@ -85,7 +85,8 @@ func (s zkStore) TopicAssignments(topics []string) (map[string]TopicAssignment, 
 	}
 	out := make(map[string]TopicAssignment, len(as))
 	for t, va := range as {
-		out[t] = TopicAssignment{TopicID: decodeTopicID(va.Assignment.TopicID), Partitions: va.Assignment.Partitions}
+		out[t] = TopicAssignment{TopicID: decodeTopicID(va.Assignment.TopicID), Partitions: va.Assignment.Partitions,
+			Adding: va.Assignment.AddingReplicas, Removing: va.Assignment.RemovingReplicas}
 	}
 	return out, nil
 }
@@ -253,14 +254,50 @@ func (s zkStore) SetTopicID(epochZkVersion int32, topic string, id [16]byte) ([1
 	return id, nil
 }
 
-func (s zkStore) SetTopicAssignment(epochZkVersion int32, topic string, partitions map[int32][]int32) error {
-	a, v, err := s.zk.GetTopicAssignment(topic)
+func (s zkStore) SetTopicAssignment(epochZkVersion int32, topic string, ta TopicAssignment) error {
+	a, _, err := s.zk.GetTopicAssignment(topic)
 	if err != nil {
 		return wrapErr(err)
 	}
-	a.Partitions = partitions
-	_, err = s.zk.SetTopicAssignmentFenced(topic, a, v, epochZkVersion)
+	a.Partitions, a.AddingReplicas, a.RemovingReplicas = ta.Partitions, nonNil(ta.Adding), nonNil(ta.Removing)
+	// Unconditional but fenced, as Kafka's setTopicAssignmentRaw (MatchAnyVersion).
+	_, err = s.zk.SetTopicAssignmentFenced(topic, a, zkutil.AnyVersion, epochZkVersion)
 	return wrapErr(err)
+}
+
+func nonNil(m map[int32][]int32) map[int32][]int32 {
+	if m == nil {
+		return map[int32][]int32{}
+	}
+	return m
+}
+
+func (s zkStore) PartitionReassignment() (map[TopicPartition][]int32, error) {
+	r, err := s.zk.GetPartitionReassignment()
+	if err != nil {
+		return nil, wrapErr(err)
+	}
+	out := make(map[TopicPartition][]int32, len(r))
+	for tp, replicas := range r {
+		out[TopicPartition{tp.Topic, tp.Partition}] = replicas
+	}
+	return out, nil
+}
+
+func (s zkStore) SetPartitionReassignment(epochZkVersion int32, r map[TopicPartition][]int32) error {
+	in := make(map[zkutil.TopicPartition][]int32, len(r))
+	for tp, replicas := range r {
+		in[toZKTP(tp)] = replicas
+	}
+	return wrapErr(s.zk.SetPartitionReassignment(in, epochZkVersion))
+}
+
+func (s zkStore) WatchPartitionReassignment(fn func()) func() {
+	return s.zk.WatchExists(zkutil.ReassignPartitionsPath(), fn)
+}
+
+func (s zkStore) WatchPartitionState(tp TopicPartition, fn func()) func() {
+	return s.zk.WatchData(zkutil.PartitionStatePath(tp.Topic, tp.Partition), fn)
 }
 
 func (s zkStore) PreferredReplicaElection() ([]TopicPartition, error) {
