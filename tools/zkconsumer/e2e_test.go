@@ -220,3 +220,38 @@ func TestZKConsumerEndToEndRebalance(t *testing.T) {
 	}
 	e.checkOffsets(t, "g")
 }
+
+// TestZKConsumerLeaderFailover: the partition leader dies mid-stream; the
+// fetcher follows the new leader (Sarama refreshes metadata) and every
+// message is still delivered, without a group rebalance.
+func TestZKConsumerLeaderFailover(t *testing.T) {
+	const n = 100
+	e := &e2e{cluster: brokertest.NewCluster(t, 2), topic: "ha", parts: 1, seen: map[string]int{}}
+	e.cluster.CreateTopic(t, "ha", 1, 2)
+	e.cluster.WaitForISR(t, "ha", 0, 2)
+	e.produce(t, 0, n/2)
+	c := newConnector(t, e.config("g", "c"))
+	s := startStatic(t, c, map[string]int{"ha": 1})["ha"][0]
+	for _, m := range consumeN(t, s, n/4) {
+		e.seen[string(m.Value)]++
+	}
+	rebalances := mustRebalances(c)
+
+	leader := e.cluster.WaitForLeader(t, "ha", 0)
+	e.cluster.Kill(e.cluster.Index(leader))
+	waitFor(t, 30*time.Second, func() error {
+		if l := e.cluster.WaitForLeader(t, "ha", 0); l == leader {
+			return fmt.Errorf("broker %d still leads", l)
+		}
+		return nil
+	})
+	e.produce(t, n/2, n/2)
+	for i := 0; e.distinct() < n && i < 10*n; i++ {
+		m := consumeN(t, s, 1)[0]
+		e.seen[string(m.Value)]++
+	}
+	e.checkAll(t, n, true)
+	if got := mustRebalances(c); got != rebalances {
+		t.Errorf("rebalances %d → %d: a leader change must not rebalance the group", rebalances, got)
+	}
+}
