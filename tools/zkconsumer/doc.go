@@ -32,7 +32,7 @@
 // /brokers/topics/<t> (plus a child watch on /brokers/topics for wildcard
 // subscriptions, and on /brokers/ids while no broker is known) and ZooKeeper
 // session expiry each trigger a rebalance. One attempt: check the own
-// registration and the brokers; stop the fetchers and drop queued
+// registration (registering again if it vanished) and the brokers; stop the fetchers and drop queued
 // read-ahead; commit processed offsets (auto.commit.enable); delete the own
 // owner znodes; read every member's subscription and the topics'
 // partitions; assign; create the owner znodes (on NodeExists: delete this

@@ -54,7 +54,14 @@ func (c *Connector) syncedRebalance(ctx context.Context) error {
 // committed offsets and start fetching.
 func (c *Connector) rebalanceOnce(ctx context.Context) error {
 	group := c.cfg.GroupID
-	if _, err := c.zk.GetConsumerRegistration(group, c.id); err != nil {
+	if _, err := c.zk.GetConsumerRegistration(group, c.id); errors.Is(err, zkutil.ErrNoNode) {
+		// Lost with a session whose re-registration failed, or deleted by
+		// hand: register again rather than wait for a trigger that may
+		// never come.
+		if err := c.register(); err != nil {
+			return err
+		}
+	} else if err != nil {
 		return fmt.Errorf("zkconsumer: read own registration: %w", err)
 	}
 	brokers, err := c.zk.GetBrokerIDs()

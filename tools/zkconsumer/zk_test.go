@@ -291,3 +291,23 @@ func TestZKConsumerNoBrokers(t *testing.T) {
 	e.addBroker(t, 1)
 	waitFor(t, 30*time.Second, func() error { return e.converged("g", map[string]int{"a": 3}, []*Connector{c}, StrategyRange) })
 }
+
+// TestZKConsumerReRegistersDeletedID: when its ids znode disappears without
+// a session expiry (deleted by hand), the consumer notices through its
+// group watch and registers again.
+func TestZKConsumerReRegistersDeletedID(t *testing.T) {
+	e := newZKEnv(t)
+	e.addBroker(t, 1)
+	e.addTopic(t, "a", 2)
+	c := newConnector(t, testConfig(e.connect, "g", "c1"))
+	startStatic(t, c, map[string]int{"a": 1})
+	topics := map[string]int{"a": 2}
+	waitFor(t, 30*time.Second, func() error { return e.converged("g", topics, []*Connector{c}, StrategyRange) })
+	if err := e.admin.Delete(zkutil.ConsumerIDPath("g", "g_c1"), zkutil.AnyVersion); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, 30*time.Second, func() error { return e.converged("g", topics, []*Connector{c}, StrategyRange) })
+	if _, err := e.admin.GetConsumerRegistration("g", "g_c1"); err != nil {
+		t.Fatal(err)
+	}
+}
