@@ -342,20 +342,23 @@ func (c *Connector) handleNewSession() {
 			return
 		}
 		c.log.WithError(err).Warn("re-registration failed")
-		if !c.sleep(c.cfg.RebalanceBackoff) {
+		if !c.sleep(c.ctx, c.cfg.RebalanceBackoff) {
 			return
 		}
 	}
 }
 
-// sleep waits d or until Close; it reports whether the connector is open.
-func (c *Connector) sleep(d time.Duration) bool {
+// sleep waits d, or until Close or the end of ctx; it reports whether it
+// waited the whole time.
+func (c *Connector) sleep(ctx context.Context, d time.Duration) bool {
 	t := time.NewTimer(d)
 	defer t.Stop()
 	select {
 	case <-t.C:
 		return true
 	case <-c.quit:
+		return false
+	case <-ctx.Done():
 		return false
 	}
 }

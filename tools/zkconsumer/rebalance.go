@@ -25,6 +25,9 @@ func (c *Connector) syncedRebalance(ctx context.Context) error {
 		if c.isClosed() {
 			return ErrClosed
 		}
+		if err := ctx.Err(); err != nil {
+			return fmt.Errorf("zkconsumer: rebalance: %w", err)
+		}
 		c.log.Infof("rebalancing (attempt %d of %d)", attempt, c.cfg.RebalanceMaxRetries)
 		err := c.rebalanceOnce(ctx)
 		if err == nil {
@@ -38,8 +41,11 @@ func (c *Connector) syncedRebalance(ctx context.Context) error {
 		c.log.WithError(err).Infof("rebalance attempt %d failed; backing off %v", attempt, c.cfg.RebalanceBackoff)
 		// Kafka stops the fetchers again (committing) before backing off.
 		c.releaseAll(ctx)
-		if attempt < c.cfg.RebalanceMaxRetries && !c.sleep(c.cfg.RebalanceBackoff) {
-			return ErrClosed
+		if attempt < c.cfg.RebalanceMaxRetries && !c.sleep(ctx, c.cfg.RebalanceBackoff) {
+			if c.isClosed() {
+				return ErrClosed
+			}
+			return fmt.Errorf("zkconsumer: rebalance: %w (last attempt: %w)", ctx.Err(), last)
 		}
 	}
 	err := fmt.Errorf("%w (%d): last attempt: %w", ErrRebalanceFailed, c.cfg.RebalanceMaxRetries, last)
