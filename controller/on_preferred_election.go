@@ -189,6 +189,9 @@ func (c *Controller) processAutoRebalance(tenure uint64) error {
 			leaders[tp] = l.Leader
 		}
 	}
+	if len(cc.adding)+len(cc.removing) > 0 {
+		return nil // Kafka rebalances only when no reassignment is in progress
+	}
 	var candidates []TopicPartition
 	for _, tp := range PreferredLeaderImbalance(assignments, leaders, c.cfg.LeaderImbalancePerBrokerPercentage) {
 		preferred := assignments[tp][0]

@@ -333,11 +333,11 @@ func (c *Controller) updateLeaderEpochAndSendRequest(tp TopicPartition) error {
 	if err != nil {
 		return fmt.Errorf("controller: update partition state: %w", err)
 	}
-	if r := results[tp]; r.Err != nil {
+	r := results[tp]
+	if r.Err != nil {
 		return fmt.Errorf("controller: bump leader epoch of %s: %w", tp, r.Err)
-	} else {
-		nl.ZkVersion = r.ZkVersion
 	}
+	nl.ZkVersion = r.ZkVersion
 	cc.leadership[tp] = nl
 	c.stateLog(tp).WithFields(logrus.Fields{"leader": nl.Leader, "leader_epoch": nl.LeaderEpoch, "isr": nl.Isr}).
 		Info("controller: bumped leader epoch for reassignment")
