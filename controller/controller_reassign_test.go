@@ -239,3 +239,46 @@ func TestControllerReassignmentResumesAtFailover(t *testing.T) {
 		return nil
 	})
 }
+
+// TestControllerReassignmentZnodeManyPartitions: entries leave the znode one by one as they
+// complete, and rewriting it does not restart the reassignments still running.
+func TestControllerReassignmentZnodeManyPartitions(t *testing.T) {
+	t.Parallel()
+	_, _, admin := reassignCluster(t)
+	if err := admin.CreateTopic("z", map[int32][]int32{0: {1, 2}, 1: {1, 2}}, nil); err != nil {
+		t.Fatal(err)
+	}
+	wantState(t, admin, "z", 1, 1, []int32{1, 2}, 0)
+	if err := admin.CreatePartitionReassignment(map[zkutil.TopicPartition][]int32{
+		{Topic: "z", Partition: 0}: {1, 3}, // needs 3 to catch up
+		{Topic: "z", Partition: 1}: {2, 1}, // completes at once
+	}); err != nil {
+		t.Fatal(err)
+	}
+	wantAssignment(t, admin, "z", 1, []int32{2, 1}, nil, nil)
+	wantAssignment(t, admin, "z", 0, []int32{1, 3, 2}, []int32{3}, []int32{2})
+	waitFor(t, waitTimeout, func() error {
+		r, err := admin.GetPartitionReassignment()
+		if err != nil {
+			return err
+		}
+		if len(r) != 1 {
+			return fmt.Errorf("znode lists %v", r)
+		}
+		return nil
+	})
+	// z-0 went through Phase A exactly once (leader epoch 1), despite the znode rewrite.
+	wantState(t, admin, "z", 0, 1, []int32{1, 2}, 1)
+	expandIsr(t, admin, "z", 0, []int32{1, 2, 3})
+	wantAssignment(t, admin, "z", 0, []int32{1, 3}, nil, nil)
+	waitFor(t, waitTimeout, func() error {
+		r, err := admin.GetPartitionReassignment()
+		if err != nil {
+			return err
+		}
+		if len(r) != 0 {
+			return fmt.Errorf("znode lists %v", r)
+		}
+		return nil
+	})
+}

@@ -404,6 +404,11 @@ func (c *Controller) processZkPartitionReassignment() (map[TopicPartition]bool, 
 	plans := make(map[TopicPartition][]int32)
 	failed := make(map[TopicPartition]error)
 	for tp, target := range requested {
+		if cc.isBeingReassigned(tp) && slices.Equal(TargetReplicas(cc.replicas(tp), cc.removing[tp]), target) {
+			// Already running. Kafka acts on the znode's creation only; zkutil's watch also
+			// fires for our own rewrites as partitions complete, which must not restart them.
+			continue
+		}
 		t, err := c.buildReassignment(tp, target, false)
 		if err != nil {
 			failed[tp] = err
