@@ -72,34 +72,37 @@
 // # Concurrency
 //
 // One event goroutine (run) owns all controller state: the controller context, the request
-// batch and the watch cancels. ZooKeeper callbacks (on zkutil's dispatcher goroutine) only
-// append an event to a mutex-protected slice and signal a channel of capacity 1, so they
-// never block. IsActive, Epoch and ActiveControllerID read atomics and may be called from any
-// goroutine.
+// batch, the watch cancels and the timers. ZooKeeper callbacks (on zkutil's dispatcher
+// goroutine) only append an event to a mutex-protected slice and signal a channel of
+// capacity 1, so they never block. IsActive, Epoch and ActiveControllerID read atomics and
+// may be called from any goroutine. ControlledShutdown, ElectLeaders,
+// AlterPartitionReassignments and ListPartitionReassignments queue an event and block until
+// the event goroutine answers, the Controller stops, or their ctx ends.
 //
 // The ChannelManager runs one sender goroutine per live broker, each with its own queue
 // (mutex + signal channel) and its own connection; requests to a broker leave in order and a
 // failed request is retried after RetryBackoff until it succeeds or the broker is removed.
-// Requests are immutable snapshots built on the event goroutine; response callbacks only log.
+// Requests are immutable snapshots built on the event goroutine. Response callbacks run on
+// the sender goroutine and only log, except StopReplica (delete=true) answers, which are
+// queued as events for topic deletion.
+//
+// Timers (time.AfterFunc) only enqueue: the auto-rebalance timer's event carries the tenure
+// that armed it and resignation stops it; an election nobody won is retried after 1 s.
+//
+// Locks (none is held across ZooKeeper or network I/O): ChannelManager.mu, then a sender's
+// mu; eventQueue.mu is a leaf; Controller.lifecycle serialises Start and Shutdown only and is
+// never taken by the event goroutine.
 //
 // Shutdown cancels the event goroutine and waits for it, cancels the /controller watch and
-// the session hook, resigns if active (cancelling the duty watches), then stops every sender
-// and waits for them. Resignation (another controller elected, ErrControllerMoved, new
-// ZooKeeper session) cancels the duty watches and stops the senders, but the event goroutine
-// keeps running to take part in the next election.
+// the session hook, resigns if active (cancelling the duty watches and timers), then stops
+// every sender and waits for them. Resignation (another controller elected,
+// ErrControllerMoved, new ZooKeeper session) cancels the duty watches and stops the senders,
+// but the event goroutine keeps running to take part in the next election.
 //
 // # Logging and metrics
 //
 // Logs carry component=controller and broker; every partition and replica state change is
 // logged at INFO with controller_epoch, topic and partition (Kafka's state-change log).
-// Locks (none is held across ZooKeeper or network I/O): ChannelManager.mu, then a sender's
-// mu (queue); eventQueue.mu is a leaf; Controller.lifecycle serialises Start and Shutdown
-// only and is never taken by the event goroutine.
-//
-// Timers: the auto-rebalance timer (time.AfterFunc) only enqueues an event tagged with the
-// tenure that armed it; resignation stops it. An election nobody won is retried after 1 s the
-// same way.
-//
 // Metrics (names in metrics.go): ActiveControllerCount, OfflinePartitionsCount,
 // GlobalPartitionCount, GlobalTopicCount, EventQueueSize, EventQueueTimeMs,
 // UncleanLeaderElectionsPerSec, ControllerChangeCount.
