@@ -14,12 +14,15 @@
 // Every broker runs a Controller. Start registers a watch on /controller and a zkutil
 // new-session hook, then elects: the first broker to create /controller while bumping
 // /controller_epoch in the same multi-op wins (Kafka 2.1+ algorithm; the first controller of
-// a cluster has epoch 1). The winner runs the failover: watches on /brokers/ids,
-// /brokers/topics, /isr_change_notification and each /brokers/topics/<t>; leftover ISR
-// notifications are deleted; the context (brokers, assignments, partition states) is loaded;
-// UpdateMetadata goes to every broker, then the replica state machine sends LeaderAndIsr to
-// each live replica and shrinks the ISR of dead ones, and the partition state machine elects
-// leaders for partitions without a live leader (OfflinePartitionLeaderElection).
+// a cluster has epoch 1). The winner runs the failover: watches on /brokers/ids (and each
+// /brokers/ids/<id>), /brokers/topics (and each /brokers/topics/<t>),
+// /isr_change_notification, /admin/delete_topics, /admin/reassign_partitions and
+// /admin/preferred_replica_election; leftover ISR notifications are deleted; the context
+// (brokers, assignments, partition states, deletions) is loaded and missing topic ids are
+// assigned; UpdateMetadata goes to every broker, then the replica state machine sends
+// LeaderAndIsr to each live replica and shrinks the ISR of dead ones, the partition state
+// machine elects leaders for partitions without a live leader
+// (OfflinePartitionLeaderElection), and reassignments and deletions resume.
 //
 // While active it handles:
 //   - BrokerChange: new brokers get UpdateMetadata with every partition and LeaderAndIsr for
