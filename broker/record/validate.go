@@ -91,6 +91,18 @@ func (b Batch) validateRecords(l Limits) error {
 	if err := b.initIter(&it, l.MaxDecompressed); err != nil {
 		return err
 	}
+	// Fast path: walk the records in place (no Record values, no
+	// allocation). Only a rejected batch pays for the decoding walk that
+	// names the problem.
+	if walkRecords(it.data, it.remaining, b.LastOffsetDelta(), l.AllowOffsetGaps) {
+		return nil
+	}
+	return b.validateRecordsSlow(&it, l)
+}
+
+// validateRecordsSlow decodes every record of it to find and describe the
+// first violation; it returns nil only if walkRecords was wrong to reject.
+func (b Batch) validateRecordsSlow(it *RecordIter, l Limits) error {
 	var r Record
 	prev := int32(-1)
 	last := b.LastOffsetDelta()
@@ -108,5 +120,5 @@ func (b Batch) validateRecords(l Limits) error {
 	if err := it.Err(); err != nil {
 		return fmt.Errorf("%w (batch at offset %d)", err, b.BaseOffset())
 	}
-	return nil
+	return invalidf("batch at offset %d: records rejected by the in-place walk", b.BaseOffset())
 }
