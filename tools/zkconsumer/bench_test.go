@@ -42,7 +42,7 @@ func BenchmarkZKConsumerAssign(b *testing.B) {
 // queued message to the application and marking the previous one
 // processed (no network).
 func BenchmarkZKConsumerStreamNext(b *testing.B) {
-	c := &Connector{cfg: DefaultConfig(), quit: make(chan struct{})}
+	c := &Connector{cfg: DefaultConfig(), quit: make(chan struct{}), metrics: newMetrics(nil)}
 	ps := &partState{processed: 0, committed: -1}
 	s := &Stream{c: c, ch: make(chan *Message, 1024)}
 	msgs := make([]*Message, 1024)

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/IBM/sarama"
+	metrics "github.com/rcrowley/go-metrics"
 	"github.com/sirupsen/logrus"
 )
 
@@ -99,6 +100,9 @@ type Config struct {
 	Host string
 	// Logger receives logs (component=zkconsumer). Nil discards them.
 	Logger logrus.FieldLogger
+	// Metrics receives the connector's metrics (metrics.go). Nil means a
+	// private registry.
+	Metrics metrics.Registry
 	// Sarama, when set, is the base configuration of the Sarama client
 	// used for fetching and offset requests (Version, Net settings); the
 	// fields above override its fetch settings. Default sarama.NewConfig()

@@ -20,11 +20,12 @@ import (
 // with CreateMessageStreams or CreateMessageStreamsByFilter, read the
 // returned streams, and Close it.
 type Connector struct {
-	cfg    Config
-	log    logrus.FieldLogger
-	zk     *zkutil.Client
-	id     string
-	assign Assignor
+	cfg     Config
+	log     logrus.FieldLogger
+	zk      *zkutil.Client
+	id      string
+	assign  Assignor
+	metrics *connectorMetrics
 
 	wake chan struct{} // rebalance trigger (capacity 1): watches only signal
 	quit chan struct{} // closed by Close
@@ -127,6 +128,7 @@ func NewConnector(ctx context.Context, cfg Config) (*Connector, error) {
 		cancel:       cancel,
 		cfg:          cfg,
 		log:          log,
+		metrics:      newMetrics(cfg.Metrics),
 		zk:           zk,
 		id:           id,
 		assign:       assign,
@@ -136,6 +138,7 @@ func NewConnector(ctx context.Context, cfg Config) (*Connector, error) {
 		topicWatches: make(map[string]func()),
 	}
 	c.mu.owned = make(map[TopicPartition]*partState)
+	c.registerOwnedGauge()
 	zk.OnNewSession(func() {
 		c.mu.Lock()
 		c.mu.newSession = true

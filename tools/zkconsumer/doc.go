@@ -54,6 +54,13 @@
 // CommitOffsets is delivered again. After a session expiry ownership is
 // already lost, so nothing is committed either (as in Kafka).
 //
+// # Metrics
+//
+// metrics.go names them after the old consumer's MBeans
+// (RebalanceRateAndTime, OwnedPartitionsCount, ZooKeeperCommitsPerSec,
+// KafkaCommitsPerSec, MessagesPerSec); they go to Config.Metrics, never to
+// go-metrics' DefaultRegistry.
+//
 // # Concurrency
 //
 // NewConnector, CreateMessageStreams* and Close are called by the owner;

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/IBM/sarama"
+	metrics "github.com/rcrowley/go-metrics"
 
 	"samsa/broker/brokertest"
 )
@@ -154,8 +155,11 @@ func (e *e2e) waitDrained(t *testing.T, live ...*Connector) {
 func TestZKConsumerEndToEnd(t *testing.T) {
 	const n = 400
 	e := newE2E(t, 2, "events", 4)
-	c1 := newConnector(t, e.config("g", "c1"))
-	c2 := newConnector(t, e.config("g", "c2"))
+	regs := []metrics.Registry{metrics.NewRegistry(), metrics.NewRegistry()}
+	cfg1, cfg2 := e.config("g", "c1"), e.config("g", "c2")
+	cfg1.Metrics, cfg2.Metrics = regs[0], regs[1]
+	c1 := newConnector(t, cfg1)
+	c2 := newConnector(t, cfg2)
 	s1 := startStatic(t, c1, map[string]int{"events": 2})
 	s2 := startStatic(t, c2, map[string]int{"events": 1})
 	zkEnvOf := &zkEnv{admin: e.cluster.ZooKeeper(t)}
@@ -189,6 +193,21 @@ func TestZKConsumerEndToEnd(t *testing.T) {
 		}
 	}
 	e.checkOffsets(t, "g")
+
+	var messages, owned int64
+	for _, reg := range regs {
+		messages += metrics.GetOrRegisterMeter(MetricMessagesPerSec, reg).Count()
+		owned += reg.Get(MetricOwnedPartitionsCount).(metrics.Gauge).Value()
+		if n := metrics.GetOrRegisterTimer(MetricRebalanceRateAndTime, reg).Count(); n < 1 {
+			t.Errorf("rebalance timer count %d", n)
+		}
+		if n := metrics.GetOrRegisterMeter(MetricZooKeeperCommitsPerSec, reg).Count(); n < 1 {
+			t.Errorf("zookeeper commits %d", n)
+		}
+	}
+	if messages != n || owned != 4 {
+		t.Errorf("metrics: %d messages (want %d), %d owned partitions (want 4)", messages, n, owned)
+	}
 }
 
 func mustRebalances(c *Connector) int {

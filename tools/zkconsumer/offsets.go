@@ -117,6 +117,12 @@ func (c *Connector) commitLocked(ctx context.Context) error {
 	}
 	c.mu.Unlock()
 	if len(done) > 0 {
+		if c.cfg.OffsetsStorage == StorageKafka {
+			c.metrics.kafkaCommits.Mark(1)
+		}
+		if c.cfg.OffsetsStorage == StorageZooKeeper || c.cfg.DualCommitEnabled {
+			c.metrics.zkCommits.Mark(1)
+		}
 		c.log.Debugf("committed offsets of %d partitions", len(done))
 	}
 	return err

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"sort"
+	"time"
 
 	"samsa/zkutil"
 )
@@ -21,6 +22,7 @@ var errClaimConflict = errors.New("zkconsumer: partition still owned by another 
 // rebalance.backoff.ms between them (Kafka's syncedRebalance).
 func (c *Connector) syncedRebalance(ctx context.Context) error {
 	var last error
+	start := time.Now()
 	for attempt := 1; attempt <= c.cfg.RebalanceMaxRetries; attempt++ {
 		if c.isClosed() {
 			return ErrClosed
@@ -31,6 +33,7 @@ func (c *Connector) syncedRebalance(ctx context.Context) error {
 		c.log.Infof("rebalancing (attempt %d of %d)", attempt, c.cfg.RebalanceMaxRetries)
 		err := c.rebalanceOnce(ctx)
 		if err == nil {
+			c.metrics.rebalance.UpdateSince(start)
 			c.mu.Lock()
 			c.mu.rebalances++
 			c.mu.lastErr = nil

@@ -86,6 +86,7 @@ func (s *Stream) Next(ctx context.Context) (*Message, error) {
 				continue // fetched before a rebalance: its partition may have moved
 			}
 			s.last = m
+			s.c.metrics.messages.Mark(1)
 			return m, nil
 		case <-s.c.quit:
 			return nil, ErrClosed
