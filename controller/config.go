@@ -55,6 +55,9 @@ type Config struct {
 	Metrics metrics.Registry
 	// Now is the clock; default time.Now.
 	Now func() time.Time
+	// AfterFunc runs f once after d unless the returned stop is called first; default
+	// time.AfterFunc. The controller's callbacks only enqueue events.
+	AfterFunc func(d time.Duration, f func()) (stop func() bool)
 }
 
 // withDefaults validates c and fills in defaults.
@@ -105,6 +108,9 @@ func (c Config) withDefaults() (Config, error) {
 	}
 	if c.Now == nil {
 		c.Now = time.Now
+	}
+	if c.AfterFunc == nil {
+		c.AfterFunc = func(d time.Duration, f func()) func() bool { return time.AfterFunc(d, f).Stop }
 	}
 	return c, nil
 }

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"sync"
 	"sync/atomic"
-	"time"
 
 	"github.com/sirupsen/logrus"
 )
@@ -35,7 +34,7 @@ type Controller struct {
 	// reassignWatches cancels the state watches of partitions being reassigned.
 	reassignWatches map[TopicPartition]func()
 	tenure          uint64      // counts elections won; tags timers of a tenure
-	rebalanceTimer  *time.Timer // auto leader rebalance; nil when not armed
+	stopRebalance   func() bool // stops the auto leader rebalance timer; nil when not armed
 
 	lifecycle sync.Mutex         // serialises Start and Shutdown
 	cancel    context.CancelFunc // guarded by lifecycle; nil before Start

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sync"
 	"testing"
 	"time"
 
@@ -97,15 +98,43 @@ func TestControllerPreferredReplicaElectionZnode(t *testing.T) {
 }
 
 // TestControllerAutoLeaderRebalance: with auto.leader.rebalance.enable the imbalance check
-// moves leadership back without any trigger.
+// moves leadership back without any trigger. The timer is injected (Config.AfterFunc): the
+// test fires it instead of waiting leader.imbalance.check.interval.seconds.
 func TestControllerAutoLeaderRebalance(t *testing.T) {
 	t.Parallel()
 	cl := newCluster(t)
-	n1, admin := preferredSetup(t, cl, func(c *Config) {
+	var mu sync.Mutex
+	var pending []func()
+	fire := func() {
+		mu.Lock()
+		fs := pending
+		pending = nil
+		mu.Unlock()
+		for _, f := range fs {
+			f()
+		}
+	}
+	_, admin := preferredSetup(t, cl, func(c *Config) {
 		c.AutoLeaderRebalanceEnable = true
-		c.LeaderImbalanceCheckInterval = 100 * time.Millisecond
+		c.LeaderImbalanceCheckInterval = time.Hour
+		c.AfterFunc = func(_ time.Duration, f func()) func() bool {
+			mu.Lock()
+			pending = append(pending, f)
+			mu.Unlock()
+			return func() bool { return true }
+		}
 	})
-	_ = n1
+	waitFor(t, waitTimeout, func() error {
+		fire()
+		st, err := partitionState(t, admin, "p", 0)
+		if err != nil {
+			return err
+		}
+		if st.Leader != 2 {
+			return fmt.Errorf("state %+v", st)
+		}
+		return nil
+	})
 	wantState(t, admin, "p", 0, 2, []int32{3, 2}, 2)
 }
 

@@ -89,7 +89,7 @@
 // the sender goroutine and only log, except StopReplica (delete=true) answers, which are
 // queued as events for topic deletion.
 //
-// Timers (time.AfterFunc) only enqueue: the auto-rebalance timer's event carries the tenure
+// Timers (Config.AfterFunc, default time.AfterFunc) only enqueue: the auto-rebalance timer's event carries the tenure
 // that armed it and resignation stops it; an election nobody won is retried after 1 s.
 //
 // Locks (none is held across ZooKeeper or network I/O): ChannelManager.mu, then a sender's

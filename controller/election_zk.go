@@ -85,7 +85,7 @@ func (c *Controller) elect() error {
 		c.log.WithError(err).WithField("controller_id", id).Info("controller: not elected")
 		if rerr != nil || id == -1 {
 			// Nobody won, so no /controller change will come: try again shortly.
-			time.AfterFunc(electionRetryBackoff, func() { c.enqueue(controllerChangeEvent{}) })
+			c.cfg.AfterFunc(electionRetryBackoff, func() { c.enqueue(controllerChangeEvent{}) })
 		}
 		return nil
 	}
@@ -247,9 +247,9 @@ func (c *Controller) onControllerResignation() {
 		}
 	}
 	c.reassignWatches = nil
-	if c.rebalanceTimer != nil {
-		c.rebalanceTimer.Stop()
-		c.rebalanceTimer = nil
+	if c.stopRebalance != nil {
+		c.stopRebalance()
+		c.stopRebalance = nil
 	}
 	c.channels.RemoveAll()
 	c.batch = newRequestBatch()

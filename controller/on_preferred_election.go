@@ -168,7 +168,7 @@ func (c *Controller) scheduleAutoRebalance(after time.Duration) {
 		return
 	}
 	tenure := c.tenure
-	c.rebalanceTimer = time.AfterFunc(after, func() { c.enqueue(autoRebalanceEvent{tenure: tenure}) })
+	c.stopRebalance = c.cfg.AfterFunc(after, func() { c.enqueue(autoRebalanceEvent{tenure: tenure}) })
 }
 
 // processAutoRebalance is Kafka's checkAndTriggerAutoLeaderRebalance.
