@@ -33,34 +33,13 @@ func walkRecords(data []byte, count, last int32, gaps bool) bool {
 	return len(data) == 0
 }
 
-// The fields of a record after its length, attributes and timestamp delta,
-// in the order skipRecord reads them: every one starts with a varint.
-const (
-	fieldOffsetDelta = iota
-	fieldKey
-	fieldValue
-	fieldHeaderCount
-	fieldHeaderKey
-	fieldHeaderValue
-)
-
 // skipRecord checks the record at the start of p exactly as decodeRecord
 // does and returns its encoded size and offset delta; ok is false where
-// decodeRecord would return an error. The varints after the timestamp delta
-// are read at a single site (a small state machine over the fields) so that
-// the one- and two-byte fast paths stay inline.
+// decodeRecord would return an error. Every varint is read by the inlined
+// one- and two-byte fast path of varint12, falling back to varintAtSlow.
 func skipRecord(p []byte) (n int, delta int32, ok bool) {
-	// The length: one or two bytes for any record under 8 KiB.
-	var length int32
-	var start int
-	switch {
-	case len(p) > 0 && p[0] < 0x80:
-		u := uint32(p[0])
-		length, start = int32(u>>1)^-int32(u&1), 1
-	case len(p) > 1 && p[1] < 0x80:
-		u := uint32(p[0]&0x7f) | uint32(p[1])<<7
-		length, start = int32(u>>1)^-int32(u&1), 2
-	default:
+	length, start := varint12(p, 0)
+	if start < 0 {
 		length, start = varintAtSlow(p, 0)
 	}
 	if start < 0 || length < minRecordSize-1 || int64(length) > int64(len(p)-start) {
@@ -72,69 +51,80 @@ func skipRecord(p []byte) (n int, delta int32, ok bool) {
 	if pos = skipVarlongAt(body, pos); pos < 0 {
 		return 0, 0, false
 	}
-	headers := int32(0)
-	for field := fieldOffsetDelta; ; {
-		// One varint at body[pos:].
-		var v int32
-		switch {
-		case pos < end && body[pos] < 0x80:
-			u := uint32(body[pos])
-			v, pos = int32(u>>1)^-int32(u&1), pos+1
-		case pos+1 < end && body[pos+1] < 0x80:
-			u := uint32(body[pos]&0x7f) | uint32(body[pos+1])<<7
-			v, pos = int32(u>>1)^-int32(u&1), pos+2
-		default:
-			if v, pos = varintAtSlow(body, pos); pos < 0 {
+	var next int
+	if delta, next = varint12(body, pos); next < 0 {
+		if delta, next = varintAtSlow(body, pos); next < 0 {
+			return 0, 0, false
+		}
+	}
+	// Key and value: -1 is null.
+	pos = next
+	for range 2 {
+		v, next := varint12(body, pos)
+		if next < 0 {
+			if v, next = varintAtSlow(body, pos); next < 0 {
 				return 0, 0, false
 			}
 		}
-		switch field {
-		case fieldOffsetDelta:
-			delta = v
-			field = fieldKey
-			continue
-		case fieldHeaderCount:
-			// Each header takes at least 2 bytes (two length varints).
-			if v < 0 || int(v) > (end-pos)/2 {
-				return 0, 0, false
-			}
-			headers = v
-		case fieldHeaderKey:
-			// Header keys are never null.
+		pos = next
+		if v != -1 {
 			if v < 0 || int(v) > end-pos {
 				return 0, 0, false
 			}
 			pos += int(v)
-			field = fieldHeaderValue
-			continue
-		default: // key, value, header value: -1 is null
-			if v != -1 {
-				if v < 0 || int(v) > end-pos {
+		}
+	}
+	headers, next := varint12(body, pos)
+	if next < 0 {
+		if headers, next = varintAtSlow(body, pos); next < 0 {
+			return 0, 0, false
+		}
+	}
+	pos = next
+	// Each header takes at least 2 bytes (two length varints).
+	if headers < 0 || int(headers) > (end-pos)/2 {
+		return 0, 0, false
+	}
+	for ; headers > 0; headers-- {
+		// The key (never null), then the value (-1 is null).
+		for i := range 2 {
+			v, next := varint12(body, pos)
+			if next < 0 {
+				if v, next = varintAtSlow(body, pos); next < 0 {
 					return 0, 0, false
 				}
-				pos += int(v)
 			}
-			switch field {
-			case fieldKey:
-				field = fieldValue
-				continue
-			case fieldValue:
-				field = fieldHeaderCount
+			pos = next
+			if i == 1 && v == -1 {
 				continue
 			}
-			headers--
+			if v < 0 || int(v) > end-pos {
+				return 0, 0, false
+			}
+			pos += int(v)
 		}
-		// After the value, the header count or a header value: another
-		// header or the end of the record.
-		if headers == 0 {
-			break
-		}
-		field = fieldHeaderKey
 	}
 	if pos != end {
 		return 0, 0, false
 	}
 	return end, delta, true
+}
+
+// varint12 decodes the one- and two-byte varints at p[pos:] (nearly all
+// record fields) and is small enough to inline; next < 0 means the caller
+// must use varintAtSlow (longer, truncated or malformed encodings).
+func varint12(p []byte, pos int) (v int32, next int) {
+	if pos < len(p) {
+		u := uint32(p[pos])
+		if u < 0x80 {
+			return int32(u>>1) ^ -int32(u&1), pos + 1
+		}
+		if pos+1 < len(p) && p[pos+1] < 0x80 {
+			u = u&0x7f | uint32(p[pos+1])<<7
+			return int32(u>>1) ^ -int32(u&1), pos + 2
+		}
+	}
+	return 0, -1
 }
 
 // varintAtSlow is readVarint at p[pos:]: it returns the value and the
