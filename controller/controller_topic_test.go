@@ -1,6 +1,8 @@
 package controller
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"testing"
@@ -298,4 +300,34 @@ func TestControllerIsrChangeNotification(t *testing.T) {
 		}
 		return nil
 	})
+}
+
+// TestControllerEmptyAssignment: a partition with an empty replica list in ZooKeeper (bad
+// input) stays offline without breaking the controller or its request handlers.
+func TestControllerEmptyAssignment(t *testing.T) {
+	t.Parallel()
+	cl := newCluster(t)
+	n1 := cl.startNode(1, func(c *Config) { c.AutoLeaderRebalanceEnable = true })
+	waitActive(t, n1)
+	zc := cl.zk()
+	if err := zc.CreateTopic("empty", map[int32][]int32{0: {}, 1: {1}}, nil); err != nil {
+		t.Fatal(err)
+	}
+	wantState(t, zc, "empty", 1, 1, []int32{1}, 0)
+	ctx, cancel := context.WithTimeout(context.Background(), waitTimeout)
+	defer cancel()
+	tp := TopicPartition{"empty", 0}
+	res, err := n1.c.ElectLeaders(ctx, ElectionPreferred, nil)
+	if err != nil || !errors.Is(res[tp], ErrUnknownTopicOrPartition) {
+		t.Fatalf("elect: %v %v", res, err)
+	}
+	if res, err := n1.c.AlterPartitionReassignments(ctx, map[TopicPartition][]int32{tp: {1}}); err != nil || !errors.Is(res[tp], ErrUnknownTopicOrPartition) {
+		t.Fatalf("reassign: %v %v", res, err)
+	}
+	if _, err := n1.c.ControlledShutdown(ctx, 1, -1); err != nil {
+		t.Fatal(err)
+	}
+	if !n1.c.IsActive() {
+		t.Fatal("controller resigned")
+	}
 }

@@ -102,7 +102,7 @@ func (c *Controller) electLeadersFor(tps []TopicPartition, typ ElectionType) (ma
 		replicas := cc.replicas(tp)
 		l, hasLeader := cc.leadership[tp]
 		switch {
-		case replicas == nil:
+		case len(replicas) == 0: // unknown, or an empty assignment read from ZooKeeper
 			results[tp] = ErrUnknownTopicOrPartition
 		case cc.isQueuedForDeletion(tp.Topic):
 			results[tp] = ErrTopicBeingDeleted

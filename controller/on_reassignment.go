@@ -156,7 +156,7 @@ func (c *Controller) processAlterReassignments(e alterReassignmentsEvent) error 
 func (c *Controller) buildReassignment(tp TopicPartition, target []int32, cancel bool) ([]int32, error) {
 	cc := c.cc
 	replicas := cc.replicas(tp)
-	if replicas == nil || cc.isQueuedForDeletion(tp.Topic) {
+	if len(replicas) == 0 || cc.isQueuedForDeletion(tp.Topic) {
 		return nil, ErrUnknownTopicOrPartition
 	}
 	if cancel {
