@@ -12,7 +12,9 @@ package broker
 //     empty for defaults), STATIC_BROKER_CONFIG when set in
 //     server.properties; keys that are not dynamic are read-only. Another
 //     broker's id answers INVALID_REQUEST (ask that broker). Dynamic
-//     broker configs from /config/brokers are not shown yet.
+//     overrides in /config/brokers/<id> and /config/brokers/<default> are
+//     shown with sources DYNAMIC_BROKER_CONFIG and
+//     DYNAMIC_DEFAULT_BROKER_CONFIG (they are not applied at run time yet).
 //   - config_names filters the keys (null or empty: all); synonyms (v1+) and documentation
 //     (v3+) are sent when asked for. Other resource types answer
 //     INVALID_REQUEST.

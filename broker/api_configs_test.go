@@ -93,3 +93,31 @@ func TestAPITopicConfigs(t *testing.T) {
 		}
 	}
 }
+
+// TestAPIDynamicBrokerConfigDescribed: a dynamic broker override stored
+// with IncrementalAlterConfigs is described with source
+// DYNAMIC_BROKER_CONFIG.
+func TestAPIDynamicBrokerConfigDescribed(t *testing.T) {
+	c := brokertest.NewCluster(t, 1)
+	admin := c.Admin(t, brokertest.SaramaConfig(sarama.V2_8_0_0))
+	id := strconv.Itoa(int(c.Broker(0).ID()))
+	v := "1000"
+	if err := admin.IncrementalAlterConfig(sarama.BrokerResource, id, map[string]sarama.IncrementalAlterConfigsEntry{
+		"max.connections.per.ip": {Operation: sarama.IncrementalAlterConfigsOperationSet, Value: &v},
+	}, false); err != nil {
+		t.Fatal(err)
+	}
+	entries, err := admin.DescribeConfig(sarama.ConfigResource{Type: sarama.BrokerResource, Name: id})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range entries {
+		if e.Name == "max.connections.per.ip" {
+			if e.Value != v || e.Source != sarama.SourceDynamicBroker {
+				t.Fatalf("described as %+v", e)
+			}
+			return
+		}
+	}
+	t.Fatal("max.connections.per.ip not described")
+}

@@ -103,6 +103,11 @@ func (b *Broker) describeBrokerConfigs(name string) ([]describedConfig, error) {
 	if name != "" && name != strconv.Itoa(int(b.ID())) {
 		return nil, fmt.Errorf("%w: broker %q is not this broker (%d)", errInvalidRequest, name, b.ID())
 	}
+	// Dynamic overrides stored by IncrementalAlterConfigs or
+	// kafka-configs.sh (not applied at run time yet, but described as Kafka
+	// does: per-broker first, then the cluster default).
+	perBroker := b.dynamicBrokerConfig(strconv.Itoa(int(b.ID())))
+	clusterDefault := b.dynamicBrokerConfig("<default>")
 	var out []describedConfig
 	for _, k := range config.BrokerKeys {
 		v, supplied, ok := b.cfg.Value(k.Name)
@@ -111,8 +116,20 @@ func (b *Broker) describeBrokerConfigs(name string) ([]describedConfig, error) {
 		}
 		d := describedConfig{name: k.Name, value: v, source: kmsg.ConfigSourceDefaultConfig,
 			readOnly: !k.Dynamic, typ: k.Type, doc: k.Doc}
+		if dv, ok := perBroker[k.Name]; ok {
+			d.value, d.source = dv, kmsg.ConfigSourceDynamicBrokerConfig
+			d.synonyms = append(d.synonyms, configSynonym{k.Name, dv, kmsg.ConfigSourceDynamicBrokerConfig})
+		}
+		if dv, ok := clusterDefault[k.Name]; ok {
+			if d.source == kmsg.ConfigSourceDefaultConfig {
+				d.value, d.source = dv, kmsg.ConfigSourceDynamicDefaultBrokerConfig
+			}
+			d.synonyms = append(d.synonyms, configSynonym{k.Name, dv, kmsg.ConfigSourceDynamicDefaultBrokerConfig})
+		}
 		if supplied {
-			d.source = kmsg.ConfigSourceStaticBrokerConfig
+			if d.source == kmsg.ConfigSourceDefaultConfig {
+				d.source = kmsg.ConfigSourceStaticBrokerConfig
+			}
 			d.synonyms = append(d.synonyms, configSynonym{k.Name, v, kmsg.ConfigSourceStaticBrokerConfig})
 		}
 		out = append(out, d)
@@ -136,4 +153,14 @@ func (b *Broker) writeTopicConfig(topic string, overrides map[string]string) err
 		return err
 	}
 	return b.zk.WriteConfigChange(zkutil.ConfigTypeTopic + "/" + topic)
+}
+
+// dynamicBrokerConfig reads /config/brokers/<entity> (empty when absent or
+// unreadable).
+func (b *Broker) dynamicBrokerConfig(entity string) map[string]string {
+	m, err := b.zk.GetEntityConfig(zkutil.ConfigTypeBroker, entity)
+	if err != nil || m == nil {
+		return map[string]string{}
+	}
+	return m
 }
