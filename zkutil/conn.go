@@ -183,6 +183,7 @@ func open(ctx context.Context, cfg Config, servers []string, chroot string, log 
 		zk.WithLogger(zkLogger{log}),
 		zk.WithLogInfo(false),
 		zk.WithDialer(c.sniff.dial),
+		zk.WithHostProvider(&hostProvider{}),
 		zk.WithEventCallback(c.onEvent),
 	)
 	if err != nil {

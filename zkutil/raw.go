@@ -89,6 +89,7 @@ func (c *Client) GetW(path string, fn func()) ([]byte, Stat, error) {
 	var data []byte
 	var st *zk.Stat
 	var ch <-chan zk.Event
+	c.sniff.watchesUsed.Store(true)
 	err := c.retry(func() (err error) {
 		data, st, ch, err = c.conn.GetW(c.abs(path))
 		return err

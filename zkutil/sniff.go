@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"net"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -13,7 +14,9 @@ import (
 // expire a session the standard way (attach a second client to the session
 // and close it).
 type credSniffer struct {
-	mu struct {
+	dials       atomic.Int64 // connections dialed so far
+	watchesUsed atomic.Bool  // the Client has armed a ZooKeeper watch
+	mu          struct {
 		sync.Mutex
 		sessionID int64  // guarded by mu
 		password  []byte // guarded by mu
@@ -25,7 +28,10 @@ func (s *credSniffer) dial(network, address string, timeout time.Duration) (net.
 	if err != nil {
 		return nil, err
 	}
-	return &sniffConn{Conn: conn, s: s, setWatches: make(chan struct{})}, nil
+	// Only a reconnect of a Client that uses watches can have watches to
+	// restore; other connections skip the SetWatches wait.
+	gated := s.dials.Add(1) == 1 || !s.watchesUsed.Load()
+	return &sniffConn{Conn: conn, s: s, gated: gated, setWatches: make(chan struct{})}, nil
 }
 
 func (s *credSniffer) credentials() (int64, []byte) {
@@ -53,7 +59,8 @@ func (s *credSniffer) set(id int64, pw []byte) {
 // watches set. The receive goroutine's first Read after the handshake
 // therefore waits until the SetWatches request has been written (which
 // happens after that read) or, when there are no watches to restore and so
-// no SetWatches, at most setWatchesGrace.
+// no SetWatches, at most setWatchesGrace. Only reconnects of a Client that
+// has armed watches wait.
 type sniffConn struct {
 	net.Conn
 	s          *credSniffer

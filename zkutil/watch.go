@@ -98,6 +98,7 @@ func (c *Client) startWatch(kind watchKind, path string, fn func()) func() {
 
 // arm sets the one-shot ZooKeeper watch for w.
 func (c *Client) arm(w *watch) (<-chan zk.Event, error) {
+	c.sniff.watchesUsed.Store(true)
 	p := c.abs(w.path)
 	if w.kind == watchData {
 		_, _, ch, err := c.conn.ExistsW(p)

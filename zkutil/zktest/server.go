@@ -133,7 +133,7 @@ func (s *Server) start() error {
 	s.mu.Unlock()
 	deadline := time.Now().Add(startTimeout)
 	for {
-		if s.ruok() {
+		if s.ruok() && canOpenSession(s.Addr) {
 			return nil
 		}
 		select {
