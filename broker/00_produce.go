@@ -11,8 +11,10 @@ package broker
 //     purgatory until the high watermark passes the appended batch, or
 //     timeout_ms ends (REQUEST_TIMED_OUT; the data stays in the log, as in
 //     Kafka). Other acks values: INVALID_REQUIRED_ACKS.
-//   - Message sets v0/v1 (Produce v0-2 and old clients) are converted to one
-//     record batch v2 before the append; Samsa stores only v2.
+//   - Message sets v0/v1 (Produce v0-2) are converted to one record batch
+//     v2 before the append; Samsa stores only v2. From v3 a partition must
+//     carry exactly one record batch v2 (INVALID_RECORD otherwise, as
+//     Kafka's ProduceRequest.validateRecords).
 //   - Validation and offset assignment happen in broker/storage (CRC,
 //     framing, record counts, max.message.bytes, timestamps):
 //     CORRUPT_MESSAGE, INVALID_RECORD, MESSAGE_TOO_LARGE, INVALID_TIMESTAMP,
@@ -124,6 +126,13 @@ func (b *Broker) produceOne(version int16, tp replica.TopicPartition, records []
 	}
 	batches := records
 	switch {
+	case magic < record.MagicV2 && version >= 3:
+		// Kafka ProduceRequest.validateRecords.
+		return replica.AppendResult{}, fmt.Errorf("%w: produce v%d carries message format v%d; v3+ needs record batch v2",
+			record.ErrInvalidRecord, version, magic)
+	case version >= 3 && !singleBatch(records):
+		return replica.AppendResult{}, fmt.Errorf("%w: produce v%d must carry exactly one record batch per partition",
+			record.ErrInvalidRecord, version)
 	case magic < record.MagicV2:
 		batches, err = record.ConvertToV2(records, record.CodecProducer, produceMaxDecompressed)
 		if err != nil {
@@ -138,6 +147,13 @@ func (b *Broker) produceOne(version int16, tp replica.TopicPartition, records []
 		return replica.AppendResult{}, fmt.Errorf("%w: zstd needs produce v7+", errUnsupportedCompression)
 	}
 	return b.replicas.AppendAsLeader(tp, batches, acks)
+}
+
+// singleBatch reports whether buf frames exactly one complete batch (a
+// corrupt or short one is left to the CRC and framing checks).
+func singleBatch(buf []byte) bool {
+	_, rest, err := record.NextBatch(buf)
+	return err != nil || len(rest) == 0
 }
 
 // usesZstd reports whether any complete batch of buf is zstd-compressed.

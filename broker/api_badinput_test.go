@@ -113,6 +113,10 @@ func TestAPIProduceCorruptBatch(t *testing.T) {
 	if code := produce([]byte{1, 2, 3}); code != kerr.CorruptMessage.Code {
 		t.Fatalf("garbage: code %d, want CORRUPT_MESSAGE", code)
 	}
+	two := append(append([]byte(nil), good...), good...)
+	if code := produce(two); code != kerr.InvalidRecord.Code {
+		t.Fatalf("two batches in produce v7: code %d, want INVALID_RECORD", code)
+	}
 }
 
 // TestAPIProduceUnknownPartitionAndAcks: unknown partitions answer
