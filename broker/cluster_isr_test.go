@@ -70,3 +70,22 @@ func TestClusterIsrLeaderShrinksStuckFollower(t *testing.T) {
 	c.Intercept(li, 1, nil)
 	c.WaitForISR(t, "stuck", 0, 3)
 }
+
+// TestClusterPartitionedFollower: a follower cut off from its leader (but
+// still in ZooKeeper) is dropped from the ISR by the leader; acks=all
+// producing goes on with min.insync.replicas=2; after the partition heals
+// it catches up and rejoins.
+func TestClusterPartitionedFollower(t *testing.T) {
+	c := brokertest.NewCluster(t, 3, brokertest.WithProperty("replica.lag.time.max.ms", "1000"),
+		brokertest.WithProperty("min.insync.replicas", "2"))
+	c.CreateTopic(t, "split", 1, 3)
+	li := c.Index(c.WaitForLeader(t, "split", 0))
+	fi := (li + 1) % 3
+	c.Partition(li, fi)
+	c.WaitForISR(t, "split", 0, 2)
+	cfg := brokertest.SaramaConfig(sarama.V2_8_0_0)
+	cfg.Producer.RequiredAcks = sarama.WaitForAll
+	produceConsume(t, c, cfg, "split", 1, 20)
+	c.Heal(li, fi)
+	c.WaitForISR(t, "split", 0, 3)
+}

@@ -31,7 +31,11 @@ func (b *Broker) startController(ctx context.Context) error {
 
 // peerOptions are the options of every inter-broker client.
 func (b *Broker) peerOptions() []peer.Option {
-	return []peer.Option{peer.WithLogger(b.opts.Logger.WithField("broker", b.ID()))}
+	opts := []peer.Option{peer.WithLogger(b.opts.Logger.WithField("broker", b.ID()))}
+	if b.opts.Dial != nil {
+		opts = append(opts, peer.WithDialer(b.opts.Dial))
+	}
+	return opts
 }
 
 // peerDialer implements controller.Dialer over broker/peer.

@@ -1,7 +1,9 @@
 package broker
 
 import (
+	"context"
 	"io"
+	"net"
 	"time"
 
 	metrics "github.com/rcrowley/go-metrics"
@@ -23,6 +25,10 @@ type Options struct {
 	// resp (nil: no answer) or closes the connection with err. nil in
 	// production.
 	Intercept func(key int16, req kmsg.Request) (resp kmsg.Response, err error, handled bool)
+	// Dial, when set, opens every inter-broker connection (controller
+	// requests, replica fetches, controlled shutdown); brokertest uses it
+	// to partition brokers from each other. nil: a plain net.Dialer.
+	Dial func(ctx context.Context, network, addr string) (net.Conn, error)
 }
 
 func (o Options) withDefaults() Options {

@@ -58,6 +58,7 @@ type Cluster struct {
 	// intercepts[i][key] is the fault hook for API key on broker i; it
 	// survives restarts.
 	intercepts []map[int16]InterceptFunc
+	net        *netFaults
 	cfgs       []*config.Broker
 	panics     int64 // accumulated from brokers already stopped
 }
@@ -82,6 +83,7 @@ func NewCluster(t testing.TB, n int, opts ...Option) *Cluster {
 	logger.SetLevel(o.logLevel)
 	logger.SetOutput(testWriter{t})
 	c := &Cluster{t: t, connect: srv.Chroot(t), zk: srv, opts: o, logger: logger}
+	c.net = newNetFaults(c)
 	root := t.TempDir()
 	for i := 0; i < n; i++ {
 		props := map[string]string{
@@ -147,7 +149,8 @@ func (c *Cluster) start(i int) {
 				return nil, nil, false
 			}
 			return fn(req)
-		}})
+		},
+		Dial: c.net.dialer(i)})
 	if err != nil {
 		c.t.Fatalf("brokertest: broker %d: %v", i, err)
 	}
