@@ -50,7 +50,8 @@ type Config struct {
 // (STYLE S8.2), and must never call Close.
 type Client struct {
 	conn     *zk.Conn
-	chroot   string // "" or "/kafka"; immutable after Connect
+	events   <-chan zk.Event // closed when go-zookeeper's goroutines are done; unread otherwise
+	chroot   string          // "" or "/kafka"; immutable after Connect
 	servers  []string
 	timeout  time.Duration // connection timeout; immutable
 	log      logrus.FieldLogger
@@ -179,7 +180,7 @@ func open(ctx context.Context, cfg Config, servers []string, chroot string, log 
 		quit:         make(chan struct{}),
 		firstSession: make(chan struct{}),
 	}
-	conn, _, err := zk.Connect(servers, cfg.SessionTimeout,
+	conn, events, err := zk.Connect(servers, cfg.SessionTimeout,
 		zk.WithLogger(zkLogger{log}),
 		zk.WithLogInfo(false),
 		zk.WithDialer(c.sniff.dial),
@@ -189,7 +190,7 @@ func open(ctx context.Context, cfg Config, servers []string, chroot string, log 
 	if err != nil {
 		return nil, fmt.Errorf("zkutil: connect %v: %w", servers, err)
 	}
-	c.conn = conn
+	c.conn, c.events = conn, events
 	c.track(func() { c.dispatch.run(c.quit) })
 	timer := time.NewTimer(cfg.ConnectionTimeout)
 	defer timer.Stop()
@@ -279,8 +280,9 @@ func (c *Client) Servers() []string { return append([]string(nil), c.servers...)
 func (c *Client) Chroot() string { return c.chroot }
 
 // Close ends the session (its ephemeral znodes go away at once), stops the
-// watches and the dispatcher and waits for them. It is idempotent and must not
-// be called from a watch callback or hook.
+// watches and the dispatcher and waits for them, and for go-zookeeper's
+// connection goroutines (at most closeWait when ZooKeeper does not answer).
+// It is idempotent and must not be called from a watch callback or hook.
 func (c *Client) Close() {
 	c.closing.Do(func() {
 		c.mu.Lock()
@@ -292,7 +294,25 @@ func (c *Client) Close() {
 		}
 	})
 	c.wg.Wait()
+	if c.events == nil {
+		return
+	}
+	t := time.NewTimer(closeWait)
+	defer t.Stop()
+	for {
+		select {
+		case _, ok := <-c.events:
+			if !ok {
+				return
+			}
+		case <-t.C:
+			return
+		}
+	}
 }
+
+// closeWait bounds how long Close waits for go-zookeeper to wind down.
+const closeWait = 2 * time.Second
 
 // abs adds the chroot to a chroot-relative path.
 func (c *Client) abs(p string) string {
