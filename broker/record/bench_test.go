@@ -27,7 +27,8 @@ func BenchmarkRecordValidate(b *testing.B) {
 	}
 }
 
-// BenchmarkRecordValidateDeep adds decoding of every record.
+// BenchmarkRecordValidateDeep adds the in-place walk over every record
+// (decompressing first for the compressed variants).
 func BenchmarkRecordValidateDeep(b *testing.B) {
 	for _, codec := range []Codec{CodecNone, CodecLZ4, CodecZstd} {
 		b.Run(codec.String(), func(b *testing.B) {
