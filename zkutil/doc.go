@@ -20,6 +20,7 @@
 //	queue.go        the dispatcher goroutine that runs callbacks and hooks
 //	sniff.go        connection wrapper: session credentials for zktest, and the
 //	                ordering that hides go-zookeeper's post-reconnect lastZxid race
+//	hostprovider.go server choice on reconnect (immediate retries, then 1 s rounds)
 //	errors.go       ZooKeeper errors → zkutil sentinels
 //	ops_*.go        domain operations (RegisterBroker, ElectController, CreateTopic, ...)
 //
@@ -43,9 +44,13 @@
 // Ephemeral znodes of the old session (/brokers/ids/<id>, /controller,
 // consumer registrations) are gone. zkutil re-arms every persistent watch on
 // the new session and fires each callback once (changes may have been
-// missed), then runs the OnNewSession hooks, with which the broker
-// re-registers and re-runs controller election (Kafka's
+// missed), and runs the OnNewSession hooks (no order between the two), with
+// which the broker re-registers and re-runs controller election (Kafka's
 // SessionExpirationHandler / registerBrokerInZk + elect).
+//
+// Reconnects: after a dropped connection the Client retries each server twice
+// at once (hostprovider.go), then once a second per round; requests issued
+// meanwhile are retried until ConnectionTimeout.
 //
 // Non-obvious: go-zookeeper v1.0.4 has an unsynchronised read of its last
 // zxid right after a reconnect (upstream samuel/go-zookeeper#260). It is
