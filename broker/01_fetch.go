@@ -17,7 +17,9 @@ package broker
 //     connection closes).
 //   - Size limits: partition_max_bytes per partition and max_bytes (v3+)
 //     overall; the first batch of the first non-empty partition is returned
-//     even when larger (KIP-74). Only whole batches are sent.
+//     even when larger (KIP-74). Only whole batches are sent. v0-2 get the
+//     same (Kafka cut a too-large message there, which old clients answered
+//     by raising their fetch size; a whole batch lets them progress too).
 //   - v4+: record batches go from the segment files to the socket with
 //     sendfile (wire.Spliced + storage.FileRegion), never through user
 //     space. v0-3: batches are read and down-converted to message sets
@@ -98,7 +100,7 @@ func (b *Broker) handleFetch(r *request) (kmsg.Response, error) {
 			limit := min(int64(max(fp.req.PartitionMaxBytes, 0)), max(remaining, 0))
 			rp := replica.ReadParams{ReplicaID: replicaID, FetchOffset: fp.req.FetchOffset,
 				MaxBytes: int(limit), CurrentLeaderEpoch: -1,
-				MinOneBatch: req.Version > 2 && total == 0}
+				MinOneBatch: total == 0}
 			if req.Version >= 9 {
 				rp.CurrentLeaderEpoch = fp.req.CurrentLeaderEpoch
 			}
