@@ -62,3 +62,33 @@ func BenchmarkZKGetPartitionStateSequential(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkZKUpdatePartitionStates writes 1000 /state znodes as one batch of
+// epoch-fenced conditional multis (a controller failover's leader election).
+func BenchmarkZKUpdatePartitionStates(b *testing.B) {
+	c, tps := benchStates(b, 1000)
+	_, zkv, err := c.GetControllerEpoch()
+	if err != nil {
+		b.Fatal(err)
+	}
+	states, err := c.GetPartitionStates(tps)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		for tp, vs := range states {
+			vs.State.LeaderEpoch++
+			states[tp] = vs
+		}
+		vers, errs := c.UpdatePartitionStates(zkv, states)
+		if len(errs) != 0 {
+			b.Fatal(errs)
+		}
+		for tp, v := range vers {
+			vs := states[tp]
+			vs.ZkVersion = v
+			states[tp] = vs
+		}
+	}
+}
