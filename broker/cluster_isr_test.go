@@ -3,11 +3,14 @@ package broker_test
 import (
 	"errors"
 	"testing"
+	"time"
 
 	"github.com/IBM/sarama"
+	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kmsg"
 
 	"samsa/broker/brokertest"
+	"samsa/broker/record"
 )
 
 // TestClusterIsrShrinksAndExpands: Kafka's ISR rules (replica.lag.time.max.ms):
@@ -88,4 +91,40 @@ func TestClusterPartitionedFollower(t *testing.T) {
 	produceConsume(t, c, cfg, "split", 1, 20)
 	c.Heal(li, fi)
 	c.WaitForISR(t, "split", 0, 3)
+}
+
+// TestClusterAcksAllTimesOut: an acks=all produce whose follower cannot
+// fetch answers REQUEST_TIMED_OUT at timeout_ms (the data stays in the
+// leader's log, as Kafka), while the follower is still in the ISR.
+func TestClusterAcksAllTimesOut(t *testing.T) {
+	c := brokertest.NewCluster(t, 2)
+	c.CreateTopic(t, "slow", 1, 2)
+	li := c.Index(c.WaitForLeader(t, "slow", 0))
+	c.Partition(li, 1-li)
+	defer c.Heal(li, 1-li)
+	batch, err := record.Build(record.NewBuildHeader(0, time.Now().UnixMilli()), []record.Record{{Value: []byte("v")}}, record.CodecNone)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rc := dialRaw(t, c.Addr(li))
+	req := kmsg.NewPtrProduceRequest()
+	req.SetVersion(8)
+	req.Acks, req.TimeoutMillis = -1, 300
+	rt := kmsg.NewProduceRequestTopic()
+	rt.Topic = "slow"
+	rp := kmsg.NewProduceRequestTopicPartition()
+	rp.Records = batch
+	rt.Partitions = append(rt.Partitions, rp)
+	req.Topics = append(req.Topics, rt)
+	start := time.Now()
+	kr, err := rc.roundTrip(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if code := kr.(*kmsg.ProduceResponse).Topics[0].Partitions[0].ErrorCode; code != kerr.RequestTimedOut.Code {
+		t.Fatalf("code %d, want REQUEST_TIMED_OUT", code)
+	}
+	if d := time.Since(start); d < 250*time.Millisecond {
+		t.Fatalf("answered after %v, before timeout_ms", d)
+	}
 }
