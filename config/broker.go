@@ -118,6 +118,9 @@ type Broker struct {
 	TransactionStateLogReplicationFactor     int16    // transaction.state.log.replication.factor
 	TransactionStateLogMinISR                int32    // transaction.state.log.min.isr
 	TransactionStateLogSegmentBytes          int32    // transaction.state.log.segment.bytes
+	MetricsListener                          string   // metrics.listener (Samsa)
+	LogFormat                                string   // log.format (Samsa)
+	LogLevel                                 string   // log.level (Samsa)
 
 	// supplied holds the raw key=value pairs given (properties file plus
 	// overrides), including unknown keys; immutable after NewBroker.

@@ -11,6 +11,9 @@ const (
 // but does not use: its concurrency model has no thread pools to size.
 const noEffect = " Accepted for compatibility; has no effect in Samsa."
 
+// samsaOnly opens the doc of keys Kafka does not have.
+const samsaOnly = "Samsa-specific (not a Kafka key). "
+
 // BrokerKeys is the table of broker keys (Kafka 2.8 KafkaConfig) in the
 // order of docs/configuration.md. Defaults, parsing, validation and the
 // generated documentation all come from it. Callers must not modify it.
@@ -137,4 +140,10 @@ var BrokerKeys = []Key{
 	{Name: "transaction.state.log.replication.factor", Field: "TransactionStateLogReplicationFactor", Type: TypeShort, Default: "3", Valid: atLeast(1), Doc: "Replication factor of __transaction_state." + noEffect},
 	{Name: "transaction.state.log.min.isr", Field: "TransactionStateLogMinISR", Type: TypeInt, Default: "2", Valid: atLeast(1), Doc: "min.insync.replicas of __transaction_state." + noEffect},
 	{Name: "transaction.state.log.segment.bytes", Field: "TransactionStateLogSegmentBytes", Type: TypeInt, Default: "104857600", Valid: atLeast(1), Doc: "segment.bytes of __transaction_state." + noEffect},
+
+	// Samsa-specific keys (no Kafka equivalent; Kafka configures these
+	// through JMX exporters and log4j.properties).
+	{Name: "metrics.listener", Field: "MetricsListener", Type: TypeString, Null: true, Valid: httpListener(), Doc: samsaOnly + "http://host:port on which the broker serves its metrics in Prometheus text format at /metrics; unset serves none. Port 0 picks a free port."},
+	{Name: "log.format", Field: "LogFormat", Type: TypeString, Default: "text", Valid: oneOf("text", "json"), Doc: samsaOnly + "Format of the broker's log lines (logrus text or JSON), applied by kafka-server-start."},
+	{Name: "log.level", Field: "LogLevel", Type: TypeString, Null: true, Valid: oneOf("TRACE", "DEBUG", "INFO", "WARN", "ERROR", "trace", "debug", "info", "warn", "error"), Doc: samsaOnly + "Level of the broker's log, applied by kafka-server-start; unset means SAMSA_LOG_LEVEL, else INFO."},
 }

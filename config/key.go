@@ -249,3 +249,34 @@ func findKey(keys []Key, name string) (Key, bool) {
 	}
 	return Key{}, false
 }
+
+// httpListener accepts "http://host:port" (host may be empty or an IP,
+// port 0..65535) for metrics.listener.
+func httpListener() Validator {
+	return funcValidator{desc: "http://host:port", fn: func(v any) error {
+		s, _ := v.(string)
+		if s == "" {
+			return nil
+		}
+		_, err := ParseHTTPListener(s)
+		return err
+	}}
+}
+
+// ParseHTTPListener checks an "http://host:port" listener (metrics.listener)
+// and returns its "host:port" part.
+func ParseHTTPListener(s string) (string, error) {
+	rest, ok := strings.CutPrefix(s, "http://")
+	if !ok {
+		return "", fmt.Errorf("expected http://host:port")
+	}
+	i := strings.LastIndexByte(rest, ':')
+	if i < 0 || strings.ContainsAny(rest, "/?#@") {
+		return "", fmt.Errorf("expected http://host:port")
+	}
+	port, err := strconv.Atoi(rest[i+1:])
+	if err != nil || port < 0 || port > 65535 {
+		return "", fmt.Errorf("expected a port in 0..65535")
+	}
+	return rest, nil
+}
