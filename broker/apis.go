@@ -75,6 +75,8 @@ func newAPITable() map[int16]api {
 		{key: 42, min: 0, max: 2, handle: (*Broker).handleDeleteGroups},
 		{key: 43, min: 0, max: 2, handle: (*Broker).handleElectLeaders, controllerOnly: true},
 		{key: 44, min: 0, max: 1, handle: (*Broker).handleIncrementalAlterConfigs},
+		{key: 45, min: 0, max: 0, handle: (*Broker).handleAlterPartitionReassignments, controllerOnly: true},
+		{key: 46, min: 0, max: 0, handle: (*Broker).handleListPartitionReassignments, controllerOnly: true},
 		{key: 47, min: 0, max: 0, handle: (*Broker).handleOffsetDelete},
 		{key: 60, min: 0, max: 0, handle: (*Broker).handleDescribeCluster},
 	}

@@ -140,6 +140,10 @@ func (b *Broker) errorCode(err error) int16 {
 		return kerr.PreferredLeaderNotAvailable.Code
 	case errors.Is(err, controller.ErrEligibleLeadersNotAvailable):
 		return kerr.EligibleLeadersNotAvailable.Code
+	case errors.Is(err, controller.ErrInvalidReplicaAssignment):
+		return kerr.InvalidReplicaAssignment.Code
+	case errors.Is(err, controller.ErrNoReassignmentInProgress):
+		return kerr.NoReassignmentInProgress.Code
 	case errors.Is(err, controller.ErrRackInfoIncomplete):
 		// Kafka's AdminOperationException reaches clients this way.
 		return kerr.UnknownServerError.Code
