@@ -121,3 +121,15 @@ func TestAPIDynamicBrokerConfigDescribed(t *testing.T) {
 	}
 	t.Fatal("max.connections.per.ip not described")
 }
+
+// TestAPIAclsSecurityDisabled: without an authorizer the ACL APIs answer
+// SECURITY_DISABLED, as Kafka.
+func TestAPIAclsSecurityDisabled(t *testing.T) {
+	c := brokertest.NewCluster(t, 1)
+	admin := c.Admin(t, brokertest.SaramaConfig(sarama.V2_8_0_0))
+	_, err := admin.ListAcls(sarama.AclFilter{ResourceType: sarama.AclResourceAny, Operation: sarama.AclOperationAny,
+		PermissionType: sarama.AclPermissionAny, ResourcePatternTypeFilter: sarama.AclPatternAny})
+	if !errors.Is(err, sarama.ErrSecurityDisabled) {
+		t.Fatalf("ListAcls: %v, want SECURITY_DISABLED", err)
+	}
+}
