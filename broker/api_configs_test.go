@@ -133,3 +133,33 @@ func TestAPIAclsSecurityDisabled(t *testing.T) {
 		t.Fatalf("ListAcls: %v, want SECURITY_DISABLED", err)
 	}
 }
+
+// TestAPIClientQuotas: quotas set with AlterClientQuotas are stored in
+// ZooKeeper and described with DescribeClientQuotas; removing the last
+// value removes the entity from the description.
+func TestAPIClientQuotas(t *testing.T) {
+	c := brokertest.NewCluster(t, 1)
+	admin := c.Admin(t, brokertest.SaramaConfig(sarama.V2_8_0_0))
+	user := "alice smith"
+	ent := []sarama.QuotaEntityComponent{{EntityType: sarama.QuotaEntityUser, MatchType: sarama.QuotaMatchExact, Name: user}}
+	if err := admin.AlterClientQuotas(ent, sarama.ClientQuotasOp{Key: "producer_byte_rate", Value: 1024}, false); err != nil {
+		t.Fatal(err)
+	}
+	got, err := admin.DescribeClientQuotas([]sarama.QuotaFilterComponent{{EntityType: sarama.QuotaEntityUser, MatchType: sarama.QuotaMatchExact, Match: user}}, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 1 || got[0].Values["producer_byte_rate"] != 1024 {
+		t.Fatalf("described %+v", got)
+	}
+	if err := admin.AlterClientQuotas(ent, sarama.ClientQuotasOp{Key: "no_such_quota", Value: 1}, false); err == nil {
+		t.Fatal("unknown quota key accepted")
+	}
+	if err := admin.AlterClientQuotas(ent, sarama.ClientQuotasOp{Key: "producer_byte_rate", Remove: true}, false); err != nil {
+		t.Fatal(err)
+	}
+	got, err = admin.DescribeClientQuotas(nil, false)
+	if err != nil || len(got) != 0 {
+		t.Fatalf("after removal: %+v %v", got, err)
+	}
+}

@@ -81,6 +81,8 @@ func newAPITable() map[int16]api {
 		{key: 45, min: 0, max: 0, handle: (*Broker).handleAlterPartitionReassignments, controllerOnly: true},
 		{key: 46, min: 0, max: 0, handle: (*Broker).handleListPartitionReassignments, controllerOnly: true},
 		{key: 47, min: 0, max: 0, handle: (*Broker).handleOffsetDelete},
+		{key: 48, min: 0, max: 1, handle: (*Broker).handleDescribeClientQuotas},
+		{key: 49, min: 0, max: 1, handle: (*Broker).handleAlterClientQuotas},
 		{key: 60, min: 0, max: 0, handle: (*Broker).handleDescribeCluster},
 	}
 	t := make(map[int16]api, len(rows))

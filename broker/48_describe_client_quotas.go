@@ -1,0 +1,99 @@
+package broker
+
+// DescribeClientQuotas: v0-1
+//
+// Behaviour:
+//   - Reads the quotas stored for user, client-id and user/client-id
+//     entities under /config/users and /config/clients (Kafka 2.8
+//     ZooKeeper mode) and returns the entities that match every component
+//     filter (exact name, the default entity, or any); strict requires the
+//     entity to have exactly the filtered types (KIP-546).
+//   - Quotas are stored and described but not enforced by Samsa yet.
+//   - Other entity types (ip) answer INVALID_REQUEST.
+//
+// Version notes:
+//   - v1: flexible.
+
+import (
+	"sort"
+
+	"github.com/twmb/franz-go/pkg/kmsg"
+)
+
+func (b *Broker) handleDescribeClientQuotas(r *request) (kmsg.Response, error) {
+	req := r.body.(*kmsg.DescribeClientQuotasRequest)
+	resp := req.ResponseKind().(*kmsg.DescribeClientQuotasResponse)
+	for _, c := range req.Components {
+		if c.EntityType != quotaEntityUser && c.EntityType != quotaEntityClient {
+			b.setTopicErr(&resp.ErrorCode, &resp.ErrorMessage, errInvalidRequest)
+			return resp, nil
+		}
+	}
+	entities, err := b.allQuotaEntities()
+	if err != nil {
+		b.setTopicErr(&resp.ErrorCode, &resp.ErrorMessage, err)
+		return resp, nil
+	}
+	for _, e := range entities {
+		if !quotaMatches(e, req.Components, req.Strict) {
+			continue
+		}
+		vals, err := b.quotaValues(e)
+		if err != nil {
+			b.setTopicErr(&resp.ErrorCode, &resp.ErrorMessage, err)
+			return resp, nil
+		}
+		if len(vals) == 0 {
+			continue
+		}
+		ent := kmsg.NewDescribeClientQuotasResponseEntry()
+		if e.hasUser {
+			ent.Entity = append(ent.Entity, kmsg.DescribeClientQuotasResponseEntryEntity{Type: quotaEntityUser, Name: e.user})
+		}
+		if e.hasClient {
+			ent.Entity = append(ent.Entity, kmsg.DescribeClientQuotasResponseEntryEntity{Type: quotaEntityClient, Name: e.client})
+		}
+		keys := make([]string, 0, len(vals))
+		for k := range vals {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		for _, k := range keys {
+			ent.Values = append(ent.Values, kmsg.DescribeClientQuotasResponseEntryValue{Key: k, Value: vals[k]})
+		}
+		resp.Entries = append(resp.Entries, ent)
+	}
+	return resp, nil
+}
+
+// quotaMatches applies DescribeClientQuotas filters (Kafka
+// ZkAdminManager.describeClientQuotas).
+func quotaMatches(e quotaEntity, comps []kmsg.DescribeClientQuotasRequestComponent, strict bool) bool {
+	seenUser, seenClient := false, false
+	for _, c := range comps {
+		has, name := e.hasUser, e.user
+		if c.EntityType == quotaEntityClient {
+			has, name = e.hasClient, e.client
+			seenClient = true
+		} else {
+			seenUser = true
+		}
+		if !has {
+			return false
+		}
+		switch c.MatchType {
+		case kmsg.QuotasMatchTypeExact:
+			if name == nil || c.Match == nil || *name != *c.Match {
+				return false
+			}
+		case kmsg.QuotasMatchTypeDefault:
+			if name != nil {
+				return false
+			}
+		}
+	}
+	if strict && (e.hasUser != seenUser || e.hasClient != seenClient) {
+		return false
+	}
+	return true
+}

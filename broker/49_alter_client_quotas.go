@@ -1,0 +1,70 @@
+package broker
+
+// AlterClientQuotas: v0-1
+//
+// Behaviour:
+//   - Sets or removes quota values of user, client-id and user/client-id
+//     entities (a null name is the default entity), stored in
+//     /config/users and /config/clients with a /config/changes
+//     notification, where kafka-configs.sh writes them in ZooKeeper mode.
+//   - Keys: producer_byte_rate, consumer_byte_rate, request_percentage,
+//     controller_mutation_rate; others, non-positive values, or other
+//     entity types answer INVALID_REQUEST per entry.
+//   - validate_only validates and writes nothing. Quotas are not enforced
+//     by Samsa yet.
+//
+// Version notes:
+//   - v1: flexible.
+
+import (
+	"fmt"
+
+	"github.com/twmb/franz-go/pkg/kmsg"
+)
+
+func (b *Broker) handleAlterClientQuotas(r *request) (kmsg.Response, error) {
+	req := r.body.(*kmsg.AlterClientQuotasRequest)
+	resp := req.ResponseKind().(*kmsg.AlterClientQuotasResponse)
+	for _, en := range req.Entries {
+		re := kmsg.NewAlterClientQuotasResponseEntry()
+		var parts [][2]*string
+		for _, e := range en.Entity {
+			t := e.Type
+			parts = append(parts, [2]*string{&t, e.Name})
+			re.Entity = append(re.Entity, kmsg.AlterClientQuotasResponseEntryEntity{Type: e.Type, Name: e.Name})
+		}
+		if err := b.alterQuotas(parts, en.Ops, req.ValidateOnly); err != nil {
+			b.setTopicErr(&re.ErrorCode, &re.ErrorMessage, err)
+		}
+		resp.Entries = append(resp.Entries, re)
+	}
+	return resp, nil
+}
+
+func (b *Broker) alterQuotas(parts [][2]*string, ops []kmsg.AlterClientQuotasRequestEntryOp, validateOnly bool) error {
+	e, err := parseQuotaEntity(parts)
+	if err != nil {
+		return err
+	}
+	vals, err := b.quotaValues(e)
+	if err != nil {
+		return err
+	}
+	for _, op := range ops {
+		if !quotaKeys[op.Key] {
+			return fmt.Errorf("%w: unknown quota key %q", errInvalidRequest, op.Key)
+		}
+		if op.Remove {
+			delete(vals, op.Key)
+			continue
+		}
+		if op.Value <= 0 {
+			return fmt.Errorf("%w: quota %s must be positive", errInvalidRequest, op.Key)
+		}
+		vals[op.Key] = op.Value
+	}
+	if validateOnly {
+		return nil
+	}
+	return b.setQuotas(e, vals)
+}
