@@ -172,6 +172,8 @@ func (c *Controller) process(ev event) {
 		err = c.processAlterReassignments(e)
 	case listReassignmentsEvent:
 		c.processListReassignments(e)
+	case alterIsrEvent:
+		err = c.processAlterIsr(e)
 	default:
 		if !c.active.Load() {
 			return

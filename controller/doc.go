@@ -69,8 +69,12 @@
 // (kafka-preferred-replica-election.sh) and, with Config.AutoLeaderRebalanceEnable, through
 // the periodic leader-imbalance check (first run after min(5 s, interval)).
 //
-// Not implemented: AlterIsr (leaders write ISR changes themselves and notify, as with IBP <
-// 2.7-IV2) and log-dir failure events.
+//   - AlterIsr (API 56, IBP >= 2.7-IV2): leaders' ISR changes, checked against the broker
+//     epoch, the leader epoch and the state's zkVersion, written fenced and announced with
+//     UpdateMetadata. (Samsa's leaders currently write /state themselves and notify through
+//     /isr_change_notification, as with IBP < 2.7-IV2; both paths work.)
+//
+// Not implemented: log-dir failure events (/log_dir_event_notification).
 //
 // # Concurrency
 //
@@ -78,7 +82,7 @@
 // batch, the watch cancels and the timers. ZooKeeper callbacks (on zkutil's dispatcher
 // goroutine) only append an event to a mutex-protected slice and signal a channel of
 // capacity 1, so they never block. IsActive, Epoch and ActiveControllerID read atomics and
-// may be called from any goroutine. ControlledShutdown, ElectLeaders,
+// may be called from any goroutine. ControlledShutdown, ElectLeaders, AlterIsr,
 // AlterPartitionReassignments and ListPartitionReassignments queue an event and block until
 // the event goroutine answers, the Controller stops, or their ctx ends.
 //
