@@ -68,6 +68,9 @@ func (b *Broker) Start(ctx context.Context) (err error) {
 	if err := b.startServer(runCtx); err != nil {
 		return err
 	}
+	if err := b.startMetricsListener(runCtx); err != nil {
+		return err
+	}
 	// The hook goes in first so an expiry right after registering is not
 	// missed (the signal waits in sessionCh for sessionLoop).
 	b.zk.OnNewSession(b.onNewSession)
