@@ -64,15 +64,14 @@
 //     watch and ISR notifications), moves the leader into TRS if needed and stops and deletes
 //     the removed replicas. /admin/reassign_partitions starts reassignments the same way and
 //     loses its entries as they complete; a new controller resumes all of them.
-//
-// Preferred leaders also come back through /admin/preferred_replica_election
-// (kafka-preferred-replica-election.sh) and, with Config.AutoLeaderRebalanceEnable, through
-// the periodic leader-imbalance check (first run after min(5 s, interval)).
-//
 //   - AlterIsr (API 56, IBP >= 2.7-IV2): leaders' ISR changes, checked against the broker
 //     epoch, the leader epoch and the state's zkVersion, written fenced and announced with
 //     UpdateMetadata. (Samsa's leaders currently write /state themselves and notify through
 //     /isr_change_notification, as with IBP < 2.7-IV2; both paths work.)
+//
+// Preferred leaders also come back through /admin/preferred_replica_election
+// (kafka-preferred-replica-election.sh) and, with Config.AutoLeaderRebalanceEnable, through
+// the periodic leader-imbalance check (first run after min(5 s, interval)).
 //
 // Not implemented: log-dir failure events (/log_dir_event_notification).
 //
