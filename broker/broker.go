@@ -29,6 +29,9 @@ type Broker struct {
 	apis map[int16]api      // immutable after New
 	meta *metadata.Cache    // internally synchronised
 	mtr  *brokerMetrics     // immutable after New
+	// dynCfg is cfg with the dynamic broker overrides of /config/brokers
+	// applied (dynamic_config_apply.go); nil until Start has read them.
+	dynCfg atomic.Pointer[config.Broker]
 	// metaUpdates wakes waiters (CreateTopics) after each UpdateMetadata.
 	metaUpdates metaWatch
 

@@ -8,12 +8,14 @@ import (
 	"samsa/zkutil"
 )
 
-// configChangeLoop applies dynamic topic config changes announced under
+// configChangeLoop applies dynamic config changes announced under
 // /config/changes (Kafka's DynamicConfigManager with its
 // ZkNodeChangeNotificationListener): on every change of the children it
 // handles the notifications above the last one seen, re-reading the full
-// config of each named topic and applying it to the hosted partitions.
-// Notifications for other entity types are ignored (not supported yet).
+// config of each named topic and applying it to the hosted partitions, and
+// for brokers/<default> or brokers/<this id> reloading the dynamic broker
+// configs (dynamic_config_apply.go). users/ and clients/ notifications are
+// ignored: Samsa enforces no quotas.
 func (b *Broker) configChangeLoop(ctx context.Context) {
 	wake := make(chan struct{}, 1)
 	signal := func() {
@@ -46,6 +48,12 @@ func (b *Broker) configChangeLoop(ctx context.Context) {
 			entity, _, err := b.zk.ReadConfigChange(n)
 			if err != nil {
 				continue // deleted meanwhile (expired notification)
+			}
+			if name, ok := strings.CutPrefix(entity, zkutil.ConfigTypeBroker+"/"); ok {
+				if name == defaultBrokerEntity || name == strconv.Itoa(int(b.ID())) {
+					b.applyDynamicBrokerConfig()
+				}
+				continue
 			}
 			topic, ok := strings.CutPrefix(entity, zkutil.ConfigTypeTopic+"/")
 			if !ok {

@@ -17,9 +17,9 @@ import (
 // IncrementalAlterConfigs on a broker resource validates the change and
 // stores it in /config/brokers/<id> (or /config/brokers/<default> for the
 // empty resource name), announced under /config/changes as "brokers/<id>",
-// exactly where kafka-configs.sh --entity-type brokers writes. Samsa reads
-// broker keys once at start and does not apply the stored overrides yet
-// (docs/compatibility.md lists this difference).
+// exactly where kafka-configs.sh --entity-type brokers writes. Running
+// brokers apply the topic-default keys among them at once
+// (dynamic_config_apply.go lists what is and is not applied).
 
 // defaultBrokerEntity is Kafka's ConfigEntityName.Default.
 const defaultBrokerEntity = "<default>"

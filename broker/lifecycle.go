@@ -45,6 +45,9 @@ func (b *Broker) Start(ctx context.Context) (err error) {
 		return err
 	}
 	b.log = b.opts.Logger.WithFields(logrus.Fields{"component": "broker", "broker": b.ID()})
+	if _, err := b.loadDynamicBrokerConfig(); err != nil {
+		return fmt.Errorf("broker: read dynamic broker configs: %w", err)
+	}
 	if err := b.openLogs(); err != nil {
 		return err
 	}

@@ -12,7 +12,8 @@ import (
 )
 
 // topicConfigs resolves a topic's effective configuration: the broker's
-// defaults with the topic's /config/topics/<t> overrides (Kafka LogConfig).
+// defaults (with dynamic broker overrides) with the topic's
+// /config/topics/<t> overrides (Kafka LogConfig).
 // It reads ZooKeeper on each call; it is used when a partition's log is
 // opened (LeaderAndIsr) and by the admin APIs, never per produce or fetch.
 type topicConfigs struct {
@@ -27,12 +28,12 @@ func (tc *topicConfigs) get(topic string) (*config.Topic, error) {
 	if err != nil && !errors.Is(err, zkutil.ErrNoNode) {
 		return nil, fmt.Errorf("broker: read config of topic %q: %w", topic, err)
 	}
-	t, err := config.TopicFromOverrides(tc.b.cfg, overrides)
+	t, err := config.TopicFromOverrides(tc.b.topicDefaults(), overrides)
 	if err != nil {
 		// A bad override in ZooKeeper must not keep the partition offline:
 		// Kafka logs it and uses the defaults.
 		tc.b.log.WithError(err).WithField("topic", topic).Warn("invalid topic config in zookeeper; using broker defaults")
-		return config.TopicFromOverrides(tc.b.cfg, nil)
+		return config.TopicFromOverrides(tc.b.topicDefaults(), nil)
 	}
 	return t, nil
 }

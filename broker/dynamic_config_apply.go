@@ -1,0 +1,138 @@
+package broker
+
+import (
+	"errors"
+	"maps"
+	"slices"
+	"strconv"
+
+	"github.com/sirupsen/logrus"
+
+	"samsa/config"
+	"samsa/zkutil"
+)
+
+// Applying dynamic broker configs (Kafka 2.8's DynamicBrokerConfig): the
+// overrides in /config/brokers/<default> and /config/brokers/<id> are read
+// at start and again whenever /config/changes announces a change of either
+// entity. Precedence is Kafka's: per-broker dynamic > cluster-default
+// dynamic > server.properties, merged before the ms > minutes > hours
+// resolution. Samsa applies, without restart, every dynamic key that
+// supplies a topic config default (log.retention.ms, log.retention.bytes,
+// log.segment.bytes, log.roll.ms, log.roll.jitter.ms, log.cleanup.policy,
+// message.max.bytes, min.insync.replicas, log.index.*, log.flush.interval.*,
+// log.cleaner.delete.retention.ms, log.cleaner.min/max.compaction.lag.ms,
+// log.cleaner.min.cleanable.ratio, log.message.timestamp.*,
+// log.segment.delete.delay.ms, log.preallocate, ...): every hosted
+// partition's log gets its new effective config (storage.Log.SetConfig
+// through replica.Manager.UpdateTopicConfig), and new logs use it too.
+// Other dynamic keys (log.cleaner.threads, num.replica.fetchers,
+// max.connections.per.ip, the thread pools, listeners) are stored and
+// described but not applied: Samsa sizes those parts once at start from
+// server.properties. Keys that are unknown or not dynamic are ignored with
+// a warning, as are values that do not validate.
+
+// topicDefaults returns the broker config topic configs default to: the
+// static config with the dynamic broker overrides.
+func (b *Broker) topicDefaults() *config.Broker {
+	if c := b.dynCfg.Load(); c != nil {
+		return c
+	}
+	return b.cfg
+}
+
+// topicDefaultKeys are the broker keys that supply a topic key's default.
+func topicDefaultKeys() map[string]bool {
+	out := map[string]bool{}
+	for _, k := range config.TopicKeys {
+		if k.Synonym != "" {
+			out[k.Synonym] = true
+		}
+	}
+	return out
+}
+
+// loadDynamicBrokerConfig reads the dynamic broker overrides, stores the
+// effective config and returns the keys whose effective value changed.
+func (b *Broker) loadDynamicBrokerConfig() ([]string, error) {
+	props := b.cfg.Supplied()
+	for _, entity := range []string{defaultBrokerEntity, strconv.Itoa(int(b.ID()))} {
+		overrides, err := b.zk.GetEntityConfig(zkutil.ConfigTypeBroker, entity)
+		if err != nil && !errors.Is(err, zkutil.ErrNoNode) {
+			return nil, err
+		}
+		for _, name := range slices.Sorted(maps.Keys(overrides)) {
+			key, known := brokerKey(name)
+			if !known || !key.Dynamic {
+				b.log.WithFields(logrus.Fields{"entity": "brokers/" + entity, "key": name}).
+					Warn("ignoring dynamic broker config that cannot be updated dynamically")
+				continue
+			}
+			trial := maps.Clone(props)
+			trial[name] = overrides[name]
+			if _, _, err := config.NewBroker(trial); err != nil {
+				b.log.WithError(err).WithFields(logrus.Fields{"entity": "brokers/" + entity, "key": name}).
+					Warn("ignoring invalid dynamic broker config")
+				continue
+			}
+			props = trial
+		}
+	}
+	eff, _, err := config.NewBroker(props)
+	if err != nil {
+		return nil, err
+	}
+	old := b.topicDefaults()
+	var changed []string
+	for _, k := range config.BrokerKeys {
+		ov, _, _ := old.Value(k.Name)
+		nv, _, _ := eff.Value(k.Name)
+		if ov != nv {
+			changed = append(changed, k.Name)
+		}
+	}
+	b.dynCfg.Store(eff)
+	return changed, nil
+}
+
+// applyDynamicBrokerConfig reloads the dynamic broker overrides and pushes
+// changed topic defaults to every hosted partition.
+func (b *Broker) applyDynamicBrokerConfig() {
+	changed, err := b.loadDynamicBrokerConfig()
+	if err != nil {
+		b.log.WithError(err).Warn("reading dynamic broker configs failed")
+		return
+	}
+	if len(changed) == 0 {
+		return
+	}
+	topicKeys := topicDefaultKeys()
+	applied, notApplied := []string{}, []string{}
+	for _, k := range changed {
+		if topicKeys[k] {
+			applied = append(applied, k)
+		} else {
+			notApplied = append(notApplied, k)
+		}
+	}
+	if len(notApplied) > 0 {
+		b.log.WithField("keys", notApplied).Warn("dynamic broker configs stored but not applied by Samsa at run time")
+	}
+	if len(applied) == 0 {
+		return
+	}
+	topics := map[string]bool{}
+	for _, p := range b.replicas.Partitions() {
+		topics[p.TopicPartition().Topic] = true
+	}
+	for _, topic := range slices.Sorted(maps.Keys(topics)) {
+		tc, err := b.topics.replicaTopicConfig(topic)
+		if err == nil {
+			err = b.replicas.UpdateTopicConfig(topic, tc)
+		}
+		if err != nil {
+			b.log.WithError(err).WithField("topic", topic).Warn("applying a dynamic broker config change failed")
+		}
+	}
+	b.log.WithFields(logrus.Fields{"keys": applied, "topics": len(topics)}).Info("applied dynamic broker config change")
+}
