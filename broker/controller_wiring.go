@@ -11,22 +11,39 @@ import (
 // startController creates and starts this broker's controller module: every
 // broker runs one; the one that wins /controller acts.
 func (b *Broker) startController(ctx context.Context) error {
-	c, err := controller.New(controller.Config{
-		BrokerID:                    b.ID(),
-		Store:                       controller.StoreFromZK(b.zk),
-		Dialer:                      peerDialer{clientID: "controller-" + itoa(b.ID()), opts: b.peerOptions()},
-		InterBrokerListener:         b.cfg.InterBrokerListenerNameResolved(),
-		UncleanLeaderElectionEnable: b.cfg.UncleanLeaderElectionEnable,
-		RequestTimeout:              time.Duration(b.cfg.ControllerSocketTimeoutMs) * time.Millisecond,
-		Logger:                      b.opts.Logger.WithField("broker", b.ID()),
-		Metrics:                     b.opts.Registry,
-		Now:                         b.opts.Now,
-	})
+	c, err := controller.New(b.controllerConfig())
 	if err != nil {
 		return err
 	}
 	b.ctrl = c
 	return c.Start(ctx)
+}
+
+// controllerConfig maps the broker's settings to the controller's Config.
+// The controller connects with controller.PeerDialer, which pins each
+// request at the version negotiated with the receiving broker.
+func (b *Broker) controllerConfig() controller.Config {
+	pct := int(b.cfg.LeaderImbalancePerBrokerPercentage)
+	if pct <= 0 {
+		// controller.Config reads 0 as "default 10"; Kafka's 0 means any
+		// imbalance triggers a preferred election.
+		pct = -1
+	}
+	return controller.Config{
+		BrokerID:                           b.ID(),
+		Store:                              controller.StoreFromZK(b.zk),
+		Dialer:                             controller.PeerDialer{ClientID: "controller-" + itoa(b.ID()), Options: b.peerOptions()},
+		InterBrokerListener:                b.cfg.InterBrokerListenerNameResolved(),
+		UncleanLeaderElectionEnable:        b.cfg.UncleanLeaderElectionEnable,
+		DeleteTopicDisabled:                !b.cfg.DeleteTopicEnable,
+		AutoLeaderRebalanceEnable:          b.cfg.AutoLeaderRebalanceEnable,
+		LeaderImbalanceCheckInterval:       time.Duration(b.cfg.LeaderImbalanceCheckIntervalSeconds) * time.Second,
+		LeaderImbalancePerBrokerPercentage: pct,
+		RequestTimeout:                     time.Duration(b.cfg.ControllerSocketTimeoutMs) * time.Millisecond,
+		Logger:                             b.opts.Logger.WithField("broker", b.ID()),
+		Metrics:                            b.opts.Registry,
+		Now:                                b.opts.Now,
+	}
 }
 
 // peerOptions are the options of every inter-broker client.
@@ -36,14 +53,4 @@ func (b *Broker) peerOptions() []peer.Option {
 		opts = append(opts, peer.WithDialer(b.opts.Dial))
 	}
 	return opts
-}
-
-// peerDialer implements controller.Dialer over broker/peer.
-type peerDialer struct {
-	clientID string
-	opts     []peer.Option
-}
-
-func (d peerDialer) Dial(ctx context.Context, addr string) (controller.RequestClient, error) {
-	return peer.New(addr, d.clientID, d.opts...), nil
 }
