@@ -75,7 +75,8 @@ func TestClusterIsrLeaderShrinksStuckFollower(t *testing.T) {
 }
 
 // TestClusterPartitionedFollower: a follower cut off from its leader (but
-// still in ZooKeeper) is dropped from the ISR by the leader; acks=all
+// still in ZooKeeper) is dropped from the ISR by the leader once it is
+// behind for replica.lag.time.max.ms; acks=all
 // producing goes on with min.insync.replicas=2; after the partition heals
 // it catches up and rejoins.
 func TestClusterPartitionedFollower(t *testing.T) {
@@ -85,6 +86,12 @@ func TestClusterPartitionedFollower(t *testing.T) {
 	li := c.Index(c.WaitForLeader(t, "split", 0))
 	fi := (li + 1) % 3
 	c.Partition(li, fi)
+	// Kafka drops only a follower that is behind the log end: write one
+	// message with acks=1 so the cut-off follower falls behind.
+	p := c.SyncProducer(t, brokertest.SaramaConfig(sarama.V2_8_0_0))
+	if _, _, err := p.SendMessage(&sarama.ProducerMessage{Topic: "split", Value: sarama.StringEncoder("behind")}); err != nil {
+		t.Fatal(err)
+	}
 	c.WaitForISR(t, "split", 0, 2)
 	cfg := brokertest.SaramaConfig(sarama.V2_8_0_0)
 	cfg.Producer.RequiredAcks = sarama.WaitForAll
