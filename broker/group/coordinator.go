@@ -5,6 +5,7 @@ import (
 	"io"
 	"sort"
 	"sync"
+	"sync/atomic"
 
 	"github.com/sirupsen/logrus"
 	"github.com/twmb/franz-go/pkg/kerr"
@@ -21,6 +22,9 @@ type Coordinator struct {
 	clock Clock              // immutable after New
 	log   logrus.FieldLogger // immutable after New
 	wg    sync.WaitGroup     // group, loader, append and expiry goroutines
+	// queued counts requests handed to group goroutines (tests wait on it
+	// to know a parked call has reached its group).
+	queued atomic.Int64
 
 	mu struct {
 		sync.Mutex

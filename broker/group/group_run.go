@@ -103,6 +103,7 @@ func call[T any](ctx context.Context, g *group, fail func(code int16) T, fn func
 	reply := make(chan T, 1)
 	select {
 	case g.reqCh <- func() { fn(reply) }:
+		g.c.queued.Add(1)
 	case <-g.done:
 		return fail(int16(g.exitCode.Load()))
 	case <-ctx.Done():
