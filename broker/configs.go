@@ -58,8 +58,9 @@ func (b *Broker) topicOverrides(topic string) (map[string]string, error) {
 }
 
 // describeTopicConfigs lists every topic key with its effective value and
-// source: the topic override (DYNAMIC_TOPIC_CONFIG), the broker's
-// server.properties synonym (STATIC_BROKER_CONFIG) or the default.
+// source: the topic override (DYNAMIC_TOPIC_CONFIG), the dynamic broker
+// synonym (DYNAMIC_BROKER_CONFIG, DYNAMIC_DEFAULT_BROKER_CONFIG), the
+// broker's server.properties synonym (STATIC_BROKER_CONFIG) or the default.
 func (b *Broker) describeTopicConfigs(topic string) ([]describedConfig, error) {
 	if _, ok := b.meta.Snapshot().Topics[topic]; !ok {
 		return nil, fmt.Errorf("%w: %q", errUnknownTopic, topic)
@@ -68,11 +69,13 @@ func (b *Broker) describeTopicConfigs(topic string) ([]describedConfig, error) {
 	if err != nil {
 		return nil, err
 	}
-	tc, err := config.TopicFromOverrides(b.cfg, overrides)
+	tc, err := config.TopicFromOverrides(b.topicDefaults(), overrides)
 	if err != nil {
-		tc, _ = config.TopicFromOverrides(b.cfg, nil)
+		tc, _ = config.TopicFromOverrides(b.topicDefaults(), nil)
 		overrides = map[string]string{}
 	}
+	perBroker := b.dynamicBrokerConfig(strconv.Itoa(int(b.ID())))
+	clusterDefault := b.dynamicBrokerConfig(defaultBrokerEntity)
 	var out []describedConfig
 	for _, k := range config.TopicKeys {
 		v, override, ok := tc.Value(k.Name)
@@ -85,8 +88,20 @@ func (b *Broker) describeTopicConfigs(topic string) ([]describedConfig, error) {
 			d.synonyms = append(d.synonyms, configSynonym{k.Name, overrides[k.Name], kmsg.ConfigSourceDynamicTopicConfig})
 		}
 		if k.Synonym != "" {
+			// Dynamic broker overrides come before the static value.
+			for _, dyn := range []struct {
+				m   map[string]string
+				src kmsg.ConfigSource
+			}{{perBroker, kmsg.ConfigSourceDynamicBrokerConfig}, {clusterDefault, kmsg.ConfigSourceDynamicDefaultBrokerConfig}} {
+				if dv, ok := dyn.m[k.Synonym]; ok {
+					if d.source == kmsg.ConfigSourceDefaultConfig {
+						d.source = dyn.src
+					}
+					d.synonyms = append(d.synonyms, configSynonym{k.Synonym, dv, dyn.src})
+				}
+			}
 			if bv, supplied, ok := b.cfg.Value(k.Synonym); ok && supplied {
-				if !override {
+				if d.source == kmsg.ConfigSourceDefaultConfig {
 					d.source = kmsg.ConfigSourceStaticBrokerConfig
 				}
 				d.synonyms = append(d.synonyms, configSynonym{k.Synonym, bv, kmsg.ConfigSourceStaticBrokerConfig})
@@ -104,8 +119,8 @@ func (b *Broker) describeBrokerConfigs(name string) ([]describedConfig, error) {
 		return nil, fmt.Errorf("%w: broker %q is not this broker (%d)", errInvalidRequest, name, b.ID())
 	}
 	// Dynamic overrides stored by IncrementalAlterConfigs or
-	// kafka-configs.sh (not applied at run time yet, but described as Kafka
-	// does: per-broker first, then the cluster default).
+	// kafka-configs.sh, described as Kafka does: per-broker first, then the
+	// cluster default (dynamic_config_apply.go says which are applied).
 	perBroker := b.dynamicBrokerConfig(strconv.Itoa(int(b.ID())))
 	clusterDefault := b.dynamicBrokerConfig("<default>")
 	var out []describedConfig
