@@ -1,64 +1,128 @@
 package tools
 
-// kafka-configs: describe and alter topic config overrides (Kafka 2.8
-// ConfigCommand, entity type topics).
+// kafka-configs: describe and alter dynamic configs of topics, brokers,
+// users and clients (Kafka 2.8 ConfigCommand).
 //
 // Behaviour:
-//   - --zookeeper reads and writes /config/topics/<t> through zkutil (with a
-//     config-change notification, so brokers pick the change up) and prints
-//     Kafka's deprecation warning first; --bootstrap-server uses
-//     DescribeConfigs and IncrementalAlterConfigs;
-//   - only --entity-type topics (or --topic) is supported; other entity
-//     types are refused with a message;
+//   - exactly one of --zookeeper (znodes /config/<type>/<name> through
+//     zkutil, plus a /config/changes notification so running brokers apply
+//     the change; Kafka's deprecation warning first) or --bootstrap-server
+//     (Admin API through Sarama: DescribeConfigs, IncrementalAlterConfigs,
+//     DescribeClientQuotas, AlterClientQuotas);
+//   - the entity: --entity-type topics|brokers|users|clients with
+//     --entity-name N or --entity-default, or the shorthands --topic,
+//     --broker, --broker-defaults, --user, --user-defaults, --client,
+//     --client-defaults; --describe without a name describes every entity
+//     of the type;
 //   - --add-config k1=v1,k2=[a,b] (commas inside brackets belong to the
-//     value), --delete-config k1,k2 (each must exist); values are validated
-//     against config.TopicKeys before anything is written;
-//   - output: "Configs for topic 't' are k=v,..." (ZooKeeper describe),
-//     "Dynamic configs for topic t are:" / "All configs for topic t are:"
-//     followed by "  k=v sensitive=false synonyms={SOURCE:name=value, ...}"
-//     (bootstrap describe), "Completed updating config for entity: topic 't'."
-//     (ZooKeeper alter), "Completed updating config for topic t." (bootstrap).
+//     value), --add-config-file F (properties), --delete-config k1,k2 (each
+//     must exist: "Invalid config(s): k"); values are validated before
+//     anything is written (topic keys, dynamic broker keys, quota keys);
+//   - output is Kafka 2.8's: configs_zk.go and configs_admin.go give the
+//     lines.
 
 import (
-	"context"
 	"errors"
 	"fmt"
-	"io"
+	"maps"
+	"net/url"
 	"regexp"
-	"sort"
+	"strconv"
 	"strings"
 
-	"github.com/IBM/sarama"
 	"github.com/urfave/cli/v2"
 
 	"samsa/config"
 	"samsa/zkutil"
 )
 
+// configEntity names what kafka-configs acts on.
+type configEntity struct {
+	typ       string // zkutil.ConfigType*: topics, brokers, users, clients
+	name      string // "" with isDefault, or for "every entity" on describe
+	isDefault bool
+}
+
+// zkName is the entity's znode name: "<default>", or the name sanitised as
+// Kafka's Sanitizer does for users and clients.
+func (e configEntity) zkName() string {
+	if e.isDefault {
+		return "<default>"
+	}
+	if e.typ == zkutil.ConfigTypeUser || e.typ == zkutil.ConfigTypeClient {
+		return sanitizeEntityName(e.name)
+	}
+	return e.name
+}
+
+// String is Kafka's ConfigCommand.Entity.toString: "topic 't'", "brokers
+// '1'", "default brokers", "user-principal 'u'", "default client-id".
+func (e configEntity) String() string {
+	typeName := e.typ
+	switch e.typ {
+	case zkutil.ConfigTypeUser:
+		typeName = "user-principal"
+	case zkutil.ConfigTypeClient:
+		typeName = "client-id"
+	case zkutil.ConfigTypeTopic:
+		typeName = "topic"
+	}
+	if e.isDefault {
+		return "default " + typeName
+	}
+	return typeName + " '" + e.name + "'"
+}
+
+// sanitizeEntityName is Kafka's Sanitizer.sanitize: URL encoding as
+// java.net.URLEncoder does it, with "*" as %2A and a space as %20.
+func sanitizeEntityName(s string) string {
+	enc := url.QueryEscape(s)
+	return strings.NewReplacer("+", "%20", "~", "%7E").Replace(enc)
+}
+
+// desanitizeEntityName reverses sanitizeEntityName.
+func desanitizeEntityName(s string) string {
+	if d, err := url.PathUnescape(s); err == nil {
+		return d
+	}
+	return s
+}
+
 type configsOpts struct {
 	zookeeper, bootstrap, commandConfig string
-	entityName                          string
+	entity                              configEntity
 	describe, alter, all                bool
 	add                                 map[string]string
 	del                                 []string
 }
 
+var configEntityTypes = []string{zkutil.ConfigTypeTopic, zkutil.ConfigTypeClient, zkutil.ConfigTypeUser, zkutil.ConfigTypeBroker}
+
 func configsCommand(env Env) *cli.Command {
 	return &cli.Command{
 		Name:  "kafka-configs",
-		Usage: "describe or alter topic config overrides",
+		Usage: "describe or alter dynamic configs of topics, brokers, users and clients",
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "zookeeper", Usage: "DEPRECATED: ZooKeeper connection string host:port[/chroot]"},
 			&cli.StringFlag{Name: "bootstrap-server", Usage: "broker(s) to connect to, host:port[,host:port]"},
 			&cli.StringFlag{Name: "command-config", Usage: "properties file with Admin client settings"},
-			&cli.StringFlag{Name: "entity-type", Usage: "topics (the only type Samsa's tool supports)"},
-			&cli.StringFlag{Name: "entity-name", Usage: "topic name; all topics when omitted with --describe"},
+			&cli.StringFlag{Name: "entity-type", Usage: "topics, brokers, users or clients"},
+			&cli.StringFlag{Name: "entity-name", Usage: "name of the entity (topic name, broker id, user principal, client id)"},
+			&cli.BoolFlag{Name: "entity-default", Usage: "the default entity (brokers, users, clients)"},
 			&cli.StringFlag{Name: "topic", Usage: "same as --entity-type topics --entity-name <topic>"},
+			&cli.StringFlag{Name: "broker", Usage: "same as --entity-type brokers --entity-name <id>"},
+			&cli.BoolFlag{Name: "broker-defaults", Usage: "same as --entity-type brokers --entity-default"},
+			&cli.StringFlag{Name: "user", Usage: "same as --entity-type users --entity-name <user>"},
+			&cli.BoolFlag{Name: "user-defaults", Usage: "same as --entity-type users --entity-default"},
+			&cli.StringFlag{Name: "client", Usage: "same as --entity-type clients --entity-name <client id>"},
+			&cli.BoolFlag{Name: "client-defaults", Usage: "same as --entity-type clients --entity-default"},
 			&cli.BoolFlag{Name: "describe", Usage: "list the configs of the entity"},
 			&cli.BoolFlag{Name: "alter", Usage: "change the configs of the entity"},
-			&cli.BoolFlag{Name: "all", Usage: "with --describe --bootstrap-server: every config, not only overrides"},
+			&cli.BoolFlag{Name: "all", Usage: "with --describe --bootstrap-server: every config, not only the dynamic ones"},
 			&cli.StringFlag{Name: "add-config", Usage: "k1=v1,k2=[v1,v2,v2],k3=v3"},
+			&cli.StringFlag{Name: "add-config-file", Usage: "properties file of configs to add"},
 			&cli.StringSliceFlag{Name: "delete-config", Usage: "k1,k2 (repeatable)"},
+			&cli.BoolFlag{Name: "force", Usage: "accepted and ignored, as Kafka"},
 		},
 		Action: func(c *cli.Context) error {
 			o, err := parseConfigsOpts(c)
@@ -68,7 +132,7 @@ func configsCommand(env Env) *cli.Command {
 			if err != nil {
 				var te toolError
 				if !errors.As(err, &te) {
-					fmt.Fprintf(env.Stderr, "Error while executing config command with args '%s'\n", strings.Join(c.Args().Slice(), " "))
+					fmt.Fprintf(env.Stderr, "Error while executing config command with args '%s'\n", commandArgs(c))
 				}
 				fmt.Fprintln(env.Stderr, userMessage(err))
 				return exitError{1}
@@ -78,31 +142,105 @@ func configsCommand(env Env) *cli.Command {
 	}
 }
 
+// commandArgs rebuilds the command line from the flags that were set (in
+// name order), for Kafka's "Error while executing ... with args" line.
+func commandArgs(c *cli.Context) string {
+	var parts []string
+	for _, n := range c.LocalFlagNames() {
+		switch v := c.Value(n).(type) {
+		case bool:
+			parts = append(parts, "--"+n)
+		case cli.StringSlice:
+			for _, s := range v.Value() {
+				parts = append(parts, "--"+n, s)
+			}
+		default:
+			parts = append(parts, "--"+n, fmt.Sprint(v))
+		}
+	}
+	return strings.Join(append(parts, c.Args().Slice()...), " ")
+}
+
+// parseConfigEntity reads the entity options (Kafka's checkArgs rules).
+func parseConfigEntity(c *cli.Context) (configEntity, error) {
+	var types []string
+	e := configEntity{typ: c.String("entity-type"), name: c.String("entity-name"), isDefault: c.Bool("entity-default")}
+	if e.typ != "" {
+		types = append(types, e.typ)
+	}
+	for _, s := range []struct{ flag, def, typ string }{
+		{"topic", "", zkutil.ConfigTypeTopic},
+		{"broker", "broker-defaults", zkutil.ConfigTypeBroker},
+		{"user", "user-defaults", zkutil.ConfigTypeUser},
+		{"client", "client-defaults", zkutil.ConfigTypeClient},
+	} {
+		if v := c.String(s.flag); v != "" {
+			types = append(types, s.typ)
+			e.typ, e.name = s.typ, v
+		}
+		if s.def != "" && c.Bool(s.def) {
+			types = append(types, s.typ)
+			e.typ, e.isDefault = s.typ, true
+		}
+	}
+	switch {
+	case len(types) == 0:
+		return e, toolError("At least one entity type must be specified")
+	case len(types) > 1:
+		return e, toolError("Samsa's kafka-configs takes exactly one entity (users and clients together are not supported)")
+	}
+	valid := false
+	for _, t := range configEntityTypes {
+		valid = valid || t == e.typ
+	}
+	if !valid {
+		if e.typ == "broker-loggers" {
+			return e, toolError("Samsa's broker has no broker-loggers entity: use log.level in server.properties")
+		}
+		return e, toolErrorf("Invalid entity type %s, the entity type must be one of %s", e.typ, strings.Join(configEntityTypes, ", "))
+	}
+	if e.isDefault && e.name != "" {
+		return e, toolError("--entity-name and --entity-default cannot be used together")
+	}
+	if e.isDefault && e.typ == zkutil.ConfigTypeTopic {
+		return e, toolError("--entity-default is not allowed for topics")
+	}
+	if e.typ == zkutil.ConfigTypeBroker && e.name != "" {
+		if _, err := strconv.ParseInt(e.name, 10, 32); err != nil {
+			return e, toolErrorf("The entity name for %s must be a valid integer broker id, but it is: %s", e.typ, e.name)
+		}
+	}
+	return e, nil
+}
+
 func parseConfigsOpts(c *cli.Context) (*configsOpts, error) {
 	o := &configsOpts{zookeeper: c.String("zookeeper"), bootstrap: c.String("bootstrap-server"), commandConfig: c.String("command-config"),
-		entityName: c.String("entity-name"), describe: c.Bool("describe"), alter: c.Bool("alter"), all: c.Bool("all")}
-	entityType := c.String("entity-type")
-	if t := c.String("topic"); t != "" {
-		entityType, o.entityName = "topics", t
-	}
+		describe: c.Bool("describe"), alter: c.Bool("alter"), all: c.Bool("all")}
 	if (o.zookeeper == "") == (o.bootstrap == "") {
 		return nil, toolError("Only one of --bootstrap-server or --zookeeper must be specified")
 	}
 	if o.describe == o.alter {
 		return nil, toolError("Command must include exactly one action: --describe, --alter")
 	}
-	if entityType == "" {
-		return nil, toolError("At least one entity type must be specified")
-	}
-	if entityType != "topics" {
-		return nil, toolErrorf("Samsa's kafka-configs supports --entity-type topics only, not %s", entityType)
-	}
-	if o.alter && o.entityName == "" {
-		return nil, toolError("An entity name must be specified with --alter of topics")
-	}
 	var err error
+	if o.entity, err = parseConfigEntity(c); err != nil {
+		return nil, err
+	}
+	if o.alter && o.entity.name == "" && !o.entity.isDefault {
+		if o.entity.typ == zkutil.ConfigTypeTopic {
+			return nil, toolErrorf("an entity name must be specified with --alter of %s", o.entity.typ)
+		}
+		return nil, toolError("an entity-name or default entity must be specified with --alter of users, clients or brokers")
+	}
 	if o.add, err = parseAddConfig(c.String("add-config")); err != nil {
 		return nil, err
+	}
+	if f := c.String("add-config-file"); f != "" {
+		props, err := config.ReadPropertiesFile(f)
+		if err != nil {
+			return nil, toolError(userMessage(err))
+		}
+		maps.Copy(o.add, props)
 	}
 	for _, d := range c.StringSlice("delete-config") {
 		for _, k := range strings.Split(d, ",") {
@@ -168,177 +306,7 @@ func parseAddConfig(s string) (map[string]string, error) {
 
 func runConfigs(o *configsOpts, env Env) error {
 	if o.zookeeper != "" {
-		fmt.Fprintln(env.Stdout, "Warning: --zookeeper is deprecated and will be removed in a future version of Kafka.")
-		fmt.Fprintln(env.Stdout, "Use --bootstrap-server instead to specify a broker to connect to.")
-		ctx, cancel := context.WithTimeout(context.Background(), zkToolTimeout)
-		defer cancel()
-		zk, err := zkutil.Connect(ctx, zkutil.Config{Connect: o.zookeeper, SessionTimeout: zkToolTimeout,
-			ConnectionTimeout: zkToolTimeout, Logger: toolLogger(env, "kafka-configs")})
-		if err != nil {
-			return err
-		}
-		defer zk.Close()
-		if o.describe {
-			return describeConfigsZK(zk, o, env.Stdout)
-		}
-		return alterConfigsZK(zk, o, env.Stdout)
+		return runConfigsZK(o, env)
 	}
-	cfg, err := newSaramaConfig("samsa-kafka-configs", o.commandConfig, nil)
-	if err != nil {
-		return err
-	}
-	admin, err := sarama.NewClusterAdmin(splitServers(o.bootstrap), cfg)
-	if err != nil {
-		return err
-	}
-	defer admin.Close()
-	if o.describe {
-		return describeConfigsAdmin(admin, o, env.Stdout)
-	}
-	return alterConfigsAdmin(admin, o, env.Stdout)
-}
-
-func describeConfigsZK(zk *zkutil.Client, o *configsOpts, out io.Writer) error {
-	names := []string{o.entityName}
-	if o.entityName == "" {
-		var err error
-		if names, err = zk.GetEntityNames(zkutil.ConfigTypeTopic); err != nil && !errors.Is(err, zkutil.ErrNoNode) {
-			return err
-		}
-		sort.Strings(names)
-	}
-	for _, n := range names {
-		cfg, err := zk.GetEntityConfig(zkutil.ConfigTypeTopic, n)
-		if err != nil {
-			return err
-		}
-		var kv []string
-		for _, k := range sortedStringKeys(cfg) {
-			kv = append(kv, k+"="+cfg[k])
-		}
-		fmt.Fprintf(out, "Configs for topic '%s' are %s\n", n, strings.Join(kv, ","))
-	}
-	return nil
-}
-
-func alterConfigsZK(zk *zkutil.Client, o *configsOpts, out io.Writer) error {
-	exists, err := zk.TopicExists(o.entityName)
-	if err != nil {
-		return err
-	}
-	if !exists {
-		return commandFailure(fmt.Sprintf("Topic '%s' does not exist.", o.entityName))
-	}
-	cfg, err := zk.GetEntityConfig(zkutil.ConfigTypeTopic, o.entityName)
-	if err != nil {
-		return err
-	}
-	var invalid []string
-	for _, k := range o.del {
-		if _, ok := cfg[k]; !ok {
-			invalid = append(invalid, k)
-		}
-	}
-	if len(invalid) > 0 {
-		return toolErrorf("Invalid config(s): %s", strings.Join(invalid, ","))
-	}
-	for k, v := range o.add {
-		cfg[k] = v
-	}
-	for _, k := range o.del {
-		delete(cfg, k)
-	}
-	if err := config.ValidateTopicOverrides(cfg); err != nil {
-		return toolError(userMessage(err))
-	}
-	if err := zk.SetEntityConfig(zkutil.ConfigTypeTopic, o.entityName, cfg); err != nil {
-		return err
-	}
-	fmt.Fprintf(out, "Completed updating config for entity: topic '%s'.\n", o.entityName)
-	return nil
-}
-
-// sourceName is Kafka's ConfigEntry.ConfigSource enum name.
-func sourceName(s sarama.ConfigSource) string {
-	switch s {
-	case sarama.SourceTopic:
-		return "DYNAMIC_TOPIC_CONFIG"
-	case sarama.SourceDynamicBroker:
-		return "DYNAMIC_BROKER_CONFIG"
-	case sarama.SourceDynamicDefaultBroker:
-		return "DYNAMIC_DEFAULT_BROKER_CONFIG"
-	case sarama.SourceStaticBroker:
-		return "STATIC_BROKER_CONFIG"
-	case sarama.SourceDefault:
-		return "DEFAULT_CONFIG"
-	}
-	return "UNKNOWN"
-}
-
-// writeConfigEntries prints bootstrap describe output for one topic.
-func writeConfigEntries(out io.Writer, topic string, entries []sarama.ConfigEntry, all bool) {
-	if all {
-		fmt.Fprintf(out, "All configs for topic %s are:\n", topic)
-	} else {
-		fmt.Fprintf(out, "Dynamic configs for topic %s are:\n", topic)
-	}
-	sort.Slice(entries, func(i, j int) bool { return entries[i].Name < entries[j].Name })
-	for _, e := range entries {
-		if !all && e.Source != sarama.SourceTopic {
-			continue
-		}
-		syn := make([]string, 0, len(e.Synonyms))
-		for _, s := range e.Synonyms {
-			syn = append(syn, fmt.Sprintf("%s:%s=%s", sourceName(s.Source), s.ConfigName, s.ConfigValue))
-		}
-		fmt.Fprintf(out, "  %s=%s sensitive=%t synonyms={%s}\n", e.Name, e.Value, e.Sensitive, strings.Join(syn, ", "))
-	}
-}
-
-func describeConfigsAdmin(admin sarama.ClusterAdmin, o *configsOpts, out io.Writer) error {
-	names := []string{o.entityName}
-	if o.entityName == "" {
-		topics, err := admin.ListTopics()
-		if err != nil {
-			return err
-		}
-		names = names[:0]
-		for t := range topics {
-			names = append(names, t)
-		}
-		sort.Strings(names)
-	}
-	for _, n := range names {
-		res, err := admin.DescribeConfigs([]*sarama.ConfigResource{{Type: sarama.TopicResource, Name: n}}, sarama.DescribeConfigsOptions{IncludeSynonyms: true})
-		if err != nil {
-			return err
-		}
-		for _, r := range res {
-			if r.ErrorCode != 0 {
-				return toolError(r.ErrorMsg)
-			}
-			entries := make([]sarama.ConfigEntry, 0, len(r.Configs))
-			for _, e := range r.Configs {
-				entries = append(entries, e)
-			}
-			writeConfigEntries(out, n, entries, o.all)
-		}
-	}
-	return nil
-}
-
-func alterConfigsAdmin(admin sarama.ClusterAdmin, o *configsOpts, out io.Writer) error {
-	entries := make(map[string]sarama.IncrementalAlterConfigsEntry, len(o.add)+len(o.del))
-	for k, v := range o.add {
-		v := v
-		entries[k] = sarama.IncrementalAlterConfigsEntry{Operation: sarama.IncrementalAlterConfigsOperationSet, Value: &v}
-	}
-	for _, k := range o.del {
-		entries[k] = sarama.IncrementalAlterConfigsEntry{Operation: sarama.IncrementalAlterConfigsOperationDelete}
-	}
-	if err := admin.IncrementalAlterConfig(sarama.TopicResource, o.entityName, entries, false); err != nil {
-		return err
-	}
-	fmt.Fprintf(out, "Completed updating config for topic %s.\n", o.entityName)
-	return nil
+	return runConfigsAdmin(o, env)
 }
