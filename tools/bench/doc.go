@@ -1,0 +1,28 @@
+// Command samsa-bench runs the side-by-side benchmark of
+// bin/samsa-benchmark.sh: this machine's limits (probe), then the same
+// producer, consumer and end-to-end latency workloads against Samsa and
+// against kfake (franz-go's in-memory fake cluster, tools/bench/kfakepeer),
+// with Sarama (Samsa's perf tools) and franz-go's kgo as clients, sampling
+// the brokers' resident memory. It writes its section of docs/benchmarks.md
+// and docs/benchmarks.svg.
+//
+//	samsa-bench probe -dir DIR            only the limits
+//	samsa-bench run -samsa BIN -kfakepeer BIN -zk HOST:PORT -work DIR [-quick]
+//
+// ZooKeeper is started by the script; brokers and kfakepeer are started
+// and stopped here (SIGTERM, by pid).
+//
+// # What it owns
+//
+// tools/bench only: the limits probe (probe.go), cluster processes and RSS
+// sampling (cluster.go), the franz-go load loops (kgoload.go), the Sarama
+// perf-tool runs and their output parsing (sarama.go), the report and the
+// chart (report.go, targets.go, svg.go). It never imports Samsa's broker
+// packages: Samsa and kfake are both driven only over the Kafka protocol
+// and as child processes, so the comparison is fair.
+//
+// # Concurrency
+//
+// One run at a time; each cluster's RSS sampler is one goroutine; the e2e
+// measurement runs a consumer goroutine next to the paced producer.
+package main

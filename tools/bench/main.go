@@ -1,0 +1,297 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"time"
+)
+
+// options of a run.
+type options struct {
+	samsaBin, kfakeBin, zk, work string
+	out, svg                     string
+	quick                        bool
+	repeats                      int
+	basePort                     int
+	systems                      []string
+	records100, records1k        int
+	e2eSecs                      float64
+	widePartitions               int
+}
+
+func main() {
+	if len(os.Args) < 2 {
+		fmt.Fprintln(os.Stderr, "usage: samsa-bench probe|run [flags]")
+		os.Exit(2)
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
+	defer stop()
+	switch os.Args[1] {
+	case "probe":
+		fs := flag.NewFlagSet("probe", flag.ExitOnError)
+		dir := fs.String("dir", os.TempDir(), "directory for the write probes (use the log dir's file system)")
+		secs := fs.Float64("secs", 1, "seconds per probe")
+		repeats := fs.Int("repeats", 3, "runs per probe (median)")
+		_ = fs.Parse(os.Args[2:])
+		l, err := probeLimits(*dir, *secs, *repeats)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(1)
+		}
+		fmt.Printf("loopback TCP: %.0f MiB/s\nsequential write, no fdatasync: %.0f MiB/s\n"+
+			"sequential 16 KiB writes + fdatasync each: %.1f MiB/s (%.0f syncs/s)\n",
+			l.LoopbackTCP, l.WriteNoSync, l.WriteSync16K, l.Syncs16K)
+	case "run":
+		var o options
+		fs := flag.NewFlagSet("run", flag.ExitOnError)
+		fs.StringVar(&o.samsaBin, "samsa", ".build/samsa", "samsa binary")
+		fs.StringVar(&o.kfakeBin, "kfakepeer", ".build/kfakepeer", "kfakepeer binary")
+		fs.StringVar(&o.zk, "zk", "localhost:23181", "ZooKeeper for the Samsa brokers")
+		fs.StringVar(&o.work, "work", "/tmp/samsa-benchmark", "work directory (configs, log dirs, output)")
+		fs.StringVar(&o.out, "out", "docs/benchmarks.md", "markdown file whose generated section is replaced")
+		fs.StringVar(&o.svg, "svg", "docs/benchmarks.svg", "chart to write")
+		fs.BoolVar(&o.quick, "quick", false, "one run per figure and fewer records (~3 minutes)")
+		fs.IntVar(&o.repeats, "repeats", 0, "runs per figure (default 3, 1 with -quick)")
+		fs.IntVar(&o.basePort, "port", 23092, "first broker port (Samsa uses 3 from here, kfake 3 from here+100)")
+		systems := fs.String("systems", "samsa,kfake", "systems to measure")
+		fs.IntVar(&o.records100, "records-100", 0, "records per 100-byte producer run (default 200000, 100000 with -quick)")
+		fs.IntVar(&o.records1k, "records-1k", 0, "records per 1 KiB producer run (default 50000, 25000 with -quick)")
+		fs.Float64Var(&o.e2eSecs, "e2e-secs", 0, "seconds per e2e latency run (default 5, 3 with -quick)")
+		fs.IntVar(&o.widePartitions, "wide-partitions", 1000, "partitions of the memory test topic")
+		_ = fs.Parse(os.Args[2:])
+		o.systems = strings.Split(*systems, ",")
+		o.defaults()
+		if err := run(ctx, o); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(1)
+		}
+	default:
+		fmt.Fprintf(os.Stderr, "samsa-bench: unknown command %q\n", os.Args[1])
+		os.Exit(2)
+	}
+}
+
+func (o *options) defaults() {
+	def := func(v *int, full, quick int) {
+		if *v == 0 {
+			*v = full
+			if o.quick {
+				*v = quick
+			}
+		}
+	}
+	def(&o.repeats, 3, 1)
+	def(&o.records100, 200000, 100000)
+	def(&o.records1k, 50000, 25000)
+	if o.e2eSecs == 0 {
+		o.e2eSecs = 5
+		if o.quick {
+			o.e2eSecs = 3
+		}
+	}
+}
+
+func logf(format string, args ...any) {
+	fmt.Fprintf(os.Stderr, "%s "+format+"\n", append([]any{time.Now().Format("15:04:05")}, args...)...)
+}
+
+func run(ctx context.Context, o options) error {
+	res := &results{Start: time.Now(), Opts: o, LoadBefore: loadAvg(), Host: hostInfo()}
+	if err := os.MkdirAll(o.work, 0o755); err != nil {
+		return fmt.Errorf("bench: %w", err)
+	}
+	logf("probing limits")
+	secs, reps := 1.0, 3
+	if o.quick {
+		secs, reps = 0.5, 1
+	}
+	l, err := probeLimits(o.work, secs, reps)
+	if err != nil {
+		return err
+	}
+	res.Limits = l
+	logf("limits: loopback %.0f MiB/s, write %.0f MiB/s, write+fdatasync/16KiB %.1f MiB/s", l.LoopbackTCP, l.WriteNoSync, l.WriteSync16K)
+	for _, topo := range []topology{{1, 1}, {3, 3}} {
+		for si, sys := range o.systems {
+			if err := runTopology(ctx, o, res, sys, topo, o.basePort+100*si); err != nil {
+				return err
+			}
+		}
+	}
+	for si, sys := range o.systems {
+		if err := runWide(ctx, o, res, sys, o.basePort+100*si); err != nil {
+			return err
+		}
+	}
+	res.End = time.Now()
+	res.LoadAfter = loadAvg()
+	if err := writeReport(o.out, res); err != nil {
+		return err
+	}
+	if err := os.WriteFile(o.svg, []byte(renderSVG(res)), 0o644); err != nil {
+		return fmt.Errorf("bench: %w", err)
+	}
+	logf("wrote %s and %s in %s", o.out, o.svg, res.End.Sub(res.Start).Round(time.Second))
+	return nil
+}
+
+// topology is a cluster shape: broker count and replication factor.
+type topology struct{ Brokers, RF int }
+
+func (t topology) String() string { return fmt.Sprintf("%d broker(s), RF=%d", t.Brokers, t.RF) }
+
+func spec(o options, sys string, brokers, port int, name string) clusterSpec {
+	return clusterSpec{system: sys, brokers: brokers, basePort: port, samsaBin: o.samsaBin, kfakeBin: o.kfakeBin,
+		zk: o.zk, work: filepath.Join(o.work, name)}
+}
+
+// runTopology measures producers, consumers and e2e latency on one
+// cluster of one system.
+func runTopology(ctx context.Context, o options, res *results, sys string, topo topology, port int) error {
+	logf("%s: starting %s", sys, topo)
+	c, err := startCluster(ctx, spec(o, sys, topo.Brokers, port, fmt.Sprintf("%s-%d", sys, topo.Brokers)))
+	if err != nil {
+		return err
+	}
+	defer c.stop()
+	timeout := 120 * time.Second
+	consumeTopic := map[int]string{}
+	for _, size := range []int{100, 1024} {
+		n := o.records100
+		if size == 1024 {
+			n = o.records1k
+		}
+		for _, acks := range []string{"1", "all"} {
+			for _, client := range []string{"sarama", "kgo"} {
+				cell := &cell{Kind: "produce", System: sys, Topo: topo, Size: size, Acks: acks, Client: client, N: n}
+				c.rss.reset()
+				for r := range o.repeats {
+					topic := fmt.Sprintf("p%d-acks%s-%s-%d", size, acks, client, r)
+					if err := c.createTopic(ctx, topic, 6, topo.RF); err != nil {
+						return err
+					}
+					var t throughput
+					if client == "sarama" {
+						t, err = saramaProduce(ctx, o.samsaBin, c.bootstrap, topic, n, size, acks, timeout)
+					} else {
+						t, err = kgoProduce(ctx, c, topic, n, size, acks, timeout)
+					}
+					if err != nil {
+						cell.Errs = append(cell.Errs, err.Error())
+						logf("%s %s: %v", sys, cell.label(), err)
+						continue
+					}
+					cell.Runs = append(cell.Runs, t)
+					if acks == "1" && client == "kgo" && consumeTopic[size] == "" {
+						consumeTopic[size] = topic
+					}
+				}
+				cell.RSS = c.rss.maxPeak()
+				logf("%s %s: %s", sys, cell.label(), cell.summary())
+				res.Cells = append(res.Cells, cell)
+			}
+		}
+	}
+	for _, size := range []int{100, 1024} {
+		topic := consumeTopic[size]
+		if topic == "" {
+			continue
+		}
+		n := o.records100
+		if size == 1024 {
+			n = o.records1k
+		}
+		for _, client := range []string{"sarama", "kgo"} {
+			cell := &cell{Kind: "consume", System: sys, Topo: topo, Size: size, Client: client, N: n}
+			c.rss.reset()
+			for range o.repeats {
+				var t throughput
+				if client == "sarama" {
+					t, err = saramaConsume(ctx, o.samsaBin, c.bootstrap, topic, n, timeout)
+				} else {
+					t, err = kgoConsume(ctx, c, topic, n, timeout)
+				}
+				if err != nil {
+					cell.Errs = append(cell.Errs, err.Error())
+					logf("%s %s: %v", sys, cell.label(), err)
+					continue
+				}
+				cell.Runs = append(cell.Runs, t)
+			}
+			cell.RSS = c.rss.maxPeak()
+			logf("%s %s: %s", sys, cell.label(), cell.summary())
+			res.Cells = append(res.Cells, cell)
+		}
+	}
+	acksList := []string{"all"}
+	if topo.RF == 1 {
+		acksList = []string{"1"}
+	}
+	for _, acks := range acksList {
+		cell := &cell{Kind: "e2e", System: sys, Topo: topo, Size: 100, Acks: acks, Client: "kgo"}
+		topic := "e2e-acks" + acks
+		if err := c.createTopic(ctx, topic, 6, topo.RF); err != nil {
+			return err
+		}
+		c.rss.reset()
+		for range o.repeats {
+			lat, err := kgoE2E(ctx, c, topic, acks, 10000, time.Duration(o.e2eSecs*float64(time.Second)))
+			if err != nil {
+				cell.Errs = append(cell.Errs, err.Error())
+				logf("%s %s: %v", sys, cell.label(), err)
+				continue
+			}
+			cell.Lat = append(cell.Lat, lat)
+		}
+		cell.RSS = c.rss.maxPeak()
+		logf("%s %s: %s", sys, cell.label(), cell.summary())
+		res.Cells = append(res.Cells, cell)
+	}
+	return nil
+}
+
+// runWide measures one broker's resident memory with a topic of
+// o.widePartitions partitions: idle, then under a producer and a consumer.
+func runWide(ctx context.Context, o options, res *results, sys string, port int) error {
+	logf("%s: memory with %d partitions", sys, o.widePartitions)
+	c, err := startCluster(ctx, spec(o, sys, 1, port, sys+"-wide"))
+	if err != nil {
+		return err
+	}
+	defer c.stop()
+	m := &memCell{System: sys, Partitions: o.widePartitions, Empty: c.rss.current()}
+	start := time.Now()
+	if err := c.createTopic(ctx, "wide", o.widePartitions, 1); err != nil {
+		return err
+	}
+	m.CreateSecs = time.Since(start).Seconds()
+	// Idle: let the broker settle, then take the current figure.
+	deadline := time.Now().Add(5 * time.Second)
+	for time.Now().Before(deadline) && ctx.Err() == nil {
+		time.Sleep(100 * time.Millisecond)
+	}
+	m.Idle = c.rss.current()
+	c.rss.reset()
+	n := o.records100
+	t, err := kgoProduce(ctx, c, "wide", n, 100, "1", 120*time.Second, roundRobin())
+	if err != nil {
+		m.Errs = append(m.Errs, err.Error())
+	} else {
+		m.Produce = t
+	}
+	if t, err := kgoConsume(ctx, c, "wide", n, 120*time.Second); err != nil {
+		m.Errs = append(m.Errs, err.Error())
+	} else {
+		m.Consume = t
+	}
+	m.Load = c.rss.maxPeak()
+	logf("%s wide: empty %d MiB, idle %d MiB, load %d MiB", sys, m.Empty>>20, m.Idle>>20, m.Load>>20)
+	res.Mem = append(res.Mem, m)
+	return nil
+}
