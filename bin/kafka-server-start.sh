@@ -7,7 +7,8 @@
 # pid. With -daemon the broker runs in the background; its output goes to
 # $LOG_DIR/<name>.out and its pid to $LOG_DIR/<name>.pid, where <name> is the
 # properties file name without ".properties" (LOG_DIR defaults to
-# <repo>/logs).
+# <repo>/logs), and the log lines are also appended to $LOG_DIR/server.log,
+# as Kafka's log4j writes both.
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/_samsa.sh"
 
@@ -32,5 +33,5 @@ fi
 
 log_dir="$(samsa_log_dir)"
 name="$(basename "$1" .properties)"
-nohup "$SAMSA_BIN" kafka-server-start "$@" >"$log_dir/$name.out" 2>&1 </dev/null &
+SAMSA_LOG_FILE="$log_dir/server.log" nohup "$SAMSA_BIN" kafka-server-start "$@" >"$log_dir/$name.out" 2>&1 </dev/null &
 echo $! >"$log_dir/$name.pid"

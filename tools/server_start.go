@@ -10,11 +10,16 @@ package tools
 //   - SIGTERM or SIGINT (or the end of Env.Context) runs the broker's ordered
 //     Shutdown with a deadline (shutdownDeadline); a second signal exits at
 //     once with code 1;
+//   - log.format (text|json) and log.level from the config are applied to
+//     the process logger; with SAMSA_LOG_FILE set (kafka-server-start.sh
+//     -daemon sets $LOG_DIR/server.log) log lines also go to that file,
+//     as Kafka's log4j writes both the console and server.log;
 //   - exit code 0 after a clean shutdown, 1 when start-up or shutdown fails.
 
 import (
 	"context"
 	"fmt"
+	"io"
 	"os"
 	"os/signal"
 	"strings"
@@ -94,6 +99,13 @@ func runServerStart(args []string, env Env) error {
 		fmt.Fprintln(env.Stderr, err)
 		return exitError{1}
 	}
+	closeLog, err := applyLogSettings(env, cfg)
+	if err != nil {
+		log.WithError(err).Error("invalid log settings")
+		fmt.Fprintln(env.Stderr, err)
+		return exitError{1}
+	}
+	defer closeLog()
 	b, err := broker.New(cfg, broker.Options{Logger: env.Logger, Registry: metrics.NewRegistry()})
 	if err != nil {
 		log.WithError(err).Error("cannot create the broker")
@@ -142,6 +154,40 @@ func runServerStart(args []string, env Env) error {
 	}
 	log.WithField("broker", b.ID()).Info("shut down completed")
 	return nil
+}
+
+// applyLogSettings applies log.format, log.level and SAMSA_LOG_FILE to the
+// process logger (when it is a *logrus.Logger) and returns a function that
+// closes the log file.
+func applyLogSettings(env Env, cfg *config.Broker) (func(), error) {
+	l, ok := env.Logger.(*logrus.Logger)
+	if !ok {
+		return func() {}, nil
+	}
+	if cfg.LogFormat == "json" {
+		l.SetFormatter(&logrus.JSONFormatter{TimestampFormat: "2006-01-02T15:04:05.000Z07:00"})
+	}
+	if cfg.LogLevel != "" {
+		lvl, err := logrus.ParseLevel(cfg.LogLevel)
+		if err != nil {
+			return nil, fmt.Errorf("log.level: %w", err)
+		}
+		l.SetLevel(lvl)
+	}
+	path := os.Getenv("SAMSA_LOG_FILE")
+	if path == "" {
+		return func() {}, nil
+	}
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o644)
+	if err != nil {
+		return nil, fmt.Errorf("open log file: %w", err)
+	}
+	orig := l.Out
+	l.SetOutput(io.MultiWriter(orig, f))
+	return func() {
+		l.SetOutput(orig)
+		_ = f.Close()
+	}, nil
 }
 
 func listenerNames(cfg *config.Broker) string {
