@@ -2,6 +2,7 @@ package broker_test
 
 import (
 	"errors"
+	"fmt"
 	"testing"
 	"time"
 
@@ -92,7 +93,14 @@ func TestClusterPartitionedFollower(t *testing.T) {
 	if _, _, err := p.SendMessage(&sarama.ProducerMessage{Topic: "split", Value: sarama.StringEncoder("behind")}); err != nil {
 		t.Fatal(err)
 	}
-	c.WaitForISR(t, "split", 0, 2)
+	// The cut-off broker may not hear of the new ISR (the controller may be
+	// on the other side), so ask the leader.
+	brokertest.WaitFor(t, 60*time.Second, func() error {
+		if isr := c.Broker(li).Replicas().Partition(replicaTP("split", 0)).State().ISR; len(isr) != 2 {
+			return fmt.Errorf("leader's ISR %v", isr)
+		}
+		return nil
+	})
 	cfg := brokertest.SaramaConfig(sarama.V2_8_0_0)
 	cfg.Producer.RequiredAcks = sarama.WaitForAll
 	produceConsume(t, c, cfg, "split", 1, 20)
