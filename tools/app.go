@@ -88,6 +88,10 @@ func NewApp(env Env) *cli.App {
 			brokerAPIVersionsCommand(env),
 			deleteRecordsCommand(env),
 			logDirsCommand(env),
+			doctorCommand(env),
+			reassignCommand(env),
+			leaderElectionCommand(env),
+			preferredReplicaElectionCommand(env),
 		},
 	}
 	for _, cmd := range app.Commands {
