@@ -18,7 +18,9 @@ backslash escapes and line continuations). ` + "`bin/kafka-server-start.sh serve
 overrides single keys. Unknown keys are logged as a warning and ignored; all invalid values are
 reported together and stop the broker.
 
-"Dynamic" marks keys Kafka 2.8 can change at run time; Samsa reads every broker key once at start.
+"Dynamic" marks keys Kafka 2.8 can change at run time (kafka-configs.sh --entity-type brokers);
+running Samsa brokers apply the dynamic keys that supply topic defaults and store the others (see
+docs/operations.md). Keys marked "Samsa-specific" do not exist in Kafka.
 A null default means the key is unset and another key supplies the value, as described.
 `
 

@@ -64,8 +64,9 @@ type Key struct {
 	// Valid restricts the values beyond their type; nil accepts any.
 	Valid Validator
 	// Dynamic is true when Kafka 2.8 can change the key at run time
-	// (kafka-configs.sh --entity-type brokers). Samsa reads every broker key
-	// once at start.
+	// (kafka-configs.sh --entity-type brokers). Samsa's broker applies the
+	// dynamic keys that supply topic defaults at run time and stores the
+	// others.
 	Dynamic bool
 	// Synonym is, for a topic key, the broker key that supplies its default.
 	Synonym string
