@@ -63,6 +63,9 @@ type fetchPart struct {
 	err      error
 	size     int64
 	topicIdx int // index of the topic in the response
+	// throttled: the answer counts against the leader replication
+	// throttle (a throttled partition fetched by an out-of-sync follower).
+	throttled bool
 }
 
 func (b *Broker) handleFetch(r *request) (kmsg.Response, error) {
@@ -100,11 +103,26 @@ func (b *Broker) handleFetch(r *request) (kmsg.Response, error) {
 			limit := min(int64(max(fp.req.PartitionMaxBytes, 0)), max(remaining, 0))
 			rp := replica.ReadParams{ReplicaID: replicaID, FetchOffset: fp.req.FetchOffset,
 				MaxBytes: int(limit), CurrentLeaderEpoch: -1,
-				MinOneBatch: total == 0}
+				MinOneBatch: total == 0, FollowerLogStartOffset: -1}
+			if req.Version >= 5 {
+				rp.FollowerLogStartOffset = fp.req.LogStartOffset
+			}
 			if req.Version >= 9 {
 				rp.CurrentLeaderEpoch = fp.req.CurrentLeaderEpoch
 			}
+			fp.throttled = b.replicas.LeaderThrottled(fp.tp, replicaID)
+			quota := -1
+			if fp.throttled {
+				// Replication throttle (leader side): no data while the
+				// quota is used up, at most what is left otherwise.
+				quota = b.replicas.LeaderThrottle.Available()
+				rp.MaxBytes = min(rp.MaxBytes, quota)
+				rp.MinOneBatch = rp.MinOneBatch && quota > 0
+			}
 			fp.res, fp.err = b.replicas.Read(fp.tp, rp)
+			if quota == 0 {
+				fp.res.Records = nil
+			}
 			fp.size = 0
 			for _, g := range fp.res.Records {
 				fp.size += g.Len
@@ -148,6 +166,9 @@ func (b *Broker) handleFetch(r *request) (kmsg.Response, error) {
 			rp.LogStartOffset = fp.res.LogStartOffset
 			if fp.size > 0 {
 				b.mtr.bytesOut.Mark(fp.size)
+				if fp.throttled {
+					b.replicas.LeaderThrottle.Record(fp.size)
+				}
 				if spliced != nil {
 					rp.RecordBatches = spliced.Placeholder(regions(fp.res.Records))
 				} else {

@@ -203,6 +203,8 @@ func (f *fetcher) fetchOnce(ep LeaderEndpoint, parts map[TopicPartition]partitio
 
 	req := FollowerFetch{ReplicaID: m.cfg.BrokerID, MaxWaitMs: f.fm.cfg.MaxWaitMs,
 		MinBytes: f.fm.cfg.MinBytes, MaxBytes: f.fm.cfg.MaxBytes}
+	throttled := map[TopicPartition]bool{}
+	held := false // a throttled partition was left out: its quota is used up
 	for tp, s := range parts {
 		p := m.Partition(tp)
 		if p == nil {
@@ -212,11 +214,24 @@ func (f *fetcher) fetchOnce(ep LeaderEndpoint, parts map[TopicPartition]partitio
 		if l == nil {
 			continue
 		}
+		maxBytes := f.fm.cfg.PartitionMaxBytes
+		if m.followerThrottled(p) {
+			avail := m.FollowerThrottle.Available()
+			if avail == 0 {
+				held = true
+				continue
+			}
+			throttled[tp] = true
+			maxBytes = int32(min(int(maxBytes), avail))
+		}
 		req.Partitions = append(req.Partitions, FollowerFetchPartition{TopicPartition: tp,
 			FetchOffset: l.LogEndOffset(), CurrentLeaderEpoch: s.leaderEpoch,
-			LogStartOffset: l.LogStartOffset(), MaxBytes: f.fm.cfg.PartitionMaxBytes})
+			LogStartOffset: l.LogStartOffset(), MaxBytes: maxBytes})
 	}
 	if len(req.Partitions) == 0 {
+		if held {
+			f.waitForQuota()
+		}
 		return nil
 	}
 	results, err := f.fm.cfg.Source.Fetch(f.ctx, ep, req)
@@ -229,6 +244,9 @@ func (f *fetcher) fetchOnce(ep LeaderEndpoint, parts map[TopicPartition]partitio
 		p := m.Partition(tp)
 		if !ok || p == nil {
 			continue
+		}
+		if throttled[tp] {
+			m.FollowerThrottle.Record(int64(len(r.Records)))
 		}
 		if r.Err != nil {
 			if errors.Is(r.Err, storage.ErrOffsetOutOfRange) {
@@ -245,6 +263,19 @@ func (f *fetcher) fetchOnce(ep LeaderEndpoint, parts map[TopicPartition]partitio
 		}
 	}
 	return failed
+}
+
+// waitForQuota pauses until the follower throttle has bytes again (at most
+// one second, or until the fetcher stops).
+func (f *fetcher) waitForQuota() {
+	d := min(max(f.fm.m.FollowerThrottle.Delay(), 10*time.Millisecond), time.Second)
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+	case <-f.ctx.Done():
+	case <-f.wake:
+	}
 }
 
 // latestLocalEpoch returns the last leader epoch in the local log's epoch

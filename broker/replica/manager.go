@@ -60,6 +60,11 @@ type Manager struct {
 	// holds fetches waiting for data. Both are notified per partition.
 	Produce *purgatory.Purgatory
 	Fetch   *purgatory.Purgatory
+	// LeaderThrottle and FollowerThrottle are the replication quotas
+	// (throttle.go); the broker sets their rates and partitions from the
+	// dynamic configs.
+	LeaderThrottle   *Throttle
+	FollowerThrottle *Throttle
 
 	controllerEpoch atomic.Int32 // highest controller epoch seen
 	closed          atomic.Bool
@@ -98,6 +103,7 @@ func New(cfg Config) (*Manager, error) {
 		Produce: purgatory.New("Produce"),
 		Fetch:   purgatory.New("Fetch"),
 	}
+	m.LeaderThrottle, m.FollowerThrottle = NewThrottle(cfg.Now), NewThrottle(cfg.Now)
 	m.mu.partitions = make(map[TopicPartition]*Partition)
 	m.fetchers = newFetcherManager(m, cfg.Fetcher)
 	ctx, cancel := context.WithCancel(context.Background())

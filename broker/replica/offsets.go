@@ -1,8 +1,12 @@
 package replica
 
 import (
+	"context"
+	"errors"
 	"fmt"
+	"time"
 
+	"samsa/broker/purgatory"
 	"samsa/broker/storage"
 )
 
@@ -123,4 +127,51 @@ func (m *Manager) DeleteRecords(tp TopicPartition, offset int64) (int64, error) 
 		return -1, fmt.Errorf("replica: %s: delete records before %d: %w", tp, offset, storage.ErrOffsetOutOfRange)
 	}
 	return l.DeleteRecordsBefore(offset)
+}
+
+// LowWatermark is the smallest log start offset among the leader and the
+// followers in the ISR (Kafka Partition.lowWatermarkIfLeader, with the ISR
+// standing for the live replicas); a follower that has not reported one
+// yet counts as -1.
+func (p *Partition) lowWatermarkLocked() int64 {
+	lw := p.mu.data.LogStartOffset()
+	p.progress.Lock()
+	defer p.progress.Unlock()
+	for _, id := range p.mu.isr {
+		if fs, ok := p.mu.followers[id]; ok {
+			lw = min(lw, fs.logStart)
+		}
+	}
+	return lw
+}
+
+// WaitLowWatermark parks until tp's low watermark reaches offset
+// (DelayedDeleteRecords), the deadline passes (ErrTimeout), leadership
+// moves (ErrNotLeader) or ctx ends. It returns the low watermark.
+func (m *Manager) WaitLowWatermark(ctx context.Context, tp TopicPartition, offset int64, deadline time.Time) (int64, error) {
+	lw := int64(-1)
+	var outcome error
+	check := func() bool {
+		p := m.Partition(tp)
+		if p == nil {
+			outcome = fmt.Errorf("%w: %s", ErrNotLeader, tp)
+			return true
+		}
+		p.mu.RLock()
+		defer p.mu.RUnlock()
+		if !p.isLeaderLocked() {
+			outcome = fmt.Errorf("%w: %s", ErrNotLeader, tp)
+			return true
+		}
+		lw = p.lowWatermarkLocked()
+		return lw >= offset
+	}
+	err := m.Produce.Wait(ctx, deadline, []purgatory.Key{{Topic: tp.Topic, Partition: tp.Partition}}, check)
+	switch {
+	case errors.Is(err, purgatory.ErrTimeout):
+		return lw, fmt.Errorf("%w: %s: low watermark %d < %d", ErrTimeout, tp, lw, offset)
+	case err != nil:
+		return lw, err
+	}
+	return lw, outcome
 }

@@ -22,6 +22,10 @@ type followerState struct {
 	// leader's log end offset (used by the ISR shrink rule,
 	// replica.lag.time.max.ms).
 	lastCaughtUp time.Time
+	// logStart is the follower's log start offset from its last fetch
+	// (Fetch v5+), -1 when unknown; it bounds the low watermark
+	// DeleteRecords waits for.
+	logStart int64
 }
 
 // Partition is this broker's replica of one partition (Kafka's
@@ -113,10 +117,11 @@ func (p *Partition) makeLeaderLocked(ps PartitionState, now time.Time) error {
 		if id == p.m.cfg.BrokerID {
 			continue
 		}
-		fs := &followerState{leo: -1}
+		fs := &followerState{leo: -1, logStart: -1}
 		if old, ok := p.mu.followers[id]; ok && wasLeader {
 			fs.leo = old.leo
 			fs.lastFetch = old.lastFetch
+			fs.logStart = old.logStart
 		}
 		if slices.Contains(ps.ISR, id) {
 			// Kafka resets an ISR member's caught-up time on leadership

@@ -24,6 +24,9 @@ type ReadParams struct {
 	// MinOneBatch returns the first batch even if larger than MaxBytes
 	// (KIP-74); true for the first partition of a response with data.
 	MinOneBatch bool
+	// FollowerLogStartOffset is a follower's log start offset (Fetch v5+;
+	// -1 when absent).
+	FollowerLogStartOffset int64
 }
 
 // ReadResult is what a fetch gets for one partition.
@@ -71,7 +74,7 @@ func (p *Partition) read(rp ReadParams) (res ReadResult, hwMoved, expand bool, e
 	l := p.mu.data
 	upTo := l.HighWatermark()
 	if rp.ReplicaID >= 0 {
-		hwMoved, err = p.recordFollowerFetchLocked(rp.ReplicaID, rp.FetchOffset)
+		hwMoved, err = p.recordFollowerFetchLocked(rp.ReplicaID, rp.FetchOffset, rp.FollowerLogStartOffset)
 		if err != nil {
 			return ReadResult{}, false, false, err
 		}
@@ -103,7 +106,7 @@ func (p *Partition) checkEpochLocked(epoch int32) error {
 // recordFollowerFetchLocked records that follower id fetched from offset,
 // which is its log end offset (Kafka Partition.updateFollowerFetchState),
 // and advances the HW if that lets it move.
-func (p *Partition) recordFollowerFetchLocked(id int32, offset int64) (bool, error) {
+func (p *Partition) recordFollowerFetchLocked(id int32, offset, logStart int64) (bool, error) {
 	fs, ok := p.mu.followers[id]
 	if !ok {
 		return false, fmt.Errorf("%w: %s: broker %d is not a replica", ErrReplicaNotAvailable, p.tp, id)
@@ -116,8 +119,13 @@ func (p *Partition) recordFollowerFetchLocked(id int32, offset int64) (bool, err
 	if offset >= leo {
 		fs.lastCaughtUp = now
 	}
+	lsoMoved := logStart > fs.logStart
+	fs.logStart = max(fs.logStart, logStart)
 	p.progress.Unlock()
-	return p.maybeIncrementHighWatermarkLocked(), nil
+	moved := p.maybeIncrementHighWatermarkLocked()
+	// A follower that moved its log start may complete a DeleteRecords
+	// wait (parked in the produce purgatory); report it like an HW move.
+	return moved || lsoMoved, nil
 }
 
 // FollowerProgress is the leader's view of one follower.
