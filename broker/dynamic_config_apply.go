@@ -17,20 +17,16 @@ import (
 // at start and again whenever /config/changes announces a change of either
 // entity. Precedence is Kafka's: per-broker dynamic > cluster-default
 // dynamic > server.properties, merged before the ms > minutes > hours
-// resolution. Samsa applies, without restart, every dynamic key that
-// supplies a topic config default (log.retention.ms, log.retention.bytes,
-// log.segment.bytes, log.roll.ms, log.roll.jitter.ms, log.cleanup.policy,
-// message.max.bytes, min.insync.replicas, log.index.*, log.flush.interval.*,
-// log.cleaner.delete.retention.ms, log.cleaner.min/max.compaction.lag.ms,
-// log.cleaner.min.cleanable.ratio, log.message.timestamp.*,
-// log.segment.delete.delay.ms, log.preallocate, ...): every hosted
-// partition's log gets its new effective config (storage.Log.SetConfig
+// resolution. Samsa applies, without restart, the dynamic keys that supply
+// the topic defaults its logs and replicas use (appliedBrokerKeys): every
+// hosted partition's log gets its new effective config (storage.Log.SetConfig
 // through replica.Manager.UpdateTopicConfig), and new logs use it too.
 // Other dynamic keys (log.cleaner.threads, num.replica.fetchers,
-// max.connections.per.ip, the thread pools, listeners) are stored and
-// described but not applied: Samsa sizes those parts once at start from
-// server.properties. Keys that are unknown or not dynamic are ignored with
-// a warning, as are values that do not validate.
+// max.connections.per.ip, the thread pools, listeners, compression.type,
+// unclean.leader.election.enable, log.message.downconversion.enable) are
+// stored and described but not applied: Samsa reads those once at start
+// from server.properties. Keys that are unknown or not dynamic are ignored
+// with a warning, as are values that do not validate.
 
 // topicDefaults returns the broker config topic configs default to: the
 // static config with the dynamic broker overrides.
@@ -41,15 +37,18 @@ func (b *Broker) topicDefaults() *config.Broker {
 	return b.cfg
 }
 
-// topicDefaultKeys are the broker keys that supply a topic key's default.
-func topicDefaultKeys() map[string]bool {
-	out := map[string]bool{}
-	for _, k := range config.TopicKeys {
-		if k.Synonym != "" {
-			out[k.Synonym] = true
-		}
-	}
-	return out
+// appliedBrokerKeys are the dynamic broker keys a running broker applies:
+// the defaults of the topic keys that storageConfig and the replica
+// manager use (storage.Config, min.insync.replicas).
+var appliedBrokerKeys = map[string]bool{
+	"log.retention.ms": true, "log.retention.bytes": true, "log.segment.bytes": true,
+	"log.roll.ms": true, "log.roll.jitter.ms": true, "log.index.size.max.bytes": true,
+	"log.index.interval.bytes": true, "log.flush.interval.messages": true, "log.flush.interval.ms": true,
+	"log.cleanup.policy": true, "log.cleaner.delete.retention.ms": true, "log.cleaner.min.cleanable.ratio": true,
+	"log.cleaner.min.compaction.lag.ms": true, "log.cleaner.max.compaction.lag.ms": true,
+	"log.segment.delete.delay.ms": true, "log.message.timestamp.type": true,
+	"log.message.timestamp.difference.max.ms": true, "log.preallocate": true,
+	"message.max.bytes": true, "min.insync.replicas": true,
 }
 
 // loadDynamicBrokerConfig reads the dynamic broker overrides, stores the
@@ -106,10 +105,9 @@ func (b *Broker) applyDynamicBrokerConfig() {
 	if len(changed) == 0 {
 		return
 	}
-	topicKeys := topicDefaultKeys()
 	applied, notApplied := []string{}, []string{}
 	for _, k := range changed {
-		if topicKeys[k] {
+		if appliedBrokerKeys[k] {
 			applied = append(applied, k)
 		} else {
 			notApplied = append(notApplied, k)
