@@ -51,6 +51,15 @@ var appliedBrokerKeys = map[string]bool{
 	"message.max.bytes": true, "min.insync.replicas": true,
 }
 
+// otherDynamicKeys are Kafka's dynamic broker keys that have no place in
+// config.BrokerKeys: the replication throttle rates, which
+// replication_throttle.go reads from the same znodes.
+var otherDynamicKeys = map[string]bool{
+	"leader.replication.throttled.rate":              true,
+	"follower.replication.throttled.rate":            true,
+	"replica.alter.log.dirs.io.max.bytes.per.second": true,
+}
+
 // loadDynamicBrokerConfig reads the dynamic broker overrides, stores the
 // effective config and returns the keys whose effective value changed.
 func (b *Broker) loadDynamicBrokerConfig() ([]string, error) {
@@ -61,6 +70,9 @@ func (b *Broker) loadDynamicBrokerConfig() ([]string, error) {
 			return nil, err
 		}
 		for _, name := range slices.Sorted(maps.Keys(overrides)) {
+			if otherDynamicKeys[name] {
+				continue // not in Samsa's key table; read by their own loops
+			}
 			key, known := brokerKey(name)
 			if !known || !key.Dynamic {
 				b.log.WithFields(logrus.Fields{"entity": "brokers/" + entity, "key": name}).
