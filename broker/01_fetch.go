@@ -24,6 +24,10 @@ package broker
 //     sendfile (wire.Spliced + storage.FileRegion), never through user
 //     space. v0-3: batches are read and down-converted to message sets
 //     (magic 0 for v0-1, magic 1 for v2-3).
+//   - Replication throttle (leader side): a follower outside the ISR
+//     fetching a partition listed in leader.replication.throttled.replicas
+//     for this broker gets at most what leader.replication.throttled.rate
+//     leaves (replica.Throttle), and no data while the quota is used up.
 //   - Fetch sessions (KIP-227) are not kept: every answer has session id 0,
 //     which tells clients to keep sending full fetches; an incremental
 //     request (session id > 0) answers FETCH_SESSION_ID_NOT_FOUND.
