@@ -231,7 +231,7 @@ func checkCluster(r *doctorReport, section string, v *clusterView, timeout time.
 	}
 	if len(unbalanced) > 0 {
 		r.add(section, finding{sev: sevWarn, summary: fmt.Sprintf("%d partition(s) not led by their preferred replica (first in the list): load is unbalanced", len(unbalanced)), details: unbalanced,
-			fix: "keep auto.leader.rebalance.enable=true and wait leader.imbalance.check.interval.seconds, or run a preferred leader election (ElectLeaders, e.g. Kafka's kafka-leader-election.sh --election-type preferred --all-topic-partitions)"})
+			fix: "keep auto.leader.rebalance.enable=true and wait leader.imbalance.check.interval.seconds, or run bin/kafka-leader-election.sh --bootstrap-server <broker> --election-type preferred --all-topic-partitions"})
 	} else {
 		r.ok(section, "every partition is led by its preferred replica")
 	}
@@ -247,7 +247,7 @@ func checkCluster(r *doctorReport, section string, v *clusterView, timeout time.
 			what += fmt.Sprintf(", %d with an ISR of one", len(offsetsISR))
 		}
 		r.add(section, finding{sev: sevWarn, summary: fmt.Sprintf("%s: %s; losing one broker loses consumer group offsets", offsetsTopic, what), details: details,
-			fix: "raise its replication factor to 3 with a partition reassignment (/admin/reassign_partitions or AlterPartitionReassignments) and set offsets.topic.replication.factor=3; for an ISR of one, bring the other replicas back"})
+			fix: "raise its replication factor to 3 with bin/kafka-reassign-partitions.sh (--generate, edit the replica lists, --execute) and set offsets.topic.replication.factor=3; for an ISR of one, bring the other replicas back"})
 	default:
 		r.ok(section, "%s is replicated 3 or more times with a full ISR", offsetsTopic)
 	}

@@ -99,7 +99,7 @@ func TestToolDoctorCluster(t *testing.T) {
 	})
 	out, code := doctor("--bootstrap-server", c.Addr(0))
 	if code != 1 || !strings.Contains(out, "[WARN] __consumer_offsets: 2 partition(s) with a replication factor below 3, 2 with an ISR of one") ||
-		!strings.Contains(out, "fix: raise its replication factor to 3") {
+		!strings.Contains(out, "fix: raise its replication factor to 3 with bin/kafka-reassign-partitions.sh") {
 		t.Fatalf("offsets topic not flagged: exit %d\n%s", code, out)
 	}
 
