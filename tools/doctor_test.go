@@ -127,3 +127,19 @@ func TestToolDoctorCluster(t *testing.T) {
 	}
 	t.Logf("doctor output:\n%s", out)
 }
+
+func FuzzToolDoctorMountinfo(f *testing.F) {
+	f.Add(testMountinfo, "/mnt/big disk/logs")
+	f.Add("1 2 3 4 /a\\04 rw\n1 2 3 4 \\", "/a")
+	f.Add("", "/")
+	f.Fuzz(func(t *testing.T, info, path string) {
+		p := fakeHost(nil, 0, info, nil)
+		mounts, err := parseMountInfo(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if m, ok := mountFor(mounts, path); ok && !strings.HasPrefix(path, strings.TrimSuffix(m.point, "/")) && m.point != "/" {
+			t.Fatalf("mount %q for %q", m.point, path)
+		}
+	})
+}
