@@ -70,6 +70,7 @@ transaction.state.log.replication.factor=%d
 transaction.state.log.min.isr=1
 group.initial.rebalance.delay.ms=0
 auto.create.topics.enable=true
+log.segment.delete.delay.ms=1000
 `, i+1, s.basePort+i, filepath.Join(s.work, fmt.Sprintf("logs-%d", i+1)), s.zk, chroot, s.brokers, s.brokers)
 			if err := os.WriteFile(props, []byte(cfg), 0o644); err != nil {
 				return nil, fmt.Errorf("bench: %w", err)
@@ -223,6 +224,23 @@ func (c *cluster) createTopic(ctx context.Context, name string, partitions, rf i
 		time.Sleep(200 * time.Millisecond)
 	}
 	return errors.New("bench: topic " + name + " has no leaders or full ISR after 120s")
+}
+
+// deleteTopic deletes a topic (freeing kfake's memory and Samsa's log
+// dirs between runs); errors are ignored, the topic names are unique.
+func (c *cluster) deleteTopic(ctx context.Context, name string) {
+	cl, err := c.client()
+	if err != nil {
+		return
+	}
+	defer cl.Close()
+	req := kmsg.NewPtrDeleteTopicsRequest()
+	req.TopicNames = []string{name}
+	t := kmsg.NewDeleteTopicsRequestTopic()
+	t.Topic = kmsg.StringPtr(name)
+	req.Topics = append(req.Topics, t)
+	req.TimeoutMillis = 30000
+	_, _ = req.RequestWith(ctx, cl)
 }
 
 // rssSampler reads VmRSS of a set of processes every 100 ms and keeps each

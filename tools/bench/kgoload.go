@@ -115,8 +115,8 @@ type latency struct {
 // Produce call to its arrival at a consumer reading the topic's tail. The
 // send time travels in the payload; producer and consumer share this
 // process's clock.
-func kgoE2E(ctx context.Context, c *cluster, topic string, acks string, rate int, d time.Duration) (latency, error) {
-	opts := append(kgoProducerOpts(topic, acks), kgo.ProducerLinger(0))
+func kgoE2E(ctx context.Context, c *cluster, topic string, acks string, rate int, d time.Duration, extra ...kgo.Opt) (latency, error) {
+	opts := append(append(kgoProducerOpts(topic, acks), kgo.ProducerLinger(0)), extra...)
 	prod, err := c.client(opts...)
 	if err != nil {
 		return latency{}, err
@@ -229,4 +229,30 @@ func kgoE2E(ctx context.Context, c *cluster, topic string, acks string, rate int
 		return float64(lat[min(len(lat)-1, int(p*float64(len(lat))))].Microseconds()) / 1000
 	}
 	return latency{P50: pct(0.50), P99: pct(0.99), P999: pct(0.999), Sent: total, Received: len(lat)}, nil
+}
+
+// kgoRoundTrips produces n single 100-byte records one after another
+// (each waits for its acknowledgement) and returns the latency
+// percentiles: with acks=all on RF=3 every one is a full replication
+// round trip.
+func kgoRoundTrips(ctx context.Context, c *cluster, topic, acks string, n int) (latency, error) {
+	cl, err := c.client(append(kgoProducerOpts(topic, acks), kgo.ProducerLinger(0))...)
+	if err != nil {
+		return latency{}, err
+	}
+	defer cl.Close()
+	payload := make([]byte, 100)
+	lat := make([]time.Duration, 0, n)
+	for range n {
+		t0 := time.Now()
+		if err := cl.ProduceSync(ctx, &kgo.Record{Value: payload}).FirstErr(); err != nil {
+			return latency{}, fmt.Errorf("bench: round trip: %w", err)
+		}
+		lat = append(lat, time.Since(t0))
+	}
+	slices.Sort(lat)
+	pct := func(p float64) float64 {
+		return float64(lat[min(len(lat)-1, int(p*float64(len(lat))))].Microseconds()) / 1000
+	}
+	return latency{P50: pct(0.5), P99: pct(0.99), P999: pct(0.999), Sent: n, Received: n}, nil
 }

@@ -10,6 +10,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/twmb/franz-go/pkg/kgo"
 )
 
 // options of a run.
@@ -47,6 +49,41 @@ func main() {
 		fmt.Printf("loopback TCP: %.0f MiB/s\nsequential write, no fdatasync: %.0f MiB/s\n"+
 			"sequential 16 KiB writes + fdatasync each: %.1f MiB/s (%.0f syncs/s)\n",
 			l.LoopbackTCP, l.WriteNoSync, l.WriteSync16K, l.Syncs16K)
+	case "rtt":
+		// Sequential acks=all produce round trips against running
+		// brokers: samsa-bench rtt -bootstrap h:p -topic t [-n 2000].
+		fs := flag.NewFlagSet("rtt", flag.ExitOnError)
+		bootstrap := fs.String("bootstrap", "localhost:23092", "brokers")
+		topic := fs.String("topic", "rtt", "existing topic")
+		acks := fs.String("acks", "all", "1 or all")
+		n := fs.Int("n", 2000, "round trips")
+		_ = fs.Parse(os.Args[2:])
+		c := &cluster{bootstrap: *bootstrap}
+		l, err := kgoRoundTrips(ctx, c, *topic, *acks, *n)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(1)
+		}
+		fmt.Printf("produce round trip acks=%s: p50 %.3f ms, p99 %.3f ms, p99.9 %.3f ms (%d)\n", *acks, l.P50, l.P99, l.P999, *n)
+	case "e2e":
+		// End-to-end latency at a fixed rate against running brokers:
+		// samsa-bench e2e -bootstrap h:p -topic t [-rate 10000] [-secs 5] [-inflight 5].
+		fs := flag.NewFlagSet("e2e", flag.ExitOnError)
+		bootstrap := fs.String("bootstrap", "localhost:23092", "brokers")
+		topic := fs.String("topic", "e2e", "existing topic")
+		acks := fs.String("acks", "all", "1 or all")
+		rate := fs.Int("rate", 10000, "records per second")
+		secs := fs.Float64("secs", 5, "seconds")
+		inflight := fs.Int("inflight", 5, "produce requests in flight per broker")
+		_ = fs.Parse(os.Args[2:])
+		c := &cluster{bootstrap: *bootstrap}
+		l, err := kgoE2E(ctx, c, *topic, *acks, *rate, time.Duration(*secs*float64(time.Second)),
+			kgo.MaxProduceRequestsInflightPerBroker(*inflight))
+		if err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(1)
+		}
+		fmt.Printf("e2e acks=%s at %d/s: p50 %.3f ms, p99 %.3f ms, p99.9 %.3f ms (%d of %d)\n", *acks, *rate, l.P50, l.P99, l.P999, l.Received, l.Sent)
 	case "run":
 		var o options
 		fs := flag.NewFlagSet("run", flag.ExitOnError)
@@ -60,8 +97,8 @@ func main() {
 		fs.IntVar(&o.repeats, "repeats", 0, "runs per figure (default 3, 1 with -quick)")
 		fs.IntVar(&o.basePort, "port", 23092, "first broker port (Samsa uses 3 from here, kfake 3 from here+100)")
 		systems := fs.String("systems", "samsa,kfake", "systems to measure")
-		fs.IntVar(&o.records100, "records-100", 0, "records per 100-byte producer run (default 200000, 100000 with -quick)")
-		fs.IntVar(&o.records1k, "records-1k", 0, "records per 1 KiB producer run (default 50000, 25000 with -quick)")
+		fs.IntVar(&o.records100, "records-100", 0, "records per 100-byte producer run (default 1000000, 300000 with -quick)")
+		fs.IntVar(&o.records1k, "records-1k", 0, "records per 1 KiB producer run (default 200000, 60000 with -quick)")
 		fs.Float64Var(&o.e2eSecs, "e2e-secs", 0, "seconds per e2e latency run (default 5, 3 with -quick)")
 		fs.IntVar(&o.widePartitions, "wide-partitions", 1000, "partitions of the memory test topic")
 		_ = fs.Parse(os.Args[2:])
@@ -87,8 +124,8 @@ func (o *options) defaults() {
 		}
 	}
 	def(&o.repeats, 3, 1)
-	def(&o.records100, 200000, 100000)
-	def(&o.records1k, 50000, 25000)
+	def(&o.records100, 1000000, 300000)
+	def(&o.records1k, 200000, 60000)
 	if o.e2eSecs == 0 {
 		o.e2eSecs = 5
 		if o.quick {
@@ -190,7 +227,9 @@ func runTopology(ctx context.Context, o options, res *results, sys string, topo 
 					cell.Runs = append(cell.Runs, t)
 					if acks == "1" && client == "kgo" && consumeTopic[size] == "" {
 						consumeTopic[size] = topic
+						continue
 					}
+					c.deleteTopic(ctx, topic)
 				}
 				cell.RSS = c.rss.maxPeak()
 				logf("%s %s: %s", sys, cell.label(), cell.summary())
@@ -229,19 +268,27 @@ func runTopology(ctx context.Context, o options, res *results, sys string, topo 
 			res.Cells = append(res.Cells, cell)
 		}
 	}
-	acksList := []string{"all"}
-	if topo.RF == 1 {
-		acksList = []string{"1"}
+	// End-to-end latency: acks=1 on RF=1; acks=all on RF=3 with the
+	// producer's default 5 requests in flight per broker and, to show
+	// what queueing behind them costs, with 1.
+	type e2eCase struct {
+		acks     string
+		inflight int
 	}
-	for _, acks := range acksList {
-		cell := &cell{Kind: "e2e", System: sys, Topo: topo, Size: 100, Acks: acks, Client: "kgo"}
-		topic := "e2e-acks" + acks
+	cases := []e2eCase{{"1", 5}}
+	if topo.RF > 1 {
+		cases = []e2eCase{{"all", 5}, {"all", 1}}
+	}
+	for _, ec := range cases {
+		cell := &cell{Kind: "e2e", System: sys, Topo: topo, Size: 100, Acks: ec.acks, Client: "kgo", Inflight: ec.inflight}
+		topic := fmt.Sprintf("e2e-acks%s-%d", ec.acks, ec.inflight)
 		if err := c.createTopic(ctx, topic, 6, topo.RF); err != nil {
 			return err
 		}
 		c.rss.reset()
 		for range o.repeats {
-			lat, err := kgoE2E(ctx, c, topic, acks, 10000, time.Duration(o.e2eSecs*float64(time.Second)))
+			lat, err := kgoE2E(ctx, c, topic, ec.acks, 10000, time.Duration(o.e2eSecs*float64(time.Second)),
+				kgo.MaxProduceRequestsInflightPerBroker(ec.inflight))
 			if err != nil {
 				cell.Errs = append(cell.Errs, err.Error())
 				logf("%s %s: %v", sys, cell.label(), err)
@@ -253,6 +300,22 @@ func runTopology(ctx context.Context, o options, res *results, sys string, topo 
 		logf("%s %s: %s", sys, cell.label(), cell.summary())
 		res.Cells = append(res.Cells, cell)
 	}
+	// Produce round trips one at a time (acks=all): the replication
+	// latency without any queueing.
+	cell := &cell{Kind: "rtt", System: sys, Topo: topo, Size: 100, Acks: "all", Client: "kgo", Inflight: 1}
+	if err := c.createTopic(ctx, "rtt", 1, topo.RF); err != nil {
+		return err
+	}
+	for range o.repeats {
+		lat, err := kgoRoundTrips(ctx, c, "rtt", "all", 1000)
+		if err != nil {
+			cell.Errs = append(cell.Errs, err.Error())
+			continue
+		}
+		cell.Lat = append(cell.Lat, lat)
+	}
+	logf("%s %s: %s", sys, cell.label(), cell.summary())
+	res.Cells = append(res.Cells, cell)
 	return nil
 }
 

@@ -122,15 +122,28 @@ func renderReport(r *results) string {
 		}
 	}
 	w("\n### End-to-end latency at 10,000 records/s (100 B, kgo)\n\n")
-	w("| cluster | acks | Samsa p50 / p99 / p99.9 (ms) | kfake p50 / p99 / p99.9 (ms) | Samsa/kfake p99 | peak RSS Samsa / kfake (MiB) |\n|---|---|---|---|---|---|\n")
+	w("| cluster | acks | producer requests in flight per broker | Samsa p50 / p99 / p99.9 (ms) | kfake p50 / p99 / p99.9 (ms) | Samsa/kfake p99 | peak RSS Samsa / kfake (MiB) |\n|---|---|---|---|---|---|---|\n")
 	for _, t := range topos {
 		for _, acks := range []string{"1", "all"} {
-			s, k := r.find("e2e", "samsa", "kgo", t, 100, acks), r.find("e2e", "kfake", "kgo", t, 100, acks)
-			if s == nil && k == nil {
-				continue
+			for _, inflight := range []int{5, 1} {
+				s := r.findInflight("e2e", "samsa", "kgo", t, 100, acks, inflight)
+				k := r.findInflight("e2e", "kfake", "kgo", t, 100, acks, inflight)
+				if s == nil && k == nil {
+					continue
+				}
+				w("| %s | %s | %d | %s | %s | %s | %s / %s |\n", t, acks, inflight, lats(s), lats(k), ratio(p99(s), p99(k)), rss(s), rss(k))
 			}
-			w("| %s | %s | %s | %s | %s | %s / %s |\n", t, acks, lats(s), lats(k), ratio(p99(s), p99(k)), rss(s), rss(k))
 		}
+	}
+	w("\nProduce round trips one at a time (acks=all, 1 partition, 1,000 sequential `ProduceSync` calls per run, " +
+		"no queueing): the replication latency itself.\n\n")
+	w("| cluster | Samsa p50 / p99 / p99.9 (ms) | kfake p50 / p99 / p99.9 (ms) |\n|---|---|---|\n")
+	for _, t := range topos {
+		s, k := r.find("rtt", "samsa", "kgo", t, 100, "all"), r.find("rtt", "kfake", "kgo", t, 100, "all")
+		if s == nil && k == nil {
+			continue
+		}
+		w("| %s | %s | %s |\n", t, lats(s), lats(k))
 	}
 	w("\n### Broker memory with %d partitions (1 broker, RF=1)\n\n", o.widePartitions)
 	w("| system | RSS before the topic | idle with the topic (5 s after creation) | peak under load | topic creation | load: kgo producer (round-robin) then consumer |\n|---|---|---|---|---|---|\n")

@@ -30,10 +30,13 @@ type cell struct {
 	Size   int    // record value bytes
 	Acks   string // "1" or "all" (produce, e2e)
 	N      int    // records per run (produce, consume)
-	Runs   []throughput
-	Lat    []latency
-	RSS    int64 // largest broker's peak resident memory during the runs
-	Errs   []string
+	// Inflight is the producer's produce requests in flight per broker
+	// (e2e, rtt); 0 means the default of kgoProducerOpts (5).
+	Inflight int
+	Runs     []throughput
+	Lat      []latency
+	RSS      int64 // largest broker's peak resident memory during the runs
+	Errs     []string
 }
 
 // memCell is the memory test of one system: one broker, one wide topic.
@@ -51,6 +54,9 @@ func (c *cell) label() string {
 	s := fmt.Sprintf("%s %s %dB", c.Kind, c.Topo, c.Size)
 	if c.Acks != "" {
 		s += " acks=" + c.Acks
+	}
+	if c.Inflight > 0 && c.Kind == "e2e" {
+		s += fmt.Sprintf(" inflight=%d", c.Inflight)
 	}
 	return s + " " + c.Client
 }
@@ -80,7 +86,7 @@ func (c *cell) summary() string {
 	if !c.ok() {
 		return "FAILED: " + strings.Join(c.Errs, "; ")
 	}
-	if c.Kind == "e2e" {
+	if c.Kind == "e2e" || c.Kind == "rtt" {
 		l := c.lat()
 		return fmt.Sprintf("p50 %.2f ms, p99 %.2f ms, p99.9 %.2f ms (%d runs), RSS %d MiB", l.P50, l.P99, l.P999, len(c.Lat), c.RSS>>20)
 	}
@@ -88,10 +94,17 @@ func (c *cell) summary() string {
 	return fmt.Sprintf("%.0f rec/s, %.1f MiB/s (%d runs), RSS %d MiB", t.Records, t.MiB, len(c.Runs), c.RSS>>20)
 }
 
-// find returns the cell with these coordinates, or nil.
+// find returns the cell with these coordinates (the first one when
+// several differ only in Inflight), or nil.
 func (r *results) find(kind, sys, client string, topo topology, size int, acks string) *cell {
+	return r.findInflight(kind, sys, client, topo, size, acks, -1)
+}
+
+// findInflight is find with an Inflight value (-1: any).
+func (r *results) findInflight(kind, sys, client string, topo topology, size int, acks string, inflight int) *cell {
 	for _, c := range r.Cells {
-		if c.Kind == kind && c.System == sys && c.Client == client && c.Topo == topo && c.Size == size && c.Acks == acks {
+		if c.Kind == kind && c.System == sys && c.Client == client && c.Topo == topo && c.Size == size && c.Acks == acks &&
+			(inflight < 0 || c.Inflight == inflight) {
 			return c
 		}
 	}

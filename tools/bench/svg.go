@@ -87,7 +87,7 @@ func renderSVG(r *results) string {
 		if c.System == "kfake" {
 			color = kfakeColor
 		}
-		text(svgLabelW-6, y+3*svgBarH/2+3, "end", "normal", fmt.Sprintf("%s %db RF%d acks=%s", c.System, c.Topo.Brokers, c.Topo.RF, c.Acks))
+		text(svgLabelW-6, y+3*svgBarH/2+3, "end", "normal", fmt.Sprintf("%s %db RF%d acks=%s inflight=%d", c.System, c.Topo.Brokers, c.Topo.RF, c.Acks, c.Inflight))
 		for i, v := range []float64{l.P50, l.P99, l.P999} {
 			bw := logX(v)
 			op := []string{"1", "0.7", "0.45"}[i]
