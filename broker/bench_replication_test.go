@@ -1,0 +1,44 @@
+package broker_test
+
+import (
+	"testing"
+
+	"github.com/twmb/franz-go/pkg/kmsg"
+
+	"samsa/broker/brokertest"
+)
+
+// BenchmarkAPIProduceAcksAllRF3 measures the replication round trip: one
+// connection produces one small batch at a time with acks=all to a
+// partition replicated on 3 brokers, so every operation is a leader
+// append, the followers' parked fetches answering, their next fetches
+// moving the high watermark, and the produce response. Profile it with
+// -cpuprofile or -trace (bin/samsa-benchmark.sh's e2e figures at RF=3
+// are bounded by this path).
+func BenchmarkAPIProduceAcksAllRF3(b *testing.B) {
+	c := brokertest.NewCluster(b, 3)
+	c.CreateTopic(b, "bench", 1, 3)
+	leader := c.WaitForLeader(b, "bench", 0)
+	c.WaitForISR(b, "bench", 0, 3)
+	rc := dialRaw(b, c.Addr(c.Index(leader)))
+	batch := benchBatch(b, 1, 100)
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		req := kmsg.NewPtrProduceRequest()
+		req.SetVersion(8)
+		req.Acks, req.TimeoutMillis = -1, 10000
+		rt := kmsg.NewProduceRequestTopic()
+		rt.Topic = "bench"
+		rp := kmsg.NewProduceRequestTopicPartition()
+		rp.Records = append([]byte(nil), batch...)
+		rt.Partitions = append(rt.Partitions, rp)
+		req.Topics = append(req.Topics, rt)
+		kr, err := rc.roundTrip(req)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if code := kr.(*kmsg.ProduceResponse).Topics[0].Partitions[0].ErrorCode; code != 0 {
+			b.Fatalf("code %d", code)
+		}
+	}
+}
