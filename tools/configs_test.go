@@ -168,3 +168,41 @@ func TestToolConfigsDescribeFormat(t *testing.T) {
 	writeConfigEntries(&buf, "t", entries, true)
 	checkGolden(t, "configs_describe", buf.Bytes())
 }
+
+// TestToolConfigsRetentionTakesEffect: retention.ms lowered with
+// kafka-configs on a running broker deletes old segments without a
+// restart.
+func TestToolConfigsRetentionTakesEffect(t *testing.T) {
+	c := brokertest.NewCluster(t, 1, brokertest.WithProperty("log.retention.check.interval.ms", "100"))
+	segBytes := "1024"
+	c.CreateTopic(t, "ret", 1, 1, map[string]*string{"segment.bytes": &segBytes})
+	cfg := brokertest.SaramaConfig(sarama.V2_8_0_0)
+	cfg.Producer.Return.Successes = true
+	p := c.SyncProducer(t, cfg)
+	for i := 0; i < 40; i++ {
+		if _, _, err := p.SendMessage(&sarama.ProducerMessage{Topic: "ret", Value: sarama.ByteEncoder(bytes.Repeat([]byte("x"), 200))}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	client := c.Sarama(t, brokertest.SaramaConfig(sarama.V2_8_0_0))
+	start := func() int64 {
+		t.Helper()
+		off, err := client.GetOffset("ret", 0, sarama.OffsetOldest)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return off
+	}
+	if s := start(); s != 0 {
+		t.Fatalf("log start %d before the change", s)
+	}
+	if out, errOut, code := runTool(t, "", "kafka-configs", "--bootstrap-server", c.Addr(0), "--alter", "--topic", "ret", "--add-config", "retention.ms=500"); code != 0 {
+		t.Fatalf("alter: %d %q %q", code, out, errOut)
+	}
+	brokertest.WaitFor(t, 30*time.Second, func() error {
+		if s := start(); s == 0 {
+			return fmt.Errorf("log start offset still 0")
+		}
+		return nil
+	})
+}
