@@ -4,8 +4,10 @@
 // Owns: topics.go (kafka-topics, with a ZooKeeper backend in topics_zk.go
 // and an Admin API backend in topics_admin.go, both printing through
 // topics_describe.go), console_producer.go, console_consumer.go,
-// server_start.go (kafka-server-start), configs.go (kafka-configs, topic
-// overrides), producer_perf.go and consumer_perf.go (the perf tests),
+// server_start.go (kafka-server-start, with log.format/log.level),
+// configs*.go (kafka-configs for topics, brokers, users and clients, through
+// ZooKeeper or the Admin API), doctor*.go (samsa doctor: host and cluster
+// checks), producer_perf.go and consumer_perf.go (the perf tests),
 // zookeeper_shell.go, dump_log*.go (kafka-dump-log), client_config.go (Java
 // client properties → Sarama). Messages the user sees are worded as Kafka's tools
 // word them (toolError), byte for byte where Kafka's output is parsed by
