@@ -19,6 +19,7 @@ package tools
 // entity at a time.
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"sort"
@@ -40,17 +41,34 @@ func runConfigsAdmin(o *configsOpts, env Env) error {
 		return err
 	}
 	defer admin.Close()
-	switch o.entity.typ {
-	case zkutil.ConfigTypeUser, zkutil.ConfigTypeClient:
+	switch {
+	case o.entity.typ == zkutil.ConfigTypeUser || o.entity.typ == zkutil.ConfigTypeClient:
 		if o.describe {
-			return describeQuotasAdmin(admin, o, env.Stdout)
+			err = describeQuotasAdmin(admin, o, env.Stdout)
+		} else {
+			err = alterQuotasAdmin(admin, o, env.Stdout)
 		}
-		return alterQuotasAdmin(admin, o, env.Stdout)
+	case o.describe:
+		err = describeConfigsAdmin(admin, o, env.Stdout)
+	default:
+		err = alterConfigsAdmin(admin, o, env.Stdout)
 	}
-	if o.describe {
-		return describeConfigsAdmin(admin, o, env.Stdout)
+	return configsAdminError(err)
+}
+
+// configsAdminError words a broker's error code as the Java admin client's
+// exception: "org.apache.kafka.common.errors.InvalidRequestException:
+// <the broker's message>" (Kafka's default message when there is none).
+func configsAdminError(err error) error {
+	var ke sarama.KError
+	if err == nil || !errors.As(err, &ke) {
+		return err
 	}
-	return alterConfigsAdmin(admin, o, env.Stdout)
+	msg, ok := strings.CutPrefix(err.Error(), ke.Error()+": ")
+	if !ok {
+		return commandFailure(javaExceptionText(int16(ke)))
+	}
+	return commandFailure(javaExceptionClass(int16(ke)) + ": " + msg)
 }
 
 // sourceName is Kafka's ConfigEntry.ConfigSource enum name.

@@ -105,6 +105,14 @@ func TestToolConfigsCluster(t *testing.T) {
 	ct.run(0, "--describe", "--broker", "1")
 	ct.run(1, "--alter", "--broker", "1", "--add-config", "broker.id=9")
 	ct.run(1, "--describe", "--topic", "cfg", "--all", "--add-config", "a=b")
+	// Client quotas through DescribeClientQuotas / AlterClientQuotas.
+	ct.run(0, "--alter", "--user", "alice", "--add-config", "producer_byte_rate=1024,request_percentage=12.5")
+	ct.run(0, "--alter", "--client-defaults", "--add-config", "consumer_byte_rate=2048")
+	ct.run(0, "--describe", "--entity-type", "users")
+	ct.run(0, "--describe", "--client-defaults")
+	ct.run(0, "--alter", "--user", "alice", "--delete-config", "request_percentage")
+	ct.run(0, "--describe", "--user", "alice")
+	ct.run(1, "--alter", "--user", "alice", "--add-config", "retention.ms=5")
 	checkGolden(t, "configs_cluster", ct.buf.Bytes())
 
 	logCfg := func() (int64, int32, int64) {
