@@ -136,7 +136,7 @@ func (b *Broker) handleFetch(r *request) (kmsg.Response, error) {
 				anyErr = true
 			}
 		}
-		return anyErr || total >= int64(req.MinBytes) || total >= maxBytes
+		return anyErr || total >= int64(req.MinBytes) || total >= maxBytes || b.stopping.Load()
 	}
 	if !read() && req.MaxWaitMillis > 0 {
 		keys := make([]purgatory.Key, len(parts))

@@ -1,6 +1,7 @@
 package broker_test
 
 import (
+	"context"
 	"fmt"
 	"testing"
 	"time"
@@ -128,5 +129,46 @@ func TestAPIFetchLongPoll(t *testing.T) {
 		}
 	case <-time.After(15 * time.Second):
 		t.Fatal("parked fetch was not woken by the append")
+	}
+}
+
+// TestAPIShutdownAnswersParkedFetch: a fetch parked in the purgatory is
+// answered as soon as Shutdown starts, not at its max_wait_ms.
+func TestAPIShutdownAnswersParkedFetch(t *testing.T) {
+	c := brokertest.NewCluster(t, 1)
+	c.CreateTopic(t, "sd", 1, 1)
+	rc := dialRaw(t, c.Addr(0))
+	done := make(chan error, 1)
+	go func() {
+		req := kmsg.NewPtrFetchRequest()
+		req.SetVersion(11)
+		req.ReplicaID, req.MaxWaitMillis, req.MinBytes, req.MaxBytes = -1, 60000, 1, 1<<20
+		ft := kmsg.NewFetchRequestTopic()
+		ft.Topic = "sd"
+		fp := kmsg.NewFetchRequestTopicPartition()
+		fp.PartitionMaxBytes, fp.CurrentLeaderEpoch = 1<<20, -1
+		ft.Partitions = append(ft.Partitions, fp)
+		req.Topics = append(req.Topics, ft)
+		_, err := rc.roundTrip(req)
+		done <- err
+	}()
+	b := c.Broker(0)
+	brokertest.WaitFor(t, 10*time.Second, func() error {
+		if b.Replicas().Fetch.Size() == 0 {
+			return fmt.Errorf("fetch not parked")
+		}
+		return nil
+	})
+	start := time.Now()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if err := b.Shutdown(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if d := time.Since(start); d > 10*time.Second {
+		t.Fatalf("shutdown took %v with a parked fetch", d)
+	}
+	if err := <-done; err != nil {
+		t.Fatalf("parked fetch: %v", err)
 	}
 }

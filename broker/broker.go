@@ -37,6 +37,7 @@ type Broker struct {
 
 	id          atomic.Int32 // broker.id, known once Start has resolved it
 	brokerEpoch atomic.Int64 // czxid of /brokers/ids/<id>; 0 before registration
+	stopping    atomic.Bool  // set when Shutdown starts; parked fetches answer at once
 	clusterID   atomic.Pointer[string]
 	panics      atomic.Int64 // handler panics recovered (also counted by server)
 

@@ -29,7 +29,9 @@
 // Shutdown order (STYLE S6.8): controlled shutdown (with
 // controlled.shutdown.enable, leadership moves away while requests are
 // still served) → stop accepting (listeners closed, in-flight requests
-// finish or are cut at the deadline) → resign the controller →
+// finish or are cut at the deadline; parked fetches answer at once and the
+// group coordinator stops first, answering parked group calls
+// NOT_COORDINATOR) → resign the controller →
 // stop the follower fetchers and wake parked requests → flush and
 // checkpoint the logs (clean-shutdown marker) → deregister
 // /brokers/ids/<id> → close ZooKeeper.

@@ -221,6 +221,14 @@ func (b *Broker) Shutdown(ctx context.Context) error {
 		}
 	}
 	// 1. Stop accepting; in-flight requests finish or are cut at ctx's end.
+	// Parked long polls answer now with what they have, and the group
+	// coordinator stops first so parked JoinGroup/SyncGroup calls answer
+	// NOT_COORDINATOR instead of holding the shutdown for a rebalance
+	// timeout (clients find the new coordinator).
+	b.stopping.Store(true)
+	if b.groups != nil {
+		b.groups.Shutdown()
+	}
 	if b.srv != nil {
 		if b.replicas != nil {
 			// Parked requests return now rather than at their deadlines.
@@ -235,11 +243,7 @@ func (b *Broker) Shutdown(ctx context.Context) error {
 	if b.ctrl != nil {
 		b.ctrl.Shutdown()
 	}
-	// 3. Stop the group coordinator, the fetchers, and wake whatever is
-	// parked.
-	if b.groups != nil {
-		b.groups.Shutdown()
-	}
+	// 3. Stop the fetchers and wake whatever is parked.
 	if b.replicas != nil {
 		b.replicas.Close()
 	}
