@@ -11,9 +11,11 @@ package broker
 //     watermark; otherwise offset -1 and timestamp -1, as Kafka.
 //   - Only the leader answers (NOT_LEADER_FOR_PARTITION elsewhere);
 //     unknown partitions answer UNKNOWN_TOPIC_OR_PARTITION.
-//   - v0 (legacy, max_num_offsets): answers at most one offset, the one the
-//     same query gives in v1+; Kafka also listed segment base offsets, which
-//     no client in use relies on.
+//   - v0 (legacy, max_num_offsets): up to max_num_offsets offsets, newest
+//     first, from the segment base offsets and the log end, each paired with
+//     the segment's largest timestamp (Kafka used the file's mtime): -1 from
+//     the log end down, -2 the log start only, a timestamp the segments at or
+//     before it; consumers see the high watermark instead of larger offsets.
 //   - A partition named twice in one request answers INVALID_REQUEST for
 //     both (Kafka 2.8).
 //
@@ -50,6 +52,16 @@ func (b *Broker) handleListOffsets(r *request) (kmsg.Response, error) {
 				rt.Partitions = append(rt.Partitions, rp)
 				continue
 			}
+			if req.Version == 0 {
+				offs, err := b.replicas.LegacyOffsets(tp, p.Timestamp, p.MaxNumOffsets, req.ReplicaID)
+				rp.ErrorCode = b.errorCode(err)
+				rp.OldStyleOffsets = offs
+				if rp.OldStyleOffsets == nil {
+					rp.OldStyleOffsets = []int64{}
+				}
+				rt.Partitions = append(rt.Partitions, rp)
+				continue
+			}
 			epoch := int32(-1)
 			if req.Version >= 4 {
 				epoch = p.CurrentLeaderEpoch
@@ -60,14 +72,7 @@ func (b *Broker) handleListOffsets(r *request) (kmsg.Response, error) {
 				rt.Partitions = append(rt.Partitions, rp)
 				continue
 			}
-			if req.Version == 0 {
-				rp.OldStyleOffsets = []int64{}
-				if ans.Offset >= 0 && p.MaxNumOffsets > 0 {
-					rp.OldStyleOffsets = []int64{ans.Offset}
-				}
-			} else {
-				rp.Offset, rp.Timestamp, rp.LeaderEpoch = ans.Offset, ans.Timestamp, ans.LeaderEpoch
-			}
+			rp.Offset, rp.Timestamp, rp.LeaderEpoch = ans.Offset, ans.Timestamp, ans.LeaderEpoch
 			rt.Partitions = append(rt.Partitions, rp)
 		}
 		resp.Topics = append(resp.Topics, rt)

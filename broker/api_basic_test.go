@@ -144,6 +144,22 @@ func TestAPIListOffsets(t *testing.T) {
 	if r := list(0, -1); r.ErrorCode != 0 || len(r.OldStyleOffsets) != 1 || r.OldStyleOffsets[0] != 5 {
 		t.Errorf("v0 latest: %+v", r)
 	}
+	req := kmsg.NewPtrListOffsetsRequest()
+	req.SetVersion(0)
+	req.ReplicaID = -1
+	rt := kmsg.NewListOffsetsRequestTopic()
+	rt.Topic = "lo"
+	rp := kmsg.NewListOffsetsRequestTopicPartition()
+	rp.Timestamp, rp.MaxNumOffsets = -1, 10
+	rt.Partitions = append(rt.Partitions, rp)
+	req.Topics = append(req.Topics, rt)
+	kr, err := rc.roundTrip(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if offs := kr.(*kmsg.ListOffsetsResponse).Topics[0].Partitions[0].OldStyleOffsets; len(offs) != 2 || offs[0] != 5 || offs[1] != 0 {
+		t.Errorf("v0 latest, 10 offsets: %v, want [5 0] (log end, then the segment base)", offs)
+	}
 }
 
 // TestAPIMetadataTopicIDs: Metadata v10+ carries the topic id the

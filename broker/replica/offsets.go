@@ -175,3 +175,74 @@ func (m *Manager) WaitLowWatermark(ctx context.Context, tp TopicPartition, offse
 	}
 	return lw, outcome
 }
+
+// LegacyOffsets answers ListOffsets v0 (Kafka Log.legacyFetchOffsetsBefore):
+// up to maxNum offsets, newest first, taken from the segments' base offsets
+// and the log end, each paired with the segment's largest timestamp (the
+// log end with now): for -1 all of them from the log end, for -2 only the
+// log start, otherwise those whose time is at or before ts. Consumers see
+// nothing past the high watermark (it replaces larger offsets).
+func (m *Manager) LegacyOffsets(tp TopicPartition, ts int64, maxNum int32, replicaID int32) ([]int64, error) {
+	p := m.Partition(tp)
+	if p == nil {
+		return nil, fmt.Errorf("%w: %s", ErrUnknownPartition, tp)
+	}
+	p.mu.RLock()
+	defer p.mu.RUnlock()
+	if !p.isLeaderLocked() {
+		return nil, fmt.Errorf("%w: %s (leader %d)", ErrNotLeader, tp, p.mu.leader)
+	}
+	l := p.mu.data
+	type offTime struct{ off, ts int64 }
+	var arr []offTime
+	segs := l.Segments()
+	for _, s := range segs {
+		arr = append(arr, offTime{s.BaseOffset(), s.LargestTimestamp()})
+	}
+	if n := len(segs); n > 0 && segs[n-1].Size() > 0 {
+		arr = append(arr, offTime{l.LogEndOffset(), m.cfg.Now().UnixMilli()})
+	}
+	start := -1
+	switch ts {
+	case storage.LatestTimestamp:
+		start = len(arr) - 1
+	case storage.EarliestTimestamp:
+		if len(arr) > 0 {
+			start = 0
+		}
+	default:
+		for i := len(arr) - 1; i >= 0; i-- {
+			if arr[i].ts <= ts {
+				start = i
+				break
+			}
+		}
+	}
+	var out []int64
+	for i := start; i >= 0 && int32(len(out)) < maxNum; i-- {
+		out = append(out, arr[i].off)
+	}
+	if ts == storage.EarliestTimestamp && len(out) > 0 {
+		out[0] = l.LogStartOffset()
+	}
+	if replicaID < 0 {
+		hw := l.HighWatermark()
+		trimmed := out[:0:0]
+		capped := false
+		for _, o := range out {
+			if o > hw {
+				capped = true
+				continue
+			}
+			trimmed = append(trimmed, o)
+		}
+		if capped {
+			trimmed = append([]int64{hw}, trimmed...)
+			if int32(len(trimmed)) > maxNum {
+				trimmed = trimmed[:maxNum]
+			}
+		}
+		out = trimmed
+	}
+	return out, nil
+}
