@@ -93,8 +93,32 @@ func (b *Broker) Start(ctx context.Context) (err error) {
 	if err := b.startController(runCtx); err != nil {
 		return err
 	}
+	b.awaitFirstMetadata(ctx, 10*time.Second)
 	b.log.WithField("cluster_id", b.ClusterID()).Info("broker started")
 	return nil
+}
+
+// awaitFirstMetadata waits (at most limit, or until ctx ends) for the
+// controller's first UpdateMetadata naming this broker, so that clients
+// connecting right after Start see the cluster. Kafka does not wait; a
+// broker that is not told in time starts anyway.
+func (b *Broker) awaitFirstMetadata(ctx context.Context, limit time.Duration) {
+	t := time.NewTimer(limit)
+	defer t.Stop()
+	for {
+		next := b.metaUpdates.next()
+		if b.meta.Snapshot().Alive(b.ID()) {
+			return
+		}
+		select {
+		case <-next:
+		case <-t.C:
+			b.log.Warn("no metadata from the controller yet; serving anyway")
+			return
+		case <-ctx.Done():
+			return
+		}
+	}
 }
 
 // connectZooKeeper opens the session (creating the chroot) and the
