@@ -32,9 +32,9 @@ func TestGroupLoadOlderFormats(t *testing.T) {
 	e := newEnv(t, testConfig())
 	const g = "legacy"
 	p := e.c.PartitionFor(g)
-	v0 := unhex(t, `0000 000000000000002a 0002 6d64 0000000000000064`)      // offset 42
+	v0 := unhex(t, `0000 000000000000002a 0002 6d64 0000000000000064`)             // offset 42
 	v1 := unhex(t, `0001 0000000000000007 0000 0000000000000064 7fffffffffffffff`) // offset 7, far expiry
-	v2 := unhex(t, `0002 0000000000000009 0000 0000000000000064`)               // offset 9
+	v2 := unhex(t, `0002 0000000000000009 0000 0000000000000064`)                  // offset 9
 	grp := unhex(t, `0001 0008 636f6e73756d6572 00000004 0005 72616e6765 0002 6d31
 		00000001 0002 6d31 0001 63 0002 2f68 0000ea60 00002710 00000000 00000002 0203`)
 	oldKey := func(topic string, part int32) []byte { // offset key v0
