@@ -172,6 +172,11 @@ func (f *fetcher) fetchOnce(ep LeaderEndpoint, parts map[TopicPartition]partitio
 			if p == nil {
 				continue
 			}
+			if m.wantsLogEndStart(p) {
+				if err := f.startAtLeaderEnd(ep, p, s.leaderEpoch); err != nil {
+					return err
+				}
+			}
 			queries[tp] = EpochQuery{CurrentLeaderEpoch: s.leaderEpoch, LeaderEpoch: p.latestLocalEpoch()}
 		}
 	}

@@ -65,6 +65,7 @@ type Manager struct {
 	// dynamic configs.
 	LeaderThrottle   *Throttle
 	FollowerThrottle *Throttle
+	logEnd           logEndStart // log_end_start.go
 
 	controllerEpoch atomic.Int32 // highest controller epoch seen
 	closed          atomic.Bool
