@@ -3,7 +3,6 @@ package group
 import (
 	"bytes"
 	"context"
-	"errors"
 	"fmt"
 	"path/filepath"
 	"sort"
@@ -166,15 +165,6 @@ func (s *storageOffsetLog) Close() {
 	}
 }
 
-// countRecords returns how many records partition p holds.
-func (s *storageOffsetLog) endOffset(t *testing.T, p int32) int64 {
-	l, err := s.log(p)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return l.LogEndOffset()
-}
-
 // testConfig is DefaultConfig with 10 partitions.
 func testConfig() Config {
 	cfg := DefaultConfig()
@@ -263,8 +253,6 @@ func (e *env) syncAsync(req SyncRequest) <-chan SyncResult {
 	go func() { ch <- e.c.SyncGroup(context.Background(), req) }()
 	return ch
 }
-
-var errPending = errors.New("no answer yet")
 
 // recv waits for a result on ch (test deadline 10 s).
 func recv[T any](t testing.TB, ch <-chan T) T {
