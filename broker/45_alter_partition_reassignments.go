@@ -12,6 +12,11 @@ package broker
 //     (empty, duplicate or dead replicas), NO_REASSIGNMENT_IN_PROGRESS (a
 //     cancellation with nothing to cancel).
 //
+//   - Samsa: a partition with the tagged field LogEndReassignmentTag = 0x01
+//     has its new replicas start at the leader's log end instead of copying
+//     the partition (reassign_log_end.go); the entries are stored in
+//     /config/samsa_log_end_replicas/<topic> before the controller acts.
+//
 // Version notes:
 //   - v0: flexible (Kafka 2.4+). v1 (replication factor change flag) is not
 //     offered.
@@ -27,6 +32,10 @@ func (b *Broker) handleAlterPartitionReassignments(r *request) (kmsg.Response, e
 	resp := req.ResponseKind().(*kmsg.AlterPartitionAssignmentsResponse)
 	if !b.IsController() {
 		b.setTopicErr(&resp.ErrorCode, &resp.ErrorMessage, errNotController)
+		return resp, nil
+	}
+	if err := b.recordLogEndReassignments(req); err != nil {
+		b.setTopicErr(&resp.ErrorCode, &resp.ErrorMessage, err)
 		return resp, nil
 	}
 	targets := map[controller.TopicPartition][]int32{}

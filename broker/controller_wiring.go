@@ -16,6 +16,7 @@ func (b *Broker) startController(ctx context.Context) error {
 		return err
 	}
 	b.ctrl = c
+	b.replicas.SetStartAtLogEnd(b.startAtLogEnd)
 	// The replication throttles follow the reassignment tools' configs; the
 	// loop lives with the controller wiring so it starts and stops with it.
 	b.wg.Add(1)
