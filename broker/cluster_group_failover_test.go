@@ -111,3 +111,28 @@ func TestClusterGroupCoordinatorFailover(t *testing.T) {
 	c.Kill(second)
 	fetchOffset(t, c, group, "fo", 43)
 }
+
+// TestClusterFindCoordinatorTooFewBrokers: Kafka 0.11+ does not create
+// __consumer_offsets with a smaller replication factor than
+// offsets.topic.replication.factor; FindCoordinator answers
+// COORDINATOR_NOT_AVAILABLE (clients retry) and the topic stays absent.
+func TestClusterFindCoordinatorTooFewBrokers(t *testing.T) {
+	c := brokertest.NewCluster(t, 1) // offsets.topic.replication.factor defaults to 3
+	b := sarama.NewBroker(c.Addr(0))
+	if err := b.Open(brokertest.SaramaConfig(sarama.V2_8_0_0)); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = b.Close() }()
+	for i := 0; i < 2; i++ {
+		resp, err := b.FindCoordinator(&sarama.FindCoordinatorRequest{Version: 2, CoordinatorKey: "g", CoordinatorType: sarama.CoordinatorGroup})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !errors.Is(resp.Err, sarama.ErrConsumerCoordinatorNotAvailable) {
+			t.Fatalf("FindCoordinator = %v, want COORDINATOR_NOT_AVAILABLE", resp.Err)
+		}
+	}
+	if _, ok := c.Broker(0).Metadata().Topics["__consumer_offsets"]; ok {
+		t.Fatal("__consumer_offsets created with fewer brokers than its replication factor")
+	}
+}
