@@ -23,6 +23,10 @@ package tools
 //     partition, leader.replication.throttled.replicas ("p:b" for the
 //     current replicas) and follower.replication.throttled.replicas (the new
 //     replicas) on each moving topic;
+//   - Samsa only: --execute --start-at-log-end makes the new replicas start
+//     at the leader's log end instead of copying the partition (see
+//     broker/reassign_log_end.go; docs/operations-controller.md states the
+//     trade-off);
 //   - the output text is Kafka 2.8's (terse failures on stdout, exit 1).
 
 import (
@@ -76,6 +80,7 @@ func reassignCommand(env Env) *cli.Command {
 			&cli.BoolFlag{Name: "additional", Usage: "execute this reassignment in addition to any other ongoing ones"},
 			&cli.BoolFlag{Name: "preserve-throttles", Usage: "do not modify broker or topic throttles"},
 			&cli.Int64Flag{Name: "timeout", Value: 10000, Usage: "the maximum time in ms to wait for log directory replica assignment to begin"},
+			&cli.BoolFlag{Name: "start-at-log-end", Usage: "Samsa only, with --execute: new replicas start at the leader's log end instead of copying the partition (they never hold the older records; for cache-like topics)"},
 		},
 		Action: func(c *cli.Context) error {
 			err := runReassign(c, env)
@@ -275,7 +280,7 @@ func (o *reassignOpts) execute() error {
 			}
 		}
 	}
-	failed, err := o.backend.alter(proposed)
+	failed, err := o.backend.alter(proposed, o.c.Bool("start-at-log-end"))
 	if err != nil {
 		return err
 	}
@@ -431,7 +436,7 @@ func (o *reassignOpts) cancel() error {
 		}
 	}
 	if len(active) > 0 {
-		failed, err := o.backend.alter(active)
+		failed, err := o.backend.alter(active, false)
 		if err != nil {
 			return err
 		}

@@ -9,10 +9,13 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strconv"
+	"strings"
 
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kmsg"
 
+	"samsa/broker"
 	"samsa/controller"
 	"samsa/zkutil"
 )
@@ -31,8 +34,9 @@ type reassignBackend interface {
 	// ongoing returns the reassignments in progress among tps.
 	ongoing(tps []reassignTP) (map[reassignTP]ongoingReassignment, error)
 	// alter starts (target non-nil) or cancels (nil) reassignments; the
-	// map holds per-partition failures.
-	alter(targets map[reassignTP][]int32) (map[reassignTP]error, error)
+	// map holds per-partition failures. logEnd asks Samsa to start the new
+	// replicas at the leader's log end.
+	alter(targets map[reassignTP][]int32, logEnd bool) (map[reassignTP]error, error)
 	// alterConfig sets and deletes keys of a topic or broker entity.
 	alterConfig(entityType, name string, set map[string]string, del []string) error
 }
@@ -112,7 +116,7 @@ func (b adminReassignBackend) ongoing(tps []reassignTP) (map[reassignTP]ongoingR
 	return out, nil
 }
 
-func (b adminReassignBackend) alter(targets map[reassignTP][]int32) (map[reassignTP]error, error) {
+func (b adminReassignBackend) alter(targets map[reassignTP][]int32, logEnd bool) (map[reassignTP]error, error) {
 	req := kmsg.NewPtrAlterPartitionAssignmentsRequest()
 	req.TimeoutMillis = int32(adminRequestTimeout.Milliseconds())
 	idx := map[string]int{}
@@ -127,6 +131,9 @@ func (b adminReassignBackend) alter(targets map[reassignTP][]int32) (map[reassig
 		}
 		rp := kmsg.NewAlterPartitionAssignmentsRequestTopicPartition()
 		rp.Partition, rp.Replicas = tp.Partition, targets[tp]
+		if logEnd && rp.Replicas != nil {
+			rp.UnknownTags.Set(broker.LogEndReassignmentTag, []byte{1})
+		}
 		req.Topics[i].Partitions = append(req.Topics[i].Partitions, rp)
 	}
 	resp, err := b.a.toController(req, func(r kmsg.Response) int16 { return r.(*kmsg.AlterPartitionAssignmentsResponse).ErrorCode })
@@ -211,7 +218,7 @@ func (b zkReassignBackend) ongoing(tps []reassignTP) (map[reassignTP]ongoingReas
 	return out, nil
 }
 
-func (b zkReassignBackend) alter(targets map[reassignTP][]int32) (map[reassignTP]error, error) {
+func (b zkReassignBackend) alter(targets map[reassignTP][]int32, logEnd bool) (map[reassignTP]error, error) {
 	r := map[zkutil.TopicPartition][]int32{}
 	for tp, replicas := range targets {
 		if replicas == nil {
@@ -219,11 +226,65 @@ func (b zkReassignBackend) alter(targets map[reassignTP][]int32) (map[reassignTP
 		}
 		r[zkutil.TopicPartition{Topic: tp.Topic, Partition: tp.Partition}] = replicas
 	}
+	if exists, err := b.zk.zk.ReassignmentInProgress(); err != nil {
+		return nil, err
+	} else if exists {
+		return nil, toolError("There is an existing assignment running.")
+	}
+	if err := b.writeLogEndEntries(targets, logEnd); err != nil {
+		return nil, err
+	}
 	err := b.zk.zk.CreatePartitionReassignment(r)
 	if errors.Is(err, zkutil.ErrNodeExists) {
 		return nil, toolError("There is an existing assignment running.")
 	}
 	return nil, err
+}
+
+// writeLogEndEntries records (logEnd) or removes the log-end entries of the
+// targets' partitions, as the broker does for API reassignments.
+func (b zkReassignBackend) writeLogEndEntries(targets map[reassignTP][]int32, logEnd bool) error {
+	byTopic := map[string][]reassignTP{}
+	for tp := range targets {
+		byTopic[tp.Topic] = append(byTopic[tp.Topic], tp)
+	}
+	for _, topic := range sortedKeys(byTopic) {
+		current, err := b.assignments([]string{topic})
+		if err != nil {
+			return err
+		}
+		cfg, err := b.zk.zk.GetEntityConfig(broker.LogEndReplicasEntity, topic)
+		if err != nil && !errors.Is(err, zkutil.ErrNoNode) {
+			return err
+		}
+		var keep []string
+		moving := map[int32]bool{}
+		for _, tp := range byTopic[topic] {
+			moving[tp.Partition] = true
+		}
+		for _, e := range strings.Split(cfg["replicas"], ",") {
+			p, _, ok := strings.Cut(e, ":")
+			if n, err := strconv.Atoi(p); ok && err == nil && !moving[int32(n)] {
+				keep = append(keep, e)
+			}
+		}
+		if logEnd {
+			for _, tp := range byTopic[topic] {
+				for _, r := range targets[tp] {
+					if !slices.Contains(current[tp], r) {
+						keep = append(keep, fmt.Sprintf("%d:%d", tp.Partition, r))
+					}
+				}
+			}
+		}
+		if len(keep) == 0 && len(cfg) == 0 {
+			continue
+		}
+		if err := b.zk.zk.SetEntityConfig(broker.LogEndReplicasEntity, topic, map[string]string{"replicas": strings.Join(keep, ",")}); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 func (b zkReassignBackend) alterConfig(entityType, name string, set map[string]string, del []string) error {

@@ -11,6 +11,7 @@ import (
 	"github.com/IBM/sarama"
 
 	"samsa/broker/brokertest"
+	"samsa/broker/replica"
 	"samsa/zkutil"
 )
 
@@ -100,4 +101,45 @@ func TestToolReassignAndElect(t *testing.T) {
 		}
 		return nil
 	})
+}
+
+// TestToolReassignStartAtLogEndZK: --zookeeper --execute --start-at-log-end
+// moves a partition whose new replica starts at the leader's log end.
+func TestToolReassignStartAtLogEndZK(t *testing.T) {
+	c := brokertest.NewCluster(t, 2)
+	ids := []int32{c.Broker(0).ID(), c.Broker(1).ID()}
+	admin := c.Admin(t, brokertest.SaramaConfig(sarama.V2_8_0_0))
+	if err := admin.CreateTopic("lc", &sarama.TopicDetail{NumPartitions: -1, ReplicationFactor: -1,
+		ReplicaAssignment: map[int32][]int32{0: {ids[0]}}}, false); err != nil {
+		t.Fatal(err)
+	}
+	c.WaitForLeader(t, "lc", 0)
+	cfg := brokertest.SaramaConfig(sarama.V2_8_0_0)
+	cfg.Producer.Return.Successes = true
+	p := c.SyncProducer(t, cfg)
+	for i := 0; i < 50; i++ {
+		if _, _, err := p.SendMessage(&sarama.ProducerMessage{Topic: "lc", Value: sarama.StringEncoder("old")}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	plan := filepath.Join(t.TempDir(), "plan.json")
+	if err := os.WriteFile(plan, []byte(fmt.Sprintf(`{"version":1,"partitions":[{"topic":"lc","partition":0,"replicas":[%d,%d]}]}`, ids[0], ids[1])), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, errOut, code := runTool(t, "", "kafka-reassign-partitions", "--zookeeper", c.ZKConnect(), "--execute",
+		"--reassignment-json-file", plan, "--start-at-log-end")
+	if code != 0 || !strings.HasSuffix(out, "Successfully started partition reassignment for lc-0\n") {
+		t.Fatalf("execute: exit %d stderr %q\n%s", code, errOut, out)
+	}
+	brokertest.WaitFor(t, 30*time.Second, func() error {
+		out, _, _ = runTool(t, "", "kafka-reassign-partitions", "--zookeeper", c.ZKConnect(), "--verify", "--reassignment-json-file", plan)
+		if !strings.Contains(out, "Reassignment of partition lc-0 is complete.") {
+			return fmt.Errorf("verify:\n%s", out)
+		}
+		return nil
+	})
+	st := c.Broker(1).Replicas().Partition(replica.TopicPartition{Topic: "lc", Partition: 0}).State()
+	if st.LogStartOffset != 50 {
+		t.Fatalf("new replica's log starts at %d, want the leader's log end 50", st.LogStartOffset)
+	}
 }
