@@ -108,6 +108,11 @@ func TestClusterDeleteAndRecreateWhileProducing(t *testing.T) {
 		if ok, _, err := zk.Exists("/brokers/topics/again"); err != nil || ok {
 			return fmt.Errorf("topic znode still present (%v)", err)
 		}
+		// The controller removes the deletion marker last; CreateTopics
+		// refuses the name until then (TOPIC_ALREADY_EXISTS, as Kafka).
+		if ok, _, err := zk.Exists("/admin/delete_topics/again"); err != nil || ok {
+			return fmt.Errorf("deletion marker still present (%v)", err)
+		}
 		return nil
 	})
 	if err := admin.CreateTopic("again", &sarama.TopicDetail{NumPartitions: 1, ReplicationFactor: 3}, false); err != nil {
