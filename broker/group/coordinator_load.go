@@ -252,6 +252,10 @@ func (g *group) restore(l *loaded) {
 		for _, m := range g.members {
 			g.scheduleHeartbeat(m, 0)
 		}
+		if int32(len(g.members)) > g.c.cfg.MaxSize {
+			// Kafka's onGroupLoaded: group.max.size was lowered since.
+			g.prepareRebalance("freshly-loaded group is over capacity")
+		}
 	}
 	g.publish()
 }

@@ -4,6 +4,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/twmb/franz-go/pkg/kerr"
+
 	"samsa/broker/record"
 )
 
@@ -93,5 +95,29 @@ func TestGroupCompressedOffsetsReload(t *testing.T) {
 				t.Fatalf("offsets after reload = %+v", offs)
 			}
 		})
+	}
+}
+
+// Kafka's onGroupLoaded: a group loaded with more members than
+// group.max.size (lowered since) rebalances, and only max.size members
+// get back in.
+func TestGroupLoadOverCapacity(t *testing.T) {
+	e := newEnv(t, testConfig())
+	ids, _ := e.joinStable("cap", "c1", "c2", "c3")
+	e.c.Shutdown()
+	e.olog.Close()
+	e.cfg.MaxSize = 2
+	e.start()
+	e.waitState("cap", "PreparingRebalance")
+	j1 := e.joinAsync(consumerJoin("cap", ids[0], "c1"))
+	e.waitAwaiting("cap", 1)
+	j2 := e.joinAsync(consumerJoin("cap", ids[1], "c2"))
+	e.waitAwaiting("cap", 2)
+	if r := e.c.JoinGroup(bg, consumerJoin("cap", ids[2], "c3")); r.ErrorCode != kerr.GroupMaxSizeReached.Code {
+		t.Fatalf("third rejoin = %+v", r)
+	}
+	r1, r2 := recv(t, j1), recv(t, j2)
+	if r1.ErrorCode != 0 || r2.ErrorCode != 0 || len(r1.Members)+len(r2.Members) != 2 {
+		t.Fatalf("rejoins = %+v / %+v", r1, r2)
 	}
 }
