@@ -85,3 +85,36 @@ func BenchmarkGroupDecodeGroupValue(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkGroupLoadPartition measures replaying an offsets partition of
+// 100 groups x 100 partitions x 5 commits (50,000 records in 500 batches)
+// from a real storage.Log.
+func BenchmarkGroupLoadPartition(b *testing.B) {
+	cfg := testConfig()
+	cfg.NumPartitions = 1
+	e := &env{t: b, clock: newManualClock(), olog: newStorageOffsetLog(b.TempDir()), cfg: cfg}
+	e.start()
+	defer e.olog.Close()
+	defer e.c.Shutdown()
+	ctx := context.Background()
+	for round := 0; round < 5; round++ {
+		for g := 0; g < 100; g++ {
+			req := CommitRequest{Group: fmt.Sprintf("group-%d", g), Generation: -1, RetentionMs: -1}
+			for p := int32(0); p < 100; p++ {
+				req.Offsets = append(req.Offsets, CommitOffset{TopicPartition: TopicPartition{"topic", p}, Offset: int64(round), LeaderEpoch: -1})
+			}
+			if codes := e.c.CommitOffsets(ctx, req); codes[0] != 0 {
+				b.Fatal(codes)
+			}
+		}
+	}
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		groups, err := e.c.replay(ctx, 0)
+		if err != nil || len(groups) != 100 {
+			b.Fatal(len(groups), err)
+		}
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/50000, "ns/record")
+}
