@@ -5,7 +5,7 @@
 # the brokers' resident memory. Writes the generated section of
 # docs/benchmarks.md and docs/benchmarks.svg (see docs/benchmarks.md).
 #
-#   bin/samsa-benchmark.sh            full run, 3 runs per figure (~10 minutes)
+#   bin/samsa-benchmark.sh            full run, 5 runs per figure (~8-10 minutes)
 #   bin/samsa-benchmark.sh --quick    1 run per figure, fewer records (~3 minutes)
 #
 # Other arguments go to `samsa-bench run` (tools/bench/main.go), for example

@@ -94,12 +94,12 @@ func main() {
 		fs.StringVar(&o.out, "out", "docs/benchmarks.md", "markdown file whose generated section is replaced")
 		fs.StringVar(&o.svg, "svg", "docs/benchmarks.svg", "chart to write")
 		fs.BoolVar(&o.quick, "quick", false, "one run per figure and fewer records (~3 minutes)")
-		fs.IntVar(&o.repeats, "repeats", 0, "runs per figure (default 3, 1 with -quick)")
+		fs.IntVar(&o.repeats, "repeats", 0, "runs per figure (default 5, 1 with -quick)")
 		fs.IntVar(&o.basePort, "port", 23092, "first broker port (Samsa uses 3 from here, kfake 3 from here+100)")
 		systems := fs.String("systems", "samsa,kfake", "systems to measure")
 		fs.IntVar(&o.records100, "records-100", 0, "records per 100-byte producer run (default 1000000, 300000 with -quick)")
 		fs.IntVar(&o.records1k, "records-1k", 0, "records per 1 KiB producer run (default 200000, 60000 with -quick)")
-		fs.Float64Var(&o.e2eSecs, "e2e-secs", 0, "seconds per e2e latency run (default 5, 3 with -quick)")
+		fs.Float64Var(&o.e2eSecs, "e2e-secs", 0, "seconds per e2e latency run (default 4, 3 with -quick)")
 		fs.IntVar(&o.widePartitions, "wide-partitions", 1000, "partitions of the memory test topic")
 		_ = fs.Parse(os.Args[2:])
 		o.systems = strings.Split(*systems, ",")
@@ -123,11 +123,11 @@ func (o *options) defaults() {
 			}
 		}
 	}
-	def(&o.repeats, 3, 1)
+	def(&o.repeats, 5, 1)
 	def(&o.records100, 1000000, 300000)
 	def(&o.records1k, 200000, 60000)
 	if o.e2eSecs == 0 {
-		o.e2eSecs = 5
+		o.e2eSecs = 4
 		if o.quick {
 			o.e2eSecs = 3
 		}

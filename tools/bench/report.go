@@ -79,7 +79,8 @@ func renderReport(r *results) string {
 	w("The kgo figures come from `tools/bench/kgoload.go` with the same record counts: franz-go v1.22.3 defaults "+
 		"(10 ms linger, 1 MB batches, sticky partitioning) except idempotence off and 5 requests in flight per broker, "+
 		"no compression; the consumer reads every partition from the start without a group. Sarama (Samsa's perf tools) "+
-		"uses its own defaults (no linger, 16 KiB-ish batches via `batch.size`'s default). Producer rates run from the "+
+		"runs with Sarama's defaults (no linger, no flush size: a request leaves as soon as one of its 5 in-flight slots "+
+		"is free, up to 1 MB). Producer rates run from the "+
 		"first send to the last acknowledgement; consumer rates count key+value bytes. End-to-end latency: kgo producer "+
 		"(linger 0) at a fixed 10,000 records/s of 100 bytes for %.0f s per run to a 6-partition topic, a kgo consumer at "+
 		"the tail; latency is from the Produce call to the consumer's poll returning the record (µs clock, one process).\n\n", o.e2eSecs)
@@ -90,7 +91,10 @@ func renderReport(r *results) string {
 	w("| sequential 1 MiB writes to the log dir's file system, no fdatasync (page cache) | %.0f MiB/s |\n", l.WriteNoSync)
 	w("| sequential 16 KiB writes, fdatasync after each | %.1f MiB/s (%.0f syncs/s) |\n\n", l.WriteSync16K, l.Syncs16K)
 	w("Samsa/limit uses min(loopback, page-cache write) = %.0f MiB/s for RF=1 and a third of it for RF=3 "+
-		"(each byte crosses loopback and is written once per replica on this one machine), and loopback for consumers.\n\n",
+		"(each byte crosses loopback and is written once per replica on this one machine), and loopback for consumers. "+
+		"An acks=1 figure at RF=3 can exceed its limit: the followers finish copying after the last acknowledgement, "+
+		"outside the measured time. kfake keeps every record in memory, so its RSS grows with the data produced "+
+		"(topics are deleted after each run, but Go returns freed memory to the system slowly).\n\n",
 		r.produceLimit(topology{1, 1}))
 
 	topos := []topology{{1, 1}, {3, 3}}
