@@ -174,6 +174,13 @@ func (m *Manager) ReadLocal(tp TopicPartition, offset int64, maxBytes int) (Loca
 	}
 	l := p.mu.data
 	leo := l.LogEndOffset()
+	// A local reader (the group coordinator's load) replays from "the start": an offset
+	// below the log start offset reads from the log start, as Kafka's
+	// GroupMetadataManager starts at log.logStartOffset, so DeleteRecords or retention on
+	// __consumer_offsets never leaves a partition unloadable.
+	if start := l.LogStartOffset(); offset < start {
+		offset = start
+	}
 	rr, err := l.Read(offset, maxBytes, leo, true)
 	if err != nil {
 		return LocalRead{LogEndOffset: leo}, err
