@@ -58,9 +58,10 @@ func (b *Broker) topicOverrides(topic string) (map[string]string, error) {
 }
 
 // describeTopicConfigs lists every topic key with its effective value and
-// source: the topic override (DYNAMIC_TOPIC_CONFIG), the dynamic broker
-// synonym (DYNAMIC_BROKER_CONFIG, DYNAMIC_DEFAULT_BROKER_CONFIG), the
-// broker's server.properties synonym (STATIC_BROKER_CONFIG) or the default.
+// source, that of its first synonym: the topic override
+// (DYNAMIC_TOPIC_CONFIG), the dynamic broker synonym (DYNAMIC_BROKER_CONFIG,
+// DYNAMIC_DEFAULT_BROKER_CONFIG), then the broker's static and default
+// synonyms as Kafka 2.8 lists them (STATIC_BROKER_CONFIG, DEFAULT_CONFIG).
 func (b *Broker) describeTopicConfigs(topic string) ([]describedConfig, error) {
 	if _, ok := b.meta.Snapshot().Topics[topic]; !ok {
 		return nil, fmt.Errorf("%w: %q", errUnknownTopic, topic)
@@ -76,6 +77,11 @@ func (b *Broker) describeTopicConfigs(topic string) ([]describedConfig, error) {
 	}
 	perBroker := b.dynamicBrokerConfig(strconv.Itoa(int(b.ID())))
 	clusterDefault := b.dynamicBrokerConfig(defaultBrokerEntity)
+	// Static and default synonyms by Kafka's rule (config.DescribeTopic).
+	static := map[string][]config.Synonym{}
+	for _, e := range tc.DescribeTopic(b.cfg) {
+		static[e.Name] = e.Synonyms
+	}
 	var out []describedConfig
 	for _, k := range config.TopicKeys {
 		v, override, ok := tc.Value(k.Name)
@@ -84,7 +90,6 @@ func (b *Broker) describeTopicConfigs(topic string) ([]describedConfig, error) {
 		}
 		d := describedConfig{name: k.Name, value: v, source: kmsg.ConfigSourceDefaultConfig, typ: k.Type, doc: k.Doc}
 		if override {
-			d.source = kmsg.ConfigSourceDynamicTopicConfig
 			d.synonyms = append(d.synonyms, configSynonym{k.Name, overrides[k.Name], kmsg.ConfigSourceDynamicTopicConfig})
 		}
 		if k.Synonym != "" {
@@ -94,18 +99,17 @@ func (b *Broker) describeTopicConfigs(topic string) ([]describedConfig, error) {
 				src kmsg.ConfigSource
 			}{{perBroker, kmsg.ConfigSourceDynamicBrokerConfig}, {clusterDefault, kmsg.ConfigSourceDynamicDefaultBrokerConfig}} {
 				if dv, ok := dyn.m[k.Synonym]; ok {
-					if d.source == kmsg.ConfigSourceDefaultConfig {
-						d.source = dyn.src
-					}
 					d.synonyms = append(d.synonyms, configSynonym{k.Synonym, dv, dyn.src})
 				}
 			}
-			if bv, supplied, ok := b.cfg.Value(k.Synonym); ok && supplied {
-				if d.source == kmsg.ConfigSourceDefaultConfig {
-					d.source = kmsg.ConfigSourceStaticBrokerConfig
-				}
-				d.synonyms = append(d.synonyms, configSynonym{k.Synonym, bv, kmsg.ConfigSourceStaticBrokerConfig})
+		}
+		for _, syn := range static[k.Name] {
+			if syn.Source != config.SourceTopic {
+				d.synonyms = append(d.synonyms, configSynonym{syn.Name, syn.Value, kmsg.ConfigSource(syn.Source)})
 			}
+		}
+		if len(d.synonyms) > 0 {
+			d.source = d.synonyms[0].source
 		}
 		out = append(out, d)
 	}
