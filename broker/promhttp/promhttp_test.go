@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"os"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -203,4 +204,30 @@ func FuzzPromNames(f *testing.F) {
 		}
 		_ = formatLabels(ls)
 	})
+}
+
+// BenchmarkPromWrite renders a registry shaped like a broker's: a meter and
+// a histogram per API (about 70 APIs), plus a few gauges.
+func BenchmarkPromWrite(b *testing.B) {
+	reg := metrics.NewRegistry()
+	for i := 0; i < 70; i++ {
+		tag := ",request=Api" + strconv.Itoa(i)
+		metrics.GetOrRegisterMeter("kafka.network:type=RequestMetrics,name=RequestsPerSec"+tag, reg).Mark(int64(i))
+		h := metrics.GetOrRegisterHistogram("kafka.network:type=RequestMetrics,name=TotalTimeMs"+tag, reg, metrics.NewExpDecaySample(1028, 0.015))
+		for j := int64(0); j < 1028; j++ {
+			h.Update(j % 97)
+		}
+	}
+	for i := 0; i < 10; i++ {
+		metrics.GetOrRegisterGauge("kafka.server:type=ReplicaManager,name=G"+strconv.Itoa(i), reg).Update(int64(i))
+	}
+	var buf bytes.Buffer
+	b.ReportAllocs()
+	for i := 0; i < b.N; i++ {
+		buf.Reset()
+		if err := Write(&buf, reg, nil); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.SetBytes(int64(buf.Len()))
 }
