@@ -417,6 +417,11 @@ func (o *reassignOpts) clearAllThrottles(targets map[reassignTP][]int32) error {
 			return err
 		}
 	}
+	if z, ok := o.backend.(zkReassignBackend); ok {
+		// Finished log-end reassignments leave no entries behind (over the
+		// API, the next reassignment of the partition removes them).
+		return z.writeLogEndEntries(targets, false)
+	}
 	return nil
 }
 

@@ -10,6 +10,7 @@ import (
 
 	"github.com/IBM/sarama"
 
+	"samsa/broker"
 	"samsa/broker/brokertest"
 	"samsa/broker/replica"
 	"samsa/zkutil"
@@ -138,6 +139,9 @@ func TestToolReassignStartAtLogEndZK(t *testing.T) {
 		}
 		return nil
 	})
+	if cfg, err := c.ZooKeeper(t).GetEntityConfig(broker.LogEndReplicasEntity, "lc"); err != nil || cfg["replicas"] != "" {
+		t.Fatalf("log-end entries left after --verify: %v %v", cfg, err)
+	}
 	st := c.Broker(1).Replicas().Partition(replica.TopicPartition{Topic: "lc", Partition: 0}).State()
 	if st.LogStartOffset != 50 {
 		t.Fatalf("new replica's log starts at %d, want the leader's log end 50", st.LogStartOffset)
