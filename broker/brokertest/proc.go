@@ -11,6 +11,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -177,7 +178,48 @@ func NewProcCluster(t testing.TB, n int, opts ...Option) *ProcCluster {
 		_, err := c.zk.GetController()
 		return err
 	})
+	for i := range c.procs {
+		c.waitServing(i, n)
+	}
 	return c
+}
+
+// waitServing waits until broker i's Metadata answer lists itself and at
+// least n brokers (its cache is filled by the controller's UpdateMetadata).
+func (c *ProcCluster) waitServing(i, n int) {
+	c.t.Helper()
+	WaitFor(c.t, 60*time.Second, func() error {
+		ids, err := c.metadataBrokers(i)
+		if err != nil {
+			return err
+		}
+		if len(ids) < n || !slices.Contains(ids, c.procs[i].ID) {
+			return fmt.Errorf("broker %d lists brokers %v, want itself and %d in all", c.procs[i].ID, ids, n)
+		}
+		return nil
+	})
+}
+
+// metadataBrokers asks broker i for Metadata and returns the broker ids it
+// lists.
+func (c *ProcCluster) metadataBrokers(i int) ([]int32, error) {
+	cfg := SaramaConfig(sarama.V2_1_0_0)
+	cfg.Net.DialTimeout = 2 * time.Second
+	cfg.Net.ReadTimeout = 5 * time.Second
+	b := sarama.NewBroker(c.Addr(i))
+	if err := b.Open(cfg); err != nil {
+		return nil, err
+	}
+	defer b.Close()
+	resp, err := b.GetMetadata(&sarama.MetadataRequest{Version: 1, Topics: []string{}})
+	if err != nil {
+		return nil, err
+	}
+	var ids []int32
+	for _, br := range resp.Brokers {
+		ids = append(ids, br.ID())
+	}
+	return ids, nil
 }
 
 func renderProperties(props map[string]string) string {
@@ -400,6 +442,7 @@ func (c *ProcCluster) Start(i int) {
 	c.waitUnregistered(i, 60*time.Second)
 	c.spawn(i)
 	c.waitRegistered(i)
+	c.waitServing(i, 1)
 }
 
 // Restart kills broker i (if running) and starts it again.
