@@ -10,7 +10,14 @@ package broker
 //     existing mark is fine) and the controller deletes it. With timeout_ms
 //     > 0 the answer waits until the topic has left the metadata cache;
 //     topics still present at the deadline answer REQUEST_TIMED_OUT (their
-//     deletion goes on).
+//     deletion goes on). Then, within the timeout and for at most
+//     deletionGrace, the answer also waits for the controller to finish
+//     (the /admin/delete_topics marks gone): Kafka's pipelined ZooKeeper
+//     deletes finish within milliseconds, so clients (Sarama's functional
+//     tests) recreate a topic right after deleting it, which would meet
+//     TOPIC_ALREADY_EXISTS ("marked for deletion") while ours still runs.
+//     A deletion that stalls (a replica's broker is down) still answers
+//     success once the metadata has dropped the topic, as Kafka.
 //   - A topic named twice answers INVALID_REQUEST.
 //
 // Version notes:
@@ -18,8 +25,10 @@ package broker
 //   - v6 (topic ids) is not offered.
 
 import (
+	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kerr"
@@ -66,6 +75,10 @@ func (b *Broker) handleDeleteTopics(r *request) (kmsg.Response, error) {
 		return resp, nil
 	}
 	deadline := b.opts.Now().Add(time.Duration(req.TimeoutMillis) * time.Millisecond)
+	names := make([]string, 0, len(marked))
+	for _, i := range marked {
+		names = append(names, *resp.Topics[i].Topic)
+	}
 	for {
 		next := b.metaUpdates.next()
 		snap := b.meta.Snapshot()
@@ -77,6 +90,7 @@ func (b *Broker) handleDeleteTopics(r *request) (kmsg.Response, error) {
 		}
 		marked = pending
 		if len(marked) == 0 {
+			b.awaitDeletionsDone(r.ctx, names, minTime(deadline, b.opts.Now().Add(deletionGrace)))
 			return resp, nil
 		}
 		wait := time.Until(deadline)
@@ -98,4 +112,47 @@ func (b *Broker) handleDeleteTopics(r *request) (kmsg.Response, error) {
 		resp.Topics[i].ErrorCode = kerr.RequestTimedOut.Code
 	}
 	return resp, nil
+}
+
+// deletionGrace bounds how long DeleteTopics waits for the controller to
+// finish a deletion after the topic left the metadata.
+const deletionGrace = 5 * time.Second
+
+// awaitDeletionsDone waits until none of topics is marked under
+// /admin/delete_topics (the controller removes the mark last), until
+// deadline, or until ctx ends.
+func (b *Broker) awaitDeletionsDone(ctx context.Context, topics []string, deadline time.Time) {
+	wake := make(chan struct{}, 1)
+	cancel := b.zk.WatchChildren(zkutil.DeleteTopicsPath(), func() {
+		select {
+		case wake <- struct{}{}:
+		default:
+		}
+	})
+	defer cancel()
+	t := time.NewTimer(deadline.Sub(b.opts.Now()))
+	defer t.Stop()
+	for {
+		marks, err := b.zk.Children(zkutil.DeleteTopicsPath())
+		if err != nil && !errors.Is(err, zkutil.ErrNoNode) {
+			return
+		}
+		if !slices.ContainsFunc(topics, func(t string) bool { return slices.Contains(marks, t) }) {
+			return
+		}
+		select {
+		case <-wake:
+		case <-t.C:
+			return
+		case <-ctx.Done():
+			return
+		}
+	}
+}
+
+func minTime(a, b time.Time) time.Time {
+	if a.Before(b) {
+		return a
+	}
+	return b
 }

@@ -66,3 +66,24 @@ func TestAPICompatSaramaIncrementalAlterBrokerConfig(t *testing.T) {
 		t.Fatalf("refused changes altered the stored value: %q", got)
 	}
 }
+
+// TestAPICompatSaramaRecreateAfterDelete: the FVT's TestMain deletes its
+// topics, polls Metadata until they are gone and creates them again at
+// once. DeleteTopics answers only after the controller finished, so the
+// CreateTopics that follows does not meet TOPIC_ALREADY_EXISTS ("marked for
+// deletion").
+func TestAPICompatSaramaRecreateAfterDelete(t *testing.T) {
+	c := brokertest.NewCluster(t, 3)
+	admin := c.Admin(t, brokertest.SaramaConfig(sarama.V2_8_0_0))
+	detail := &sarama.TopicDetail{NumPartitions: 16, ReplicationFactor: 3}
+	c.CreateTopic(t, "again", detail.NumPartitions, detail.ReplicationFactor)
+	for round := 0; round < 3; round++ {
+		if err := admin.DeleteTopic("again"); err != nil {
+			t.Fatalf("round %d: delete: %v", round, err)
+		}
+		if err := admin.CreateTopic("again", detail, false); err != nil {
+			t.Fatalf("round %d: create right after delete: %v", round, err)
+		}
+		c.WaitForLeader(t, "again", detail.NumPartitions-1)
+	}
+}
