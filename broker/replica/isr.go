@@ -125,7 +125,7 @@ func (p *Partition) maybeExpandIsr(id int32) {
 		return
 	}
 	newISR := append(slices.Clone(p.mu.isr), id)
-	if p.writeIsrLocked(newISR, "expanding") {
+	if p.writeIsrLocked(newISR, []int32{id}, false) {
 		p.maybeIncrementHighWatermarkLocked()
 	}
 }
@@ -149,7 +149,7 @@ func (p *Partition) maybeShrinkIsr() {
 		}
 	}
 	moved := false
-	if p.writeIsrLocked(newISR, "shrinking") {
+	if p.writeIsrLocked(newISR, out, true) {
 		moved = p.maybeIncrementHighWatermarkLocked()
 	}
 	p.mu.Unlock()
@@ -188,17 +188,21 @@ func (p *Partition) outOfSyncLocked() []int32 {
 	return out
 }
 
-// writeIsrLocked persists newISR and applies it on success.
-func (p *Partition) writeIsrLocked(newISR []int32, what string) bool {
+// writeIsrLocked persists newISR and applies it on success; changed are
+// the replicas that leave (shrink) or join the ISR, named in the log line
+// with their progress (isr_log.go).
+func (p *Partition) writeIsrLocked(newISR, changed []int32, shrink bool) bool {
 	v, err := p.m.cfg.Isr.UpdateIsr(p.tp, p.mu.leader, p.mu.leaderEpoch, newISR, p.mu.controllerEpoch, p.mu.zkVersion)
-	fields := logrus.Fields{"old_isr": p.mu.isr, "new_isr": newISR, "leader_epoch": p.mu.leaderEpoch}
 	if err != nil {
-		p.log.WithError(err).WithFields(fields).Warn("ISR change failed; keeping the old ISR until the next LeaderAndIsr")
+		p.log.WithError(err).WithFields(logrus.Fields{"old_isr": p.mu.isr, "new_isr": newISR,
+			"leader_epoch": p.mu.leaderEpoch}).
+			Warn("ISR change failed; keeping the old ISR until the next LeaderAndIsr")
 		return false
 	}
-	p.log.WithFields(fields).Info(what + " ISR")
+	p.logIsrChangeLocked(newISR, changed, shrink)
 	p.mu.isr = newISR
 	p.mu.zkVersion = v
 	p.m.isrChanges.record(p.tp, p.m.cfg.Now())
+	p.m.isrChanged(p.tp, shrink)
 	return true
 }

@@ -65,7 +65,8 @@ type Manager struct {
 	// dynamic configs.
 	LeaderThrottle   *Throttle
 	FollowerThrottle *Throttle
-	logEnd           logEndStart // log_end_start.go
+	logEnd           logEndStart                    // log_end_start.go
+	isrListener      atomic.Pointer[isrListenerBox] // metrics.go
 
 	controllerEpoch atomic.Int32 // highest controller epoch seen
 	closed          atomic.Bool

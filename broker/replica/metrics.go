@@ -1,0 +1,52 @@
+package replica
+
+// IsrListener is told of every ISR change this broker makes as a leader
+// (the broker marks Kafka's ReplicaManager IsrShrinksPerSec and
+// IsrExpandsPerSec meters with it). Its methods are called with the
+// partition's lock held: they must be quick and must not call back into
+// the Manager.
+type IsrListener interface {
+	IsrShrunk(tp TopicPartition)
+	IsrExpanded(tp TopicPartition)
+}
+
+// isrListenerBox lets an interface value live in an atomic.Pointer.
+type isrListenerBox struct{ l IsrListener }
+
+// SetIsrListener installs l (nil removes it). Safe to call at any time,
+// also while the ISR loop runs.
+func (m *Manager) SetIsrListener(l IsrListener) {
+	if l == nil {
+		m.isrListener.Store(nil)
+		return
+	}
+	m.isrListener.Store(&isrListenerBox{l: l})
+}
+
+// isrChanged reports a successful ISR change to the listener.
+func (m *Manager) isrChanged(tp TopicPartition, shrink bool) {
+	b := m.isrListener.Load()
+	if b == nil {
+		return
+	}
+	if shrink {
+		b.l.IsrShrunk(tp)
+	} else {
+		b.l.IsrExpanded(tp)
+	}
+}
+
+// UnderMinIsrCount returns how many partitions this broker leads whose ISR
+// is smaller than the topic's min.insync.replicas (Kafka's ReplicaManager
+// UnderMinIsrPartitionCount).
+func (m *Manager) UnderMinIsrCount() int {
+	n := 0
+	for _, p := range m.Partitions() {
+		p.mu.RLock()
+		if p.isLeaderLocked() && len(p.mu.isr) < p.mu.minISR {
+			n++
+		}
+		p.mu.RUnlock()
+	}
+	return n
+}
