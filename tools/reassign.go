@@ -17,7 +17,9 @@ package tools
 //     partition's state; once all are complete, removes the throttles unless
 //     --preserve-throttles), --cancel (--reassignment-json-file F:
 //     reverts the reassignments in progress, then removes the throttles;
-//     --bootstrap-server only);
+//     --bootstrap-server only), --list (the reassignments in progress:
+//     "Current partition reassignments:" then "t-0: replicas: 2,3,1.
+//     adding: 3. removing: 1.", or "No partition reassignments found.");
 //   - throttles as Kafka sets them: leader.replication.throttled.rate and
 //     follower.replication.throttled.rate on every broker of a moving
 //     partition, leader.replication.throttled.replicas ("p:b" for the
@@ -71,6 +73,7 @@ func reassignCommand(env Env) *cli.Command {
 			&cli.BoolFlag{Name: "execute", Usage: "kick off the reassignment as specified by the --reassignment-json-file option"},
 			&cli.BoolFlag{Name: "verify", Usage: "verify if the reassignment completed as specified by the --reassignment-json-file option; removes throttles when done"},
 			&cli.BoolFlag{Name: "cancel", Usage: "cancel an active reassignment"},
+			&cli.BoolFlag{Name: "list", Usage: "list all active partition reassignments"},
 			&cli.StringFlag{Name: "reassignment-json-file", Usage: "the JSON file with the partition reassignment configuration"},
 			&cli.StringFlag{Name: "topics-to-move-json-file", Usage: "generate a reassignment configuration to move the partitions of the specified topics to the list of brokers specified by --broker-list"},
 			&cli.StringFlag{Name: "broker-list", Usage: "the list of brokers to which the partitions need to be reassigned, in the form \"0,1,2\""},
@@ -111,7 +114,7 @@ type reassignOpts struct {
 
 func runReassign(c *cli.Context, env Env) error {
 	actions := 0
-	for _, a := range []string{"generate", "execute", "verify", "cancel"} {
+	for _, a := range []string{"generate", "execute", "verify", "cancel", "list"} {
 		if c.Bool(a) {
 			actions++
 		}
@@ -152,6 +155,8 @@ func runReassign(c *cli.Context, env Env) error {
 		return o.execute()
 	case c.Bool("verify"):
 		return o.verify()
+	case c.Bool("list"):
+		return o.list()
 	default:
 		return o.cancel()
 	}
@@ -460,6 +465,43 @@ func (o *reassignOpts) cancel() error {
 		return nil
 	}
 	return o.clearAllThrottles(targets)
+}
+
+// list is listReassignments: every reassignment in progress.
+func (o *reassignOpts) list() error {
+	var tps []reassignTP // nil: all (API)
+	if z, ok := o.backend.(zkReassignBackend); ok {
+		pending, err := z.zk.zk.GetPartitionReassignment()
+		if err != nil && !errors.Is(err, zkutil.ErrNoNode) {
+			return err
+		}
+		tps = []reassignTP{}
+		for tp := range pending {
+			tps = append(tps, reassignTP{tp.Topic, tp.Partition})
+		}
+	}
+	ongoing, err := o.backend.ongoing(tps)
+	if err != nil {
+		return err
+	}
+	if len(ongoing) == 0 {
+		fmt.Fprintln(o.env.Stdout, "No partition reassignments found.")
+		return nil
+	}
+	lines := []string{"Current partition reassignments:"}
+	for _, tp := range sortedTPs(ongoing) {
+		og := ongoing[tp]
+		line := fmt.Sprintf("%s: replicas: %s.", tp, joinIDs(og.replicas))
+		if len(og.adding) > 0 {
+			line += fmt.Sprintf(" adding: %s.", joinIDs(og.adding))
+		}
+		if len(og.removing) > 0 {
+			line += fmt.Sprintf(" removing: %s.", joinIDs(og.removing))
+		}
+		lines = append(lines, line)
+	}
+	fmt.Fprintln(o.env.Stdout, strings.Join(lines, "\n"))
+	return nil
 }
 
 func pluralS(n int) string {

@@ -77,6 +77,10 @@ func TestToolReassignAndElect(t *testing.T) {
 	if len(tc) != 0 || bc[leaderThrottledRateKey] != "" {
 		t.Fatalf("throttles left: topic %v broker %v", tc, bc)
 	}
+	out, _, code = runTool(t, "", "kafka-reassign-partitions", "--bootstrap-server", boot, "--list")
+	if code != 0 || out != "No partition reassignments found.\n" {
+		t.Fatalf("list: exit %d\n%s", code, out)
+	}
 	out, _, code = runTool(t, "", "kafka-reassign-partitions", "--bootstrap-server", boot, "--cancel", "--reassignment-json-file", plan)
 	if code != 0 || !strings.HasPrefix(out, "None of the specified partition reassignments are active.\n") {
 		t.Fatalf("cancel: exit %d\n%s", code, out)
