@@ -217,6 +217,7 @@ func (g *group) restore(l *loaded) {
 	for tp, v := range l.offsets {
 		g.offsets[tp] = offsetEntry{v}
 	}
+	g.publishCounts()
 	v := l.value
 	if v == nil {
 		return

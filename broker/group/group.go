@@ -145,8 +145,10 @@ type group struct {
 	stopOnce  atomic.Bool
 	exitCode  atomic.Int32            // the error for requests that arrive after done
 	snapshot  atomic.Pointer[listing] // for ListGroups
-	appendCtx context.Context         // cancelled on stop
-	cancel    context.CancelFunc      // cancels appendCtx
+	// offsetCount is len(offsets) after the last event, for Counts.
+	offsetCount atomic.Int64
+	appendCtx   context.Context    // cancelled on stop
+	cancel      context.CancelFunc // cancels appendCtx
 
 	state        State
 	stateTime    time.Time

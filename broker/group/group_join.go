@@ -280,7 +280,8 @@ func (g *group) expirePending(id string) {
 		return
 	}
 	delete(g.pending, id)
-	g.log.WithField("member", id).Info("group: pending member removed after session timeout")
+	g.log.WithFields(map[string]any{"member": id, "reason": "pending member did not join within the session timeout"}).
+		Info("group: pending member removed after session timeout")
 	if g.is(PreparingRebalance) {
 		g.tryCompleteJoin()
 	}
@@ -361,7 +362,8 @@ func (g *group) completeJoin() {
 	for _, id := range append([]string(nil), g.order...) {
 		m := g.members[id]
 		if m.joinReply == nil && m.instanceID == "" {
-			g.log.WithFields(map[string]any{"member": id, "rebalance_timeout": g.rebalanceTimeout()}).
+			g.log.WithFields(map[string]any{"member": id, "rebalance_timeout": g.rebalanceTimeout(),
+				"reason": "did not rejoin within the rebalance timeout"}).
 				Info("group: member did not rejoin within the rebalance timeout; removing it from the group")
 			g.removeMember(id)
 		}

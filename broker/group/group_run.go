@@ -16,6 +16,7 @@ func (g *group) run() {
 		select {
 		case f := <-g.controlCh:
 			f()
+			g.publishCounts()
 			if invariantsEnabled {
 				g.checkInvariants()
 			}
@@ -31,6 +32,7 @@ func (g *group) run() {
 			g.shutdown()
 			return
 		}
+		g.publishCounts()
 		if invariantsEnabled {
 			g.checkInvariants()
 		}

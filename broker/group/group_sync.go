@@ -129,18 +129,19 @@ func (g *group) handleLeave(members []LeaveMember) (int16, []int16) {
 				codes[i] = kerr.UnknownMemberID.Code
 				continue
 			}
-			g.leave(g.members[cur])
+			g.leave(g.members[cur], "removed by group.instance.id "+lm.GroupInstanceID+" through LeaveGroup (KIP-345)")
 		case g.isPendingMember(id):
 			g.pending[id].Stop()
 			delete(g.pending, id)
-			g.log.WithField("member", id).Info("group: pending member left through LeaveGroup")
+			g.log.WithFields(map[string]any{"member": id, "reason": reasonLeaveGroup}).
+				Info("group: pending member left through LeaveGroup")
 			if g.is(PreparingRebalance) {
 				g.tryCompleteJoin()
 			}
 		case g.isStaticMemberFenced(id, lm.GroupInstanceID):
 			codes[i] = kerr.FencedInstanceID.Code
 		case g.members[id] != nil:
-			g.leave(g.members[id])
+			g.leave(g.members[id], reasonLeaveGroup)
 		default:
 			codes[i] = kerr.UnknownMemberID.Code
 		}
@@ -148,9 +149,15 @@ func (g *group) handleLeave(members []LeaveMember) (int16, []int16) {
 	return 0, codes
 }
 
-// leave removes m on its own request.
-func (g *group) leave(m *member) {
-	g.log.WithField("member", m.id).Info("group: member left the group through LeaveGroup")
+// reasonLeaveGroup is the reason logged when a member leaves on its own
+// LeaveGroup request (Kafka 2.8's LeaveGroup carries no client reason;
+// KIP-800 added one in 3.2).
+const reasonLeaveGroup = "the member sent LeaveGroup"
+
+// leave removes m through LeaveGroup; reason says who asked.
+func (g *group) leave(m *member, reason string) {
+	g.log.WithFields(map[string]any{"member": m.id, "reason": reason}).
+		Info("group: member left the group through LeaveGroup")
 	g.removeMemberAndUpdate(m, "removing member "+m.id+" on LeaveGroup")
 }
 
