@@ -85,13 +85,12 @@ func (b *Broker) handleProduce(r *request) (kmsg.Response, error) {
 			}
 			if err != nil {
 				failed = true
-				b.mtr.failedProduce.Mark(1)
+				b.failed(tp, true)
 				b.setProduceErr(&rp, err)
 				rt.Partitions = append(rt.Partitions, rp)
 				continue
 			}
-			b.mtr.messagesIn.Mark(res.LastOffset - res.BaseOffset + 1)
-			b.mtr.bytesIn.Mark(int64(len(p.Records)))
+			b.mtr.produced(t.Topic, res.LastOffset-res.BaseOffset+1, int64(len(p.Records)))
 			rp.BaseOffset, rp.LogAppendTime, rp.LogStartOffset = res.BaseOffset, res.LogAppendTime, res.LogStartOffset
 			rt.Partitions = append(rt.Partitions, rp)
 			if req.Acks == -1 {

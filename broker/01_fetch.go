@@ -161,7 +161,7 @@ func (b *Broker) handleFetch(r *request) (kmsg.Response, error) {
 		// a null).
 		rp.RecordBatches = []byte{}
 		if fp.err != nil {
-			b.mtr.failedFetch.Mark(1)
+			b.failed(fp.tp, false)
 			rp.ErrorCode = b.errorCode(fp.err)
 			rp.HighWatermark, rp.LastStableOffset, rp.LogStartOffset = -1, -1, -1
 		} else {
@@ -169,7 +169,7 @@ func (b *Broker) handleFetch(r *request) (kmsg.Response, error) {
 			rp.LastStableOffset = fp.res.LastStableOffset
 			rp.LogStartOffset = fp.res.LogStartOffset
 			if fp.size > 0 {
-				b.mtr.bytesOut.Mark(fp.size)
+				b.mtr.fetched(fp.tp.Topic, req.ReplicaID >= 0, fp.size)
 				if fp.throttled {
 					b.replicas.LeaderThrottle.Record(fp.size)
 				}

@@ -1,43 +1,165 @@
 package broker
 
 import (
+	"sync"
+	"sync/atomic"
+
 	metrics "github.com/rcrowley/go-metrics"
+
+	"samsa/broker/group"
+	"samsa/broker/replica"
 )
 
 // Metric names, after Kafka's MBeans (kafka.server BrokerTopicMetrics,
-// ReplicaManager, DelayedOperationPurgatory).
+// ReplicaManager, DelayedOperationPurgatory; kafka.coordinator.group
+// GroupMetadataManager). The BrokerTopicMetrics names are the all-topics
+// totals; TopicMetricName gives a topic's own series.
 const (
 	MetricMessagesInPerSec          = "kafka.server:type=BrokerTopicMetrics,name=MessagesInPerSec"
 	MetricBytesInPerSec             = "kafka.server:type=BrokerTopicMetrics,name=BytesInPerSec"
 	MetricBytesOutPerSec            = "kafka.server:type=BrokerTopicMetrics,name=BytesOutPerSec"
+	MetricReplicationBytesOut       = "kafka.server:type=BrokerTopicMetrics,name=ReplicationBytesOutPerSec"
 	MetricFailedProduceRequests     = "kafka.server:type=BrokerTopicMetrics,name=FailedProduceRequestsPerSec"
 	MetricFailedFetchRequests       = "kafka.server:type=BrokerTopicMetrics,name=FailedFetchRequestsPerSec"
 	MetricPartitionCount            = "kafka.server:type=ReplicaManager,name=PartitionCount"
 	MetricLeaderCount               = "kafka.server:type=ReplicaManager,name=LeaderCount"
 	MetricUnderReplicatedPartitions = "kafka.server:type=ReplicaManager,name=UnderReplicatedPartitions"
+	MetricUnderMinIsrPartitions     = "kafka.server:type=ReplicaManager,name=UnderMinIsrPartitionCount"
+	MetricIsrShrinksPerSec          = "kafka.server:type=ReplicaManager,name=IsrShrinksPerSec"
+	MetricIsrExpandsPerSec          = "kafka.server:type=ReplicaManager,name=IsrExpandsPerSec"
 	MetricProducePurgatorySize      = "kafka.server:type=DelayedOperationPurgatory,name=PurgatorySize,delayedOperation=Produce"
 	MetricFetchPurgatorySize        = "kafka.server:type=DelayedOperationPurgatory,name=PurgatorySize,delayedOperation=Fetch"
+	MetricNumGroups                 = "kafka.coordinator.group:type=GroupMetadataManager,name=NumGroups"
+	MetricNumOffsets                = "kafka.coordinator.group:type=GroupMetadataManager,name=NumOffsets"
+	MetricNumGroupsEmpty            = "kafka.coordinator.group:type=GroupMetadataManager,name=NumGroupsEmpty"
+	MetricNumGroupsPreparing        = "kafka.coordinator.group:type=GroupMetadataManager,name=NumGroupsPreparingRebalance"
+	MetricNumGroupsCompleting       = "kafka.coordinator.group:type=GroupMetadataManager,name=NumGroupsCompletingRebalance"
+	MetricNumGroupsStable           = "kafka.coordinator.group:type=GroupMetadataManager,name=NumGroupsStable"
 )
 
-// brokerMetrics are the broker's own meters; immutable after newBrokerMetrics.
-type brokerMetrics struct {
+// TopicMetricName is the per-topic name of a BrokerTopicMetrics total, as
+// Kafka names the topic's MBean ("...,name=MessagesInPerSec,topic=t");
+// the Prometheus endpoint turns the topic into a label.
+func TopicMetricName(total, topic string) string { return total + ",topic=" + topic }
+
+// topicMeters are one topic's BrokerTopicMetrics; immutable once made.
+type topicMeters struct {
 	messagesIn, bytesIn, bytesOut metrics.Meter
 	failedProduce, failedFetch    metrics.Meter
 }
 
+// brokerMetrics are the broker's own meters. The all-topics meters are
+// immutable after newBrokerMetrics. Per-topic meters are made on first use
+// and cached in a copy-on-write map, so the produce and fetch paths look
+// a topic up with one atomic load and one map read, without allocating.
+type brokerMetrics struct {
+	reg                           metrics.Registry
+	messagesIn, bytesIn, bytesOut metrics.Meter
+	replicationBytesOut           metrics.Meter
+	failedProduce, failedFetch    metrics.Meter
+	isrShrinks, isrExpands        metrics.Meter
+
+	topicsMu sync.Mutex                              // serialises writers of topics
+	topics   atomic.Pointer[map[string]*topicMeters] // never mutated once stored
+}
+
 func newBrokerMetrics(reg metrics.Registry) *brokerMetrics {
-	return &brokerMetrics{
-		messagesIn:    metrics.GetOrRegisterMeter(MetricMessagesInPerSec, reg),
-		bytesIn:       metrics.GetOrRegisterMeter(MetricBytesInPerSec, reg),
-		bytesOut:      metrics.GetOrRegisterMeter(MetricBytesOutPerSec, reg),
-		failedProduce: metrics.GetOrRegisterMeter(MetricFailedProduceRequests, reg),
-		failedFetch:   metrics.GetOrRegisterMeter(MetricFailedFetchRequests, reg),
+	m := &brokerMetrics{
+		reg:                 reg,
+		messagesIn:          metrics.GetOrRegisterMeter(MetricMessagesInPerSec, reg),
+		bytesIn:             metrics.GetOrRegisterMeter(MetricBytesInPerSec, reg),
+		bytesOut:            metrics.GetOrRegisterMeter(MetricBytesOutPerSec, reg),
+		replicationBytesOut: metrics.GetOrRegisterMeter(MetricReplicationBytesOut, reg),
+		failedProduce:       metrics.GetOrRegisterMeter(MetricFailedProduceRequests, reg),
+		failedFetch:         metrics.GetOrRegisterMeter(MetricFailedFetchRequests, reg),
+		isrShrinks:          metrics.GetOrRegisterMeter(MetricIsrShrinksPerSec, reg),
+		isrExpands:          metrics.GetOrRegisterMeter(MetricIsrExpandsPerSec, reg),
+	}
+	m.topics.Store(&map[string]*topicMeters{})
+	return m
+}
+
+// topic returns topic's meters, registering them on first use. Callers
+// pass only topics this broker hosts, so the registry does not grow with
+// the names clients send.
+func (m *brokerMetrics) topic(topic string) *topicMeters {
+	if tm := (*m.topics.Load())[topic]; tm != nil {
+		return tm
+	}
+	m.topicsMu.Lock()
+	defer m.topicsMu.Unlock()
+	old := *m.topics.Load()
+	if tm := old[topic]; tm != nil {
+		return tm
+	}
+	meter := func(total string) metrics.Meter {
+		return metrics.GetOrRegisterMeter(TopicMetricName(total, topic), m.reg)
+	}
+	tm := &topicMeters{
+		messagesIn:    meter(MetricMessagesInPerSec),
+		bytesIn:       meter(MetricBytesInPerSec),
+		bytesOut:      meter(MetricBytesOutPerSec),
+		failedProduce: meter(MetricFailedProduceRequests),
+		failedFetch:   meter(MetricFailedFetchRequests),
+	}
+	next := make(map[string]*topicMeters, len(old)+1)
+	for k, v := range old {
+		next[k] = v
+	}
+	next[topic] = tm
+	m.topics.Store(&next)
+	return tm
+}
+
+// produced marks a successful append of n records in size bytes.
+func (m *brokerMetrics) produced(topic string, n, size int64) {
+	tm := m.topic(topic)
+	m.messagesIn.Mark(n)
+	tm.messagesIn.Mark(n)
+	m.bytesIn.Mark(size)
+	tm.bytesIn.Mark(size)
+}
+
+// failed marks a failed produce or fetch of tp; the topic's own meter
+// only when this broker hosts tp (UNKNOWN_TOPIC_OR_PARTITION for a made-up
+// name must not register meters).
+func (b *Broker) failed(tp replica.TopicPartition, produce bool) {
+	hosted := b.replicas.Partition(tp) != nil
+	if produce {
+		b.mtr.failedProduce.Mark(1)
+		if hosted {
+			b.mtr.topic(tp.Topic).failedProduce.Mark(1)
+		}
+		return
+	}
+	b.mtr.failedFetch.Mark(1)
+	if hosted {
+		b.mtr.topic(tp.Topic).failedFetch.Mark(1)
 	}
 }
 
-// registerGauges adds the gauges computed from the replica manager.
+// fetched marks size bytes sent to a consumer (follower fetches count as
+// ReplicationBytesOutPerSec only, as in Kafka since KIP-153).
+func (m *brokerMetrics) fetched(topic string, follower bool, size int64) {
+	if follower {
+		m.replicationBytesOut.Mark(size)
+		return
+	}
+	m.bytesOut.Mark(size)
+	m.topic(topic).bytesOut.Mark(size)
+}
+
+// IsrShrunk implements replica.IsrListener.
+func (m *brokerMetrics) IsrShrunk(replica.TopicPartition) { m.isrShrinks.Mark(1) }
+
+// IsrExpanded implements replica.IsrListener.
+func (m *brokerMetrics) IsrExpanded(replica.TopicPartition) { m.isrExpands.Mark(1) }
+
+// registerGauges adds the gauges computed from the replica manager and the
+// group coordinator, and hooks the ISR meters to the replica manager.
 func (b *Broker) registerGauges() {
 	reg := b.opts.Registry
+	b.replicas.SetIsrListener(b.mtr)
 	gauge := func(name string, f func() int64) {
 		_ = reg.Register(name, metrics.NewFunctionalGauge(f))
 	}
@@ -60,6 +182,22 @@ func (b *Broker) registerGauges() {
 		}
 		return n
 	})
+	gauge(MetricUnderMinIsrPartitions, func() int64 { return int64(b.replicas.UnderMinIsrCount()) })
 	gauge(MetricProducePurgatorySize, b.replicas.Produce.Size)
 	gauge(MetricFetchPurgatorySize, b.replicas.Fetch.Size)
+	// The coordinator starts right after this; until then every count is 0.
+	groupGauge := func(name string, f func(group.Counts) int) {
+		gauge(name, func() int64 {
+			if b.groups == nil {
+				return 0
+			}
+			return int64(f(b.groups.Counts()))
+		})
+	}
+	groupGauge(MetricNumGroups, func(c group.Counts) int { return c.Groups })
+	groupGauge(MetricNumOffsets, func(c group.Counts) int { return c.Offsets })
+	groupGauge(MetricNumGroupsEmpty, func(c group.Counts) int { return c.Empty })
+	groupGauge(MetricNumGroupsPreparing, func(c group.Counts) int { return c.PreparingRebalance })
+	groupGauge(MetricNumGroupsCompleting, func(c group.Counts) int { return c.CompletingRebalance })
+	groupGauge(MetricNumGroupsStable, func(c group.Counts) int { return c.Stable })
 }
