@@ -61,13 +61,19 @@ func saramaProduce(ctx context.Context, bin, bootstrap, topic string, n, size in
 	if err != nil {
 		return throughput{}, err
 	}
+	return parseProducerTotal(out, n)
+}
+
+// parseProducerTotal reads the rates of the last total line of
+// kafka-producer-perf-test's output and checks that n records were sent.
+func parseProducerTotal(out string, n int) (throughput, error) {
 	m := producerTotal.FindAllStringSubmatch(out, -1)
 	if len(m) == 0 {
 		return throughput{}, fmt.Errorf("bench: no total line in producer output %q", lastLine(out))
 	}
 	last := m[len(m)-1]
 	if sent, _ := strconv.Atoi(last[1]); sent != n {
-		return throughput{}, fmt.Errorf("bench: producer sent %d of %d records", sent, n)
+		return throughput{}, fmt.Errorf("bench: producer sent %s of %d records", last[1], n)
 	}
 	recs, _ := strconv.ParseFloat(last[2], 64)
 	mib, _ := strconv.ParseFloat(last[3], 64)
@@ -81,13 +87,20 @@ func saramaConsume(ctx context.Context, bin, bootstrap, topic string, n int, tim
 	if err != nil {
 		return throughput{}, err
 	}
+	return parseConsumerLine(out, n)
+}
+
+// parseConsumerLine reads fetch.MB.sec and fetch.nMsg.sec from the last
+// CSV line of kafka-consumer-perf-test's output and checks that at least n
+// records were read.
+func parseConsumerLine(out string, n int) (throughput, error) {
 	line := lastLine(out)
 	f := strings.Split(line, ", ")
 	if len(f) != 10 {
 		return throughput{}, fmt.Errorf("bench: consumer output %q", line)
 	}
 	if got, _ := strconv.Atoi(f[4]); got < n {
-		return throughput{}, fmt.Errorf("bench: consumer read %d of %d records", got, n)
+		return throughput{}, fmt.Errorf("bench: consumer read %s of %d records", f[4], n)
 	}
 	mib, _ := strconv.ParseFloat(f[8], 64)
 	recs, _ := strconv.ParseFloat(f[9], 64)
