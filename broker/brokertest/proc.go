@@ -7,6 +7,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"hash/fnv"
 	"net"
 	"os"
 	"os/exec"
@@ -35,36 +36,48 @@ var samsaBinary struct {
 }
 
 // SamsaBinary builds ./tools/samsa of the module once per test binary and
-// returns its path. The binary lives in a temporary directory that is not
-// removed (several tests share it; it is small and in the system temp dir).
+// returns its path: <temp>/samsa-brokertest-<uid>-<hash of the module
+// dir>/samsa, shared by later runs (go build's cache makes a rebuild cheap)
+// so nothing accumulates. The build goes to a unique name first and is
+// renamed into place, so a binary that another test process is running is
+// never written over.
 func SamsaBinary(t testing.TB) string {
 	t.Helper()
 	samsaBinary.once.Do(func() {
-		root, err := moduleRoot()
-		if err != nil {
-			samsaBinary.err = err
-			return
-		}
-		dir, err := os.MkdirTemp("", "samsa-brokertest-bin-")
-		if err != nil {
-			samsaBinary.err = err
-			return
-		}
-		out := filepath.Join(dir, "samsa")
-		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
-		defer cancel()
-		cmd := exec.CommandContext(ctx, "go", "build", "-o", out, "./tools/samsa")
-		cmd.Dir = root
-		if b, err := cmd.CombinedOutput(); err != nil {
-			samsaBinary.err = fmt.Errorf("brokertest: go build ./tools/samsa: %v\n%s", err, b)
-			return
-		}
-		samsaBinary.path = out
+		samsaBinary.path, samsaBinary.err = buildSamsa()
 	})
 	if samsaBinary.err != nil {
 		t.Fatalf("%v", samsaBinary.err)
 	}
 	return samsaBinary.path
+}
+
+func buildSamsa() (string, error) {
+	root, err := moduleRoot()
+	if err != nil {
+		return "", err
+	}
+	h := fnv.New32a()
+	h.Write([]byte(root))
+	dir := filepath.Join(os.TempDir(), fmt.Sprintf("samsa-brokertest-%d-%08x", os.Getuid(), h.Sum32()))
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return "", err
+	}
+	out := filepath.Join(dir, "samsa")
+	tmp := fmt.Sprintf("%s.%d", out, os.Getpid())
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, "go", "build", "-o", tmp, "./tools/samsa")
+	cmd.Dir = root
+	if b, err := cmd.CombinedOutput(); err != nil {
+		os.Remove(tmp)
+		return "", fmt.Errorf("brokertest: go build ./tools/samsa: %v\n%s", err, b)
+	}
+	if err := os.Rename(tmp, out); err != nil {
+		os.Remove(tmp)
+		return "", err
+	}
+	return out, nil
 }
 
 // moduleRoot walks up from the working directory to the go.mod.
