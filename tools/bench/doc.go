@@ -7,6 +7,8 @@
 // and docs/benchmarks.svg.
 //
 //	samsa-bench probe -dir DIR            only the limits
+//	samsa-bench rtt -bootstrap H:P -topic T    sequential acks=all round trips
+//	samsa-bench e2e -bootstrap H:P -topic T    e2e latency at a fixed rate
 //	samsa-bench run -samsa BIN -kfakepeer BIN -zk HOST:PORT -work DIR [-quick]
 //
 // ZooKeeper is started by the script; brokers and kfakepeer are started
