@@ -99,3 +99,33 @@ func TestClusterFaultLeaderKilledTwice(t *testing.T) {
 	k.verify(c.Addrs())
 	waitLogsIdentical(t, c, "fh", 0, 30*time.Second)
 }
+
+// TestClusterFaultChaseTheLeader (Kafka's replication_test "chase the
+// leader"): three rounds, each hitting the current leader — SIGKILL, a
+// pause past its ZooKeeper session (a zombie leader that resumes), SIGKILL
+// again — with the broker back and the ISR full before the next round;
+// nothing acknowledged is lost and the logs end identical.
+func TestClusterFaultChaseTheLeader(t *testing.T) {
+	c := brokertest.NewProcCluster(t, 3, faultProps("zookeeper.session.timeout.ms", "2000")...)
+	c.CreateTopic(t, "fx", 1, 3, nil)
+	k := startProducing(t, c.Addrs(), "fx", "x", 1_000_000)
+	for round := 0; round < 3; round++ {
+		k.waitAcks(150, 30*time.Second)
+		li := leaderIndex(t, c, "fx")
+		if round == 1 {
+			c.Pause(li)
+			waitNewLeader(t, c, "fx", c.ID(li))
+			k.waitAcks(100, 30*time.Second)
+			c.Resume(li)
+		} else {
+			c.Kill(li)
+			waitNewLeader(t, c, "fx", c.ID(li))
+			k.waitAcks(100, 30*time.Second)
+			c.Start(li)
+		}
+		c.WaitForISR(t, "fx", 0, 3, 30*time.Second)
+	}
+	k.waitAcks(100, 30*time.Second)
+	k.verify(c.Addrs())
+	waitLogsIdentical(t, c, "fx", 0, 30*time.Second)
+}
