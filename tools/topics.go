@@ -325,6 +325,19 @@ func ensureTopicExists(found []string, o *topicOpts) error {
 	return nil
 }
 
+// existingTopics lists the topics --topic matches through list and fails
+// as ensureTopicExists when it matches none.
+func existingTopics(list func(*topicOpts) ([]string, error), o *topicOpts) ([]string, error) {
+	topics, err := list(o)
+	if err != nil {
+		return nil, err
+	}
+	if err := ensureTopicExists(topics, o); err != nil {
+		return nil, err
+	}
+	return topics, nil
+}
+
 func hasCollisionChars(topic string) bool {
 	return strings.ContainsAny(topic, "._")
 }

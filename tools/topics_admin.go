@@ -60,11 +60,8 @@ func (s *adminTopicService) listTopics(o *topicOpts, out io.Writer) error {
 }
 
 func (s *adminTopicService) describeTopics(o *topicOpts, out io.Writer) error {
-	topics, err := s.topics(o)
+	topics, err := existingTopics(s.topics, o)
 	if err != nil {
-		return err
-	}
-	if err := ensureTopicExists(topics, o); err != nil {
 		return err
 	}
 	if len(topics) == 0 {
@@ -189,11 +186,8 @@ func (s *adminTopicService) createTopic(o *topicOpts, out io.Writer) error {
 }
 
 func (s *adminTopicService) alterTopic(o *topicOpts, _ io.Writer) error {
-	topics, err := s.topics(o)
+	topics, err := existingTopics(s.topics, o)
 	if err != nil {
-		return err
-	}
-	if err := ensureTopicExists(topics, o); err != nil {
 		return err
 	}
 	for _, t := range topics {
@@ -215,11 +209,8 @@ func (s *adminTopicService) alterTopic(o *topicOpts, _ io.Writer) error {
 }
 
 func (s *adminTopicService) deleteTopics(o *topicOpts, _ io.Writer) error {
-	topics, err := s.topics(o)
+	topics, err := existingTopics(s.topics, o)
 	if err != nil {
-		return err
-	}
-	if err := ensureTopicExists(topics, o); err != nil {
 		return err
 	}
 	for _, t := range topics {

@@ -80,11 +80,8 @@ func (s *zkTopicService) listTopics(o *topicOpts, out io.Writer) error {
 }
 
 func (s *zkTopicService) describeTopics(o *topicOpts, out io.Writer) error {
-	topics, err := s.topics(o)
+	topics, err := existingTopics(s.topics, o)
 	if err != nil {
-		return err
-	}
-	if err := ensureTopicExists(topics, o); err != nil {
 		return err
 	}
 	ids, err := s.zk.GetBrokerIDs()
@@ -222,11 +219,8 @@ func assignmentError(err error) error {
 }
 
 func (s *zkTopicService) alterTopic(o *topicOpts, out io.Writer) error {
-	topics, err := s.topics(o)
+	topics, err := existingTopics(s.topics, o)
 	if err != nil {
-		return err
-	}
-	if err := ensureTopicExists(topics, o); err != nil {
 		return err
 	}
 	for _, t := range topics {
@@ -339,11 +333,8 @@ func checkBrokersExist(assignment map[int32][]int32, brokers []controller.Broker
 }
 
 func (s *zkTopicService) deleteTopics(o *topicOpts, out io.Writer) error {
-	topics, err := s.topics(o)
+	topics, err := existingTopics(s.topics, o)
 	if err != nil {
-		return err
-	}
-	if err := ensureTopicExists(topics, o); err != nil {
 		return err
 	}
 	for _, t := range topics {
