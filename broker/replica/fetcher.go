@@ -299,9 +299,16 @@ func (p *Partition) followingLocked(leaderEpoch int32) bool {
 }
 
 // truncateForFollower truncates the local log by the leader's answer to an
-// OffsetsForLeaderEpoch query (KIP-101/KIP-279): to the end offset of the
-// largest common epoch, never past the local log end. An unknown epoch
-// (-1) falls back to the high watermark, as Kafka does.
+// OffsetsForLeaderEpoch query (KIP-101/KIP-279, Kafka's
+// AbstractFetcherThread.getOffsetTruncationState): to the end offset of the
+// largest common epoch, never past the local log end. The leader answers
+// with the largest epoch it knows at or below the one asked; when that is
+// an epoch this replica also has, the target is the smaller of the two
+// replicas' end offsets for it, and when it is not, the end offset of this
+// replica's largest epoch below it — otherwise a replica that led briefly
+// (fast double failover, KAFKA-6361) keeps batches of an epoch the new
+// leader never had. An unknown epoch (-1) falls back to the high
+// watermark, as Kafka does.
 func (p *Partition) truncateForFollower(leaderEpoch int32, eo EpochEndOffset) error {
 	p.mu.RLock()
 	defer p.mu.RUnlock()
@@ -312,6 +319,12 @@ func (p *Partition) truncateForFollower(leaderEpoch int32, eo EpochEndOffset) er
 	target := eo.EndOffset
 	if eo.LeaderEpoch < 0 || target < 0 {
 		target = l.HighWatermark()
+	} else if localEpoch, localEnd := l.EndOffsetForEpoch(eo.LeaderEpoch); localEnd >= 0 {
+		if localEpoch != eo.LeaderEpoch {
+			target = localEnd
+		} else {
+			target = min(target, localEnd)
+		}
 	}
 	if target >= l.LogEndOffset() {
 		return nil
