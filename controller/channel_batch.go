@@ -251,49 +251,67 @@ type stopPartition struct {
 
 // logLeaderAndIsrResponse logs a failed send, a top-level error and each partition error.
 func logLeaderAndIsrResponse(log logrus.FieldLogger, broker int32, resp kmsg.Response, err error) {
-	l := log.WithField("broker", broker)
-	if err != nil {
-		l.WithError(err).Warn("controller: LeaderAndIsr request not delivered")
-		return
-	}
-	r, ok := resp.(*kmsg.LeaderAndISRResponse)
-	if !ok {
-		return
-	}
-	if r.ErrorCode != 0 {
-		l.WithError(kerr.ErrorForCode(r.ErrorCode)).Warn("controller: LeaderAndIsr request failed")
-	}
-	logPartitionErr := func(topic string, p partitionErr) {
-		if p.code != 0 {
-			l.WithFields(logrus.Fields{"topic": topic, "partition": p.partition}).
-				WithError(kerr.ErrorForCode(p.code)).Warn("controller: LeaderAndIsr partition error")
+	var code int16
+	var parts []partitionErr
+	if r, ok := resp.(*kmsg.LeaderAndISRResponse); ok {
+		code = r.ErrorCode
+		for _, p := range r.Partitions {
+			parts = append(parts, partitionErr{p.Topic, p.Partition, p.ErrorCode})
+		}
+		for _, t := range r.Topics {
+			for _, p := range t.Partitions {
+				parts = append(parts, partitionErr{p.Topic, p.Partition, p.ErrorCode})
+			}
 		}
 	}
-	for _, p := range r.Partitions {
-		logPartitionErr(p.Topic, partitionErr{p.Partition, p.ErrorCode})
-	}
-	for _, t := range r.Topics {
-		for _, p := range t.Partitions {
-			logPartitionErr(p.Topic, partitionErr{p.Partition, p.ErrorCode})
-		}
-	}
-}
-
-// partitionErr is one partition's error code in a LeaderAndIsr response.
-type partitionErr struct {
-	partition int32
-	code      int16
+	logControlResponse(log, broker, "LeaderAndIsr", err, code, parts)
 }
 
 // logUpdateMetadataResponse logs a failed send or an error code.
 func logUpdateMetadataResponse(log logrus.FieldLogger, broker int32, resp kmsg.Response, err error) {
+	var code int16
+	if r, ok := resp.(*kmsg.UpdateMetadataResponse); ok {
+		code = r.ErrorCode
+	}
+	logControlResponse(log, broker, "UpdateMetadata", err, code, nil)
+}
+
+// logStopReplicaResponse logs a failed send, a top-level error and each partition error.
+func logStopReplicaResponse(log logrus.FieldLogger, broker int32, resp kmsg.Response, err error) {
+	var code int16
+	var parts []partitionErr
+	if r, ok := resp.(*kmsg.StopReplicaResponse); ok {
+		code = r.ErrorCode
+		for _, p := range r.Partitions {
+			parts = append(parts, partitionErr{p.Topic, p.Partition, p.ErrorCode})
+		}
+	}
+	logControlResponse(log, broker, "StopReplica", err, code, parts)
+}
+
+// partitionErr is one partition's error code in a control response.
+type partitionErr struct {
+	topic     string
+	partition int32
+	code      int16
+}
+
+// logControlResponse logs the outcome of one control request (api names it) to broker: a
+// failed send, else a non-zero top-level code and each partition's non-zero code.
+func logControlResponse(log logrus.FieldLogger, broker int32, api string, err error, code int16, parts []partitionErr) {
 	l := log.WithField("broker", broker)
 	if err != nil {
-		l.WithError(err).Warn("controller: UpdateMetadata request not delivered")
+		l.WithError(err).Warn("controller: " + api + " request not delivered")
 		return
 	}
-	if r, ok := resp.(*kmsg.UpdateMetadataResponse); ok && r.ErrorCode != 0 {
-		l.WithError(kerr.ErrorForCode(r.ErrorCode)).Warn("controller: UpdateMetadata request failed")
+	if code != 0 {
+		l.WithError(kerr.ErrorForCode(code)).Warn("controller: " + api + " request failed")
+	}
+	for _, p := range parts {
+		if p.code != 0 {
+			l.WithFields(logrus.Fields{"topic": p.topic, "partition": p.partition}).
+				WithError(kerr.ErrorForCode(p.code)).Warn("controller: " + api + " partition error")
+		}
 	}
 }
 
@@ -321,26 +339,4 @@ func stopReplicaResults(parts []stopPartition, resp kmsg.Response, err error) ma
 		}
 	}
 	return out
-}
-
-// logStopReplicaResponse logs a failed send, a top-level error and each partition error.
-func logStopReplicaResponse(log logrus.FieldLogger, broker int32, resp kmsg.Response, err error) {
-	l := log.WithField("broker", broker)
-	if err != nil {
-		l.WithError(err).Warn("controller: StopReplica request not delivered")
-		return
-	}
-	r, ok := resp.(*kmsg.StopReplicaResponse)
-	if !ok {
-		return
-	}
-	if r.ErrorCode != 0 {
-		l.WithError(kerr.ErrorForCode(r.ErrorCode)).Warn("controller: StopReplica request failed")
-	}
-	for _, p := range r.Partitions {
-		if p.ErrorCode != 0 {
-			l.WithFields(logrus.Fields{"topic": p.Topic, "partition": p.Partition}).
-				WithError(kerr.ErrorForCode(p.ErrorCode)).Warn("controller: StopReplica partition error")
-		}
-	}
 }
