@@ -29,34 +29,39 @@ func (r *reader) fail(what string, need int) {
 	r.b = nil
 }
 
+// take consumes the next n bytes; ok is false (and the error recorded) when
+// fewer are left.
+func (r *reader) take(what string, n int) (p []byte, ok bool) {
+	if len(r.b) < n {
+		r.fail(what, n)
+		return nil, false
+	}
+	p, r.b = r.b[:n], r.b[n:]
+	return p, true
+}
+
 func (r *reader) int16(what string) int16 {
-	if len(r.b) < 2 {
-		r.fail(what, 2)
+	p, ok := r.take(what, 2)
+	if !ok {
 		return 0
 	}
-	v := int16(binary.BigEndian.Uint16(r.b))
-	r.b = r.b[2:]
-	return v
+	return int16(binary.BigEndian.Uint16(p))
 }
 
 func (r *reader) int32(what string) int32 {
-	if len(r.b) < 4 {
-		r.fail(what, 4)
+	p, ok := r.take(what, 4)
+	if !ok {
 		return 0
 	}
-	v := int32(binary.BigEndian.Uint32(r.b))
-	r.b = r.b[4:]
-	return v
+	return int32(binary.BigEndian.Uint32(p))
 }
 
 func (r *reader) int64(what string) int64 {
-	if len(r.b) < 8 {
-		r.fail(what, 8)
+	p, ok := r.take(what, 8)
+	if !ok {
 		return 0
 	}
-	v := int64(binary.BigEndian.Uint64(r.b))
-	r.b = r.b[8:]
-	return v
+	return int64(binary.BigEndian.Uint64(p))
 }
 
 // nullableString reads an int16-length string; -1 is null (returned as
@@ -73,13 +78,11 @@ func (r *reader) nullableString(what string) (string, bool) {
 		r.fail(fmt.Sprintf("%s (length %d)", what, n), 0)
 		return "", false
 	}
-	if int(n) > len(r.b) {
-		r.fail(what, int(n))
+	p, ok := r.take(what, int(n))
+	if !ok {
 		return "", false
 	}
-	s := string(r.b[:n])
-	r.b = r.b[n:]
-	return s, true
+	return string(p), true
 }
 
 // string reads a non-null string.
