@@ -116,10 +116,14 @@ func TestClusterFaultOldLeaderTruncated(t *testing.T) {
 	for off, v := range log {
 		present[v] = off
 	}
+	missing := 0
 	for _, m := range orphans {
 		b, _ := m.Value.Encode()
 		v := string(b)
 		off, ok := present[v]
+		if !ok {
+			missing++
+		}
 		switch {
 		case failed[v] && ok:
 			// Possible only if a follower fetched it before the cut.
@@ -141,7 +145,14 @@ func TestClusterFaultOldLeaderTruncated(t *testing.T) {
 			diverged = true
 		}
 	}
-	if !diverged {
+	switch {
+	case missing > 0 && !diverged:
 		t.Errorf("the old leader's log was not truncated: its unreplicated tail is still a prefix of the final log")
+	case missing == 0:
+		// Under heavy load a follower's parked fetch can be answered after
+		// the orphans were appended: then they were replicated, the
+		// scenario degenerates to a plain failover, and only the checks
+		// above apply.
+		t.Logf("note: every orphan reached a follower before the cut; no truncation to check this run")
 	}
 }
