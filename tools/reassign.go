@@ -259,11 +259,7 @@ func (o *reassignOpts) execute() error {
 			}
 		}
 	}
-	topics := map[string]bool{}
-	for _, tp := range tps {
-		topics[tp.Topic] = true
-	}
-	all, err := o.backend.assignments(sortedKeys(topics))
+	all, err := o.assignmentsOf(tps)
 	if err != nil {
 		return err
 	}
@@ -290,17 +286,9 @@ func (o *reassignOpts) execute() error {
 		return err
 	}
 	if len(failed) > 0 {
-		var lines []string
-		for _, tp := range sortedTPs(failed) {
-			lines = append(lines, fmt.Sprintf("%s: %v", tp, failed[tp]))
-		}
-		return toolErrorf("Error reassigning partition(s):\n%s", strings.Join(lines, "\n"))
+		return toolErrorf("Error reassigning partition(s):\n%s", failureLines(failed))
 	}
-	plural := "s"
-	if len(tps) == 1 {
-		plural = ""
-	}
-	fmt.Fprintf(o.env.Stdout, "Successfully started partition reassignment%s for %s\n", plural, joinTPs(tps))
+	fmt.Fprintf(o.env.Stdout, "Successfully started partition reassignment%s for %s\n", pluralS(len(tps)), joinTPs(tps))
 	return nil
 }
 
@@ -356,11 +344,7 @@ func (o *reassignOpts) verify() error {
 	if err != nil {
 		return err
 	}
-	topics := map[string]bool{}
-	for _, tp := range tps {
-		topics[tp.Topic] = true
-	}
-	current, err := o.backend.assignments(sortedKeys(topics))
+	current, err := o.assignmentsOf(tps)
 	if err != nil {
 		return err
 	}
@@ -451,11 +435,7 @@ func (o *reassignOpts) cancel() error {
 			return err
 		}
 		if len(failed) > 0 {
-			var lines []string
-			for _, tp := range sortedTPs(failed) {
-				lines = append(lines, fmt.Sprintf("%s: %v", tp, failed[tp]))
-			}
-			return toolErrorf("Error cancelling partition reassignment%s for:\n%s", pluralS(len(failed)), strings.Join(lines, "\n"))
+			return toolErrorf("Error cancelling partition reassignment%s for:\n%s", pluralS(len(failed)), failureLines(failed))
 		}
 		fmt.Fprintf(o.env.Stdout, "Successfully cancelled partition reassignment%s for: %s\n", pluralS(len(active)), joinTPs(sortedTPs(active)))
 	} else {
@@ -502,6 +482,26 @@ func (o *reassignOpts) list() error {
 	}
 	fmt.Fprintln(o.env.Stdout, strings.Join(lines, "\n"))
 	return nil
+}
+
+// assignmentsOf reads the current replicas of every partition of the
+// topics of tps.
+func (o *reassignOpts) assignmentsOf(tps []reassignTP) (map[reassignTP][]int32, error) {
+	topics := map[string]bool{}
+	for _, tp := range tps {
+		topics[tp.Topic] = true
+	}
+	return o.backend.assignments(sortedKeys(topics))
+}
+
+// failureLines words failed partitions "topic-partition: error", one a
+// line, in partition order.
+func failureLines(failed map[reassignTP]error) string {
+	var lines []string
+	for _, tp := range sortedTPs(failed) {
+		lines = append(lines, fmt.Sprintf("%s: %v", tp, failed[tp]))
+	}
+	return strings.Join(lines, "\n")
 }
 
 func pluralS(n int) string {
