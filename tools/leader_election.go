@@ -231,19 +231,14 @@ func electLeaders(boot, clientID string, typ int8, tps []reassignTP) (succeeded,
 	req.ElectionType = typ
 	req.TimeoutMillis = int32(adminRequestTimeout.Milliseconds())
 	if tps != nil {
-		idx := map[string]int{}
 		req.Topics = []kmsg.ElectLeadersRequestTopic{}
-		for _, tp := range tps {
-			i, ok := idx[tp.Topic]
-			if !ok {
-				i = len(req.Topics)
-				idx[tp.Topic] = i
-				rt := kmsg.NewElectLeadersRequestTopic()
-				rt.Topic = tp.Topic
-				req.Topics = append(req.Topics, rt)
-			}
+		byTopic(tps, func(topic string) {
+			rt := kmsg.NewElectLeadersRequestTopic()
+			rt.Topic = topic
+			req.Topics = append(req.Topics, rt)
+		}, func(i int, tp reassignTP) {
 			req.Topics[i].Partitions = append(req.Topics[i].Partitions, tp.Partition)
-		}
+		})
 	}
 	resp, err := a.toController(req, func(r kmsg.Response) int16 { return r.(*kmsg.ElectLeadersResponse).ErrorCode })
 	if err != nil {

@@ -86,18 +86,13 @@ func (b adminReassignBackend) ongoing(tps []reassignTP) (map[reassignTP]ongoingR
 	req.TimeoutMillis = int32(adminRequestTimeout.Milliseconds())
 	if tps != nil {
 		req.Topics = []kmsg.ListPartitionReassignmentsRequestTopic{}
-		idx := map[string]int{}
-		for _, tp := range tps {
-			i, ok := idx[tp.Topic]
-			if !ok {
-				i = len(req.Topics)
-				idx[tp.Topic] = i
-				rt := kmsg.NewListPartitionReassignmentsRequestTopic()
-				rt.Topic = tp.Topic
-				req.Topics = append(req.Topics, rt)
-			}
+		byTopic(tps, func(topic string) {
+			rt := kmsg.NewListPartitionReassignmentsRequestTopic()
+			rt.Topic = topic
+			req.Topics = append(req.Topics, rt)
+		}, func(i int, tp reassignTP) {
 			req.Topics[i].Partitions = append(req.Topics[i].Partitions, tp.Partition)
-		}
+		})
 	}
 	resp, err := b.a.toController(req, func(r kmsg.Response) int16 { return r.(*kmsg.ListPartitionReassignmentsResponse).ErrorCode })
 	if err != nil {
@@ -119,23 +114,18 @@ func (b adminReassignBackend) ongoing(tps []reassignTP) (map[reassignTP]ongoingR
 func (b adminReassignBackend) alter(targets map[reassignTP][]int32, logEnd bool) (map[reassignTP]error, error) {
 	req := kmsg.NewPtrAlterPartitionAssignmentsRequest()
 	req.TimeoutMillis = int32(adminRequestTimeout.Milliseconds())
-	idx := map[string]int{}
-	for _, tp := range sortedTPs(targets) {
-		i, ok := idx[tp.Topic]
-		if !ok {
-			i = len(req.Topics)
-			idx[tp.Topic] = i
-			rt := kmsg.NewAlterPartitionAssignmentsRequestTopic()
-			rt.Topic = tp.Topic
-			req.Topics = append(req.Topics, rt)
-		}
+	byTopic(sortedTPs(targets), func(topic string) {
+		rt := kmsg.NewAlterPartitionAssignmentsRequestTopic()
+		rt.Topic = topic
+		req.Topics = append(req.Topics, rt)
+	}, func(i int, tp reassignTP) {
 		rp := kmsg.NewAlterPartitionAssignmentsRequestTopicPartition()
 		rp.Partition, rp.Replicas = tp.Partition, targets[tp]
 		if logEnd && rp.Replicas != nil {
 			rp.UnknownTags.Set(broker.LogEndReassignmentTag, []byte{1})
 		}
 		req.Topics[i].Partitions = append(req.Topics[i].Partitions, rp)
-	}
+	})
 	resp, err := b.a.toController(req, func(r kmsg.Response) int16 { return r.(*kmsg.AlterPartitionAssignmentsResponse).ErrorCode })
 	if err != nil {
 		return nil, err
@@ -161,6 +151,22 @@ func (b adminReassignBackend) alterConfig(entityType, name string, set map[strin
 		typ = kmsg.ConfigResourceTypeBroker
 	}
 	return b.a.alterConfigs(typ, name, set, del)
+}
+
+// byTopic groups tps by topic in first-seen order, as the admin requests
+// list them: newTopic is called once per topic (to append the request's
+// topic entry), then add for each partition with the index of its topic.
+func byTopic(tps []reassignTP, newTopic func(topic string), add func(i int, tp reassignTP)) {
+	idx := map[string]int{}
+	for _, tp := range tps {
+		i, ok := idx[tp.Topic]
+		if !ok {
+			i = len(idx)
+			idx[tp.Topic] = i
+			newTopic(tp.Topic)
+		}
+		add(i, tp)
+	}
 }
 
 // zkReassignBackend is the --zookeeper backend.
