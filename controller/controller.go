@@ -118,6 +118,21 @@ func (c *Controller) ActiveControllerID() int32 { return c.activeID.Load() }
 // enqueue queues ev; it never blocks (ZooKeeper callbacks call it).
 func (c *Controller) enqueue(ev event) { c.queue.put(ev, c.cfg.Now()) }
 
+// awaitReply waits for the event goroutine's answer on reply to a request event: the error
+// is ErrNotController once the controller has stopped, or ctx's when ctx ends first.
+func awaitReply[R any](ctx context.Context, c *Controller, reply <-chan R) (R, error) {
+	select {
+	case r := <-reply:
+		return r, nil
+	case <-c.done:
+		var zero R
+		return zero, ErrNotController
+	case <-ctx.Done():
+		var zero R
+		return zero, ctx.Err()
+	}
+}
+
 // sync runs fn on the event goroutine and waits for it, or for ctx or the goroutine's end.
 func (c *Controller) sync(ctx context.Context, fn func()) error {
 	done := make(chan struct{})

@@ -60,14 +60,11 @@ func (alterIsrEvent) name() string { return "AlterIsrReceived" }
 func (c *Controller) AlterIsr(ctx context.Context, brokerID int32, brokerEpoch int64, changes map[TopicPartition]IsrChange) (map[TopicPartition]IsrResult, error) {
 	reply := make(chan alterIsrResult, 1)
 	c.enqueue(alterIsrEvent{brokerID: brokerID, brokerEpoch: brokerEpoch, changes: changes, reply: reply})
-	select {
-	case r := <-reply:
-		return r.results, r.err
-	case <-c.done:
-		return nil, ErrNotController
-	case <-ctx.Done():
-		return nil, ctx.Err()
+	r, err := awaitReply(ctx, c, reply)
+	if err != nil {
+		return nil, err
 	}
+	return r.results, r.err
 }
 
 func (c *Controller) processAlterIsr(e alterIsrEvent) error {

@@ -46,14 +46,11 @@ func (controlledShutdownEvent) name() string { return "ControlledShutdown" }
 func (c *Controller) ControlledShutdown(ctx context.Context, brokerID int32, brokerEpoch int64) ([]TopicPartition, error) {
 	reply := make(chan controlledShutdownResult, 1)
 	c.enqueue(controlledShutdownEvent{brokerID: brokerID, brokerEpoch: brokerEpoch, reply: reply})
-	select {
-	case r := <-reply:
-		return r.remaining, r.err
-	case <-c.done:
-		return nil, ErrNotController
-	case <-ctx.Done():
-		return nil, ctx.Err()
+	r, err := awaitReply(ctx, c, reply)
+	if err != nil {
+		return nil, err
 	}
+	return r.remaining, r.err
 }
 
 // processControlledShutdown runs on the event goroutine and always replies.

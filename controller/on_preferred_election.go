@@ -64,14 +64,11 @@ func (electLeadersEvent) name() string             { return "ReplicaLeaderElecti
 func (c *Controller) ElectLeaders(ctx context.Context, typ ElectionType, tps []TopicPartition) (map[TopicPartition]error, error) {
 	reply := make(chan electLeadersResult, 1)
 	c.enqueue(electLeadersEvent{typ: typ, tps: tps, reply: reply})
-	select {
-	case r := <-reply:
-		return r.results, r.err
-	case <-c.done:
-		return nil, ErrNotController
-	case <-ctx.Done():
-		return nil, ctx.Err()
+	r, err := awaitReply(ctx, c, reply)
+	if err != nil {
+		return nil, err
 	}
+	return r.results, r.err
 }
 
 // processElectLeaders answers an ElectLeaders request on the event goroutine.

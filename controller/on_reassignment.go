@@ -82,14 +82,11 @@ func (listReassignmentsEvent) name() string     { return "ListPartitionReassignm
 func (c *Controller) AlterPartitionReassignments(ctx context.Context, targets map[TopicPartition][]int32) (map[TopicPartition]error, error) {
 	reply := make(chan alterReassignmentsResult, 1)
 	c.enqueue(alterReassignmentsEvent{targets: targets, reply: reply})
-	select {
-	case r := <-reply:
-		return r.results, r.err
-	case <-c.done:
-		return nil, ErrNotController
-	case <-ctx.Done():
-		return nil, ctx.Err()
+	r, err := awaitReply(ctx, c, reply)
+	if err != nil {
+		return nil, err
 	}
+	return r.results, r.err
 }
 
 // ListPartitionReassignments returns the reassignments in progress among tps (all when
@@ -97,14 +94,11 @@ func (c *Controller) AlterPartitionReassignments(ctx context.Context, targets ma
 func (c *Controller) ListPartitionReassignments(ctx context.Context, tps []TopicPartition) (map[TopicPartition]Reassignment, error) {
 	reply := make(chan listReassignmentsResult, 1)
 	c.enqueue(listReassignmentsEvent{tps: tps, reply: reply})
-	select {
-	case r := <-reply:
-		return r.reassignments, r.err
-	case <-c.done:
-		return nil, ErrNotController
-	case <-ctx.Done():
-		return nil, ctx.Err()
+	r, err := awaitReply(ctx, c, reply)
+	if err != nil {
+		return nil, err
 	}
+	return r.reassignments, r.err
 }
 
 func (c *Controller) processListReassignments(e listReassignmentsEvent) {
