@@ -21,8 +21,10 @@
 #   ZooKeeper      127.0.0.1:$SAMSA_COMPAT_ZK_PORT (default 21818), fresh data
 #   toxiproxy      API on 127.0.0.1:$SAMSA_COMPAT_TOXIPROXY_PORT (8474);
 #                  proxies kafka1..kafka5: 127.0.0.1:2909N -> 127.0.0.1:909N
-#   brokers 1..5   listen on 127.0.0.1:909N, advertise 127.0.0.1:2909N,
-#                  broker.rack=N and the docker cluster's settings below
+#   brokers 1..5   listener LOCAL on 127.0.0.1:909N advertised as
+#                  127.0.0.1:2909N (clients, through toxiproxy), listener
+#                  INTERNAL on 127.0.0.1:1909N (inter-broker), broker.rack=N
+#                  and the docker cluster's settings (start_cluster)
 #
 # runs the suite with TOXIPROXY_ADDR and KAFKA_VERSION=2.8.2 (the FVT reads
 # only these two and DEBUG; the bootstrap addresses 127.0.0.1:29091-29095 are
@@ -76,7 +78,6 @@ expected_failures=(
   "TestVersionMatrixIdempotent idempotent produce not implemented (InitProducerId)"
   "TestFuncProducingIdempotentWithBrokerFailure idempotent produce not implemented (InitProducerId)"
   "TestFuncDescribeProducers DescribeProducers needs producer state (idempotence)"
-  "TestFuncAdminQuotas client quotas (DescribeClientQuotas, AlterClientQuotas) not implemented"
 )
 
 # The core wave (issue 9, point 3): client metadata, coordinator, offsets,
@@ -96,7 +97,7 @@ core_tests=(
   TestFuncAdminAlterConsumerGroupOffsets TestFuncAdminDeleteTopic
   TestFuncAdminDescribeConfig TestFuncAdminAlterConfig TestFuncAdminIncrementalAlterConfigs
   TestFuncAdminDescribeLogDirs TestFuncAdminDeleteRecords TestFuncAdminListOffsets
-  TestFuncAdminElectLeadersV1 TestFuncAdminAlterPartitionReassignments
+  TestFuncAdminElectLeadersV1 TestFuncAdminAlterPartitionReassignments TestFuncAdminQuotas
 )
 
 usage() { sed -n '2,16p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
@@ -236,7 +237,7 @@ brokers_registered() {
 
 start_cluster() {
   local p id
-  for p in "$zk_port" "$toxi_port" 9091 9092 9093 9094 9095 29091 29092 29093 29094 29095; do
+  for p in "$zk_port" "$toxi_port" 909{1..5} 1909{1..5} 2909{1..5}; do
     if port_open "$p"; then
       echo "error: port $p is already in use (another run, or bin/quickstart.sh?)" >&2
       exit 1
@@ -271,14 +272,18 @@ start_cluster() {
 
   say "Starting brokers 1..5 (127.0.0.1:909N, advertised 127.0.0.1:2909N)"
   for id in 1 2 3 4 5; do
-    # The settings of Sarama's docker cluster (its docker-compose.yml).
+    # The settings of Sarama's docker cluster (its docker-compose.yml):
+    # clients use LOCAL through toxiproxy, brokers talk to each other on
+    # INTERNAL, so toxics cut clients off and never replication.
     # What bin/kafka-server-start.sh -daemon does, with the binary chosen above.
     cp "$SAMSA_HOME/server.properties" "$data/server-$id.properties"
     nohup "$samsa" kafka-server-start "$data/server-$id.properties" \
       --override "broker.id=$id" \
       --override "broker.rack=$id" \
-      --override "listeners=PLAINTEXT://127.0.0.1:909$id" \
-      --override "advertised.listeners=PLAINTEXT://127.0.0.1:2909$id" \
+      --override "listeners=INTERNAL://127.0.0.1:1909$id,LOCAL://127.0.0.1:909$id" \
+      --override "advertised.listeners=INTERNAL://127.0.0.1:1909$id,LOCAL://127.0.0.1:2909$id" \
+      --override "listener.security.protocol.map=INTERNAL:PLAINTEXT,LOCAL:PLAINTEXT" \
+      --override "inter.broker.listener.name=INTERNAL" \
       --override "log.dirs=$data/kafka-logs-$id" \
       --override "zookeeper.connect=127.0.0.1:$zk_port" \
       --override "zookeeper.session.timeout.ms=6000" \
