@@ -61,21 +61,7 @@ func (c *Client) RegisterBroker(reg BrokerRegistration) (int64, error) {
 // DeregisterBroker deletes /brokers/ids/<id> if this session owns it. A
 // missing znode is not an error.
 func (c *Client) DeregisterBroker(id int32) error {
-	path := BrokerIDPath(id)
-	_, st, err := c.Get(path)
-	if errors.Is(err, ErrNoNode) {
-		return nil
-	}
-	if err != nil {
-		return err
-	}
-	if st.EphemeralOwner != c.SessionID() {
-		return nil
-	}
-	if err := c.Delete(path, st.Version); err != nil && !errors.Is(err, ErrNoNode) {
-		return err
-	}
-	return nil
+	return c.deleteIfOwned(BrokerIDPath(id))
 }
 
 // GetBroker reads one broker's registration. Errors: ErrNoNode when the

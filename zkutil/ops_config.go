@@ -2,7 +2,6 @@ package zkutil
 
 import (
 	"errors"
-	"sort"
 )
 
 // GetEntityConfig reads /config/<type>/<name>. A missing znode yields an
@@ -87,13 +86,5 @@ func (c *Client) DeleteConfigChange(node string) error {
 
 // GetEntityNames returns the entity names under /config/<type>, sorted.
 func (c *Client) GetEntityNames(entityType string) ([]string, error) {
-	names, err := c.Children(EntityTypeConfigPath(entityType))
-	if errors.Is(err, ErrNoNode) {
-		return []string{}, nil
-	}
-	if err != nil {
-		return nil, err
-	}
-	sort.Strings(names)
-	return names, nil
+	return c.sortedChildren(EntityTypeConfigPath(entityType), "")
 }

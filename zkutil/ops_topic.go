@@ -3,7 +3,6 @@ package zkutil
 import (
 	"errors"
 	"fmt"
-	"sort"
 	"strings"
 )
 
@@ -34,15 +33,7 @@ func collisionKey(topic string) string { return strings.ReplaceAll(topic, ".", "
 
 // GetAllTopics returns the children of /brokers/topics, sorted.
 func (c *Client) GetAllTopics() ([]string, error) {
-	topics, err := c.Children(TopicsPath())
-	if errors.Is(err, ErrNoNode) {
-		return []string{}, nil
-	}
-	if err != nil {
-		return nil, err
-	}
-	sort.Strings(topics)
-	return topics, nil
+	return c.sortedChildren(TopicsPath(), "")
 }
 
 // TopicExists reports whether /brokers/topics/<t> exists.
@@ -182,15 +173,7 @@ func (c *Client) MarkTopicForDeletion(topic string) error {
 
 // GetTopicsMarkedForDeletion returns the children of /admin/delete_topics, sorted.
 func (c *Client) GetTopicsMarkedForDeletion() ([]string, error) {
-	topics, err := c.Children(DeleteTopicsPath())
-	if errors.Is(err, ErrNoNode) {
-		return []string{}, nil
-	}
-	if err != nil {
-		return nil, err
-	}
-	sort.Strings(topics)
-	return topics, nil
+	return c.sortedChildren(DeleteTopicsPath(), "")
 }
 
 // maxOpsPerMulti keeps each multi well under ZooKeeper's 1 MiB packet limit.
