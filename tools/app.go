@@ -31,6 +31,18 @@ type exitError struct{ code int }
 
 func (e exitError) Error() string { return fmt.Sprintf("tools: exit status %d", e.code) }
 
+// errorExitAction runs run as a command's action; an error is printed to
+// stderr and the command exits with status 1.
+func errorExitAction(env Env, run func(*cli.Context, Env) error) cli.ActionFunc {
+	return func(c *cli.Context) error {
+		if err := run(c, env); err != nil {
+			fmt.Fprintln(env.Stderr, err)
+			return exitError{1}
+		}
+		return nil
+	}
+}
+
 // toolError is a message printed to the user exactly as Kafka's tools word
 // it (capitalised, with punctuation), so it does not follow Go's error-string
 // style.

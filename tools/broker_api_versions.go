@@ -126,13 +126,7 @@ func brokerAPIVersionsCommand(env Env) *cli.Command {
 			&cli.StringFlag{Name: "bootstrap-server", Usage: "REQUIRED: the server to connect to"},
 			&cli.StringFlag{Name: "command-config", Usage: "a property file containing configs to be passed to Admin Client"},
 		},
-		Action: func(c *cli.Context) error {
-			if err := runBrokerAPIVersions(c, env); err != nil {
-				fmt.Fprintln(env.Stderr, err)
-				return exitError{1}
-			}
-			return nil
-		},
+		Action: errorExitAction(env, runBrokerAPIVersions),
 	}
 }
 

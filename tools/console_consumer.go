@@ -53,13 +53,7 @@ func consoleConsumerCommand(env Env) *cli.Command {
 			&cli.StringFlag{Name: "consumer.config", Usage: "consumer properties file"},
 			&cli.BoolFlag{Name: "skip-message-on-error", Usage: "accepted for compatibility"},
 		},
-		Action: func(c *cli.Context) error {
-			if err := runConsoleConsumer(c, env); err != nil {
-				fmt.Fprintln(env.Stderr, err)
-				return exitError{1}
-			}
-			return nil
-		},
+		Action: errorExitAction(env, runConsoleConsumer),
 	}
 }
 

@@ -51,13 +51,7 @@ func consoleProducerCommand(env Env) *cli.Command {
 			&cli.StringSliceFlag{Name: "producer-property", Usage: "producer property name=value (repeatable)"},
 			&cli.StringFlag{Name: "producer.config", Usage: "producer properties file"},
 		},
-		Action: func(c *cli.Context) error {
-			if err := runConsoleProducer(c, env); err != nil {
-				fmt.Fprintln(env.Stderr, err)
-				return exitError{1}
-			}
-			return nil
-		},
+		Action: errorExitAction(env, runConsoleProducer),
 	}
 }
 

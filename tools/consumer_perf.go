@@ -68,13 +68,7 @@ func consumerPerfCommand(env Env) *cli.Command {
 			&cli.StringFlag{Name: "date-format", Value: "yyyy-MM-dd HH:mm:ss:SSS", Usage: "the date format (java.text.SimpleDateFormat)"},
 			&cli.BoolFlag{Name: "hide-header", Usage: "skip printing the header for the stats"},
 		},
-		Action: func(c *cli.Context) error {
-			if err := runConsumerPerf(c, env); err != nil {
-				fmt.Fprintln(env.Stderr, err)
-				return exitError{1}
-			}
-			return nil
-		},
+		Action: errorExitAction(env, runConsumerPerf),
 	}
 }
 

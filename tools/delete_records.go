@@ -51,13 +51,7 @@ func deleteRecordsCommand(env Env) *cli.Command {
 			&cli.StringFlag{Name: "offset-json-file", Usage: "REQUIRED: the JSON file with offset per partition"},
 			&cli.StringFlag{Name: "command-config", Usage: "a property file containing configs to be passed to Admin Client"},
 		},
-		Action: func(c *cli.Context) error {
-			if err := runDeleteRecords(c, env); err != nil {
-				fmt.Fprintln(env.Stderr, err)
-				return exitError{1}
-			}
-			return nil
-		},
+		Action: errorExitAction(env, runDeleteRecords),
 	}
 }
 

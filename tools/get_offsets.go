@@ -42,13 +42,7 @@ func getOffsetsCommand(env Env) *cli.Command {
 			&cli.StringFlag{Name: "offsets", Usage: "DEPRECATED AND IGNORED: number of offsets returned"},
 			&cli.StringFlag{Name: "max-wait-ms", Usage: "DEPRECATED AND IGNORED: the max amount of time each fetch request waits"},
 		},
-		Action: func(c *cli.Context) error {
-			if err := runGetOffsets(c, env); err != nil {
-				fmt.Fprintln(env.Stderr, err)
-				return exitError{1}
-			}
-			return nil
-		},
+		Action: errorExitAction(env, runGetOffsets),
 	}
 }
 

@@ -38,13 +38,7 @@ func logDirsCommand(env Env) *cli.Command {
 			&cli.StringFlag{Name: "topic-list", Usage: "the list of topics to be queried in the form \"topic1,topic2,topic3\"; all topics if absent"},
 			&cli.StringFlag{Name: "broker-list", Usage: "the list of brokers to be queried in the form \"0,1,2\"; all brokers if absent"},
 		},
-		Action: func(c *cli.Context) error {
-			if err := runLogDirs(c, env); err != nil {
-				fmt.Fprintln(env.Stderr, err)
-				return exitError{1}
-			}
-			return nil
-		},
+		Action: errorExitAction(env, runLogDirs),
 	}
 }
 
