@@ -135,12 +135,7 @@ func runBrokerAPIVersions(c *cli.Context, env Env) error {
 	if servers == "" {
 		return toolError(`Missing required argument "[bootstrap-server]"`)
 	}
-	cfg, err := newSaramaConfig("broker-api-versions", c.String("command-config"), nil)
-	if err != nil {
-		return err
-	}
-	cfg.Metadata.AllowAutoTopicCreation = false
-	client, err := sarama.NewClient(splitServers(servers), cfg)
+	client, cfg, err := newQueryClient(servers, "broker-api-versions", c.String("command-config"))
 	if err != nil {
 		return err
 	}

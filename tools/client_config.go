@@ -58,6 +58,22 @@ func newSaramaConfig(clientID, configFile string, props map[string]string) (*sar
 	return cfg, nil
 }
 
+// newQueryClient connects a Sarama client for a tool that only reads or
+// acts on existing topics: metadata requests never create a topic. cfg is
+// the client's configuration, for requests sent to single brokers.
+func newQueryClient(servers, clientID, configFile string) (sarama.Client, *sarama.Config, error) {
+	cfg, err := newSaramaConfig(clientID, configFile, nil)
+	if err != nil {
+		return nil, nil, err
+	}
+	cfg.Metadata.AllowAutoTopicCreation = false
+	client, err := sarama.NewClient(splitServers(servers), cfg)
+	if err != nil {
+		return nil, nil, err
+	}
+	return client, cfg, nil
+}
+
 // applyClientProperty maps one Java client property onto cfg.
 func applyClientProperty(cfg *sarama.Config, key, v string) error {
 	ms := func() (time.Duration, error) {

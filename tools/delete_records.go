@@ -119,12 +119,7 @@ func runDeleteRecords(c *cli.Context, env Env) error {
 	if err != nil {
 		return err
 	}
-	cfg, err := newSaramaConfig("delete-records", c.String("command-config"), nil)
-	if err != nil {
-		return err
-	}
-	cfg.Metadata.AllowAutoTopicCreation = false
-	client, err := sarama.NewClient(splitServers(servers), cfg)
+	client, cfg, err := newQueryClient(servers, "delete-records", c.String("command-config"))
 	if err != nil {
 		return err
 	}

@@ -85,12 +85,7 @@ func runGetOffsets(c *cli.Context, env Env) error {
 	if err != nil {
 		return toolErrorf("Cannot parse argument '%s' of option time", c.String("time"))
 	}
-	cfg, err := newSaramaConfig("GetOffsetShell", "", nil)
-	if err != nil {
-		return err
-	}
-	cfg.Metadata.AllowAutoTopicCreation = false
-	client, err := sarama.NewClient(splitServers(servers), cfg)
+	client, _, err := newQueryClient(servers, "GetOffsetShell", "")
 	if err != nil {
 		return err
 	}
