@@ -3,7 +3,6 @@ package storage
 import (
 	"context"
 	"errors"
-	"io"
 	"path/filepath"
 	"sync"
 	"sync/atomic"
@@ -96,17 +95,7 @@ type cleaning struct {
 
 // NewCleaner returns a stopped Cleaner.
 func NewCleaner(opts CleanerOptions) *Cleaner {
-	if opts.FS == nil {
-		opts.FS = OSFS{}
-	}
-	if opts.Now == nil {
-		opts.Now = time.Now
-	}
-	if opts.Logger == nil {
-		l := logrus.New()
-		l.SetOutput(io.Discard)
-		opts.Logger = l
-	}
+	defaultDeps(&opts.FS, &opts.Now, &opts.Logger)
 	if opts.Config.Threads < 1 {
 		opts.Config.Threads = 1
 	}

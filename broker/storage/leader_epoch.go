@@ -3,7 +3,6 @@ package storage
 import (
 	"errors"
 	"fmt"
-	"io"
 	"path/filepath"
 	"sync"
 
@@ -51,9 +50,7 @@ type LeaderEpochCache struct {
 // malformed file returns a *CheckpointError; log may be nil.
 func NewLeaderEpochCache(fsys FS, dir string, log logrus.FieldLogger) (*LeaderEpochCache, error) {
 	if log == nil {
-		l := logrus.New()
-		l.SetOutput(io.Discard)
-		log = l
+		log = discardLogger()
 	}
 	c := &LeaderEpochCache{fs: fsys, log: log.WithField("component", "storage")}
 	c.mu.file = NewCheckpointFile(fsys, filepath.Join(dir, LeaderEpochCheckpointFile))

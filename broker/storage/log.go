@@ -3,7 +3,6 @@ package storage
 import (
 	"errors"
 	"fmt"
-	"io"
 	"sort"
 	"sync"
 	"sync/atomic"
@@ -102,17 +101,7 @@ func OpenLog(opts LogOptions) (*Log, error) {
 	if err := opts.Config.Validate(); err != nil {
 		return nil, err
 	}
-	if opts.FS == nil {
-		opts.FS = OSFS{}
-	}
-	if opts.Now == nil {
-		opts.Now = time.Now
-	}
-	if opts.Logger == nil {
-		l := logrus.New()
-		l.SetOutput(io.Discard)
-		opts.Logger = l
-	}
+	defaultDeps(&opts.FS, &opts.Now, &opts.Logger)
 	l := &Log{
 		dir:            opts.Dir,
 		tp:             opts.TP,

@@ -3,7 +3,6 @@ package storage
 import (
 	"errors"
 	"fmt"
-	"io"
 	"path/filepath"
 	"sort"
 	"sync"
@@ -46,17 +45,7 @@ type ManagedService interface {
 }
 
 func (c *ManagerConfig) setDefaults() {
-	if c.FS == nil {
-		c.FS = OSFS{}
-	}
-	if c.Now == nil {
-		c.Now = time.Now
-	}
-	if c.Logger == nil {
-		l := logrus.New()
-		l.SetOutput(io.Discard)
-		c.Logger = l
-	}
+	defaultDeps(&c.FS, &c.Now, &c.Logger)
 	if c.LogConfig == (Config{}) {
 		c.LogConfig = DefaultConfig()
 	}
