@@ -247,18 +247,21 @@ func (g *group) supportsProtocols(protocolType string, protocols []Protocol) boo
 		return false
 	}
 	for _, p := range protocols {
-		all := true
-		for _, m := range g.members {
-			if !hasProtocol(m.protocols, p.Name) {
-				all = false
-				break
-			}
-		}
-		if all {
+		if g.allMembersSupport(p.Name) {
 			return true
 		}
 	}
 	return false
+}
+
+// allMembersSupport reports whether every member lists protocol name.
+func (g *group) allMembersSupport(name string) bool {
+	for _, m := range g.members {
+		if !hasProtocol(m.protocols, name) {
+			return false
+		}
+	}
+	return true
 }
 
 func hasProtocol(ps []Protocol, name string) bool {
@@ -277,14 +280,7 @@ func (g *group) selectProtocol() string {
 	first := g.members[g.order[0]]
 	var candidates []string
 	for _, p := range first.protocols {
-		all := true
-		for _, m := range g.members {
-			if !hasProtocol(m.protocols, p.Name) {
-				all = false
-				break
-			}
-		}
-		if all {
+		if g.allMembersSupport(p.Name) {
 			candidates = append(candidates, p.Name)
 		}
 	}
