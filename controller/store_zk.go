@@ -106,6 +106,14 @@ func toZKTP(tp TopicPartition) zkutil.TopicPartition {
 	return zkutil.TopicPartition{Topic: tp.Topic, Partition: tp.Partition}
 }
 
+func fromZKTPs(tps []zkutil.TopicPartition) []TopicPartition {
+	out := make([]TopicPartition, len(tps))
+	for i, tp := range tps {
+		out[i] = TopicPartition{tp.Topic, tp.Partition}
+	}
+	return out
+}
+
 func toZKState(l LeaderAndIsr) zkutil.PartitionState {
 	return zkutil.PartitionState{Leader: l.Leader, LeaderEpoch: l.LeaderEpoch, ISR: l.Isr, ControllerEpoch: l.ControllerEpoch}
 }
@@ -195,11 +203,7 @@ func (s zkStore) ReadIsrChangeNotification(name string) ([]TopicPartition, error
 	if err != nil {
 		return nil, wrapErr(err)
 	}
-	out := make([]TopicPartition, len(tps))
-	for i, tp := range tps {
-		out[i] = TopicPartition{tp.Topic, tp.Partition}
-	}
-	return out, nil
+	return fromZKTPs(tps), nil
 }
 
 func (s zkStore) DeleteIsrChangeNotifications(epochZkVersion int32, names []string) error {
@@ -308,11 +312,7 @@ func (s zkStore) PreferredReplicaElection() ([]TopicPartition, error) {
 	if err != nil {
 		return nil, wrapErr(err)
 	}
-	out := make([]TopicPartition, len(tps))
-	for i, tp := range tps {
-		out[i] = TopicPartition{tp.Topic, tp.Partition}
-	}
-	return out, nil
+	return fromZKTPs(tps), nil
 }
 
 func (s zkStore) DeletePreferredReplicaElection(epochZkVersion int32) error {
