@@ -146,15 +146,8 @@ func benchFetch(b *testing.B, spliced bool) {
 
 func startServerB(b *testing.B, h Handler) (*Server, string, any) {
 	b.Helper()
-	s, err := New(Options{Handler: h})
-	if err != nil {
-		b.Fatal(err)
-	}
-	addr, err := s.Listen("PLAINTEXT", "127.0.0.1:0")
-	if err != nil {
-		b.Fatal(err)
-	}
+	s, addr := newListening(b, Options{Handler: h})
 	go s.Serve(context.Background())
 	b.Cleanup(func() { s.Shutdown(context.Background()) })
-	return s, addr.String(), nil
+	return s, addr, nil
 }

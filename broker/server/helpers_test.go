@@ -107,6 +107,21 @@ func (h *testHandler) Serve(ctx context.Context, c *Conn, req *wire.Request) (km
 	}
 }
 
+// newListening returns a Server made from opts, listening on PLAINTEXT 127.0.0.1:0 but not
+// serving yet, and its address.
+func newListening(tb testing.TB, opts Options) (*Server, string) {
+	tb.Helper()
+	s, err := New(opts)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	addr, err := s.Listen("PLAINTEXT", "127.0.0.1:0")
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return s, addr.String()
+}
+
 // startServer starts a Server with h on 127.0.0.1:0 and returns it, its address and its
 // registry; Shutdown runs at cleanup.
 func startServer(t *testing.T, h Handler, mod func(*Options)) (*Server, string, metrics.Registry) {
@@ -116,14 +131,7 @@ func startServer(t *testing.T, h Handler, mod func(*Options)) (*Server, string, 
 	if mod != nil {
 		mod(&opts)
 	}
-	s, err := New(opts)
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr, err := s.Listen("PLAINTEXT", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
+	s, addr := newListening(t, opts)
 	served := make(chan error, 1)
 	go func() { served <- s.Serve(context.Background()) }()
 	t.Cleanup(func() {
@@ -136,7 +144,7 @@ func startServer(t *testing.T, h Handler, mod func(*Options)) (*Server, string, 
 			t.Errorf("serve: %v", err)
 		}
 	})
-	return s, addr.String(), reg
+	return s, addr, reg
 }
 
 // client is a raw test connection.

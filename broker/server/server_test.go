@@ -245,18 +245,11 @@ func TestServerNewRequiresHandler(t *testing.T) {
 func TestServerServeContextCancel(t *testing.T) {
 	checkNoGoroutineLeak(t)
 	h := newTestHandler()
-	s, err := New(Options{Handler: h})
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr, err := s.Listen("PLAINTEXT", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
+	s, addr := newListening(t, Options{Handler: h})
 	ctx, cancel := context.WithCancel(context.Background())
 	served := make(chan error, 1)
 	go func() { served <- s.Serve(ctx) }()
-	c := dial(t, addr.String())
+	c := dial(t, addr)
 	c.send(kmsg.NewPtrHeartbeatRequest())
 	<-h.entered
 	cancel()

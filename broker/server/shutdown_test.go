@@ -14,20 +14,13 @@ import (
 func TestServerShutdownWaitsForInFlight(t *testing.T) {
 	checkNoGoroutineLeak(t)
 	h := newTestHandler()
-	s, err := New(Options{Handler: h})
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr, err := s.Listen("PLAINTEXT", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
+	s, addr := newListening(t, Options{Handler: h})
 	served := make(chan error, 1)
 	go func() { served <- s.Serve(context.Background()) }()
 
-	idle := dial(t, addr.String())
+	idle := dial(t, addr)
 	idle.roundTrip(metadataReq(1))
-	busy := dial(t, addr.String())
+	busy := dial(t, addr)
 	hb := kmsg.NewPtrHeartbeatRequest()
 	corr := busy.send(hb)
 	<-h.entered
@@ -45,7 +38,7 @@ func TestServerShutdownWaitsForInFlight(t *testing.T) {
 		if _, ok := s.Addrs()["PLAINTEXT"]; !ok {
 			return errors.New("listener gone")
 		}
-		c, err := dialRaw(addr.String())
+		c, err := dialRaw(addr)
 		if err == nil {
 			c.Close()
 			return errors.New("listener still accepting")
@@ -68,17 +61,10 @@ func TestServerShutdownWaitsForInFlight(t *testing.T) {
 func TestServerShutdownForceClosesAtDeadline(t *testing.T) {
 	checkNoGoroutineLeak(t)
 	h := newTestHandler()
-	s, err := New(Options{Handler: h})
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr, err := s.Listen("PLAINTEXT", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
+	s, addr := newListening(t, Options{Handler: h})
 	served := make(chan error, 1)
 	go func() { served <- s.Serve(context.Background()) }()
-	busy := dial(t, addr.String())
+	busy := dial(t, addr)
 	busy.send(kmsg.NewPtrHeartbeatRequest())
 	<-h.entered
 	ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
@@ -100,18 +86,11 @@ func TestServerShutdownForceClosesAtDeadline(t *testing.T) {
 
 // TestServerShutdownWithoutServe: Shutdown of a server that never served closes its listeners.
 func TestServerShutdownWithoutServe(t *testing.T) {
-	s, err := New(Options{Handler: newTestHandler()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr, err := s.Listen("PLAINTEXT", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
+	s, addr := newListening(t, Options{Handler: newTestHandler()})
 	if err := s.Shutdown(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	if c, err := dialRaw(addr.String()); err == nil {
+	if c, err := dialRaw(addr); err == nil {
 		c.Close()
 		t.Fatal("listener still open")
 	}
