@@ -121,6 +121,23 @@ func (cc *controllerContext) removeTopic(topic string) {
 	delete(cc.topicsIneligibleForDeletion, topic)
 }
 
+// addTopicAssignments records each topic's id and each partition's replicas and
+// reassignment sets, and returns the partitions, sorted.
+func (cc *controllerContext) addTopicAssignments(assignments map[string]TopicAssignment) []TopicPartition {
+	var tps []TopicPartition
+	for topic, a := range assignments {
+		cc.topicIDs[topic] = a.TopicID
+		for p, replicas := range a.Partitions {
+			tp := TopicPartition{topic, p}
+			cc.setAssignment(tp, replicas)
+			cc.setReassignmentSets(tp, a.Adding[p], a.Removing[p])
+			tps = append(tps, tp)
+		}
+	}
+	sortPartitions(tps)
+	return tps
+}
+
 // setReassignmentSets records tp's adding and removing replicas (empty: no reassignment).
 func (cc *controllerContext) setReassignmentSets(tp TopicPartition, adding, removing []int32) {
 	if len(adding) > 0 {

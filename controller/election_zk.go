@@ -190,18 +190,10 @@ func (c *Controller) loadTopics(topics []string) error {
 	if err != nil {
 		return fmt.Errorf("controller: read topic assignments: %w", err)
 	}
-	var tps []TopicPartition
-	for topic, a := range assignments {
+	for topic := range assignments {
 		c.watchTopic(topic)
-		cc.topicIDs[topic] = a.TopicID
-		for p, replicas := range a.Partitions {
-			tp := TopicPartition{topic, p}
-			cc.setAssignment(tp, replicas)
-			cc.setReassignmentSets(tp, a.Adding[p], a.Removing[p])
-			tps = append(tps, tp)
-		}
 	}
-	sortPartitions(tps)
+	tps := cc.addTopicAssignments(assignments)
 	states, err := c.store.PartitionStates(tps)
 	if err != nil {
 		return fmt.Errorf("controller: read partition states: %w", err)

@@ -44,17 +44,7 @@ func (c *Controller) processTopicChange() error {
 	if err != nil {
 		return fmt.Errorf("controller: read topic assignments: %w", err)
 	}
-	var added []TopicPartition
-	for topic, a := range assignments {
-		cc.topicIDs[topic] = a.TopicID
-		for p, replicas := range a.Partitions {
-			tp := TopicPartition{topic, p}
-			cc.setAssignment(tp, replicas)
-			cc.setReassignmentSets(tp, a.Adding[p], a.Removing[p])
-			added = append(added, tp)
-		}
-	}
-	sortPartitions(added)
+	added := cc.addTopicAssignments(assignments)
 	c.log.WithFields(logrus.Fields{"topics": newTopics, "partitions": len(added), "controller_epoch": cc.epoch}).
 		Info("controller: new topics")
 	if err := c.assignMissingTopicIDs(newTopics); err != nil {
