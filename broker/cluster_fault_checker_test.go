@@ -50,10 +50,13 @@ func faultProducerConfig() *sarama.Config {
 	cfg.Producer.Idempotent = false
 	cfg.Producer.Retry.Max = 60
 	cfg.Producer.Retry.Backoff = 200 * time.Millisecond
-	cfg.Producer.Timeout = 5 * time.Second
+	cfg.Producer.Timeout = 3 * time.Second
 	cfg.Producer.Partitioner = sarama.NewManualPartitioner
 	cfg.Net.MaxOpenRequests = 1
-	cfg.Net.ReadTimeout = 10 * time.Second
+	// A paused broker accepts connections and never answers: only the read
+	// timeout gets the client past it (for each request and metadata
+	// refresh that picks it), so keep it just above Producer.Timeout.
+	cfg.Net.ReadTimeout = 5 * time.Second
 	cfg.Metadata.Retry.Max = 60
 	cfg.Metadata.Retry.Backoff = 200 * time.Millisecond
 	return cfg
