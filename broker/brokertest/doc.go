@@ -19,6 +19,15 @@
 // request handler panicked (broker.Panics() > 0) or if broker goroutines
 // are still running.
 //
+// For faults that need a real process (SIGKILL, SIGSTOP/SIGCONT, a
+// ZooKeeper session that expires because the broker is frozen),
+// NewProcCluster runs brokers as child processes of the test binary
+// (`samsa kafka-server-start` on generated properties, the binary built once
+// per test binary by SamsaBinary): Kill, Stop (SIGTERM), Pause, Resume,
+// Start and Restart on the same port and log dir; partition state is read
+// from ZooKeeper; each broker's output goes to a file that is copied to the
+// test log when the test fails; cleanup SIGKILLs every process.
+//
 // Must never be imported by non-test code.
 //
 // Concurrency: a Cluster is used by the test goroutine; Broker, Kill,
