@@ -42,28 +42,12 @@ func setModTime(fsys FS, path string, ms int64) error {
 // and never blocks appends or reads. On error the files are removed.
 func openCleanedSegment(l *Log, base int64, logPath string) (*Segment, error) {
 	o := segmentOptionsFor(l.Config())
-	s := &Segment{
-		fs:                  l.fs,
-		base:                base,
-		logPath:             logPath,
-		rollJitterMs:        o.rollJitterMs,
-		firstBatchTimestamp: -1,
-		indexIntervalBytes:  int64(o.indexIntervalBytes),
-	}
-	s.maxTimestamp.Store(-1)
-	s.offsetOfMaxTimestamp.Store(-1)
-	f, err := l.fs.OpenFile(logPath, os.O_RDWR, 0)
+	s := newSegment(l.fs, base, logPath, o)
+	err := s.openLog(os.O_RDWR, 0, "cleaned segment")
 	if err != nil {
-		return nil, storageError("open cleaned segment", err)
+		return nil, err
 	}
-	s.log = f
-	st, err := f.Stat()
-	if err != nil {
-		f.Close()
-		return nil, storageError("stat cleaned segment", err)
-	}
-	s.size.Store(st.Size())
-	s.created = st.ModTime()
+	f := s.log
 	idx := segmentFileName(l.dir, base, IndexFileSuffix) + CleanedFileSuffix
 	tidx := segmentFileName(l.dir, base, TimeIndexFileSuffix) + CleanedFileSuffix
 	if s.offsetIndex, err = OpenOffsetIndex(l.fs, idx, base, o.maxIndexSize, false); err != nil {

@@ -71,29 +71,12 @@ func segmentOptionsFor(c Config) segmentOptions {
 // dir. active preallocates the indexes. The .log size is its file size; an
 // unclean start then runs recoverSegment to cut a torn tail.
 func openSegment(fsys FS, dir string, base int64, o segmentOptions, active bool, now time.Time) (*Segment, error) {
-	s := &Segment{
-		fs:                  fsys,
-		base:                base,
-		logPath:             segmentFileName(dir, base, LogFileSuffix),
-		rollJitterMs:        o.rollJitterMs,
-		firstBatchTimestamp: -1,
-		indexIntervalBytes:  int64(o.indexIntervalBytes),
+	s := newSegment(fsys, base, segmentFileName(dir, base, LogFileSuffix), o)
+	if err := s.openLog(os.O_RDWR|os.O_CREATE, 0o644, "segment"); err != nil {
+		return nil, err
 	}
-	s.maxTimestamp.Store(-1)
-	s.offsetOfMaxTimestamp.Store(-1)
-	f, err := fsys.OpenFile(s.logPath, os.O_RDWR|os.O_CREATE, 0o644)
-	if err != nil {
-		return nil, storageError("open segment", err)
-	}
-	s.log = f
-	st, err := f.Stat()
-	if err != nil {
-		f.Close()
-		return nil, storageError("stat segment", err)
-	}
-	s.size.Store(st.Size())
-	s.created = st.ModTime()
-	if st.Size() == 0 {
+	f := s.log
+	if s.size.Load() == 0 {
 		s.created = now
 		if o.preallocateBytes > 0 && active {
 			// Kafka's preallocate: reserve the file's blocks up front.
@@ -104,6 +87,7 @@ func openSegment(fsys FS, dir string, base int64, o segmentOptions, active bool,
 			s.preallocated = true
 		}
 	}
+	var err error
 	s.offsetIndex, err = OpenOffsetIndex(fsys, segmentFileName(dir, base, IndexFileSuffix), base, o.maxIndexSize, active)
 	if err != nil {
 		f.Close()
@@ -116,6 +100,40 @@ func openSegment(fsys FS, dir string, base int64, o segmentOptions, active bool,
 		return nil, err
 	}
 	return s, nil
+}
+
+// newSegment returns the Segment of the .log at logPath with no file open
+// yet and no batch seen.
+func newSegment(fsys FS, base int64, logPath string, o segmentOptions) *Segment {
+	s := &Segment{
+		fs:                  fsys,
+		base:                base,
+		logPath:             logPath,
+		rollJitterMs:        o.rollJitterMs,
+		firstBatchTimestamp: -1,
+		indexIntervalBytes:  int64(o.indexIntervalBytes),
+	}
+	s.maxTimestamp.Store(-1)
+	s.offsetOfMaxTimestamp.Store(-1)
+	return s
+}
+
+// openLog opens s's .log with flag and perm and takes its size and
+// creation time from the file; what names the file in errors.
+func (s *Segment) openLog(flag int, perm fs.FileMode, what string) error {
+	f, err := s.fs.OpenFile(s.logPath, flag, perm)
+	if err != nil {
+		return storageError("open "+what, err)
+	}
+	st, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return storageError("stat "+what, err)
+	}
+	s.log = f
+	s.size.Store(st.Size())
+	s.created = st.ModTime()
+	return nil
 }
 
 // BaseOffset returns the offset of the segment's first possible record.
