@@ -14,8 +14,10 @@ import (
 // clientVersion is the protocol level the tools' Sarama clients speak.
 var clientVersion = sarama.V2_8_0_0
 
-// splitServers splits a --bootstrap-server / --broker-list value.
-func splitServers(s string) []string {
+// splitList splits a comma-separated option value (--bootstrap-server,
+// --broker-list, --log-dirs, --delete-config), trimming spaces and dropping
+// empty items.
+func splitList(s string) []string {
 	var out []string
 	for _, p := range strings.Split(s, ",") {
 		if p = strings.TrimSpace(p); p != "" {
@@ -67,7 +69,7 @@ func newQueryClient(servers, clientID, configFile string) (sarama.Client, *saram
 		return nil, nil, err
 	}
 	cfg.Metadata.AllowAutoTopicCreation = false
-	client, err := sarama.NewClient(splitServers(servers), cfg)
+	client, err := sarama.NewClient(splitList(servers), cfg)
 	if err != nil {
 		return nil, nil, err
 	}

@@ -243,11 +243,7 @@ func parseConfigsOpts(c *cli.Context) (*configsOpts, error) {
 		maps.Copy(o.add, props)
 	}
 	for _, d := range c.StringSlice("delete-config") {
-		for _, k := range strings.Split(d, ",") {
-			if k = strings.TrimSpace(k); k != "" {
-				o.del = append(o.del, k)
-			}
-		}
+		o.del = append(o.del, splitList(d)...)
 	}
 	if o.alter && len(o.add) == 0 && len(o.del) == 0 {
 		return nil, toolError("At least one of --add-config or --delete-config must be specified with --alter")

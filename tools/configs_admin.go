@@ -36,7 +36,7 @@ func runConfigsAdmin(o *configsOpts, env Env) error {
 	if err != nil {
 		return err
 	}
-	admin, err := sarama.NewClusterAdmin(splitServers(o.bootstrap), cfg)
+	admin, err := sarama.NewClusterAdmin(splitList(o.bootstrap), cfg)
 	if err != nil {
 		return err
 	}

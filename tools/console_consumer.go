@@ -246,7 +246,7 @@ func printMessages(ctx context.Context, env Env, f formatter, o consumerOpts, ms
 // consumePartitions reads the chosen partitions directly (no group).
 func consumePartitions(ctx context.Context, wg *sync.WaitGroup, cfg *sarama.Config, o consumerOpts,
 	msgs chan<- *sarama.ConsumerMessage, errs chan<- error) error {
-	client, err := sarama.NewClient(splitServers(o.servers), cfg)
+	client, err := sarama.NewClient(splitList(o.servers), cfg)
 	if err != nil {
 		return err
 	}
@@ -364,7 +364,7 @@ func (h *groupHandler) mark(m *sarama.ConsumerMessage) {
 // consumeGroup joins o.group and forwards its claims until ctx ends.
 func consumeGroup(ctx context.Context, wg *sync.WaitGroup, cfg *sarama.Config, o consumerOpts,
 	msgs chan<- *sarama.ConsumerMessage, errs chan<- error) (func(*sarama.ConsumerMessage), error) {
-	group, err := sarama.NewConsumerGroup(splitServers(o.servers), o.group, cfg)
+	group, err := sarama.NewConsumerGroup(splitList(o.servers), o.group, cfg)
 	if err != nil {
 		return nil, err
 	}

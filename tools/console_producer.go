@@ -157,7 +157,7 @@ func readLines(in io.Reader, fn func(line string, n int) error) error {
 }
 
 func produceSync(servers string, cfg *sarama.Config, topic string, r lineReader, env Env) error {
-	p, err := sarama.NewSyncProducer(splitServers(servers), cfg)
+	p, err := sarama.NewSyncProducer(splitList(servers), cfg)
 	if err != nil {
 		return err
 	}
@@ -175,7 +175,7 @@ func produceSync(servers string, cfg *sarama.Config, topic string, r lineReader,
 }
 
 func produceAsync(servers string, cfg *sarama.Config, topic string, r lineReader, env Env) error {
-	p, err := sarama.NewAsyncProducer(splitServers(servers), cfg)
+	p, err := sarama.NewAsyncProducer(splitList(servers), cfg)
 	if err != nil {
 		return err
 	}

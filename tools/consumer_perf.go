@@ -182,7 +182,7 @@ func runConsumerPerf(c *cli.Context, env Env) error {
 		cfg.Consumer.Offsets.Initial = sarama.OffsetNewest
 	}
 	cfg.Consumer.Return.Errors = true
-	group, err := sarama.NewConsumerGroup(splitServers(o.servers), o.group, cfg)
+	group, err := sarama.NewConsumerGroup(splitList(o.servers), o.group, cfg)
 	if err != nil {
 		return err
 	}

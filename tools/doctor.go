@@ -23,7 +23,6 @@ package tools
 import (
 	"fmt"
 	"io"
-	"strings"
 	"time"
 
 	"github.com/urfave/cli/v2"
@@ -148,11 +147,7 @@ func doctorCommand(env Env) *cli.Command {
 				commandConfig: c.String("command-config"), skipHost: c.Bool("skip-host"), timeout: c.Duration("timeout"),
 				host: realHostProbe()}
 			if d := c.String("log-dirs"); d != "" {
-				for _, s := range strings.Split(d, ",") {
-					if s = strings.TrimSpace(s); s != "" {
-						o.logDirs = append(o.logDirs, s)
-					}
-				}
+				o.logDirs = splitList(d)
 			} else if p := c.String("config"); p != "" {
 				cfg, _, err := config.LoadBroker(p, nil)
 				if err != nil {

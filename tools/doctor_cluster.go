@@ -93,7 +93,7 @@ func clusterViewAdmin(bootstrap, commandConfig string, timeout time.Duration) (*
 	}
 	cfg.Net.DialTimeout = timeout
 	cfg.Metadata.Retry.Max = 1
-	admin, err := sarama.NewClusterAdmin(splitServers(bootstrap), cfg)
+	admin, err := sarama.NewClusterAdmin(splitList(bootstrap), cfg)
 	if err != nil {
 		return nil, err
 	}

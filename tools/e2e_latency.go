@@ -72,7 +72,7 @@ type e2eOpts struct {
 }
 
 func parseE2EArgs(args []string) (*e2eOpts, error) {
-	o := &e2eOpts{servers: splitServers(args[0]), topic: args[1], acks: args[3], pollTimeout: e2ePollTimeout}
+	o := &e2eOpts{servers: splitList(args[0]), topic: args[1], acks: args[3], pollTimeout: e2ePollTimeout}
 	var err error
 	if o.num, err = strconv.Atoi(args[2]); err != nil || o.num < 0 {
 		return nil, javaException{"java.lang.NumberFormatException", fmt.Sprintf("For input string: %q", args[2])}

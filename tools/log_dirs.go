@@ -74,7 +74,7 @@ func runLogDirs(c *cli.Context, env Env) error {
 	if err != nil {
 		return err
 	}
-	admin, err := sarama.NewClusterAdmin(splitServers(servers), cfg)
+	admin, err := sarama.NewClusterAdmin(splitList(servers), cfg)
 	if err != nil {
 		return err
 	}

@@ -209,7 +209,7 @@ func producerPerfConfig(o *producerPerfOpts) (*sarama.Config, []string, error) {
 	if o.bootstrapServer != "" {
 		props["bootstrap.servers"] = o.bootstrapServer
 	}
-	servers := splitServers(props["bootstrap.servers"])
+	servers := splitList(props["bootstrap.servers"])
 	if len(servers) == 0 {
 		return nil, nil, javaException{"org.apache.kafka.common.config.ConfigException", `Missing required configuration "bootstrap.servers" which has no default value.`}
 	}

@@ -30,7 +30,7 @@ type kafkaAdmin struct {
 }
 
 func newKafkaAdmin(bootstrap, clientID string) (*kafkaAdmin, error) {
-	a := &kafkaAdmin{clientID: clientID, servers: splitServers(bootstrap), conns: map[int32]*peer.Client{}}
+	a := &kafkaAdmin{clientID: clientID, servers: splitList(bootstrap), conns: map[int32]*peer.Client{}}
 	var lastErr error
 	for _, s := range a.servers {
 		ctx, cancel := context.WithTimeout(context.Background(), adminRequestTimeout)

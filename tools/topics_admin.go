@@ -23,7 +23,7 @@ func newAdminTopicService(bootstrap, commandConfig string) (*adminTopicService, 
 	if err != nil {
 		return nil, err
 	}
-	client, err := sarama.NewClient(splitServers(bootstrap), cfg)
+	client, err := sarama.NewClient(splitList(bootstrap), cfg)
 	if err != nil {
 		return nil, err
 	}
