@@ -9,24 +9,31 @@ type reader struct {
 	ok  bool
 }
 
-func (r *reader) int16() int16 {
-	if !r.ok || len(r.src) < 2 {
+// take consumes the next n bytes; ok is false (and the reader failed) when fewer are left, n
+// is negative, or an earlier read failed.
+func (r *reader) take(n int) (p []byte, ok bool) {
+	if !r.ok || n < 0 || n > len(r.src) {
 		r.fail()
+		return nil, false
+	}
+	p, r.src = r.src[:n], r.src[n:]
+	return p, true
+}
+
+func (r *reader) int16() int16 {
+	p, ok := r.take(2)
+	if !ok {
 		return 0
 	}
-	v := int16(binary.BigEndian.Uint16(r.src))
-	r.src = r.src[2:]
-	return v
+	return int16(binary.BigEndian.Uint16(p))
 }
 
 func (r *reader) int32() int32 {
-	if !r.ok || len(r.src) < 4 {
-		r.fail()
+	p, ok := r.take(4)
+	if !ok {
 		return 0
 	}
-	v := int32(binary.BigEndian.Uint32(r.src))
-	r.src = r.src[4:]
-	return v
+	return int32(binary.BigEndian.Uint32(p))
 }
 
 // uvarint reads an unsigned varint that must fit in 32 bits (Kafka's UNSIGNED_VARINT).
@@ -51,12 +58,11 @@ func (r *reader) nullableString() *string {
 	if !r.ok || n == -1 {
 		return nil
 	}
-	if n < 0 || int(n) > len(r.src) {
-		r.fail()
+	p, ok := r.take(int(n))
+	if !ok {
 		return nil
 	}
-	s := string(r.src[:n])
-	r.src = r.src[n:]
+	s := string(p)
 	return &s
 }
 
@@ -73,12 +79,9 @@ func (r *reader) skipTags() {
 	}
 	for i := uint32(0); i < num && r.ok; i++ {
 		r.uvarint()
-		size := r.uvarint()
-		if !r.ok || uint64(size) > uint64(len(r.src)) {
-			r.fail()
+		if _, ok := r.take(int(r.uvarint())); !ok {
 			return
 		}
-		r.src = r.src[size:]
 	}
 }
 
