@@ -9,8 +9,11 @@ package broker
 //     under /config/changes so every broker applies them to its replicas.
 //     Unknown topics answer UNKNOWN_TOPIC_OR_PARTITION.
 //   - validate_only validates and writes nothing.
-//   - Brokers: dynamic broker configs are not supported yet
-//     (INVALID_REQUEST); other resource types answer INVALID_REQUEST.
+//   - Brokers (resource name = this broker's id, or "" for the cluster
+//     default): the configs replace all dynamic overrides of the entity in
+//     /config/brokers (dynamic_broker_config.go: dynamic keys only, else
+//     INVALID_REQUEST; values validated as a full broker config). Other
+//     resource types answer INVALID_REQUEST.
 //   - Any broker may answer (Kafka 2.8 writes ZooKeeper from the receiving
 //     broker).
 //
@@ -30,6 +33,9 @@ func (b *Broker) handleAlterConfigs(r *request) (kmsg.Response, error) {
 		rr := kmsg.NewAlterConfigsResponseResource()
 		rr.ResourceType, rr.ResourceName = res.ResourceType, res.ResourceName
 		err := func() error {
+			if res.ResourceType == kmsg.ConfigResourceTypeBroker {
+				return b.alterBroker(res, req.ValidateOnly)
+			}
 			if res.ResourceType != kmsg.ConfigResourceTypeTopic {
 				return fmt.Errorf("%w: only topic configs can be altered", errInvalidRequest)
 			}

@@ -87,3 +87,45 @@ func TestAPICompatSaramaRecreateAfterDelete(t *testing.T) {
 		c.WaitForLeader(t, "again", detail.NumPartitions-1)
 	}
 }
+
+// TestAPICompatSaramaAlterBrokerConfig: AlterConfigs on a broker resource
+// replaces all of its dynamic overrides (Kafka's non-incremental
+// semantics); the cluster default is the empty resource name; a static key
+// answers INVALID_REQUEST and writes nothing.
+func TestAPICompatSaramaAlterBrokerConfig(t *testing.T) {
+	c := brokertest.NewCluster(t, 1)
+	admin := c.Admin(t, brokertest.SaramaConfig(sarama.V2_8_0_0))
+	id := strconv.Itoa(int(c.Broker(0).ID()))
+	zk := c.ZooKeeper(t)
+	stored := func(entity string) map[string]string {
+		t.Helper()
+		cfg, err := zk.GetEntityConfig(zkutil.ConfigTypeBroker, entity)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return cfg
+	}
+	a, b, two := "20000", "30000", "2"
+	if err := admin.AlterConfig(sarama.BrokerResource, id, map[string]*string{"log.cleaner.backoff.ms": &a}, false); err != nil {
+		t.Fatalf("alter: %v", err)
+	}
+	if err := admin.AlterConfig(sarama.BrokerResource, id, map[string]*string{"log.cleaner.threads": &two}, false); err != nil {
+		t.Fatalf("alter again: %v", err)
+	}
+	if got := stored(id); len(got) != 1 || got["log.cleaner.threads"] != "2" {
+		t.Fatalf("/config/brokers/%s = %v, want only log.cleaner.threads=2 (replaced)", id, got)
+	}
+	if err := admin.AlterConfig(sarama.BrokerResource, "", map[string]*string{"log.cleaner.backoff.ms": &b}, false); err != nil {
+		t.Fatalf("alter cluster default: %v", err)
+	}
+	if got := stored("<default>")["log.cleaner.backoff.ms"]; got != b {
+		t.Fatalf("/config/brokers/<default> log.cleaner.backoff.ms = %q, want %s", got, b)
+	}
+	err := admin.AlterConfig(sarama.BrokerResource, id, map[string]*string{"broker.id": &a}, false)
+	if !errors.Is(err, sarama.ErrInvalidRequest) {
+		t.Fatalf("static key: %v, want INVALID_REQUEST", err)
+	}
+	if got := stored(id); got["log.cleaner.threads"] != "2" {
+		t.Fatalf("refused change altered the overrides: %v", got)
+	}
+}

@@ -14,9 +14,9 @@ import (
 )
 
 // Dynamic broker configs (Kafka 2.8's ZkAdminManager for BROKER resources):
-// IncrementalAlterConfigs on a broker resource validates the change and
-// stores it in /config/brokers/<id> (or /config/brokers/<default> for the
-// empty resource name), announced under /config/changes as "brokers/<id>",
+// IncrementalAlterConfigs and AlterConfigs on a broker resource validate the
+// change and store it in /config/brokers/<id> (or /config/brokers/<default>
+// for the empty resource name), announced under /config/changes as "brokers/<id>",
 // exactly where kafka-configs.sh --entity-type brokers writes. Running
 // brokers apply the topic-default keys among them at once
 // (dynamic_config_apply.go lists what is and is not applied).
@@ -56,9 +56,6 @@ func (b *Broker) incrementalAlterBroker(res kmsg.IncrementalAlterConfigsRequestR
 		}
 		seen[c.Name] = true
 		key, known := brokerKey(c.Name)
-		if known && !key.Dynamic {
-			return fmt.Errorf("%w: cannot update these configs dynamically: Set(%s)", errInvalidRequest, c.Name)
-		}
 		val := ""
 		if c.Value != nil {
 			val = *c.Value
@@ -90,11 +87,46 @@ func (b *Broker) incrementalAlterBroker(res kmsg.IncrementalAlterConfigsRequestR
 			return fmt.Errorf("%w: unknown operation %d", errInvalidRequest, c.Op)
 		}
 	}
+	return b.storeBrokerOverrides(res.ResourceName, entity, overrides, validateOnly)
+}
+
+// alterBroker applies one broker resource of an AlterConfigs request: the
+// request's configs replace all of the entity's dynamic overrides.
+func (b *Broker) alterBroker(res kmsg.AlterConfigsRequestResource, validateOnly bool) error {
+	entity, err := b.brokerConfigEntity(res.ResourceName)
+	if err != nil {
+		return err
+	}
+	overrides := map[string]string{}
+	for _, c := range res.Configs {
+		if c.Value == nil {
+			return fmt.Errorf("%w: null value for %q", errInvalidConfig, c.Name)
+		}
+		overrides[c.Name] = *c.Value
+	}
+	return b.storeBrokerOverrides(res.ResourceName, entity, overrides, validateOnly)
+}
+
+// storeBrokerOverrides validates the complete new overrides of a
+// /config/brokers entity (Kafka's DynamicBrokerConfig.validate: only
+// dynamic keys, values valid in a full broker config) and, unless
+// validateOnly, writes them with a /config/changes notification.
+func (b *Broker) storeBrokerOverrides(resName, entity string, overrides map[string]string, validateOnly bool) error {
+	var static []string
+	for name := range overrides {
+		if key, known := brokerKey(name); known && !key.Dynamic {
+			static = append(static, name)
+		}
+	}
+	if len(static) > 0 {
+		slices.Sort(static)
+		return fmt.Errorf("%w: cannot update these configs dynamically: Set(%s)", errInvalidRequest, strings.Join(static, ", "))
+	}
 	// Kafka validates the values by building a full broker config with them.
 	props := b.cfg.Supplied()
 	maps.Copy(props, overrides)
 	if _, _, err := config.NewBroker(props); err != nil {
-		return fmt.Errorf("%w: invalid config value for resource broker %q: %w", errInvalidRequest, res.ResourceName, err)
+		return fmt.Errorf("%w: invalid config value for resource broker %q: %w", errInvalidRequest, resName, err)
 	}
 	if validateOnly {
 		return nil
