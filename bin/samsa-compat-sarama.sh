@@ -8,8 +8,9 @@
 #   --core        the core wave (client, consumer, offsets, groups, admin):
 #                 what CI runs (make compat-sarama-core)
 #   --run REGEXP  only the top-level tests matching REGEXP (-test.run)
-#   --keep        leave the cluster running after the tests (stop it with
-#                 kill $(cat $SAMSA_COMPAT_DIR/logs/*.pid))
+#   --keep        leave the cluster running after the tests (stop the
+#                 brokers first: kill $(cat $SAMSA_COMPAT_DIR/logs/server-*.pid),
+#                 then toxiproxy.pid and zookeeper.pid)
 #   --timeout D   -test.timeout of the suite (default 20m, 8m with --core)
 #
 # Nothing from Sarama is stored in this repository: the script downloads
@@ -100,7 +101,7 @@ core_tests=(
   TestFuncAdminElectLeadersV1 TestFuncAdminAlterPartitionReassignments TestFuncAdminQuotas
 )
 
-usage() { sed -n '2,16p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
+usage() { sed -n '2,14p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
 
 mode=full run_re="" keep=0 timeout=""
 while [[ $# -gt 0 ]]; do
@@ -119,7 +120,6 @@ join() { local IFS="|"; echo "$*"; }
 if [[ -z "$timeout" ]]; then
   if [[ $mode == core ]]; then timeout=8m; else timeout=20m; fi
 fi
-skip_re="^($(join "${docker_only[@]}"))\$"
 
 build="$work/build"
 logs="$work/logs"
@@ -270,7 +270,7 @@ start_cluster() {
   started+=("$logs/toxiproxy.pid")
   wait_until 30 "toxiproxy on port $toxi_port" port_open "$toxi_port"
 
-  say "Starting brokers 1..5 (127.0.0.1:909N, advertised 127.0.0.1:2909N)"
+  say "Starting brokers 1..5 (clients: 127.0.0.1:909N advertised as 127.0.0.1:2909N; inter-broker: 127.0.0.1:1909N)"
   for id in 1 2 3 4 5; do
     # The settings of Sarama's docker cluster (its docker-compose.yml):
     # clients use LOCAL through toxiproxy, brokers talk to each other on
