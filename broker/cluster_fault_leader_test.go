@@ -109,22 +109,32 @@ func TestClusterFaultChaseTheLeader(t *testing.T) {
 	c := brokertest.NewProcCluster(t, 3, faultProps("zookeeper.session.timeout.ms", "2000")...)
 	c.CreateTopic(t, "fx", 1, 3, nil)
 	k := startProducing(t, c.Addrs(), "fx", "x", 1_000_000)
+	start := time.Now()
+	phase := func(format string, args ...any) {
+		t.Logf("%6.2fs "+format, append([]any{time.Since(start).Seconds()}, args...)...)
+	}
 	for round := 0; round < 3; round++ {
 		k.waitAcks(150, 30*time.Second)
 		li := leaderIndex(t, c, "fx")
+		phase("round %d: leader %d", round, c.ID(li))
 		if round == 1 {
 			c.Pause(li)
 			waitNewLeader(t, c, "fx", c.ID(li))
+			phase("new leader elected")
 			// The producer gets past the paused broker by read timeouts only.
 			k.waitAcks(100, 60*time.Second)
+			phase("producing again")
 			c.Resume(li)
 		} else {
 			c.Kill(li)
 			waitNewLeader(t, c, "fx", c.ID(li))
+			phase("new leader elected")
 			k.waitAcks(100, 30*time.Second)
+			phase("producing again")
 			c.Start(li)
 		}
 		c.WaitForISR(t, "fx", 0, 3, 30*time.Second)
+		phase("ISR full")
 	}
 	k.waitAcks(100, 30*time.Second)
 	k.verify(c.Addrs())
