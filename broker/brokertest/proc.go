@@ -7,12 +7,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"hash/fnv"
 	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -21,83 +19,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/IBM/sarama"
-
 	"samsa/zkutil"
 	"samsa/zkutil/zktest"
 )
-
-// samsaBinary is the samsa binary built once per test binary (S1.5
-// test-hook exception: package-level state in test-only code).
-var samsaBinary struct {
-	once sync.Once
-	path string
-	err  error
-}
-
-// SamsaBinary builds ./tools/samsa of the module once per test binary and
-// returns its path: <temp>/samsa-brokertest-<uid>-<hash of the module
-// dir>/samsa, shared by later runs (go build's cache makes a rebuild cheap)
-// so nothing accumulates. The build goes to a unique name first and is
-// renamed into place, so a binary that another test process is running is
-// never written over.
-func SamsaBinary(t testing.TB) string {
-	t.Helper()
-	samsaBinary.once.Do(func() {
-		samsaBinary.path, samsaBinary.err = buildSamsa()
-	})
-	if samsaBinary.err != nil {
-		t.Fatalf("%v", samsaBinary.err)
-	}
-	return samsaBinary.path
-}
-
-func buildSamsa() (string, error) {
-	root, err := moduleRoot()
-	if err != nil {
-		return "", err
-	}
-	h := fnv.New32a()
-	h.Write([]byte(root))
-	dir := filepath.Join(os.TempDir(), fmt.Sprintf("samsa-brokertest-%d-%08x", os.Getuid(), h.Sum32()))
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return "", err
-	}
-	out := filepath.Join(dir, "samsa")
-	tmp := fmt.Sprintf("%s.%d", out, os.Getpid())
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, "go", "build", "-o", tmp, "./tools/samsa")
-	cmd.Dir = root
-	if b, err := cmd.CombinedOutput(); err != nil {
-		os.Remove(tmp)
-		return "", fmt.Errorf("brokertest: go build ./tools/samsa: %v\n%s", err, b)
-	}
-	if err := os.Rename(tmp, out); err != nil {
-		os.Remove(tmp)
-		return "", err
-	}
-	return out, nil
-}
-
-// moduleRoot walks up from the working directory to the go.mod.
-func moduleRoot() (string, error) {
-	dir, err := os.Getwd()
-	if err != nil {
-		return "", err
-	}
-	for i := 0; i < 64; i++ {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			return dir, nil
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			break
-		}
-		dir = parent
-	}
-	return "", errors.New("brokertest: go.mod not found above the working directory")
-}
 
 // ProcCluster is a set of brokers running as child processes
 // (`samsa kafka-server-start`) against the test binary's ZooKeeper in a
@@ -195,44 +119,6 @@ func NewProcCluster(t testing.TB, n int, opts ...Option) *ProcCluster {
 		c.waitServing(i, n)
 	}
 	return c
-}
-
-// waitServing waits until broker i's Metadata answer lists itself and at
-// least n brokers (its cache is filled by the controller's UpdateMetadata).
-func (c *ProcCluster) waitServing(i, n int) {
-	c.t.Helper()
-	WaitFor(c.t, 60*time.Second, func() error {
-		ids, err := c.metadataBrokers(i)
-		if err != nil {
-			return err
-		}
-		if len(ids) < n || !slices.Contains(ids, c.procs[i].ID) {
-			return fmt.Errorf("broker %d lists brokers %v, want itself and %d in all", c.procs[i].ID, ids, n)
-		}
-		return nil
-	})
-}
-
-// metadataBrokers asks broker i for Metadata and returns the broker ids it
-// lists.
-func (c *ProcCluster) metadataBrokers(i int) ([]int32, error) {
-	cfg := SaramaConfig(sarama.V2_1_0_0)
-	cfg.Net.DialTimeout = 2 * time.Second
-	cfg.Net.ReadTimeout = 5 * time.Second
-	b := sarama.NewBroker(c.Addr(i))
-	if err := b.Open(cfg); err != nil {
-		return nil, err
-	}
-	defer b.Close()
-	resp, err := b.GetMetadata(&sarama.MetadataRequest{Version: 1, Topics: []string{}})
-	if err != nil {
-		return nil, err
-	}
-	var ids []int32
-	for _, br := range resp.Brokers {
-		ids = append(ids, br.ID())
-	}
-	return ids, nil
 }
 
 func renderProperties(props map[string]string) string {
@@ -482,67 +368,6 @@ func (c *ProcCluster) logTail(i, n int) string {
 		s = "..." + s[len(s)-n:]
 	}
 	return s
-}
-
-// PartitionState reads topic-partition's state znode.
-func (c *ProcCluster) PartitionState(topic string, partition int32) (zkutil.PartitionState, error) {
-	s, _, err := c.zk.GetPartitionState(topic, partition)
-	return s, err
-}
-
-// WaitForState waits until cond accepts topic-partition's state znode,
-// and returns that state.
-func (c *ProcCluster) WaitForState(t testing.TB, topic string, partition int32, timeout time.Duration,
-	cond func(zkutil.PartitionState) error) zkutil.PartitionState {
-	t.Helper()
-	var st zkutil.PartitionState
-	WaitFor(t, timeout, func() error {
-		s, err := c.PartitionState(topic, partition)
-		if err != nil {
-			return err
-		}
-		st = s
-		return cond(s)
-	})
-	return st
-}
-
-// WaitForISR waits until topic-partition has a leader and exactly n ISR
-// members in ZooKeeper, and returns the state.
-func (c *ProcCluster) WaitForISR(t testing.TB, topic string, partition int32, n int, timeout time.Duration) zkutil.PartitionState {
-	t.Helper()
-	return c.WaitForState(t, topic, partition, timeout, func(s zkutil.PartitionState) error {
-		if s.Leader < 0 || len(s.ISR) != n {
-			return fmt.Errorf("%s-%d: leader %d ISR %v, want %d members", topic, partition, s.Leader, s.ISR, n)
-		}
-		return nil
-	})
-}
-
-// Admin returns a Sarama ClusterAdmin on the running brokers, closed at
-// cleanup.
-func (c *ProcCluster) Admin(t testing.TB) sarama.ClusterAdmin {
-	t.Helper()
-	a, err := sarama.NewClusterAdmin(c.Addrs(), SaramaConfig(sarama.V2_1_0_0))
-	if err != nil {
-		t.Fatalf("brokertest: cluster admin: %v", err)
-	}
-	t.Cleanup(func() { _ = a.Close() })
-	return a
-}
-
-// CreateTopic creates a topic (CreateTopics through Sarama) with optional
-// topic configs and waits until every partition's ISR holds rf members.
-func (c *ProcCluster) CreateTopic(t testing.TB, name string, partitions int32, rf int16, configs map[string]*string) {
-	t.Helper()
-	a := c.Admin(t)
-	d := &sarama.TopicDetail{NumPartitions: partitions, ReplicationFactor: rf, ConfigEntries: configs}
-	if err := a.CreateTopic(name, d, false); err != nil {
-		t.Fatalf("brokertest: create topic %q: %v", name, err)
-	}
-	for p := int32(0); p < partitions; p++ {
-		c.WaitForISR(t, name, p, int(rf), 60*time.Second)
-	}
 }
 
 // close kills every process (resuming paused ones), and copies the
