@@ -104,6 +104,7 @@ func NewApp(env Env) *cli.App {
 			reassignCommand(env),
 			leaderElectionCommand(env),
 			preferredReplicaElectionCommand(env),
+			consumerGroupsCommand(env),
 		},
 	}
 	for _, cmd := range app.Commands {

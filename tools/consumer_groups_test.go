@@ -1,0 +1,165 @@
+package tools
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"regexp"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/IBM/sarama"
+
+	"samsa/broker/brokertest"
+)
+
+// groupFixture is a one-broker cluster with topic "cg" (2 partitions):
+// 3 records in partition 0, 2 in partition 1.
+func newGroupFixture(t *testing.T) *brokertest.Cluster {
+	t.Helper()
+	c := brokertest.NewCluster(t, 1)
+	c.CreateTopic(t, "cg", 2, 1)
+	cfg := brokertest.SaramaConfig(sarama.V2_8_0_0)
+	cfg.Producer.Partitioner = sarama.NewManualPartitioner
+	p := c.SyncProducer(t, cfg)
+	for part, n := range []int{3, 2} {
+		for i := 0; i < n; i++ {
+			if _, _, err := p.SendMessage(&sarama.ProducerMessage{Topic: "cg", Partition: int32(part), Value: sarama.StringEncoder(fmt.Sprintf("m%d-%d", part, i))}); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	return c
+}
+
+// commitHandler marks and commits every message it sees and counts them.
+type commitHandler struct {
+	mu   sync.Mutex
+	seen int
+}
+
+func (h *commitHandler) Setup(sarama.ConsumerGroupSession) error   { return nil }
+func (h *commitHandler) Cleanup(sarama.ConsumerGroupSession) error { return nil }
+func (h *commitHandler) ConsumeClaim(s sarama.ConsumerGroupSession, claim sarama.ConsumerGroupClaim) error {
+	for m := range claim.Messages() {
+		s.MarkMessage(m, "")
+		s.Commit()
+		h.mu.Lock()
+		h.seen++
+		h.mu.Unlock()
+	}
+	return nil
+}
+
+func (h *commitHandler) count() int {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.seen
+}
+
+func TestToolConsumerGroups(t *testing.T) {
+	c := newGroupFixture(t)
+	boot := c.Addr(0)
+	cfg := brokertest.SaramaConfig(sarama.V2_8_0_0)
+	cfg.ClientID = "cg-client"
+	cfg.Consumer.Offsets.Initial = sarama.OffsetOldest
+	group, err := sarama.NewConsumerGroup(c.Addrs(), "g1", cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	h := &commitHandler{}
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for ctx.Err() == nil {
+			if err := group.Consume(ctx, []string{"cg"}, h); err != nil && !errors.Is(err, sarama.ErrClosedConsumerGroup) {
+				return
+			}
+		}
+	}()
+	stopGroup := func() {
+		cancel()
+		<-done
+		group.Close()
+	}
+	defer stopGroup()
+	// Wait until the group is Stable and both partitions show lag 0.
+	var out string
+	rowRE := regexp.MustCompile(`(?m)^g1 +cg +([01]) +(\d+) +(\d+) +0 +(\S+) +/127\.0\.0\.1 +cg-client$`)
+	brokertest.WaitFor(t, 60*time.Second, func() error {
+		o, errOut, code := runTool(t, "", "kafka-consumer-groups", "--bootstrap-server", boot, "--describe", "--group", "g1")
+		out = o
+		if code != 0 || len(rowRE.FindAllString(o, -1)) != 2 || h.count() < 5 {
+			return fmt.Errorf("code %d stdout %q stderr %q", code, o, errOut)
+		}
+		return nil
+	})
+	lines := strings.Split(out, "\n")
+	if lines[0] != "" || lines[1] != "GROUP           TOPIC           PARTITION  CURRENT-OFFSET  LOG-END-OFFSET  LAG             "+
+		fmt.Sprintf("%-*s", len(rowRE.FindStringSubmatch(out)[4]), "CONSUMER-ID")+" HOST            CLIENT-ID" {
+		t.Errorf("header: %q", out)
+	}
+	for _, m := range rowRE.FindAllStringSubmatch(out, -1) {
+		want := map[string]string{"0": "3", "1": "2"}[m[1]]
+		if m[2] != want || m[3] != want {
+			t.Errorf("partition %s: offsets %s/%s, want %s", m[1], m[2], m[3], want)
+		}
+	}
+
+	o, _, code := runTool(t, "", "kafka-consumer-groups", "--bootstrap-server", boot, "--list")
+	if code != 0 || o != "g1\n" {
+		t.Errorf("list: %d %q", code, o)
+	}
+	o, _, _ = runTool(t, "", "kafka-consumer-groups", "--bootstrap-server", boot, "--describe", "--group", "g1", "--members", "--verbose")
+	if !regexp.MustCompile(`^\nGROUP +CONSUMER-ID +HOST +CLIENT-ID +#PARTITIONS +ASSIGNMENT\ng1 +\S+ +/127\.0\.0\.1 +cg-client +2 +cg\(0,1\)\n$`).MatchString(o) {
+		t.Errorf("members: %q", o)
+	}
+	o, _, _ = runTool(t, "", "kafka-consumer-groups", "--bootstrap-server", boot, "--describe", "--group", "g1", "--state")
+	if !regexp.MustCompile(`^\nGROUP +COORDINATOR \(ID\) +ASSIGNMENT-STRATEGY +STATE +#MEMBERS\ng1 +127\.0\.0\.1:\d+  \(\d+\) +range +Stable +1\n$`).MatchString(o) {
+		t.Errorf("state: %q", o)
+	}
+	_, errOut, _ := runTool(t, "", "kafka-consumer-groups", "--bootstrap-server", boot, "--reset-offsets", "--group", "g1", "--all-topics", "--to-earliest", "--execute")
+	if errOut != "Error: Assignments can only be reset if the group 'g1' is inactive, but the current state is Stable.\n" {
+		t.Errorf("reset of an active group: %q", errOut)
+	}
+
+	stopGroup()
+	brokertest.WaitFor(t, 30*time.Second, func() error {
+		_, e, _ := runTool(t, "", "kafka-consumer-groups", "--bootstrap-server", boot, "--describe", "--group", "g1")
+		if !strings.Contains(e, "Consumer group 'g1' has no active members.") {
+			return fmt.Errorf("stderr %q", e)
+		}
+		return nil
+	})
+	o, errOut, code = runTool(t, "", "kafka-consumer-groups", "--bootstrap-server", boot, "--reset-offsets", "--group", "g1", "--topic", "cg", "--to-earliest", "--execute")
+	wantReset := "\n" + fmt.Sprintf("%-30s %-30s %-10s %-15s\n", "GROUP", "TOPIC", "PARTITION", "NEW-OFFSET") +
+		fmt.Sprintf("%-30s %-30s %-10s %-15s\n", "g1", "cg", "0", "0") + fmt.Sprintf("%-30s %-30s %-10s %-15s\n", "g1", "cg", "1", "0") + "\n"
+	if code != 0 || o != wantReset {
+		t.Fatalf("reset: code %d stderr %q stdout %q", code, errOut, o)
+	}
+	admin := c.Admin(t, brokertest.SaramaConfig(sarama.V2_8_0_0))
+	resp, err := admin.ListConsumerGroupOffsets("g1", map[string][]int32{"cg": {0, 1}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for p := int32(0); p < 2; p++ {
+		if b := resp.GetBlock("cg", p); b == nil || b.Offset != 0 {
+			t.Errorf("OffsetFetch cg-%d after reset: %+v", p, b)
+		}
+	}
+	o, _, _ = runTool(t, "", "kafka-consumer-groups", "--bootstrap-server", boot, "--describe", "--group", "g1")
+	if !regexp.MustCompile(`(?m)^g1 +cg +0 +0 +3 +3 +- +- +-$`).MatchString(o) {
+		t.Errorf("describe after reset: %q", o)
+	}
+	o, errOut, code = runTool(t, "", "kafka-consumer-groups", "--bootstrap-server", boot, "--delete", "--group", "g1")
+	if code != 0 || o != "Deletion of requested consumer groups ('g1') was successful.\n" {
+		t.Errorf("delete: %d %q %q", code, o, errOut)
+	}
+	o, _, _ = runTool(t, "", "kafka-consumer-groups", "--bootstrap-server", boot, "--list")
+	if o != "" {
+		t.Errorf("list after delete: %q", o)
+	}
+}
