@@ -40,6 +40,7 @@ func consoleConsumerCommand(env Env) *cli.Command {
 		Usage: "print messages of a topic to standard output",
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "bootstrap-server", Usage: "broker(s) to connect to, host:port[,host:port] (required)"},
+			&cli.StringFlag{Name: "zookeeper", Usage: "old consumer: ZooKeeper connect string host:port[/chroot] (see console_consumer_zk.go)"},
 			&cli.StringFlag{Name: "topic", Usage: "topic to consume (required)"},
 			&cli.BoolFlag{Name: "from-beginning", Usage: "start with the earliest message when there is no committed offset"},
 			&cli.IntFlag{Name: "max-messages", Usage: "exit after this many messages"},
@@ -125,6 +126,9 @@ type consumerOpts struct {
 }
 
 func runConsoleConsumer(c *cli.Context, env Env) error {
+	if c.IsSet("zookeeper") {
+		return runConsoleConsumerZK(c, env)
+	}
 	o := consumerOpts{servers: c.String("bootstrap-server"), topic: c.String("topic"), group: c.String("group"),
 		maxMessages: c.Int("max-messages"), timeout: time.Duration(c.Int("timeout-ms")) * time.Millisecond}
 	if o.servers == "" {
