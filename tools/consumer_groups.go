@@ -162,14 +162,14 @@ func (s *groupService) deleteGroups(env Env, groups []string) error {
 		fmt.Fprintf(env.Stdout, "Deletion of requested consumer groups (%s) was successful.\n", quoteJoin(ok))
 		return nil
 	}
-	if len(ok) > 0 {
-		fmt.Fprintf(env.Stdout, "These consumer groups were deleted successfully: %s\n", quoteJoin(ok))
-	}
-	fmt.Fprintln(env.Stdout, "Deletion of some consumer groups failed:")
+	fmt.Fprintln(env.Stdout, "\nError: Deletion of some consumer groups failed:")
 	for _, g := range groups {
 		if err, bad := failed[g]; bad {
 			fmt.Fprintf(env.Stdout, "* Group '%s' could not be deleted due to: java.util.concurrent.ExecutionException: %s\n", g, javaErrorText(err))
 		}
+	}
+	if len(ok) > 0 {
+		fmt.Fprintf(env.Stdout, "\nThese consumer groups were deleted successfully: %s\n", quoteJoin(ok))
 	}
 	return exitError{1}
 }
@@ -217,7 +217,7 @@ func (s *groupService) deleteOffsets(env Env, group string, topics []string) err
 	if !failed {
 		fmt.Fprintf(env.Stdout, "Request succeed for deleting offsets with topic %s group %s\n", strings.Join(topics, ", "), group)
 	} else {
-		fmt.Fprintf(env.Stdout, "Encounter some partition level error, see the follow-up details:\n")
+		fmt.Fprintf(env.Stdout, "\nError: Encounter some partition level error, see the follow-up details:\n")
 	}
 	fmt.Fprintf(env.Stdout, "\n%-30s %-15s %-15s\n", "TOPIC", "PARTITION", "STATUS")
 	for _, r := range results {

@@ -122,7 +122,7 @@ func (s *groupService) offsetRows(group string, members []memberRow, committed m
 			r.logEnd = strconv.FormatInt(end, 10)
 		}
 		if hasOff && hasEnd {
-			r.lag = strconv.FormatInt(max(end-off, 0), 10)
+			r.lag = strconv.FormatInt(end-off, 10)
 		}
 		return r
 	}
@@ -163,7 +163,7 @@ func sortedPartitionKeys[V any](m map[int32]V) []int32 {
 func shouldPrintMemberState(env Env, group, state string, rows int) bool {
 	switch state {
 	case "Dead":
-		fmt.Fprintf(env.Stderr, "Error: Consumer group '%s' does not exist.\n", group)
+		fmt.Fprintf(env.Stdout, "\nError: Consumer group '%s' does not exist.\n", group)
 	case "Empty":
 		fmt.Fprintf(env.Stderr, "\nConsumer group '%s' has no active members.\n", group)
 	case "PreparingRebalance", "CompletingRebalance":
@@ -246,7 +246,7 @@ func (m memberRow) assignmentString() string {
 	if len(parts) == 0 {
 		return missingColumn
 	}
-	return strings.Join(parts, ",")
+	return strings.Join(parts, ", ")
 }
 
 func printMembers(env Env, group string, members []memberRow, verbose bool) {
@@ -278,7 +278,7 @@ func (s *groupService) printState(env Env, d *sarama.GroupDescription) error {
 	if err != nil {
 		return err
 	}
-	coordinator := fmt.Sprintf("%s  (%d)", coord.Addr(), coord.ID())
+	coordinator := fmt.Sprintf("%s (%d)", coord.Addr(), coord.ID())
 	format := fmt.Sprintf("\n%%-%ds %%-25s %%-20s %%-15s %%s", max(25, len(coordinator)))
 	var b strings.Builder
 	fmt.Fprintf(&b, format, "GROUP", "COORDINATOR (ID)", "ASSIGNMENT-STRATEGY", "STATE", "#MEMBERS")

@@ -104,7 +104,8 @@ func (s *groupService) resetOffsets(env Env, groups []string, c *cli.Context) er
 			return err
 		}
 		if d.State != "Empty" && d.State != "Dead" {
-			fmt.Fprintf(env.Stderr, "Error: Assignments can only be reset if the group '%s' is inactive, but the current state is %s.\n", g, d.State)
+			fmt.Fprintf(env.Stdout, "\nError: Assignments can only be reset if the group '%s' is inactive, but the current state is %s.\n", g, d.State)
+			plans = append(plans, plan{group: g})
 			continue
 		}
 		committed, err := s.committed(g)
@@ -141,7 +142,6 @@ func (s *groupService) resetOffsets(env Env, groups []string, c *cli.Context) er
 			b.WriteString(fmt.Sprintf(format, pl.group, tp.topic, strconv.Itoa(int(tp.p)), strconv.FormatInt(pl.to[tp], 10)) + "\n")
 		}
 	}
-	b.WriteString("\n")
 	fmt.Fprint(env.Stdout, b.String())
 	return nil
 }

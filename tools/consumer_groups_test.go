@@ -118,12 +118,12 @@ func TestToolConsumerGroups(t *testing.T) {
 		t.Errorf("members: %q", o)
 	}
 	o, _, _ = runTool(t, "", "kafka-consumer-groups", "--bootstrap-server", boot, "--describe", "--group", "g1", "--state")
-	if !regexp.MustCompile(`^\nGROUP +COORDINATOR \(ID\) +ASSIGNMENT-STRATEGY +STATE +#MEMBERS\ng1 +127\.0\.0\.1:\d+  \(\d+\) +range +Stable +1\n$`).MatchString(o) {
+	if !regexp.MustCompile(`^\nGROUP +COORDINATOR \(ID\) +ASSIGNMENT-STRATEGY +STATE +#MEMBERS\ng1 +127\.0\.0\.1:\d+ \(\d+\) +range +Stable +1\n$`).MatchString(o) {
 		t.Errorf("state: %q", o)
 	}
-	_, errOut, _ := runTool(t, "", "kafka-consumer-groups", "--bootstrap-server", boot, "--reset-offsets", "--group", "g1", "--all-topics", "--to-earliest", "--execute")
-	if errOut != "Error: Assignments can only be reset if the group 'g1' is inactive, but the current state is Stable.\n" {
-		t.Errorf("reset of an active group: %q", errOut)
+	o, _, _ = runTool(t, "", "kafka-consumer-groups", "--bootstrap-server", boot, "--reset-offsets", "--group", "g1", "--all-topics", "--to-earliest", "--execute")
+	if !strings.HasPrefix(o, "\nError: Assignments can only be reset if the group 'g1' is inactive, but the current state is Stable.\n") {
+		t.Errorf("reset of an active group: %q", o)
 	}
 
 	stopGroup()
@@ -134,9 +134,9 @@ func TestToolConsumerGroups(t *testing.T) {
 		}
 		return nil
 	})
-	o, errOut, code = runTool(t, "", "kafka-consumer-groups", "--bootstrap-server", boot, "--reset-offsets", "--group", "g1", "--topic", "cg", "--to-earliest", "--execute")
+	o, errOut, code := runTool(t, "", "kafka-consumer-groups", "--bootstrap-server", boot, "--reset-offsets", "--group", "g1", "--topic", "cg", "--to-earliest", "--execute")
 	wantReset := "\n" + fmt.Sprintf("%-30s %-30s %-10s %-15s\n", "GROUP", "TOPIC", "PARTITION", "NEW-OFFSET") +
-		fmt.Sprintf("%-30s %-30s %-10s %-15s\n", "g1", "cg", "0", "0") + fmt.Sprintf("%-30s %-30s %-10s %-15s\n", "g1", "cg", "1", "0") + "\n"
+		fmt.Sprintf("%-30s %-30s %-10s %-15s\n", "g1", "cg", "0", "0") + fmt.Sprintf("%-30s %-30s %-10s %-15s\n", "g1", "cg", "1", "0")
 	if code != 0 || o != wantReset {
 		t.Fatalf("reset: code %d stderr %q stdout %q", code, errOut, o)
 	}

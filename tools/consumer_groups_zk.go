@@ -102,7 +102,7 @@ func describeZKGroup(env Env, zk *zkutil.Client, client sarama.Client, group str
 		if err != nil {
 			return err
 		}
-		fmt.Fprintf(env.Stderr, "Error: Consumer group '%s' does not exist.\n", group)
+		fmt.Fprintf(env.Stdout, "\nError: Consumer group '%s' does not exist.\n", group)
 		return nil
 	}
 	ids, err := zkChildren(zk, zkutil.ConsumerIDsPath(group))
