@@ -200,3 +200,30 @@ func TestClusterGroupRequiredAssignors(t *testing.T) {
 	}
 }
 
+// TestClusterGroupRequiredCrashedMember: a member that crashes (its
+// connections drop, no LeaveGroup) is removed after its session timeout
+// and the survivors are reassigned every partition.
+func TestClusterGroupRequiredCrashedMember(t *testing.T) {
+	c := groupCluster(t)
+	const topic, group = "crash", "crash-group"
+	c.CreateTopic(t, topic, 12, 1)
+	s := sarama.NewBalanceStrategyRange()
+	a := startSaramaMember(t, c, group, topic, s)
+	b := startSaramaMember(t, c, group, topic, s)
+	victim := startSaramaMember(t, c, group, topic, s)
+	waitExactlyOnce(t, 12, a, b, victim)
+	victim.dialer.crash()
+	waitExactlyOnce(t, 12, a, b)
+	admin := c.Admin(t, brokertest.SaramaConfig(sarama.V2_8_0_0))
+	brokertest.WaitFor(t, 10*time.Second, func() error {
+		desc, err := admin.DescribeConsumerGroups([]string{group})
+		if err != nil {
+			return err
+		}
+		if len(desc) != 1 || desc[0].State != "Stable" || len(desc[0].Members) != 2 {
+			return fmt.Errorf("describe %+v", desc)
+		}
+		return nil
+	})
+}
+
