@@ -227,3 +227,37 @@ func TestClusterGroupRequiredCrashedMember(t *testing.T) {
 	})
 }
 
+// TestClusterGroupRequiredOffsetFetchUnknownGroup: OffsetFetch (v1-v7)
+// for a group that never existed answers offset -1 with no error, as
+// Kafka does.
+func TestClusterGroupRequiredOffsetFetchUnknownGroup(t *testing.T) {
+	c := groupCluster(t)
+	c.CreateTopic(t, "nofetch", 2, 1)
+	for v := int16(1); v <= 7; v++ {
+		group := fmt.Sprintf("never-existed-%d", v)
+		brokertest.WaitFor(t, 20*time.Second, func() error {
+			_, coord := groupCoordinator(t, c, group)
+			req := &sarama.OffsetFetchRequest{Version: v, ConsumerGroup: group}
+			req.AddPartition("nofetch", 0)
+			req.AddPartition("nofetch", 1)
+			resp, err := coord.FetchOffset(req)
+			if err != nil {
+				return err
+			}
+			if !errors.Is(resp.Err, sarama.ErrNoError) {
+				return fmt.Errorf("v%d: top-level error %w", v, resp.Err)
+			}
+			for p := int32(0); p < 2; p++ {
+				b := resp.GetBlock("nofetch", p)
+				if b == nil {
+					return fmt.Errorf("v%d: no block for partition %d", v, p)
+				}
+				if !errors.Is(b.Err, sarama.ErrNoError) || b.Offset != -1 {
+					t.Fatalf("v%d partition %d: offset %d err %v, want -1 and no error", v, p, b.Offset, b.Err)
+				}
+			}
+			return nil
+		})
+	}
+}
+
