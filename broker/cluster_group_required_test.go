@@ -261,3 +261,135 @@ func TestClusterGroupRequiredOffsetFetchUnknownGroup(t *testing.T) {
 	}
 }
 
+// memberConn opens a connection of its own to addr (a blocking JoinGroup on
+// one connection must not hold up another member's heartbeats).
+func memberConn(t *testing.T, addr string) *sarama.Broker {
+	t.Helper()
+	b := sarama.NewBroker(addr)
+	cfg := brokertest.SaramaConfig(sarama.V2_8_0_0)
+	cfg.Net.ReadTimeout = 30 * time.Second
+	if err := b.Open(cfg); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := b.Connected(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = b.Close() })
+	return b
+}
+
+// rawJoin sends JoinGroup v2 for a consumer subscribed to topic with the
+// "range" protocol; rebalanceMs is the client's max.poll.interval.ms.
+func rawJoin(b *sarama.Broker, groupID, memberID, topic string, rebalanceMs int32) (*sarama.JoinGroupResponse, error) {
+	req := &sarama.JoinGroupRequest{Version: 2, GroupId: groupID, MemberId: memberID, SessionTimeout: 6000,
+		RebalanceTimeout: rebalanceMs, ProtocolType: "consumer"}
+	if err := req.AddGroupProtocolMetadata("range", &sarama.ConsumerGroupMemberMetadata{Topics: []string{topic}}); err != nil {
+		return nil, err
+	}
+	return b.JoinGroup(req)
+}
+
+// rawJoinSync makes a lone member join and sync (leader, owning all of
+// topic's partitions); it returns its member id and generation.
+func rawJoinSync(t *testing.T, b *sarama.Broker, groupID, topic string, partitions []int32, rebalanceMs int32) (string, int32) {
+	t.Helper()
+	jr, err := rawJoin(b, groupID, "", topic, rebalanceMs)
+	if err != nil || !errors.Is(jr.Err, sarama.ErrNoError) || jr.LeaderId != jr.MemberId {
+		t.Fatalf("join = %+v %v", jr, err)
+	}
+	sreq := &sarama.SyncGroupRequest{Version: 1, GroupId: groupID, GenerationId: jr.GenerationId, MemberId: jr.MemberId}
+	if err := sreq.AddGroupAssignmentMember(jr.MemberId, &sarama.ConsumerGroupMemberAssignment{Topics: map[string][]int32{topic: partitions}}); err != nil {
+		t.Fatal(err)
+	}
+	sr, err := b.SyncGroup(sreq)
+	if err != nil || !errors.Is(sr.Err, sarama.ErrNoError) {
+		t.Fatalf("sync = %+v %v", sr, err)
+	}
+	return jr.MemberId, jr.GenerationId
+}
+
+// rawCommit commits offset for topic/0 as member at generation.
+func rawCommit(b *sarama.Broker, groupID, member string, gen int32, topic string, offset int64) (sarama.KError, error) {
+	req := &sarama.OffsetCommitRequest{Version: 2, ConsumerGroup: groupID, ConsumerGroupGeneration: gen, ConsumerID: member, RetentionTime: -1}
+	req.AddBlock(topic, 0, offset, 0, "")
+	resp, err := b.CommitOffset(req)
+	if err != nil {
+		return 0, err
+	}
+	return resp.Errors[topic][0], nil
+}
+
+// TestClusterGroupRequiredSlowHandlerRemoved: a member whose handler takes
+// longer than max.poll.interval.ms (the JoinGroup rebalance timeout) keeps
+// heartbeating (REBALANCE_IN_PROGRESS) but does not rejoin; when the
+// timeout passes the join completes without it, it is no longer a member,
+// and its late commit fails with a rebalance error and changes nothing.
+func TestClusterGroupRequiredSlowHandlerRemoved(t *testing.T) {
+	c := groupCluster(t)
+	const topic, groupID = "slow", "slow-group"
+	c.CreateTopic(t, topic, 2, 1)
+	_, coord := groupCoordinator(t, c, groupID)
+	connA, connB := memberConn(t, coord.Addr()), memberConn(t, coord.Addr())
+
+	memberA, gen := rawJoinSync(t, connA, groupID, topic, []int32{0, 1}, 2000)
+	if kerr, err := rawCommit(connA, groupID, memberA, gen, topic, 5); err != nil || !errors.Is(kerr, sarama.ErrNoError) {
+		t.Fatalf("in-generation commit = %v %v", kerr, err)
+	}
+
+	type joinResult struct {
+		resp *sarama.JoinGroupResponse
+		err  error
+	}
+	joined := make(chan joinResult, 1)
+	go func() {
+		r, err := rawJoin(connB, groupID, "", topic, 2000)
+		joined <- joinResult{r, err}
+	}()
+	// A's heartbeat thread runs on while its handler is busy.
+	tick := time.NewTicker(300 * time.Millisecond)
+	defer tick.Stop()
+	deadline := time.After(20 * time.Second)
+	sawRebalance := false
+	var jb joinResult
+wait:
+	for {
+		select {
+		case jb = <-joined:
+			break wait
+		case <-deadline:
+			t.Fatal("B's JoinGroup did not complete within 20s of a 2s rebalance timeout")
+		case <-tick.C:
+			hr, err := connA.Heartbeat(&sarama.HeartbeatRequest{GroupId: groupID, GenerationId: gen, MemberId: memberA})
+			if err == nil && errors.Is(hr.Err, sarama.ErrRebalanceInProgress) {
+				sawRebalance = true
+			}
+		}
+	}
+	if !sawRebalance {
+		t.Error("A's heartbeats never answered REBALANCE_IN_PROGRESS during the rebalance")
+	}
+	if jb.err != nil || !errors.Is(jb.resp.Err, sarama.ErrNoError) || len(jb.resp.Members) != 1 ||
+		jb.resp.Members[0].MemberId != jb.resp.MemberId || jb.resp.GenerationId != gen+1 {
+		t.Fatalf("B's join = %+v %v, want B alone at generation %d", jb.resp, jb.err, gen+1)
+	}
+	hr, err := connA.Heartbeat(&sarama.HeartbeatRequest{GroupId: groupID, GenerationId: gen, MemberId: memberA})
+	if err != nil || !errors.Is(hr.Err, sarama.ErrUnknownMemberId) {
+		t.Fatalf("removed member's heartbeat = %+v %v, want UNKNOWN_MEMBER_ID", hr, err)
+	}
+	kerr, err := rawCommit(connA, groupID, memberA, gen, topic, 9)
+	if err != nil {
+		t.Fatal(err)
+	}
+	switch kerr {
+	case sarama.ErrIllegalGeneration, sarama.ErrUnknownMemberId, sarama.ErrRebalanceInProgress:
+	default:
+		t.Fatalf("late commit = %v, want ILLEGAL_GENERATION, UNKNOWN_MEMBER_ID or REBALANCE_IN_PROGRESS", kerr)
+	}
+	req := &sarama.OffsetFetchRequest{Version: 2, ConsumerGroup: groupID}
+	req.AddPartition(topic, 0)
+	resp, err := connB.FetchOffset(req)
+	if err != nil || resp.GetBlock(topic, 0) == nil || resp.GetBlock(topic, 0).Offset != 5 {
+		t.Fatalf("offset after the refused late commit = %+v %v, want 5", resp, err)
+	}
+}
+
