@@ -12,6 +12,7 @@ import (
 	"github.com/IBM/sarama"
 
 	"samsa/broker/brokertest"
+	"samsa/broker/group"
 )
 
 // Tests required by issue 6 (consumer groups) that the other group tests
@@ -393,3 +394,86 @@ wait:
 	}
 }
 
+// TestClusterGroupRequiredOffsetsTopicDecodes: __consumer_offsets is an
+// ordinary topic a Sarama consumer reads; its records are Kafka's: the
+// offset commit key v1 (byte for byte, built here by hand), an offset
+// commit value with the committed offset and metadata, and the group
+// metadata key v2 with a value naming the generation, protocol, leader
+// and member.
+func TestClusterGroupRequiredOffsetsTopicDecodes(t *testing.T) {
+	c := groupCluster(t)
+	const topic, simpleGroup, memberGroup = "dec", "decode-simple", "decode-members"
+	c.CreateTopic(t, topic, 1, 1)
+	commitOffset(t, c, simpleGroup, topic, 42)
+	_, coord := groupCoordinator(t, c, memberGroup)
+	memberID, gen := rawJoinSync(t, memberConn(t, coord.Addr()), memberGroup, topic, []int32{0}, 5000)
+
+	// Kafka's offset commit key v1: int16 version, string group, string
+	// topic, int32 partition (strings are int16 length + bytes).
+	var wantKey []byte
+	wantKey = append(wantKey, 0, 1, 0, byte(len(simpleGroup)))
+	wantKey = append(wantKey, simpleGroup...)
+	wantKey = append(wantKey, 0, byte(len(topic)))
+	wantKey = append(wantKey, topic...)
+	wantKey = append(wantKey, 0, 0, 0, 0)
+
+	cl := c.Sarama(t, brokertest.SaramaConfig(sarama.V2_8_0_0))
+	cons, err := sarama.NewConsumerFromClient(cl)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = cons.Close() }()
+	var sawOffset, sawGroup bool
+	for p := int32(0); p < 3; p++ {
+		end, err := cl.GetOffset("__consumer_offsets", p, sarama.OffsetNewest)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if end == 0 {
+			continue
+		}
+		pc, err := cons.ConsumePartition("__consumer_offsets", p, sarama.OffsetOldest)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for next := int64(0); next < end; {
+			var msg *sarama.ConsumerMessage
+			select {
+			case msg = <-pc.Messages():
+			case err := <-pc.Errors():
+				t.Fatal(err)
+			case <-time.After(20 * time.Second):
+				t.Fatalf("partition %d: no record at offset %d of %d", p, next, end)
+			}
+			next = msg.Offset + 1
+			k, err := group.DecodeKey(msg.Key)
+			if err != nil {
+				t.Fatalf("partition %d offset %d: key %x: %v", p, msg.Offset, msg.Key, err)
+			}
+			switch {
+			case k.IsOffset && k.Group == simpleGroup && msg.Value != nil:
+				if string(msg.Key) != string(wantKey) || k.Version != 1 {
+					t.Errorf("offset key %x (v%d), want Kafka's v1 %x", msg.Key, k.Version, wantKey)
+				}
+				v, err := group.DecodeOffsetValue(msg.Value)
+				if err != nil || v.Offset != 42 || v.Metadata != "meta-42" || v.CommitTimestamp <= 0 {
+					t.Errorf("offset value %x = %+v %v", msg.Value, v, err)
+				}
+				sawOffset = true
+			case !k.IsOffset && k.Group == memberGroup && msg.Value != nil:
+				v, err := group.DecodeGroupValue(msg.Value)
+				if err != nil || k.Version != 2 || v.ProtocolType != "consumer" || v.Generation != gen ||
+					v.Protocol != "range" || v.Leader != memberID || len(v.Members) != 1 ||
+					v.Members[0].MemberID != memberID || v.Members[0].SessionTimeoutMs != 6000 ||
+					v.Members[0].RebalanceTimeoutMs != 5000 || len(v.Members[0].Assignment) == 0 {
+					t.Errorf("group key v%d value %x = %+v %v", k.Version, msg.Value, v, err)
+				}
+				sawGroup = true
+			}
+		}
+		_ = pc.Close()
+	}
+	if !sawOffset || !sawGroup {
+		t.Fatalf("found offset record %v, group metadata record %v", sawOffset, sawGroup)
+	}
+}
