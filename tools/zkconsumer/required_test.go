@@ -1,7 +1,9 @@
 package zkconsumer
 
 import (
+	"context"
 	"fmt"
+	"sync"
 	"testing"
 	"time"
 )
@@ -40,5 +42,63 @@ func TestZKConsumerRequiredRoundRobinOwners(t *testing.T) {
 			}
 		}
 		return nil
+	})
+}
+
+// TestZKConsumerRequiredTenJoinAtOnce: ten consumers that register at the
+// same moment settle within Kafka's default retry budget
+// (rebalance.max.retries = 4, here with a 500 ms backoff): every first
+// rebalance (CreateMessageStreams) succeeds, every consumer's latest
+// rebalance succeeded, every partition of a 12-partition topic has exactly one owner,
+// each consumer owns one or two, and ZooKeeper and every consumer agree.
+func TestZKConsumerRequiredTenJoinAtOnce(t *testing.T) {
+	e := newZKEnv(t)
+	e.addBroker(t, 1)
+	e.addTopic(t, "ten", 12)
+	members := make([]*Connector, 10)
+	for i := range members {
+		cfg := testConfig(e.connect, "teng", fmt.Sprintf("c%02d", i))
+		cfg.PartitionAssignmentStrategy = StrategyRoundRobin
+		cfg.RebalanceMaxRetries = 4
+		cfg.RebalanceBackoff = 500 * time.Millisecond
+		members[i] = newConnector(t, cfg)
+	}
+	var wg sync.WaitGroup
+	errs := make([]error, len(members))
+	for i, c := range members {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			ctx, cancel := context.WithTimeout(context.Background(), 25*time.Second)
+			defer cancel()
+			_, errs[i] = c.CreateMessageStreams(ctx, map[string]int{"ten": 1})
+		}()
+	}
+	wg.Wait()
+	for i, err := range errs {
+		if err != nil {
+			t.Fatalf("consumer %d: %v", i, err)
+		}
+	}
+	waitFor(t, 20*time.Second, func() error {
+		for _, c := range members {
+			if _, err := c.Rebalances(); err != nil {
+				return fmt.Errorf("%s: %w", c.ConsumerID(), err)
+			}
+		}
+		owners, _ := e.zkOwners("teng", "ten", 12)
+		perThread := map[string]int{}
+		for _, o := range owners {
+			perThread[o]++
+		}
+		if len(owners) != 12 || len(perThread) != 10 {
+			return fmt.Errorf("%d partitions owned by %d threads: %v", len(owners), len(perThread), owners)
+		}
+		for th, n := range perThread {
+			if n < 1 || n > 2 {
+				return fmt.Errorf("thread %s owns %d partitions", th, n)
+			}
+		}
+		return e.converged("teng", map[string]int{"ten": 12}, members, StrategyRoundRobin)
 	})
 }
