@@ -2,10 +2,14 @@ package zkconsumer
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sync"
 	"testing"
 	"time"
+
+	"samsa/broker/brokertest"
+	"samsa/zkutil"
 )
 
 // Tests required by issue 7 (legacy ZooKeeper consumer) that the other
@@ -101,4 +105,72 @@ func TestZKConsumerRequiredTenJoinAtOnce(t *testing.T) {
 		}
 		return e.converged("teng", map[string]int{"ten": 12}, members, StrategyRoundRobin)
 	})
+}
+
+// TestZKConsumerRequiredOffsetsSurviveRestart: for offsets.storage
+// zookeeper, kafka and kafka with dual.commit.enabled, offsets committed
+// by one consumer survive its exit and a restart of the broker (the group
+// coordinator reloads __consumer_offsets); the next consumer resumes
+// exactly where the first stopped, and the offsets sit where each storage
+// keeps them.
+func TestZKConsumerRequiredOffsetsSurviveRestart(t *testing.T) {
+	c := brokertest.NewCluster(t, 1,
+		brokertest.WithProperty("offsets.topic.num.partitions", "3"),
+		brokertest.WithProperty("offsets.topic.replication.factor", "1"))
+	c.CreateTopic(t, "surv", 1, 1)
+	e := &e2e{cluster: c, topic: "surv", parts: 1, seen: map[string]int{}}
+	e.produce(t, 0, 30)
+	zk := c.ZooKeeper(t)
+
+	storages := []struct {
+		group, storage string
+		dual           bool
+	}{{"s-zk", StorageZooKeeper, false}, {"s-kafka", StorageKafka, false}, {"s-dual", StorageKafka, true}}
+	// consume reads n messages as a fresh member, commits them, exits and
+	// returns the first offset it was given.
+	consume := func(group, storage string, dual bool, n int) int64 {
+		t.Helper()
+		cfg := e.config(group, "c")
+		cfg.OffsetsStorage = storage
+		cfg.DualCommitEnabled = dual
+		cfg.AutoCommitEnable = false
+		conn := newConnector(t, cfg)
+		s := startStatic(t, conn, map[string]int{"surv": 1})["surv"][0]
+		msgs := consumeN(t, s, n)
+		s.MarkDone()
+		if err := conn.CommitOffsets(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+		if err := conn.Close(); err != nil {
+			t.Fatal(err)
+		}
+		return msgs[0].Offset
+	}
+	for _, s := range storages {
+		if first := consume(s.group, s.storage, s.dual, 10); first != 0 {
+			t.Fatalf("%s: first consumer started at %d, want 0", s.group, first)
+		}
+	}
+	c.Kill(0)
+	c.Restart(0)
+	c.WaitForLeader(t, "surv", 0)
+	for _, s := range storages {
+		if first := consume(s.group, s.storage, s.dual, 5); first != 10 {
+			t.Fatalf("%s: after the restart the consumer started at %d, want 10", s.group, first)
+		}
+		zkOff, zkErr := zk.GetConsumerOffset(s.group, "surv", 0)
+		switch {
+		case s.storage == StorageZooKeeper || s.dual:
+			if zkErr != nil || zkOff != 15 {
+				t.Errorf("%s: zookeeper offset %d (%v), want 15", s.group, zkOff, zkErr)
+			}
+		case !errors.Is(zkErr, zkutil.ErrNoNode):
+			t.Errorf("%s: zookeeper offset written with offsets.storage=kafka: %d %v", s.group, zkOff, zkErr)
+		}
+		if s.storage == StorageKafka {
+			if got := kafkaOffset(t, e, s.group, "surv", 0); got != 15 {
+				t.Errorf("%s: kafka offset %d, want 15", s.group, got)
+			}
+		}
+	}
 }
