@@ -2,6 +2,7 @@ package tools
 
 import (
 	"fmt"
+	"math"
 	"regexp"
 	"sort"
 	"strconv"
@@ -220,23 +221,21 @@ func parseJavaDuration(s string) (time.Duration, error) {
 	if m == nil || s == "P" || strings.HasSuffix(strings.ToUpper(s), "T") {
 		return 0, toolErrorf("Text cannot be parsed to a Duration: %s", s)
 	}
-	var d time.Duration
-	for i, unit := range []time.Duration{24 * time.Hour, time.Hour, time.Minute} {
+	// Sum in float64 seconds so that no unit overflows time.Duration.
+	var secs float64
+	for i, unit := range []float64{86400, 3600, 60, 1} {
 		if m[i+1] != "" {
-			n, err := strconv.ParseInt(m[i+1], 10, 32)
+			n, err := strconv.ParseFloat(m[i+1], 64)
 			if err != nil {
 				return 0, toolErrorf("Text cannot be parsed to a Duration: %s", s)
 			}
-			d += time.Duration(n) * unit
+			secs += n * unit
 		}
 	}
-	if m[4] != "" {
-		f, err := strconv.ParseFloat(m[4], 64)
-		if err != nil || f > 1e9 {
-			return 0, toolErrorf("Text cannot be parsed to a Duration: %s", s)
-		}
-		d += time.Duration(f * float64(time.Second))
+	if secs*1e9 >= float64(math.MaxInt64) {
+		return 0, toolErrorf("Text cannot be parsed to a Duration: %s", s)
 	}
+	d := time.Duration(secs * 1e9)
 	return d, nil
 }
 

@@ -154,6 +154,23 @@ func TestToolConsumerGroups(t *testing.T) {
 	if !regexp.MustCompile(`(?m)^g1 +cg +0 +0 +3 +3 +- +- +-$`).MatchString(o) {
 		t.Errorf("describe after reset: %q", o)
 	}
+	// Dry runs change nothing; out-of-range offsets are clamped.
+	o, _, _ = runTool(t, "", "kafka-consumer-groups", "--bootstrap-server", boot, "--reset-offsets", "--group", "g1", "--topic", "cg:0", "--to-offset", "99", "--dry-run")
+	if o != "\n"+fmt.Sprintf("%-30s %-30s %-10s %-15s\n", "GROUP", "TOPIC", "PARTITION", "NEW-OFFSET")+fmt.Sprintf("%-30s %-30s %-10s %-15s\n", "g1", "cg", "0", "3") {
+		t.Errorf("dry run: %q", o)
+	}
+	o, _, _ = runTool(t, "", "kafka-consumer-groups", "--bootstrap-server", boot, "--reset-offsets", "--group", "g1", "--all-topics", "--shift-by", "1")
+	if !strings.HasPrefix(o, "WARN: No action will be performed as the --execute option is missing.") ||
+		!regexp.MustCompile(`(?m)^g1 +cg +0 +1 +$`).MatchString(o) || !regexp.MustCompile(`(?m)^g1 +cg +1 +1 +$`).MatchString(o) {
+		t.Errorf("shift-by: %q", o)
+	}
+	if b, err := admin.ListConsumerGroupOffsets("g1", map[string][]int32{"cg": {0}}); err != nil || b.GetBlock("cg", 0).Offset != 0 {
+		t.Errorf("a dry run committed: %+v %v", b, err)
+	}
+	o, errOut, code = runTool(t, "", "kafka-consumer-groups", "--bootstrap-server", boot, "--delete-offsets", "--group", "g1", "--topic", "cg:1")
+	if code != 0 || o != "Request succeed for deleting offsets with topic cg:1 group g1\n\n"+fmt.Sprintf("%-30s %-15s %-15s\n%-30s %-15s %-15s\n", "TOPIC", "PARTITION", "STATUS", "cg", "1", "Successful") {
+		t.Errorf("delete-offsets: %d %q %q", code, o, errOut)
+	}
 	o, errOut, code = runTool(t, "", "kafka-consumer-groups", "--bootstrap-server", boot, "--delete", "--group", "g1")
 	if code != 0 || o != "Deletion of requested consumer groups ('g1') was successful.\n" {
 		t.Errorf("delete: %d %q %q", code, o, errOut)
@@ -162,4 +179,41 @@ func TestToolConsumerGroups(t *testing.T) {
 	if o != "" {
 		t.Errorf("list after delete: %q", o)
 	}
+}
+
+func TestToolConsumerGroupsResetParsers(t *testing.T) {
+	for in, want := range map[string]time.Duration{
+		"PT0S": 0, "P1D": 24 * time.Hour, "PT1H30M": 90 * time.Minute, "P1DT2H3M4.5S": 26*time.Hour + 3*time.Minute + 4500*time.Millisecond, "pt10s": 10 * time.Second,
+	} {
+		if got, err := parseJavaDuration(in); err != nil || got != want {
+			t.Errorf("%s: %v %v, want %v", in, got, err, want)
+		}
+	}
+	for _, bad := range []string{"", "P", "PT", "1D", "P1H", "PT-1S", "PT99999999999H"} {
+		if _, err := parseJavaDuration(bad); err == nil {
+			t.Errorf("%q: no error", bad)
+		}
+	}
+	got, err := parseResetDatetime("2024-03-01T10:20:30.456Z")
+	if err != nil || !got.Equal(time.Date(2024, 3, 1, 10, 20, 30, 456e6, time.UTC)) {
+		t.Errorf("utc: %v %v", got, err)
+	}
+	got, err = parseResetDatetime("2024-03-01T10:20:30.456")
+	if err != nil || !got.Equal(time.Date(2024, 3, 1, 10, 20, 30, 456e6, time.Local)) {
+		t.Errorf("local: %v %v", got, err)
+	}
+	if _, err := parseResetDatetime("2024-03-01 10:20"); err == nil {
+		t.Error("bad datetime accepted")
+	}
+}
+
+func FuzzToolJavaDuration(f *testing.F) {
+	for _, s := range []string{"PT1H", "P1DT2H3M4.5S", "P", "PT", "P99999999999D"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		if d, err := parseJavaDuration(s); err == nil && d < 0 {
+			t.Fatalf("%q: negative %v", s, d)
+		}
+	})
 }
