@@ -41,6 +41,7 @@ func consoleConsumerCommand(env Env) *cli.Command {
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "bootstrap-server", Usage: "broker(s) to connect to, host:port[,host:port] (required)"},
 			&cli.StringFlag{Name: "zookeeper", Usage: "old consumer: ZooKeeper connect string host:port[/chroot] (see console_consumer_zk.go)"},
+			&cli.BoolFlag{Name: "delete-consumer-offsets", Usage: "old consumer (--zookeeper): delete the group's offsets in ZooKeeper first"},
 			&cli.StringFlag{Name: "topic", Usage: "topic to consume (required)"},
 			&cli.BoolFlag{Name: "from-beginning", Usage: "start with the earliest message when there is no committed offset"},
 			&cli.IntFlag{Name: "max-messages", Usage: "exit after this many messages"},

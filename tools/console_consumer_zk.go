@@ -4,7 +4,9 @@ package tools
 // on the ZooKeeper-coordinated high-level consumer (tools/zkconsumer):
 // offsets.storage=zookeeper, --from-beginning is auto.offset.reset=smallest,
 // the default group is console-consumer-<random 0..99999> and, as Kafka
-// does, a generated group's /consumers/<group> tree is deleted at exit.
+// does, a generated group's /consumers/<group> tree is deleted at exit;
+// --from-beginning with a group that has offsets needs
+// --delete-consumer-offsets.
 
 import (
 	"context"
@@ -45,6 +47,9 @@ func runConsoleConsumerZK(c *cli.Context, env Env) error {
 	group, generated := c.String("group"), false
 	if group == "" {
 		group, generated = fmt.Sprintf("console-consumer-%d", rand.IntN(100000)), true
+	}
+	if err := checkZKGroupOffsets(env, c, group); err != nil {
+		return err
 	}
 	props := map[string]string{
 		"group.id":          group,
@@ -113,6 +118,36 @@ func printZKStream(ctx context.Context, env Env, f formatter, s *zkconsumer.Stre
 	}
 	s.MarkDone()
 	return count, nil
+}
+
+// checkZKGroupOffsets is the old console consumer's start-up check:
+// --delete-consumer-offsets deletes /consumers/<group>; otherwise
+// --from-beginning is refused when the group already has offsets (they
+// would win over auto.offset.reset).
+func checkZKGroupOffsets(env Env, c *cli.Context, group string) error {
+	if c.Bool("delete-consumer-offsets") {
+		deleteConsumerGroupZK(env, c.String("zookeeper"), group)
+		return nil
+	}
+	if !c.Bool("from-beginning") {
+		return nil
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), zkToolTimeout)
+	defer cancel()
+	zk, err := zkutil.Connect(ctx, zkutil.Config{Connect: c.String("zookeeper"), SessionTimeout: zkToolTimeout,
+		ConnectionTimeout: zkToolTimeout, Logger: toolLogger(env, "kafka-console-consumer")})
+	if err != nil {
+		return err
+	}
+	defer zk.Close()
+	ok, _, err := zk.Exists(zkutil.ConsumerGroupPath(group) + "/offsets")
+	if err != nil {
+		return err
+	}
+	if ok {
+		return toolErrorf("Found previous offset information for this group %s. Please use --delete-consumer-offsets to delete previous offsets metadata", group)
+	}
+	return nil
 }
 
 // deleteConsumerGroupZK removes a generated group's /consumers/<group>, as

@@ -25,6 +25,17 @@ func TestToolConsoleConsumerZK(t *testing.T) {
 	if !regexp.MustCompile(`(?m)^cg +0 +3 +3 +0 +- +$`).MatchString(out) || !regexp.MustCompile(`(?m)^cg +1 +2 +2 +0 +- +$`).MatchString(out) {
 		t.Errorf("describe after the console consumer: %q", out)
 	}
+	// --from-beginning would be ignored for a group with offsets: refused.
+	_, errOut, code = runTool(t, "", "kafka-console-consumer", "--zookeeper", c.ZKConnect(), "--topic", "cg",
+		"--from-beginning", "--max-messages", "1", "--group", "console-zk")
+	if code != 1 || errOut != "Found previous offset information for this group console-zk. Please use --delete-consumer-offsets to delete previous offsets metadata\n" {
+		t.Errorf("existing offsets: code %d stderr %q", code, errOut)
+	}
+	out, errOut, code = runTool(t, "", "kafka-console-consumer", "--zookeeper", c.ZKConnect(), "--topic", "cg",
+		"--from-beginning", "--max-messages", "5", "--group", "console-zk", "--delete-consumer-offsets", "--timeout-ms", "30000")
+	if code != 0 || len(strings.Split(strings.TrimSuffix(out, "\n"), "\n")) != 5 {
+		t.Errorf("--delete-consumer-offsets: code %d stdout %q stderr %q", code, out, errOut)
+	}
 	// A generated group is removed at exit.
 	out, errOut, code = runTool(t, "", "kafka-console-consumer", "--zookeeper", c.ZKConnect(), "--topic", "cg", "--from-beginning", "--max-messages", "1")
 	if code != 0 || !regexp.MustCompile(`^m[01]-0\n$`).MatchString(out) {
