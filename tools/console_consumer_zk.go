@@ -140,7 +140,7 @@ func checkZKGroupOffsets(env Env, c *cli.Context, group string) error {
 		return err
 	}
 	defer zk.Close()
-	ok, _, err := zk.Exists(zkutil.ConsumerGroupPath(group) + "/offsets")
+	ok, _, err := zk.Exists(groupOffsetsDir(group))
 	if err != nil {
 		return err
 	}

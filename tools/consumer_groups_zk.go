@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"path"
 	"sort"
 	"strconv"
 	"strings"
@@ -85,6 +86,10 @@ func saramaClientFromZK(zk *zkutil.Client) (sarama.Client, error) {
 	return sarama.NewClient(addrs, cfg)
 }
 
+// groupOffsetsDir is /consumers/<g>/offsets, derived from zkutil's paths
+// (STYLE S8.1: znode paths are spelled only in zkutil).
+func groupOffsetsDir(group string) string { return path.Dir(zkutil.ConsumerOffsetsPath(group, "t")) }
+
 // zkChildren lists a znode's children, sorted; a missing znode has none.
 func zkChildren(zk *zkutil.Client, path string) ([]string, error) {
 	names, err := zk.Children(path)
@@ -113,8 +118,8 @@ func describeZKGroup(env Env, zk *zkutil.Client, client sarama.Client, group str
 		fmt.Fprintf(env.Stderr, "Consumer group '%s' has no active members.\n", group)
 	}
 	topicSet := map[string]bool{}
-	for _, sub := range []string{"/offsets", "/owners"} {
-		names, err := zkChildren(zk, zkutil.ConsumerGroupPath(group)+sub)
+	for _, dir := range []string{groupOffsetsDir(group), path.Dir(zkutil.ConsumerOwnersPath(group, "t"))} {
+		names, err := zkChildren(zk, dir)
 		if err != nil {
 			return err
 		}
