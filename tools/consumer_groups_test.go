@@ -179,6 +179,14 @@ func TestToolConsumerGroups(t *testing.T) {
 	if o != "" {
 		t.Errorf("list after delete: %q", o)
 	}
+	o, errOut, code = runTool(t, "", "kafka-consumer-groups", "--bootstrap-server", boot, "--describe", "--group", "g1")
+	if code != 0 || o != "\nError: Consumer group 'g1' does not exist.\n" {
+		t.Errorf("describe of a deleted group: %d %q %q", code, o, errOut)
+	}
+	_, errOut, code = runTool(t, "", "kafka-consumer-groups", "--bootstrap-server", boot, "--list", "--describe")
+	if code != 1 || !strings.HasPrefix(errOut, "Command must include exactly one action") {
+		t.Errorf("two actions: %d %q", code, errOut)
+	}
 }
 
 func TestToolConsumerGroupsResetParsers(t *testing.T) {
