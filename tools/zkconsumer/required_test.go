@@ -4,12 +4,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"sync"
 	"testing"
 	"time"
 
 	"samsa/broker/brokertest"
 	"samsa/zkutil"
+	"samsa/zkutil/zktest"
 )
 
 // Tests required by issue 7 (legacy ZooKeeper consumer) that the other
@@ -173,4 +175,64 @@ func TestZKConsumerRequiredOffsetsSurviveRestart(t *testing.T) {
 			}
 		}
 	}
+}
+
+// TestZKConsumerRequiredSessionEndsMidStream: while records flow, c1's
+// ZooKeeper session ends (expired on the server, as when its process
+// dies); c2 rebalances, every partition ends with exactly one owner among
+// the registered consumers, and consumption continues: every record,
+// including those produced after the expiry, is delivered.
+func TestZKConsumerRequiredSessionEndsMidStream(t *testing.T) {
+	const n = 400
+	e := newE2E(t, 1, "gone", 4)
+	e.produce(t, 0, n/2)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	var wg sync.WaitGroup
+	start := func(id string) *Connector {
+		c := newConnector(t, e.config("g", id))
+		for _, s := range startStatic(t, c, map[string]int{"gone": 1})["gone"] {
+			e.read(ctx, &wg, s)
+		}
+		return c
+	}
+	c1, c2 := start("c1"), start("c2")
+	waitFor(t, 25*time.Second, func() error {
+		if d := e.distinct(); d < n/4 {
+			return fmt.Errorf("%d of %d consumed before the expiry", d, n/4)
+		}
+		return nil
+	})
+	before := mustRebalances(c2)
+	zktest.ExpireSession(t, c1.zk)
+	waitFor(t, 25*time.Second, func() error {
+		if got := mustRebalances(c2); got <= before {
+			return errors.New("c2 has not rebalanced since c1's session ended")
+		}
+		return nil
+	})
+	e.produce(t, n/2, n/2)
+	zk := e.cluster.ZooKeeper(t)
+	waitFor(t, 25*time.Second, func() error {
+		if d := e.distinct(); d < n {
+			return fmt.Errorf("%d of %d consumed", d, n)
+		}
+		ids, err := zk.GetConsumerIDs("g")
+		if err != nil {
+			return err
+		}
+		for p := int32(0); p < 4; p++ {
+			o, err := zk.GetPartitionOwner("g", "gone", p)
+			if err != nil {
+				return fmt.Errorf("partition %d: %w", p, err)
+			}
+			if !slices.ContainsFunc(ids, func(id string) bool { return o == id+"-0" }) {
+				return fmt.Errorf("partition %d owned by %q, not a thread of %v", p, o, ids)
+			}
+		}
+		return nil
+	})
+	cancel()
+	wg.Wait()
+	e.checkAll(t, n, false)
 }
