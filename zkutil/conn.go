@@ -338,14 +338,23 @@ func (c *Client) rel(p string) string {
 }
 
 // retry runs fn until it succeeds, fails with a non-transient error, the
-// Client closes, or the connection timeout passes. It returns fn's raw error.
+// Client closes, or the connection timeout passes after the first failure. It
+// returns fn's raw error.
+//
+// The deadline starts at the first transient failure, not when the operation
+// starts: a request can sit for seconds on a connection that then drops (a
+// stalled ZooKeeper server), and Kafka keeps retrying while it reconnects
+// rather than failing a broker's start-up on one stall.
 func (c *Client) retry(fn func() error) error {
-	deadline := time.Now().Add(c.timeout)
+	var deadline time.Time
 	backoff := 20 * time.Millisecond
 	for attempt := 0; ; attempt++ {
 		err := fn()
 		if err == nil || !retryable(err) {
 			return err
+		}
+		if deadline.IsZero() {
+			deadline = time.Now().Add(c.timeout)
 		}
 		select {
 		case <-c.quit:

@@ -27,7 +27,7 @@
 // # Concurrency contract
 //
 // A Client is safe for concurrent use; its methods block until ZooKeeper
-// answers (retrying across connection loss for up to ConnectionTimeout) and
+// answers (retrying across connection loss for up to ConnectionTimeout after the first failure) and
 // may be called from any goroutine except the dispatcher (see below). The
 // Client starts: go-zookeeper's connection goroutines; one dispatcher
 // goroutine; one small goroutine per persistent watch and per pending GetW.
