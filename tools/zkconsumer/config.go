@@ -47,6 +47,11 @@ type Config struct {
 	// RebalanceBackoff is rebalance.backoff.ms (2000, = zookeeper.sync.time.ms):
 	// the pause between rebalance attempts.
 	RebalanceBackoff time.Duration
+	// RebalanceProcessingWait is rebalance.processing.wait.ms (3000,
+	// Samsa-specific: Kafka has no such setting and does not wait): how long
+	// a rebalance, and Close, wait for the message each stream has handed
+	// out to be marked processed before committing. 0 does not wait.
+	RebalanceProcessingWait time.Duration
 	// AutoOffsetReset is auto.offset.reset: "largest" (default) or
 	// "smallest", used when no offset is committed or the committed offset
 	// is out of range.
@@ -116,6 +121,7 @@ func DefaultConfig() Config {
 		ZooKeeperSessionTimeout:     6 * time.Second,
 		RebalanceMaxRetries:         4,
 		RebalanceBackoff:            2 * time.Second,
+		RebalanceProcessingWait:     3 * time.Second,
 		AutoOffsetReset:             ResetLargest,
 		AutoCommitEnable:            true,
 		AutoCommitInterval:          60 * time.Second,
@@ -153,6 +159,9 @@ func (c *Config) Validate() error {
 	}
 	if c.RebalanceBackoff < 0 {
 		bad("rebalance.backoff.ms must not be negative")
+	}
+	if c.RebalanceProcessingWait < 0 {
+		bad("rebalance.processing.wait.ms must not be negative")
 	}
 	if c.AutoOffsetReset != ResetSmallest && c.AutoOffsetReset != ResetLargest {
 		bad("auto.offset.reset must be smallest or largest, not %q", c.AutoOffsetReset)
@@ -235,6 +244,7 @@ var properties = []property{
 	{"zookeeper.connection.timeout.ms", durationMs(func(c *Config) *time.Duration { return &c.ZooKeeperConnectionTimeout })},
 	{"rebalance.max.retries", intProp(func(c *Config) *int { return &c.RebalanceMaxRetries })},
 	{"rebalance.backoff.ms", durationMs(func(c *Config) *time.Duration { return &c.RebalanceBackoff })},
+	{"rebalance.processing.wait.ms", durationMs(func(c *Config) *time.Duration { return &c.RebalanceProcessingWait })},
 	{"auto.offset.reset", stringProp(func(c *Config) *string { return &c.AutoOffsetReset })},
 	{"auto.commit.enable", boolProp(func(c *Config) *bool { return &c.AutoCommitEnable })},
 	{"auto.commit.interval.ms", durationMs(func(c *Config) *time.Duration { return &c.AutoCommitInterval })},

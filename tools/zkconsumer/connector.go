@@ -29,6 +29,9 @@ type Connector struct {
 
 	wake chan struct{} // rebalance trigger (capacity 1): watches only signal
 	quit chan struct{} // closed by Close
+	// idle (capacity 1) is signalled when a stream marks its message
+	// processed while streams are paused.
+	idle chan struct{}
 	wg   sync.WaitGroup
 
 	// ctx ends with Close; it bounds the background rebalances and commits.
@@ -44,7 +47,12 @@ type Connector struct {
 
 	mu struct {
 		sync.Mutex
-		gen        uint64 // bumped when fetchers stop; older messages are stale
+		gen uint64 // bumped when fetchers stop; older messages are stale
+		// resume is non-nil while streams are paused (from the start of a
+		// rebalance's release step until the rebalance ends, and from Close
+		// on); closing it lets Next hand out messages again.
+		resume     chan struct{}
+		closing    bool // Close began: streams stay paused
 		sub        *subscription
 		regTime    int64
 		streams    map[streamKey]*Stream
@@ -134,6 +142,7 @@ func NewConnector(ctx context.Context, cfg Config) (*Connector, error) {
 		assign:       assign,
 		wake:         make(chan struct{}, 1),
 		quit:         make(chan struct{}),
+		idle:         make(chan struct{}, 1),
 		fetchers:     make(map[TopicPartition]*fetcher),
 		topicWatches: make(map[string]func()),
 	}
@@ -246,6 +255,7 @@ func (c *Connector) consume(ctx context.Context, sub subscription, streams map[s
 	if err := c.syncedRebalance(ctx); err != nil {
 		// Leave the group rather than stay registered without consuming.
 		c.releaseAll(ctx)
+		c.resumeStreams()
 		c.cancelWatches()
 		if derr := c.zk.DeregisterConsumer(c.cfg.GroupID, c.id); derr != nil {
 			c.log.WithError(derr).Warn("deregistration after a failed first rebalance failed")
@@ -393,6 +403,14 @@ func (c *Connector) Rebalances() (int, error) {
 func (c *Connector) Close() error {
 	var err error
 	c.closeOnce.Do(func() {
+		// Let the application finish the messages it holds, so that the
+		// final commit includes them (rebalance.processing.wait.ms).
+		c.mu.Lock()
+		c.mu.closing = true
+		c.mu.Unlock()
+		wctx, wcancel := context.WithTimeout(context.Background(), c.cfg.RebalanceProcessingWait)
+		c.pauseStreams(wctx)
+		wcancel()
 		close(c.quit)
 		c.cancel()
 		c.wg.Wait()

@@ -293,19 +293,3 @@ func resetOffset(client sarama.Client, tp TopicPartition, reset string) (int64, 
 	}
 	return client.GetOffset(tp.Topic, tp.Partition, which)
 }
-
-// current reports whether m belongs to the running generation.
-func (c *Connector) current(m *Message) bool {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return m.gen == c.mu.gen
-}
-
-// markProcessed records m as processed, unless its generation ended.
-func (c *Connector) markProcessed(m *Message) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if m.gen == c.mu.gen && m.ps.processed < m.Offset+1 {
-		m.ps.processed = m.Offset + 1
-	}
-}

@@ -23,6 +23,7 @@ var errClaimConflict = errors.New("zkconsumer: partition still owned by another 
 func (c *Connector) syncedRebalance(ctx context.Context) error {
 	var last error
 	start := time.Now()
+	defer c.resumeStreams() // paused by releaseAll
 	for attempt := 1; attempt <= c.cfg.RebalanceMaxRetries; attempt++ {
 		if c.isClosed() {
 			return ErrClosed
@@ -143,10 +144,12 @@ func (c *Connector) rebalanceOnce(ctx context.Context) error {
 	return nil
 }
 
-// releaseAll ends the current generation: stop the fetchers, drop queued
-// read-ahead, commit what was processed (when auto.commit.enable is on,
+// releaseAll ends the current generation: pause the streams and wait
+// (rebalance.processing.wait.ms) for the messages they handed out to be
+// processed, stop the fetchers, drop queued read-ahead, commit what was processed (when auto.commit.enable is on,
 // as Kafka does) and delete this consumer's owner znodes.
 func (c *Connector) releaseAll(ctx context.Context) {
+	c.pauseStreams(ctx)
 	c.stopFetchers()
 	c.commitMu.Lock()
 	defer c.commitMu.Unlock()

@@ -236,3 +236,60 @@ func TestZKConsumerRequiredSessionEndsMidStream(t *testing.T) {
 	wg.Wait()
 	e.checkAll(t, n, false)
 }
+
+// TestZKConsumerRequiredNoDuplicatesWhenCommittingAfterProcessing: processing is slower
+// than fetching (records queue up ahead), members join and leave while the
+// group consumes, and the application marks each record done right after
+// processing it (auto.commit.enable commits at every rebalance): every
+// record is seen, none twice.
+func TestZKConsumerRequiredNoDuplicatesWhenCommittingAfterProcessing(t *testing.T) {
+	const n = 300
+	e := newE2E(t, 1, "slowp", 4)
+	e.produce(t, 0, n)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	var wg sync.WaitGroup
+	start := func(id string) *Connector {
+		c := newConnector(t, e.config("g", id))
+		for _, s := range startStatic(t, c, map[string]int{"slowp": 1})["slowp"] {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				for {
+					m, err := s.Next(ctx)
+					if err != nil {
+						return
+					}
+					e.mu.Lock()
+					e.seen[string(m.Value)]++
+					e.mu.Unlock()
+					time.Sleep(5 * time.Millisecond) // the work: slower than fetching
+					s.MarkDone()
+				}
+			}()
+		}
+		return c
+	}
+	waitDistinct := func(want int) {
+		waitFor(t, 25*time.Second, func() error {
+			if d := e.distinct(); d < want {
+				return fmt.Errorf("%d of %d consumed", d, want)
+			}
+			return nil
+		})
+	}
+	c1 := start("c1")
+	waitDistinct(40)
+	c2 := start("c2")
+	waitDistinct(100)
+	c3 := start("c3")
+	waitDistinct(160)
+	if err := c1.Close(); err != nil {
+		t.Fatal(err)
+	}
+	waitDistinct(n)
+	e.waitDrained(t, c2, c3)
+	cancel()
+	wg.Wait()
+	e.checkAll(t, n, true)
+}

@@ -53,7 +53,7 @@ type Stream struct {
 	c    *Connector
 	key  streamKey
 	ch   chan *Message
-	last *Message // handed out, not yet marked processed
+	held *Message // handed out, not yet marked processed; guarded by c.mu
 }
 
 // Topic is the stream's topic, or "" for a wildcard stream.
@@ -65,7 +65,8 @@ func (s *Stream) Thread() int { return s.key.thread }
 // Next marks the previous message of this stream as processed and returns
 // the next one. It blocks until a message arrives, ctx ends (ctx.Err()),
 // consumer.timeout.ms passes (ErrConsumerTimeout) or the connector closes
-// (ErrClosed).
+// (ErrClosed). While a rebalance runs it hands out nothing: it waits until
+// the rebalance has ended and returns a message of the new assignment.
 func (s *Stream) Next(ctx context.Context) (*Message, error) {
 	s.MarkDone()
 	select {
@@ -80,12 +81,25 @@ func (s *Stream) Next(ctx context.Context) (*Message, error) {
 		timeout = t.C
 	}
 	for {
+		if resume := s.c.pausedChan(); resume != nil {
+			select {
+			case <-resume:
+				continue
+			case <-s.c.quit:
+				return nil, ErrClosed
+			case <-ctx.Done():
+				return nil, ctx.Err()
+			case <-timeout:
+				return nil, ErrConsumerTimeout
+			}
+		}
 		select {
 		case m := <-s.ch:
-			if !s.c.current(m) {
-				continue // fetched before a rebalance: its partition may have moved
+			if !s.c.handOut(s, m) {
+				// Fetched before a rebalance, or queued while one runs:
+				// its partition may move; the owner fetches it again.
+				continue
 			}
-			s.last = m
 			s.c.metrics.messages.Mark(1)
 			return m, nil
 		case <-s.c.quit:
@@ -101,12 +115,7 @@ func (s *Stream) Next(ctx context.Context) (*Message, error) {
 // MarkDone marks the message last returned by Next as processed without
 // waiting for another one, so that a following commit includes it (for
 // example at the end of a batch). It is a no-op when there is none.
-func (s *Stream) MarkDone() {
-	if s.last != nil {
-		s.c.markProcessed(s.last)
-		s.last = nil
-	}
-}
+func (s *Stream) MarkDone() { s.c.markDone(s) }
 
 // drain empties the queue of messages from an ended generation.
 func (s *Stream) drain() {
