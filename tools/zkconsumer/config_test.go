@@ -20,6 +20,7 @@ func TestZKConsumerConfigDefaults(t *testing.T) {
 		{"zookeeper.session.timeout.ms", c.ZooKeeperSessionTimeout, 6 * time.Second},
 		{"rebalance.max.retries", c.RebalanceMaxRetries, 4},
 		{"rebalance.backoff.ms", c.RebalanceBackoff, 2 * time.Second},
+		{"rebalance.processing.wait.ms (Samsa)", c.RebalanceProcessingWait, 3 * time.Second},
 		{"auto.offset.reset", c.AutoOffsetReset, "largest"},
 		{"auto.commit.enable", c.AutoCommitEnable, true},
 		{"auto.commit.interval.ms", c.AutoCommitInterval, 60 * time.Second},

@@ -396,8 +396,9 @@ func (c *Connector) Rebalances() (int, error) {
 	return c.mu.rebalances, c.mu.lastErr
 }
 
-// Close stops fetching, commits processed offsets when auto.commit.enable
-// is on, and closes the ZooKeeper session, which removes the registration
+// Close pauses the streams and waits up to rebalance.processing.wait.ms
+// for the messages they handed out to be marked processed, stops fetching,
+// commits processed offsets when auto.commit.enable is on, and closes the ZooKeeper session, which removes the registration
 // and the owner znodes so the rest of the group rebalances. Streams return
 // ErrClosed.
 func (c *Connector) Close() error {

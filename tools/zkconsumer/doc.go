@@ -32,24 +32,30 @@
 // /brokers/topics/<t> (plus a child watch on /brokers/topics for wildcard
 // subscriptions, and on /brokers/ids while no broker is known) and ZooKeeper
 // session expiry each trigger a rebalance. One attempt: check the own
-// registration (registering again if it vanished) and the brokers; stop the fetchers and drop queued
-// read-ahead; commit processed offsets (auto.commit.enable); delete the own
-// owner znodes; read every member's subscription and the topics'
-// partitions; assign; create the owner znodes (on NodeExists: delete this
-// attempt's claims, fail the attempt); read committed offsets; start the
-// fetchers. Up to rebalance.max.retries attempts, rebalance.backoff.ms
-// apart. Samsa reads committed offsets after claiming (Kafka reads them
+// registration (registering again if it vanished) and the brokers; pause
+// the streams (Next hands out nothing until the rebalance ends) and wait,
+// at most rebalance.processing.wait.ms, for every handed-out message to be
+// marked processed; stop the fetchers and drop queued read-ahead; commit
+// processed offsets (auto.commit.enable); delete the own owner znodes;
+// read every member's subscription and the topics' partitions; assign;
+// create the owner znodes (on NodeExists: delete this attempt's claims,
+// fail the attempt); read committed offsets; start the fetchers. Up to
+// rebalance.max.retries attempts, rebalance.backoff.ms apart. Samsa reads committed offsets after claiming (Kafka reads them
 // before), so it sees the final commit of the previous owner.
 //
 // # Delivery guarantee
 //
-// At-least-once. A message is processed when the application asks its
-// stream for the next message or calls Stream.MarkDone; only processed
-// offsets are committed, never fetched-ahead ones. At a rebalance, with
+// At-least-once, and no duplicates from rebalances for an application that
+// marks each message processed after its work. A message is processed when
+// the application asks its stream for the next message or calls
+// Stream.MarkDone; only processed offsets are committed, never fetched-ahead
+// ones. A rebalance, and Close, first pause the streams and wait up to
+// rebalance.processing.wait.ms (Samsa-specific; Kafka does not wait) until
+// every stream's handed-out message is processed; then, with
 // auto.commit.enable, the processed offsets of all owned partitions are
-// committed before ownership is released; a message handed out but not yet
-// marked, or marked after the rebalance began, is delivered again
-// (possibly to another member). Without auto commit, nothing is committed at
+// committed before ownership is released. A message still unmarked when the
+// wait ends (logged at WARN), or marked later, is delivered again (possibly
+// to another member). Without auto commit, nothing is committed at
 // rebalance: everything processed since the application's last
 // CommitOffsets is delivered again. After a session expiry ownership is
 // already lost, so nothing is committed either (as in Kafka).

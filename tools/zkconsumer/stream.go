@@ -45,9 +45,11 @@ type streamKey struct {
 // calls Next again on the same stream, or MarkDone. Only processed messages
 // are committed (automatically, at rebalance, at Close, or by
 // Connector.CommitOffsets); messages fetched ahead and still queued never
-// are. A message handed out in a generation that a rebalance has ended is
-// not committed by this consumer even if marked later, because its
-// partition may already belong to another one: it will be delivered again
+// are. A rebalance (and Close) waits up to rebalance.processing.wait.ms for
+// the message in hand to be marked before it commits, so marking right
+// after the work avoids rebalance duplicates. A message marked only after
+// that wait is not committed by this consumer, because its partition may
+// already belong to another one: it will be delivered again
 // (at-least-once).
 type Stream struct {
 	c    *Connector
