@@ -51,7 +51,7 @@ fuzz:
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem ./broker/storage/ ./broker/record/
 
-ci: deps test
+ci: deps test compat-sarama-core
 
 # Sarama's functional test suite against a local five-broker cluster (issue 9,
 # docs/compatibility.md). compat-sarama-core is the CI wave (a few minutes);
