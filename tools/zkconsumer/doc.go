@@ -40,8 +40,9 @@
 // read every member's subscription and the topics' partitions; assign;
 // create the owner znodes (on NodeExists: delete this attempt's claims,
 // fail the attempt); read committed offsets; start the fetchers. Up to
-// rebalance.max.retries attempts, rebalance.backoff.ms apart. Samsa reads committed offsets after claiming (Kafka reads them
-// before), so it sees the final commit of the previous owner.
+// rebalance.max.retries attempts, rebalance.backoff.ms apart. Samsa reads
+// committed offsets after claiming (Kafka reads them before), so it sees
+// the final commit of the previous owner.
 //
 // # Delivery guarantee
 //

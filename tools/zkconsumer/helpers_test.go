@@ -102,6 +102,9 @@ func testConfig(connect, group, id string) Config {
 	cfg.ZooKeeperConnect = connect
 	cfg.RebalanceBackoff = 100 * time.Millisecond
 	cfg.RebalanceMaxRetries = 30
+	// Tests that hold their last message at Close would otherwise wait the
+	// default 3 s; a second is still far above any test's processing time.
+	cfg.RebalanceProcessingWait = time.Second
 	cfg.RefreshLeaderBackoff = 100 * time.Millisecond
 	cfg.Host = "testhost"
 	cfg.Logger = testLogger()
