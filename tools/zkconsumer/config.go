@@ -113,6 +113,10 @@ type Config struct {
 	// fields above override its fetch settings. Default sarama.NewConfig()
 	// with Version V0_10_2_0.
 	Sarama *sarama.Config
+	// RebalanceListener, when set, is told before partitions are released
+	// and before fetchers start at each rebalance (listener.go). Nil means
+	// none.
+	RebalanceListener RebalanceListener
 }
 
 // DefaultConfig returns a Config with Kafka's defaults.

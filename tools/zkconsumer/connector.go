@@ -254,7 +254,7 @@ func (c *Connector) consume(ctx context.Context, sub subscription, streams map[s
 	}
 	if err := c.syncedRebalance(ctx); err != nil {
 		// Leave the group rather than stay registered without consuming.
-		c.releaseAll(ctx)
+		c.releaseAll(ctx, false)
 		c.resumeStreams()
 		c.cancelWatches()
 		if derr := c.zk.DeregisterConsumer(c.cfg.GroupID, c.id); derr != nil {

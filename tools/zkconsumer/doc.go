@@ -35,11 +35,13 @@
 // registration (registering again if it vanished) and the brokers; pause
 // the streams (Next hands out nothing until the rebalance ends) and wait,
 // at most rebalance.processing.wait.ms, for every handed-out message to be
-// marked processed; stop the fetchers and drop queued read-ahead; commit
-// processed offsets (auto.commit.enable); delete the own owner znodes;
-// read every member's subscription and the topics' partitions; assign;
-// create the owner znodes (on NodeExists: delete this attempt's claims,
-// fail the attempt); read committed offsets; start the fetchers. Up to
+// marked processed; stop the fetchers and drop queued read-ahead; call
+// Config.RebalanceListener's BeforeReleasingPartitions; commit processed
+// offsets (auto.commit.enable); delete the own owner znodes; read every
+// member's subscription and the topics' partitions; assign; create the
+// owner znodes (on NodeExists: delete this attempt's claims, fail the
+// attempt); call BeforeStartingFetchers; read committed offsets; start the
+// fetchers. Up to
 // rebalance.max.retries attempts, rebalance.backoff.ms apart. Samsa reads
 // committed offsets after claiming (Kafka reads them before), so it sees
 // the final commit of the previous owner.
@@ -76,6 +78,8 @@
 // one goroutine at a time. Goroutines: one run goroutine (watch-triggered
 // rebalances and auto commit; ZooKeeper callbacks only signal it), one
 // fetcher per owned partition (stopped at each rebalance), plus Sarama's and
-// zkutil's own. Close stops and waits for all of them. Lock order:
+// zkutil's own. The RebalanceListener runs on the rebalance goroutine (the
+// run goroutine, or the caller of CreateMessageStreams* for the first
+// rebalance); it may call CommitOffsets but never Close. Close stops and waits for all of them. Lock order:
 // commitMu → mu; no ZooKeeper or network I/O under mu.
 package zkconsumer

@@ -44,7 +44,7 @@ func (c *Connector) syncedRebalance(ctx context.Context) error {
 		last = err
 		c.log.WithError(err).Infof("rebalance attempt %d failed; backing off %v", attempt, c.cfg.RebalanceBackoff)
 		// Kafka stops the fetchers again (committing) before backing off.
-		c.releaseAll(ctx)
+		c.releaseAll(ctx, true)
 		if attempt < c.cfg.RebalanceMaxRetries && !c.sleep(ctx, c.cfg.RebalanceBackoff) {
 			if c.isClosed() {
 				return ErrClosed
@@ -87,7 +87,7 @@ func (c *Connector) rebalanceOnce(ctx context.Context) error {
 		return nil
 	}
 
-	c.releaseAll(ctx)
+	c.releaseAll(ctx, true)
 
 	state, err := c.readGroup()
 	if err != nil {
@@ -103,6 +103,9 @@ func (c *Connector) rebalanceOnce(ctx context.Context) error {
 
 	if err := c.claim(mine); err != nil {
 		return err
+	}
+	if l := c.cfg.RebalanceListener; l != nil {
+		l.BeforeStartingFetchers(c.id, global)
 	}
 	tps := make([]TopicPartition, 0, len(mine))
 	for tp := range mine {
@@ -146,11 +149,25 @@ func (c *Connector) rebalanceOnce(ctx context.Context) error {
 
 // releaseAll ends the current generation: pause the streams and wait
 // (rebalance.processing.wait.ms) for the messages they handed out to be
-// processed, stop the fetchers, drop queued read-ahead, commit what was processed (when auto.commit.enable is on,
-// as Kafka does) and delete this consumer's owner znodes.
-func (c *Connector) releaseAll(ctx context.Context) {
+// processed, stop the fetchers, drop queued read-ahead, tell the rebalance
+// listener (when notify is set and something is owned), commit what was
+// processed (when auto.commit.enable is on, as Kafka does) and delete this
+// consumer's owner znodes.
+func (c *Connector) releaseAll(ctx context.Context, notify bool) {
 	c.pauseStreams(ctx)
 	c.stopFetchers()
+	if l := c.cfg.RebalanceListener; notify && l != nil {
+		// Outside commitMu: the listener may call CommitOffsets.
+		c.mu.Lock()
+		tps := make([]TopicPartition, 0, len(c.mu.owned))
+		for tp := range c.mu.owned {
+			tps = append(tps, tp)
+		}
+		c.mu.Unlock()
+		if len(tps) > 0 {
+			l.BeforeReleasingPartitions(ownedByTopic(tps))
+		}
+	}
 	c.commitMu.Lock()
 	defer c.commitMu.Unlock()
 	if c.cfg.AutoCommitEnable {
