@@ -86,16 +86,7 @@ func (b *Broker) incrementalAlterTopic(res kmsg.IncrementalAlterConfigsRequestRe
 				return fmt.Errorf("%w: %q is not a list config", errInvalidConfig, c.Name)
 			}
 			cur, _, _ := current.Value(c.Name)
-			items := splitList(cur)
-			for _, v := range splitList(val) {
-				if c.Op == kmsg.IncrementalAlterConfigOpAppend && !slices.Contains(items, v) {
-					items = append(items, v)
-				}
-				if c.Op == kmsg.IncrementalAlterConfigOpSubtract {
-					items = slices.DeleteFunc(items, func(s string) bool { return s == v })
-				}
-			}
-			overrides[c.Name] = strings.Join(items, ",")
+			overrides[c.Name] = applyListOp(c.Op, cur, val)
 		default:
 			return fmt.Errorf("%w: unknown operation %d", errInvalidRequest, c.Op)
 		}
@@ -126,4 +117,20 @@ func splitList(s string) []string {
 		}
 	}
 	return out
+}
+
+// applyListOp applies an APPEND or SUBTRACT of IncrementalAlterConfigs to the
+// comma-separated list value cur (KIP-339): APPEND adds the items of val not
+// already present, SUBTRACT removes every occurrence of each item of val.
+func applyListOp(op kmsg.IncrementalAlterConfigOp, cur, val string) string {
+	items := splitList(cur)
+	for _, v := range splitList(val) {
+		if op == kmsg.IncrementalAlterConfigOpAppend && !slices.Contains(items, v) {
+			items = append(items, v)
+		}
+		if op == kmsg.IncrementalAlterConfigOpSubtract {
+			items = slices.DeleteFunc(items, func(s string) bool { return s == v })
+		}
+	}
+	return strings.Join(items, ",")
 }

@@ -73,16 +73,7 @@ func (b *Broker) incrementalAlterBroker(res kmsg.IncrementalAlterConfigsRequestR
 			if !ok {
 				cur, _, _ = b.cfg.Value(c.Name)
 			}
-			items := splitList(cur)
-			for _, v := range splitList(val) {
-				if c.Op == kmsg.IncrementalAlterConfigOpAppend && !slices.Contains(items, v) {
-					items = append(items, v)
-				}
-				if c.Op == kmsg.IncrementalAlterConfigOpSubtract {
-					items = slices.DeleteFunc(items, func(s string) bool { return s == v })
-				}
-			}
-			overrides[c.Name] = strings.Join(items, ",")
+			overrides[c.Name] = applyListOp(c.Op, cur, val)
 		default:
 			return fmt.Errorf("%w: unknown operation %d", errInvalidRequest, c.Op)
 		}
