@@ -101,10 +101,15 @@
 // bypasses it, and a failing mmap store is a SIGBUS, not an error); an
 // append costs no index syscall, as with mmap; memory use is the entries
 // actually written (the preallocated tail costs nothing). When a segment
-// stops being active its index entries leave memory and its index
-// descriptors close; the first lookup in it loads them again (until the
-// next retention pass evicts them), so memory and descriptors go to the active
-// segments and the ones being read, as with Kafka's lazy mmaps. Index entries not
+// stops being active its index entries leave memory; the first lookup in
+// it loads them again (until the next retention pass evicts them), so
+// memory goes to the active segments and the ones being read, as with
+// Kafka's lazy mmaps. An index file holds no open descriptor: the rare
+// operations that touch it (flush, roll, truncation, close, a reload after
+// eviction) open it, read or write it, and close it, as Kafka closes an
+// index file right after mmapping it. So a segment costs one descriptor
+// (its .log) and a broker with 10,000 single-segment replicas needs about
+// 10,000, not 30,000 (TestStorageIndexesHoldNoDescriptor). Index entries not
 // yet written when the process crashes are rebuilt by recovery, which
 // re-reads every segment past the recovery point; indexes are derived
 // data, and anything before the recovery point was fsynced with its index.

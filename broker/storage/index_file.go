@@ -11,21 +11,30 @@ import (
 // indexFile is the storage shared by OffsetIndex and TimeIndex: a file of
 // fixed-size big-endian entries, sorted, mirrored in memory.
 //
-// Reads are served from the in-memory copy (binary search, no syscalls).
-// Appends go to the copy only and reach the file (one pwrite for all new
-// entries) on sync, roll, truncation and close: like Kafka's mmap, an
-// append costs no syscall, and like Kafka, entries not yet flushed are
-// rebuilt by recovery after a crash (an index is derived data). While the
-// segment is active the file is preallocated (sparse) to
+// An indexFile holds no open descriptor. Reads are served from the
+// in-memory copy (binary search, no syscalls). Appends go to the copy only
+// and reach the file on sync, roll, truncation and close, the rare
+// operations, each of which opens the file, writes (one pwrite for all new
+// entries) and trims or grows it, and closes it again. Kafka's AbstractIndex
+// likewise closes its file right after mmapping it, so an index costs no
+// descriptor there either, and a replica costs one (its active .log): a
+// broker with 10,000 replicas stays far below the open-file limit. Like
+// Kafka's mmap, an append costs no syscall, and like Kafka, entries not yet
+// written are rebuilt by recovery after a crash (an index is derived data).
+// While the segment is active the file is preallocated (sparse) to
 // maxEntries*entrySize, as Kafka does with its mmap; trim cuts it to the
 // entries on roll and close.
 //
-// An inactive segment's index is evicted: its entries leave memory and its
-// descriptor is closed (only the count and the last entry stay), and the
-// first lookup loads it again. So memory and descriptors go to the active
-// segments and to the segments being read, as Kafka's lazy mmaps do. A
-// lookup racing an eviction sees no entries and returns the segment start,
-// which is always a correct (if slower) place to scan from.
+// Only opening the index creates its file: every later operation opens it
+// without O_CREATE, so writing pending entries after the segment's files
+// were removed fails instead of leaving a stray index behind.
+//
+// An inactive segment's index is evicted: its entries leave memory (only
+// the count and the last entry stay) and the first lookup reads them
+// again, so memory goes to the active segments and to the segments being
+// read, as Kafka's lazy mmaps do. A lookup racing an eviction sees no
+// entries and returns the segment start, which is always a correct (if
+// slower) place to scan from.
 type indexFile struct {
 	fs         FS
 	entrySize  int
@@ -35,7 +44,6 @@ type indexFile struct {
 	mu struct {
 		sync.RWMutex
 		path string // current name (changes on rename)
-		f    File   // nil after close or eviction
 		buf  []byte // len == entries*entrySize; nil when evicted
 		// persisted is how many bytes of buf are in the file.
 		persisted int
@@ -52,11 +60,12 @@ func maxIndexEntries(maxIndexSize int32, entrySize int) int {
 	return max(int(maxIndexSize)/entrySize, 2)
 }
 
-// openIndexFile opens or creates path and loads its entries. valid is called
-// for each entry in order with the previous accepted one (nil first) and
-// returns false at the first unused (zero) or out-of-order slot, where
-// loading stops; Kafka likewise treats the preallocated zero tail as empty.
-// When active, the file is preallocated to its maximum size.
+// openIndexFile opens or creates path, loads its entries and closes it
+// again. valid is called for each entry in order with the previous accepted
+// one (nil first) and returns false at the first unused (zero) or
+// out-of-order slot, where loading stops; Kafka likewise treats the
+// preallocated zero tail as empty. When active, the file is preallocated to
+// its maximum size.
 func openIndexFile(fsys FS, path string, entrySize, maxEntries int, active bool,
 	valid func(prev, cur []byte) bool) (*indexFile, error) {
 	f, err := fsys.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o644)
@@ -64,33 +73,54 @@ func openIndexFile(fsys FS, path string, entrySize, maxEntries int, active bool,
 		return nil, storageError("open index", err)
 	}
 	x := &indexFile{fs: fsys, entrySize: entrySize, maxEntries: maxEntries, valid: valid}
-	x.mu.path, x.mu.f = path, f
-	st, err := f.Stat()
+	x.mu.path = path
+	err = x.loadFrom(f, active)
+	if cerr := f.Close(); err == nil {
+		err = storageError("close index", cerr)
+	}
 	if err != nil {
-		f.Close()
-		return nil, storageError("stat index", err)
-	}
-	size := st.Size()
-	limit := int64(maxEntries * entrySize)
-	if size > limit {
-		size = limit // entries past the configured maximum are dropped
-	}
-	size -= size % int64(entrySize)
-	if size > 0 {
-		raw := make([]byte, size) // bounded by segment.index.bytes
-		if _, err := f.ReadAt(raw, 0); err != nil && !errors.Is(err, io.EOF) {
-			f.Close()
-			return nil, storageError("read index", err)
-		}
-		n := validIndexPrefix(raw, entrySize, valid)
-		x.mu.buf = raw[: n*entrySize : n*entrySize]
-		x.mu.persisted = len(x.mu.buf)
-	}
-	if err := x.resizeLocked(active); err != nil {
-		f.Close()
 		return nil, err
 	}
 	return x, nil
+}
+
+// loadFrom reads the valid entries of a just-opened f and resizes it; the
+// caller closes f.
+func (x *indexFile) loadFrom(f File, active bool) error {
+	st, err := f.Stat()
+	if err != nil {
+		return storageError("stat index", err)
+	}
+	size := st.Size()
+	limit := int64(x.maxEntries * x.entrySize)
+	if size > limit {
+		size = limit // entries past the configured maximum are dropped
+	}
+	size -= size % int64(x.entrySize)
+	if size > 0 {
+		raw := make([]byte, size) // bounded by segment.index.bytes
+		if _, err := f.ReadAt(raw, 0); err != nil && !errors.Is(err, io.EOF) {
+			return storageError("read index", err)
+		}
+		n := validIndexPrefix(raw, x.entrySize, x.valid)
+		x.mu.buf = raw[: n*x.entrySize : n*x.entrySize]
+		x.mu.persisted = len(x.mu.buf)
+	}
+	return x.writeOutLocked(f, active)
+}
+
+// withFileLocked opens the existing file, runs fn on it and closes it.
+// Callers hold x.mu.
+func (x *indexFile) withFileLocked(fn func(f File) error) error {
+	f, err := x.fs.OpenFile(x.mu.path, os.O_RDWR, 0)
+	if err != nil {
+		return storageError("reopen index", err)
+	}
+	err = fn(f)
+	if cerr := f.Close(); err == nil {
+		err = storageError("close index", cerr)
+	}
+	return err
 }
 
 // validIndexPrefix returns how many leading entries of raw valid accepts,
@@ -159,49 +189,54 @@ func (x *indexFile) loadLocked() error {
 	if x.mu.closed {
 		return ErrClosed
 	}
-	f, err := x.fs.OpenFile(x.mu.path, os.O_RDWR, 0)
+	f, err := x.fs.OpenFile(x.mu.path, os.O_RDONLY, 0)
 	if err != nil {
 		return storageError("reopen index", err)
 	}
 	raw := make([]byte, x.mu.count*x.entrySize) // bounded by maxEntries
-	if n, err := f.ReadAt(raw, 0); n < len(raw) {
-		f.Close()
+	n, err := f.ReadAt(raw, 0)
+	cerr := f.Close()
+	if n < len(raw) {
 		if err == nil || errors.Is(err, io.EOF) {
 			err = io.ErrUnexpectedEOF
 		}
 		return storageError("reload index", err)
 	}
-	n := validIndexPrefix(raw, x.entrySize, x.valid)
-	x.mu.f = f
-	x.mu.buf = raw[: n*x.entrySize : n*x.entrySize]
+	if cerr != nil {
+		return storageError("close index", cerr)
+	}
+	k := validIndexPrefix(raw, x.entrySize, x.valid)
+	x.mu.buf = raw[: k*x.entrySize : k*x.entrySize]
 	x.mu.persisted = len(x.mu.buf)
 	x.mu.evicted, x.mu.count, x.mu.last = false, 0, nil
 	return nil
 }
 
-// evict writes pending entries, drops them from memory and closes the
-// descriptor (an inactive segment's index; see the type comment).
+// evict writes pending entries and drops them from memory (an inactive
+// segment's index; see the type comment).
 func (x *indexFile) evict() error {
 	x.mu.Lock()
 	defer x.mu.Unlock()
 	if x.mu.closed || x.mu.evicted {
 		return nil
 	}
-	if err := x.persistLocked(); err != nil {
-		return err
+	if x.mu.persisted < len(x.mu.buf) {
+		if err := x.withFileLocked(x.persistTo); err != nil {
+			return err
+		}
 	}
 	n := len(x.mu.buf) / x.entrySize
 	var last []byte
 	if n > 0 {
 		last = append([]byte(nil), x.entryLocked(n-1)...)
 	}
-	err := x.mu.f.Close()
-	x.mu.f, x.mu.buf, x.mu.persisted = nil, nil, 0
+	x.mu.buf, x.mu.persisted = nil, 0
 	x.mu.evicted, x.mu.count, x.mu.last = true, n, last
-	return storageError("close index", err)
+	return nil
 }
 
-// appendEntry writes e after the last entry.
+// appendEntry writes e after the last entry (in memory; see the type
+// comment).
 func (x *indexFile) appendEntry(e []byte) error {
 	x.mu.Lock()
 	defer x.mu.Unlock()
@@ -219,16 +254,30 @@ func (x *indexFile) appendEntry(e []byte) error {
 	return nil
 }
 
-// persistLocked writes the entries not yet in the file.
-func (x *indexFile) persistLocked() error {
-	if x.mu.f == nil || x.mu.persisted >= len(x.mu.buf) {
+// persistTo writes the entries not yet in the file to f; callers hold
+// x.mu.
+func (x *indexFile) persistTo(f File) error {
+	if x.mu.persisted >= len(x.mu.buf) {
 		return nil
 	}
-	if _, err := x.mu.f.WriteAt(x.mu.buf[x.mu.persisted:], int64(x.mu.persisted)); err != nil {
+	if _, err := f.WriteAt(x.mu.buf[x.mu.persisted:], int64(x.mu.persisted)); err != nil {
 		return storageError("write index", err)
 	}
 	x.mu.persisted = len(x.mu.buf)
 	return nil
+}
+
+// writeOutLocked writes pending entries to f and preallocates it (active)
+// or trims it to its entries.
+func (x *indexFile) writeOutLocked(f File, active bool) error {
+	if err := x.persistTo(f); err != nil {
+		return err
+	}
+	size := int64(len(x.mu.buf))
+	if active {
+		size = int64(x.maxEntries * x.entrySize)
+	}
+	return storageError("resize index", f.Truncate(size))
 }
 
 // truncateToEntries keeps the first n entries and zeroes the rest of the
@@ -247,40 +296,28 @@ func (x *indexFile) truncateToEntries(n int, active bool) error {
 	}
 	x.mu.buf = x.mu.buf[:n*x.entrySize]
 	x.mu.persisted = min(x.mu.persisted, len(x.mu.buf))
-	if err := x.mu.f.Truncate(int64(x.mu.persisted)); err != nil {
-		return storageError("truncate index", err)
-	}
-	return x.resizeLocked(active)
+	return x.withFileLocked(func(f File) error {
+		if err := f.Truncate(int64(x.mu.persisted)); err != nil {
+			return storageError("truncate index", err)
+		}
+		return x.writeOutLocked(f, active)
+	})
 }
 
 // resize preallocates the file (active) or trims it to its entries.
 func (x *indexFile) resize(active bool) error {
 	x.mu.Lock()
 	defer x.mu.Unlock()
-	return x.resizeLocked(active)
-}
-
-func (x *indexFile) resizeLocked(active bool) error {
 	if x.mu.closed {
 		return ErrClosed
 	}
 	if x.mu.evicted && !active {
-		return nil // trimmed when evicted
+		return nil // trimmed before it was evicted
 	}
 	if err := x.loadLocked(); err != nil {
 		return err
 	}
-	if err := x.persistLocked(); err != nil {
-		return err
-	}
-	size := int64(len(x.mu.buf))
-	if active {
-		size = int64(x.maxEntries * x.entrySize)
-	}
-	if err := x.mu.f.Truncate(size); err != nil {
-		return storageError("resize index", err)
-	}
-	return nil
+	return x.withFileLocked(func(f File) error { return x.writeOutLocked(f, active) })
 }
 
 // entry returns a copy-free view of entry i; callers hold x.mu.
@@ -304,33 +341,28 @@ func (x *indexFile) searchLocked(le func(e []byte) bool) int {
 	return ans
 }
 
-// sync fsyncs the index. Durable: the entries written so far (an index is
-// also rebuildable from the log, so this only saves recovery time).
+// sync writes pending entries and fsyncs the index. Durable: every entry
+// of this index (also rebuildable from the log, so this only saves
+// recovery time). An evicted index was written before eviction but maybe
+// not yet fsynced, so it is fsynced too.
 func (x *indexFile) sync() error {
 	x.mu.Lock()
 	defer x.mu.Unlock()
 	if x.mu.closed {
 		return nil
 	}
-	if x.mu.evicted {
-		// Written at eviction but maybe not yet fsynced.
-		f, err := x.fs.OpenFile(x.mu.path, os.O_RDWR, 0)
-		if err != nil {
-			return storageError("reopen index", err)
+	return x.withFileLocked(func(f File) error {
+		if err := x.persistTo(f); err != nil {
+			return err
 		}
 		// Durable: every entry of this index.
-		serr := f.Sync()
-		cerr := f.Close()
-		return storageError("sync index", errors.Join(serr, cerr))
-	}
-	if err := x.persistLocked(); err != nil {
-		return err
-	}
-	// Durable: every entry of this index (also rebuildable from the log).
-	return storageError("sync index", x.mu.f.Sync())
+		return storageError("sync index", f.Sync())
+	})
 }
 
-// close trims (when trim) and closes the file.
+// close ends the index; with trim it first writes pending entries and
+// trims the file to them. Without trim (the files were removed) it touches
+// no file.
 func (x *indexFile) close(trim bool) error {
 	x.mu.Lock()
 	defer x.mu.Unlock()
@@ -338,24 +370,13 @@ func (x *indexFile) close(trim bool) error {
 		return nil
 	}
 	x.mu.closed = true
-	if x.mu.evicted {
-		return nil // written, trimmed and closed when evicted
+	if x.mu.evicted || !trim {
+		return nil // an evicted index was written and trimmed before
 	}
-	var err error
-	if trim {
-		err = x.persistLocked()
-		if err == nil {
-			err = x.mu.f.Truncate(int64(len(x.mu.buf)))
-		}
-	}
-	if cerr := x.mu.f.Close(); err == nil {
-		err = cerr
-	}
-	x.mu.f = nil
-	return storageError("close index", err)
+	return x.withFileLocked(func(f File) error { return x.writeOutLocked(f, false) })
 }
 
-// rename renames the file; the open descriptor stays valid.
+// rename renames the file; no descriptor is held, so only the name changes.
 func (x *indexFile) rename(path string) error {
 	x.mu.Lock()
 	defer x.mu.Unlock()

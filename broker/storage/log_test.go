@@ -150,7 +150,7 @@ func TestStorageInactiveIndexesEvicted(t *testing.T) {
 	evicted := func(s *Segment) bool {
 		s.offsetIndex.x.mu.RLock()
 		defer s.offsetIndex.x.mu.RUnlock()
-		return s.offsetIndex.x.mu.evicted && s.offsetIndex.x.mu.f == nil && s.offsetIndex.x.mu.buf == nil
+		return s.offsetIndex.x.mu.evicted && s.offsetIndex.x.mu.buf == nil
 	}
 	check := func(l *Log) {
 		t.Helper()

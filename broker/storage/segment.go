@@ -424,8 +424,8 @@ func (s *Segment) onBecomeInactiveLocked() error {
 	return s.evictIndexes()
 }
 
-// evictIndexes drops an inactive segment's index entries from memory and
-// closes their descriptors until the next lookup (see indexFile).
+// evictIndexes drops an inactive segment's index entries from memory until
+// the next lookup (see indexFile).
 func (s *Segment) evictIndexes() error {
 	return errors.Join(s.offsetIndex.x.evict(), s.timeIndex.x.evict())
 }
@@ -466,7 +466,8 @@ func (s *Segment) closeLocked() error {
 	return err
 }
 
-// closeHandles closes the descriptors without trimming (after deletion).
+// closeHandles closes the .log descriptor and ends the indexes without
+// trimming or writing them (after deletion).
 func (s *Segment) closeHandles() {
 	s.offsetIndex.x.close(false)
 	s.timeIndex.x.close(false)
