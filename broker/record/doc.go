@@ -72,8 +72,12 @@
 // Each record (zig-zag varints, see Record):
 //
 //	length varint | attributes int8 | timestampDelta varlong | offsetDelta varint |
-//	keyLength varint (-1 null) | key | valueLength varint (-1 null) | value |
-//	headerCount varint | { headerKeyLength varint | headerKey | headerValueLength varint | headerValue }
+//	keyLength varint (< 0 null) | key | valueLength varint (< 0 null) | value |
+//	headerCount varint | { headerKeyLength varint | headerKey | headerValueLength varint (< 0 null) | headerValue }
+//
+// Any negative key, value or header value length reads as null, as in
+// Kafka's DefaultRecord.readFrom; Samsa writes -1. A negative header key
+// length or header count is invalid.
 //
 // # Message v0 / v1 (magic 0 / 1), Kafka's LegacyRecord
 //
@@ -85,9 +89,9 @@
 //	    17     1  attributes             int8   bits 0-2 codec (gzip, snappy, lz4),
 //	                                            bit 3 timestamp type (v1)
 //	    18     8  timestamp              int64  v1 only
-//	     …     4  keyLength              int32  -1 = null
+//	     …     4  keyLength              int32  < 0 = null (written as -1)
 //	     …     …  key
-//	     …     4  valueLength            int32  -1 = null
+//	     …     4  valueLength            int32  < 0 = null (written as -1)
 //	     …     …  value                  for a wrapper: the compressed inner message set
 //
 // A message set is a concatenation of messages. A compressed "wrapper"

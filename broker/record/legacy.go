@@ -124,17 +124,18 @@ func NextMessage(buf []byte) (m Message, rest []byte, err error) {
 	return m, buf[total:], nil
 }
 
-// readLegacyBytes reads an int32 length (-1 = null) and that many bytes.
+// readLegacyBytes reads an int32 length and that many bytes. As in Kafka's
+// LegacyRecord.sliceDelimited, any negative length is null with no bytes.
 func readLegacyBytes(p []byte, pos int, what string) ([]byte, int, error) {
 	if len(p)-pos < 4 {
 		return nil, 0, invalidf("message %s length truncated", what)
 	}
 	n := int32(binary.BigEndian.Uint32(p[pos:]))
 	pos += 4
-	if n == -1 {
+	if n < 0 {
 		return nil, pos, nil
 	}
-	if n < 0 || int(n) > len(p)-pos {
+	if int(n) > len(p)-pos {
 		return nil, 0, invalidf("message %s length %d with %d bytes left", what, n, len(p)-pos)
 	}
 	return p[pos : pos+int(n) : pos+int(n)], pos + int(n), nil

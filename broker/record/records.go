@@ -13,12 +13,17 @@ type Header struct {
 //	attributes     int8    unused, 0
 //	timestampDelta varlong timestamp - batch firstTimestamp
 //	offsetDelta    varint  offset - batch baseOffset
-//	keyLength      varint  -1 = null
+//	keyLength      varint  negative = null (written as -1)
 //	key            [keyLength]byte
-//	valueLength    varint  -1 = null
+//	valueLength    varint  negative = null (written as -1)
 //	value          [valueLength]byte
 //	headersCount   varint
-//	headers        { keyLength varint, key, valueLength varint (-1 = null), value }
+//	headers        { keyLength varint (>= 0), key, valueLength varint (negative = null), value }
+//
+// As in Kafka's DefaultRecord.readFrom, any negative key, value or header
+// value length reads as null with no bytes, not only -1; a negative header
+// key length or header count is invalid. The encoder always writes -1 for
+// null, so a record decoded and re-encoded may shrink by a few bytes.
 //
 // Decoded records alias the batch (or decompressed) bytes: Key, Value and
 // header values are sub-slices, not copies. Nil Key or Value means null.
@@ -101,18 +106,18 @@ func decodeRecord(p []byte, r *Record) (int, error) {
 	return total, nil
 }
 
-// readBytesField reads a varint length (-1 = null) and that many bytes from
-// body at pos.
+// readBytesField reads a varint length (negative = null, as Kafka reads it)
+// and that many bytes from body at pos.
 func readBytesField(body []byte, pos int, what string) ([]byte, int, error) {
 	n, k := readVarint(body[pos:])
 	if k == 0 {
 		return nil, 0, invalidf("bad %s length varint", what)
 	}
 	pos += k
-	if n == -1 {
+	if n < 0 {
 		return nil, pos, nil
 	}
-	if n < 0 || int(n) > len(body)-pos {
+	if int(n) > len(body)-pos {
 		return nil, 0, invalidf("%s length %d with %d bytes left", what, n, len(body)-pos)
 	}
 	return body[pos : pos+int(n) : pos+int(n)], pos + int(n), nil

@@ -57,7 +57,7 @@ func skipRecord(p []byte) (n int, delta int32, ok bool) {
 			return 0, 0, false
 		}
 	}
-	// Key and value: -1 is null.
+	// Key and value: any negative length is null (readBytesField).
 	pos = next
 	for range 2 {
 		v, next := varint12(body, pos)
@@ -67,8 +67,8 @@ func skipRecord(p []byte) (n int, delta int32, ok bool) {
 			}
 		}
 		pos = next
-		if v != -1 {
-			if v < 0 || int(v) > end-pos {
+		if v >= 0 {
+			if int(v) > end-pos {
 				return 0, 0, false
 			}
 			pos += int(v)
@@ -86,7 +86,8 @@ func skipRecord(p []byte) (n int, delta int32, ok bool) {
 		return 0, 0, false
 	}
 	for ; headers > 0; headers-- {
-		// The key (never null), then the value (-1 is null).
+		// The key (a negative length is invalid), then the value (any
+		// negative length is null).
 		for i := range 2 {
 			v, next := varint12(body, pos)
 			if next < 0 {
@@ -95,7 +96,7 @@ func skipRecord(p []byte) (n int, delta int32, ok bool) {
 				}
 			}
 			pos = next
-			if i == 1 && v == -1 {
+			if i == 1 && v < 0 {
 				continue
 			}
 			if v < 0 || int(v) > end-pos {

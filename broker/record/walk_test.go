@@ -24,7 +24,9 @@ func slowWalk(data []byte, count, last int32, gaps bool) bool {
 
 // walkSeeds returns records sections covering every field shape: null and
 // empty keys and values, headers with null values, multi-byte varints
-// (values over 63 bytes, deltas over 63, a negative timestamp delta).
+// (values over 63 bytes, deltas over 63, a negative timestamp delta), and
+// negative lengths other than -1 for the key, value and header value (null,
+// as Kafka reads them).
 func walkSeeds() [][]byte {
 	recs := []Record{
 		{Key: []byte("k"), Value: []byte("v")},
@@ -40,6 +42,12 @@ func walkSeeds() [][]byte {
 		all = append(all, one...)
 	}
 	out = append(out, all)
+	// Null key, value and header value written as -5, -2 and -7: the
+	// record is length, attributes, deltas, key (4), value (5), header
+	// count, header key length, "h", header value (9), one byte each.
+	odd := appendRecord(nil, &Record{Headers: []Header{{Key: "h"}}})
+	odd[4], odd[5], odd[9] = appendVarint(nil, -5)[0], appendVarint(nil, -2)[0], appendVarint(nil, -7)[0]
+	out = append(out, odd)
 	big := make([]Record, 150)
 	var many []byte
 	for i := range big {
