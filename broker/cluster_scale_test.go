@@ -109,3 +109,190 @@ func TestClusterScaleControlledShutdownAndFailover(t *testing.T) {
 	})
 	t.Logf("controller failover: new controller active after %v, every partition re-led after %v", elected, time.Since(start))
 }
+
+// TestClusterScaleProcControlledShutdownAndFailover is the same
+// measurement on three `samsa` processes (brokertest.NewProcCluster), so
+// each process holds its own N replicas (within the 20,000 open-file
+// limit at N = 10,000), with real signals: SIGTERM for the controlled
+// shutdown (timed to the process's exit) and SIGKILL for the controller
+// failover (its ZooKeeper session expires after
+// zookeeper.session.timeout.ms, 6 s here). Opt-in with
+// SAMSA_SCALE_PARTITIONS=N like the in-process variant.
+func TestClusterScaleProcControlledShutdownAndFailover(t *testing.T) {
+	n, _ := strconv.Atoi(os.Getenv("SAMSA_SCALE_PARTITIONS"))
+	if n <= 0 {
+		t.Skip("set SAMSA_SCALE_PARTITIONS=10000 to run the scale measurement")
+	}
+	const perTopic = 100
+	const long = 10 * time.Minute
+	c := brokertest.NewProcCluster(t, 3, brokertest.WithProperty("auto.leader.rebalance.enable", "false"))
+	topics := make([]string, (n+perTopic-1)/perTopic)
+	for i := range topics {
+		topics[i] = fmt.Sprintf("s%04d", i)
+	}
+	admin := c.Admin(t)
+	start := time.Now()
+	for _, topic := range topics {
+		err := admin.CreateTopic(topic, &sarama.TopicDetail{NumPartitions: perTopic, ReplicationFactor: 3}, false)
+		if err != nil {
+			t.Fatalf("create topic %s: %v", topic, err)
+		}
+	}
+	t.Logf("CreateTopics of %d topics answered after %v", len(topics), time.Since(start))
+	live := map[int32]bool{c.ID(0): true, c.ID(1): true, c.ID(2): true}
+	waitScaleStates(t, c, topics, len(topics)*perTopic, live, 3, long)
+	t.Logf("created %d partitions (RF 3): every partition led with ISR 3 in ZooKeeper after %v",
+		len(topics)*perTopic, time.Since(start))
+	waitScaleMetadata(t, c, topics, live, long)
+	t.Logf("... and in every broker's Metadata after %v", time.Since(start))
+
+	// Controlled shutdown of a broker that is not the controller.
+	ctrlID, err := c.ZK().GetController()
+	if err != nil {
+		t.Fatal(err)
+	}
+	victim := (c.Index(ctrlID) + 1) % c.N()
+	victimID := c.ID(victim)
+	led := scaleLeaderCount(t, c, topics, victimID)
+	sent := time.Now()
+	took := c.StopTimed(victim, long)
+	t.Logf("controlled shutdown of broker %d leading %d partitions: SIGTERM to exit %v%s",
+		victimID, led, took, scaleLogSpan(c, victim, sent, "shutting down", "controlled shutdown succeeded"))
+	delete(live, victimID)
+	waitScaleStates(t, c, topics, len(topics)*perTopic, live, 2, long)
+	if m := scaleLeaderCount(t, c, topics, victimID); m != 0 {
+		t.Fatalf("%d partitions still led by the stopped broker", m)
+	}
+	start = time.Now()
+	c.StartWithin(victim, long)
+	live[victimID] = true
+	waitScaleStates(t, c, topics, len(topics)*perTopic, live, 3, long)
+	t.Logf("broker %d restarted, every ISR full again after %v", victimID, time.Since(start))
+
+	// Controller failover: SIGKILL the controller.
+	ctrl := c.Index(ctrlID)
+	led = scaleLeaderCount(t, c, topics, ctrlID)
+	start = time.Now()
+	c.Kill(ctrl)
+	delete(live, ctrlID)
+	newID := int32(-1)
+	brokertest.WaitFor(t, long, func() error {
+		id, err := c.ZK().GetController()
+		if err != nil || id == ctrlID {
+			return fmt.Errorf("controller %d (%v)", id, err)
+		}
+		newID = id
+		return nil
+	})
+	elected := time.Since(start)
+	waitScaleStates(t, c, topics, len(topics)*perTopic, live, 2, long)
+	reled := time.Since(start)
+	waitScaleMetadata(t, c, topics, live, long)
+	t.Logf("controller failover after SIGKILL of controller %d leading %d partitions: broker %d elected after %v "+
+		"(includes the 6 s session timeout), every partition re-led in ZooKeeper after %v, in every live broker's Metadata after %v%s",
+		ctrlID, led, newID, elected, reled, time.Since(start),
+		scaleLogSpan(c, c.Index(newID), start, "controller: elected as the controller", "controller: initialized controller context"))
+}
+
+// waitScaleStates waits until ZooKeeper holds want partition states of
+// topics, each with a live leader and isr ISR members, all live; a
+// partition whose ISR has a live member never stays without a leader.
+func waitScaleStates(t *testing.T, c *brokertest.ProcCluster, topics []string, want int,
+	live map[int32]bool, isr int, timeout time.Duration) {
+	t.Helper()
+	brokertest.WaitFor(t, timeout, func() error {
+		states, err := c.PartitionStates(topics)
+		if err != nil {
+			return err
+		}
+		if len(states) < want {
+			return fmt.Errorf("%d of %d partition states", len(states), want)
+		}
+		bad, example := 0, ""
+		for tp, s := range states {
+			ok := live[s.Leader] && len(s.ISR) == isr
+			for _, r := range s.ISR {
+				ok = ok && live[r]
+			}
+			if !ok {
+				bad++
+				example = fmt.Sprintf("%s-%d leader %d ISR %v", tp.Topic, tp.Partition, s.Leader, s.ISR)
+			}
+		}
+		if bad > 0 {
+			return fmt.Errorf("%d partitions not led by a live broker with ISR %d (e.g. %s)", bad, isr, example)
+		}
+		return nil
+	})
+}
+
+// waitScaleMetadata waits until every live broker's Metadata answer names
+// a live leader for every partition of topics.
+func waitScaleMetadata(t *testing.T, c *brokertest.ProcCluster, topics []string, live map[int32]bool, timeout time.Duration) {
+	t.Helper()
+	for i := 0; i < c.N(); i++ {
+		if !live[c.ID(i)] {
+			continue
+		}
+		brokertest.WaitFor(t, timeout, func() error {
+			b := sarama.NewBroker(c.Addr(i))
+			cfg := brokertest.SaramaConfig(sarama.V2_1_0_0)
+			cfg.Net.ReadTimeout = time.Minute
+			if err := b.Open(cfg); err != nil {
+				return err
+			}
+			defer b.Close()
+			resp, err := b.GetMetadata(&sarama.MetadataRequest{Version: 1, Topics: topics})
+			if err != nil {
+				return err
+			}
+			bad := 0
+			for _, tm := range resp.Topics {
+				for _, pm := range tm.Partitions {
+					if !live[pm.Leader] {
+						bad++
+					}
+				}
+				if tm.Err != sarama.ErrNoError {
+					bad++
+				}
+			}
+			if bad > 0 || len(resp.Topics) != len(topics) {
+				return fmt.Errorf("broker %d: %d partitions without a live leader, %d topics", c.ID(i), bad, len(resp.Topics))
+			}
+			return nil
+		})
+	}
+}
+
+// scaleLeaderCount returns how many partitions of topics ZooKeeper names
+// id as leader of.
+func scaleLeaderCount(t *testing.T, c *brokertest.ProcCluster, topics []string, id int32) int {
+	t.Helper()
+	states, err := c.PartitionStates(topics)
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, s := range states {
+		if s.Leader == id {
+			n++
+		}
+	}
+	return n
+}
+
+// scaleLogSpan renders the time between the first from and the first
+// later to line of broker i's log since since, or "" when either is
+// missing.
+func scaleLogSpan(c *brokertest.ProcCluster, i int, since time.Time, from, to string) string {
+	a := c.LogTimes(i, from, since)
+	if len(a) == 0 {
+		return ""
+	}
+	b := c.LogTimes(i, to, a[0])
+	if len(b) == 0 {
+		return ""
+	}
+	return fmt.Sprintf(" (log: %q to %q %v)", from, to, b[0].Sub(a[0]))
+}
