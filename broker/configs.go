@@ -165,13 +165,11 @@ func validateTopicConfigs(overrides map[string]string) error {
 }
 
 // writeTopicConfig stores a topic's overrides and announces the change
-// (Kafka AdminZkClient.changeTopicConfig: /config/topics/<t>, then a
-// config_change_ notification every broker picks up).
+// (Kafka AdminZkClient.changeTopicConfig: /config/topics/<t>, then one
+// config_change_ notification every broker picks up). SetEntityConfig
+// writes both.
 func (b *Broker) writeTopicConfig(topic string, overrides map[string]string) error {
-	if err := b.zk.SetEntityConfig(zkutil.ConfigTypeTopic, topic, overrides); err != nil {
-		return err
-	}
-	return b.zk.WriteConfigChange(zkutil.ConfigTypeTopic + "/" + topic)
+	return b.zk.SetEntityConfig(zkutil.ConfigTypeTopic, topic, overrides)
 }
 
 // dynamicBrokerConfig reads /config/brokers/<entity> (empty when absent or
