@@ -111,6 +111,35 @@ func (m *brokerMetrics) topic(topic string) *topicMeters {
 	return tm
 }
 
+// topicMetricTotals are the BrokerTopicMetrics that have a per-topic
+// series (topicMeters).
+var topicMetricTotals = [...]string{MetricMessagesInPerSec, MetricBytesInPerSec, MetricBytesOutPerSec,
+	MetricFailedProduceRequests, MetricFailedFetchRequests}
+
+// TopicRemoved implements replica.TopicListener: the broker deleted its last
+// partition of topic, so the topic's series leave the registry (and the
+// Prometheus endpoint), as Kafka's BrokerTopicStats.removeMetrics does. A
+// produce or fetch already past its partition lookup may register them
+// again; they then stay until the next deletion or restart, as in Kafka.
+func (m *brokerMetrics) TopicRemoved(topic string) {
+	m.topicsMu.Lock()
+	defer m.topicsMu.Unlock()
+	old := *m.topics.Load()
+	if _, ok := old[topic]; ok {
+		next := make(map[string]*topicMeters, len(old))
+		for k, v := range old {
+			if k != topic {
+				next[k] = v
+			}
+		}
+		m.topics.Store(&next)
+	}
+	// Unregistering a name that is not registered is a no-op.
+	for _, total := range topicMetricTotals {
+		m.reg.Unregister(TopicMetricName(total, topic))
+	}
+}
+
 // produced marks a successful append of n records in size bytes.
 func (m *brokerMetrics) produced(topic string, n, size int64) {
 	tm := m.topic(topic)
@@ -156,10 +185,12 @@ func (m *brokerMetrics) IsrShrunk(replica.TopicPartition) { m.isrShrinks.Mark(1)
 func (m *brokerMetrics) IsrExpanded(replica.TopicPartition) { m.isrExpands.Mark(1) }
 
 // registerGauges adds the gauges computed from the replica manager and the
-// group coordinator, and hooks the ISR meters to the replica manager.
+// group coordinator, hooks the ISR meters to the replica manager, and has
+// it report deleted topics so their per-topic meters are unregistered.
 func (b *Broker) registerGauges() {
 	reg := b.opts.Registry
 	b.replicas.SetIsrListener(b.mtr)
+	b.replicas.SetTopicListener(b.mtr)
 	gauge := func(name string, f func() int64) {
 		_ = reg.Register(name, metrics.NewFunctionalGauge(f))
 	}

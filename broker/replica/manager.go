@@ -65,8 +65,9 @@ type Manager struct {
 	// dynamic configs.
 	LeaderThrottle   *Throttle
 	FollowerThrottle *Throttle
-	logEnd           logEndStart                    // log_end_start.go
-	isrListener      atomic.Pointer[isrListenerBox] // metrics.go
+	logEnd           logEndStart                      // log_end_start.go
+	isrListener      atomic.Pointer[isrListenerBox]   // metrics.go
+	topicListener    atomic.Pointer[topicListenerBox] // metrics.go
 
 	controllerEpoch atomic.Int32 // highest controller epoch seen
 	closed          atomic.Bool
@@ -240,8 +241,9 @@ func (p *Partition) applyLeaderAndIsr(ps PartitionState, now time.Time) (isLeade
 
 // StopReplicas applies a StopReplica request (Kafka
 // ReplicaManager.stopReplicas): the partitions stop being served, and with
-// Delete their logs are removed. Partitions this broker does not host
-// succeed.
+// Delete their logs are removed; a topic left with no hosted partition by
+// a delete is reported to the TopicListener. Partitions this broker does
+// not host succeed.
 func (m *Manager) StopReplicas(req StopReplica) (map[TopicPartition]error, error) {
 	if err := m.ObserveControllerEpoch(req.ControllerEpoch); err != nil {
 		return nil, err
@@ -263,12 +265,20 @@ func (m *Manager) StopReplicas(req StopReplica) (map[TopicPartition]error, error
 		stop = append(stop, sp.TopicPartition)
 	}
 	m.fetchers.remove(stop)
+	var deleted map[string]bool
 	for _, sp := range req.Partitions {
 		if _, done := results[sp.TopicPartition]; done {
 			continue
 		}
 		results[sp.TopicPartition] = m.stopPartition(sp)
+		if sp.Delete {
+			if deleted == nil {
+				deleted = map[string]bool{}
+			}
+			deleted[sp.Topic] = true
+		}
 	}
+	m.topicsRemoved(deleted)
 	return results, nil
 }
 

@@ -36,6 +36,44 @@ func (m *Manager) isrChanged(tp TopicPartition, shrink bool) {
 	}
 }
 
+// TopicListener is told when a StopReplica with delete removes the last
+// partition of a topic this broker hosted (the broker then unregisters the
+// topic's BrokerTopicMetrics, as Kafka's ReplicaManager.maybeRemoveTopicMetrics
+// does). It is called with no Manager or partition lock held, after the
+// logs were deleted, from the goroutine handling the StopReplica.
+type TopicListener interface {
+	TopicRemoved(topic string)
+}
+
+// topicListenerBox lets an interface value live in an atomic.Pointer.
+type topicListenerBox struct{ l TopicListener }
+
+// SetTopicListener installs l (nil removes it). Safe to call at any time.
+func (m *Manager) SetTopicListener(l TopicListener) {
+	if l == nil {
+		m.topicListener.Store(nil)
+		return
+	}
+	m.topicListener.Store(&topicListenerBox{l: l})
+}
+
+// topicsRemoved tells the topic listener of every topic in deleted of which
+// no partition is hosted any more.
+func (m *Manager) topicsRemoved(deleted map[string]bool) {
+	b := m.topicListener.Load()
+	if b == nil || len(deleted) == 0 {
+		return
+	}
+	m.mu.RLock()
+	for tp := range m.mu.partitions {
+		delete(deleted, tp.Topic)
+	}
+	m.mu.RUnlock()
+	for topic := range deleted {
+		b.l.TopicRemoved(topic)
+	}
+}
+
 // UnderMinIsrCount returns how many partitions this broker leads whose ISR
 // is smaller than the topic's min.insync.replicas (Kafka's ReplicaManager
 // UnderMinIsrPartitionCount).
