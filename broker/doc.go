@@ -14,10 +14,15 @@
 // on the connection goroutines of broker/server, one request at a time per
 // connection; acks=all produce and long-poll fetch park that goroutine in
 // broker/purgatory. The broker starts these goroutines of its own, all
-// stopped by Shutdown: the server's Serve loop, the ZooKeeper session
-// watcher (re-registration after session expiry), the topic-config cache
-// refresher, and (through replica) the follower fetchers; the controller
-// runs its own event loop.
+// stopped by Shutdown: the server's Serve loop (lifecycle.go), the
+// ZooKeeper session watcher (re-registration after session expiry), the
+// /config/changes listener that applies topic and dynamic broker config
+// changes (config_changes.go; topic configs are re-read from ZooKeeper on
+// each notification, there is no periodic refresher), the replication
+// throttle loop (controller_wiring.go) and, with metrics.listener, the
+// Prometheus endpoint's closer (metrics_listener.go). Through replica run
+// the ISR loop and the follower fetchers; the controller and the group
+// coordinator run their own goroutines, stopped by their Shutdown.
 //
 // Start order: ZooKeeper session (chroot created) → persistent paths →
 // cluster id (/cluster/id vs meta.properties) → broker id (config,

@@ -9,8 +9,14 @@ import (
 // Kafka's DescribeConfigs ConfigSource ids.
 type ConfigSource int8
 
-// Config sources. Samsa has no dynamic broker configs, so DescribeTopic and
-// DescribeBroker only produce Topic, StaticBroker and Default.
+// Config sources. This package sees only server.properties and a topic's
+// own overrides, so DescribeTopic and DescribeBroker produce Topic,
+// StaticBroker and Default. Samsa does have dynamic broker configs
+// (/config/brokers/<id> and /config/brokers/<default>, written by
+// AlterConfigs, IncrementalAlterConfigs and kafka-configs --entity-type
+// brokers, and applied at run time by the broker's /config/changes
+// listener): the broker layers them over these entries with DynamicBroker
+// and DynamicDefaultBroker (broker/configs.go).
 const (
 	SourceUnknown              ConfigSource = 0
 	SourceTopic                ConfigSource = 1 // TOPIC_CONFIG

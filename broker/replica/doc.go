@@ -16,7 +16,25 @@
 // its own mu (Kafka's leaderIsrUpdateLock): leadership changes and ISR/HW
 // updates take it for writing; appends and reads take it for reading, and
 // the storage.Log serialises appends itself. Lock order:
-// Manager.mu -> Partition.mu -> storage.Log's lock. The follower fetchers are
-// the only goroutines this package starts: one per source broker, owned by
-// the Manager and stopped by Manager.Close.
+// Manager.mu -> Partition.mu -> storage.Log's lock. The IsrStore is called
+// with Partition.mu held for writing (Kafka writes the state znode under
+// leaderIsrUpdateLock too); the IsrListener also runs under it; the
+// TopicListener runs with no lock held.
+//
+// ISR maintenance (isr.go, only with Config.Isr): a leader expands the ISR
+// on the follower-fetch path, when a follower outside it has fetched up to
+// the high watermark and to the start of the current leader epoch
+// (maybeExpandIsr); the ISR loop shrinks it every
+// replica.lag.time.max.ms/2, dropping followers that are behind the log end
+// and have not caught up for replica.lag.time.max.ms (maybeShrinkIsr). Both
+// write the partition state znode conditionally on its zkVersion through the
+// IsrStore (a failed write keeps the old ISR until the next LeaderAndIsr)
+// and queue the partition for /isr_change_notification, which the same loop
+// writes every 2.5 s once the changes have been quiet for 5 s or the last
+// write is 60 s old (Kafka's maybePropagateIsrChanges).
+//
+// Goroutines, all owned by the Manager and stopped by Manager.Close: the
+// ISR loop (started by New when Config.Isr is set) and the follower
+// fetchers, one per source broker (started by LeaderAndIsr making this
+// broker a follower).
 package replica
