@@ -38,6 +38,7 @@ package broker
 //   - v9: flexible.
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"time"
@@ -47,6 +48,7 @@ import (
 
 	"samsa/broker/record"
 	"samsa/broker/replica"
+	"samsa/broker/server"
 )
 
 // produceMaxDecompressed bounds the decompression of a legacy message set
@@ -63,12 +65,7 @@ func (b *Broker) handleProduce(r *request) (kmsg.Response, error) {
 		acksErr = fmt.Errorf("%w: %d", errInvalidRequiredAcks, req.Acks)
 	}
 
-	type pending struct {
-		ti, pi int // indexes of the response entry
-		tp     replica.TopicPartition
-		next   int64 // HW needed: last offset + 1
-	}
-	var waits []pending
+	var waits []produceWait
 	failed := false
 	for _, t := range req.Topics {
 		rt := kmsg.NewProduceResponseTopic()
@@ -94,7 +91,7 @@ func (b *Broker) handleProduce(r *request) (kmsg.Response, error) {
 			rp.BaseOffset, rp.LogAppendTime, rp.LogStartOffset = res.BaseOffset, res.LogAppendTime, res.LogStartOffset
 			rt.Partitions = append(rt.Partitions, rp)
 			if req.Acks == -1 {
-				waits = append(waits, pending{ti: len(resp.Topics), pi: len(rt.Partitions) - 1, tp: tp, next: res.LastOffset + 1})
+				waits = append(waits, produceWait{ti: len(resp.Topics), pi: len(rt.Partitions) - 1, tp: tp, next: res.LastOffset + 1})
 			}
 		}
 		resp.Topics = append(resp.Topics, rt)
@@ -105,10 +102,44 @@ func (b *Broker) handleProduce(r *request) (kmsg.Response, error) {
 		}
 		return nil, nil
 	}
-	for _, w := range waits {
+	if len(waits) == 0 {
+		return resp, nil
+	}
+	// The appends are done, in request order; the wait for the high
+	// watermark happens on the connection's writer goroutine, so the
+	// connection can read and append the next requests meanwhile
+	// (server.Pending).
+	return &producePending{ProduceResponse: resp, b: b, waits: waits, deadline: deadline}, nil
+}
+
+// produceWait is one partition of an acks=all produce waiting for its
+// high watermark.
+type produceWait struct {
+	ti, pi int // indexes of the response entry
+	tp     replica.TopicPartition
+	next   int64 // HW needed: last offset + 1
+}
+
+// producePending is an acks=all produce response whose partitions wait for
+// replication (Kafka's DelayedProduce). It holds nothing but the response
+// until Wait, so a connection that closes first abandons it freely.
+type producePending struct {
+	*kmsg.ProduceResponse
+	b        *Broker
+	waits    []produceWait
+	deadline time.Time // timeout_ms from when the request was handled
+}
+
+var _ server.Pending = (*producePending)(nil)
+
+// Wait implements server.Pending: it parks until every partition's high
+// watermark passes its batch, the deadline (REQUEST_TIMED_OUT) or ctx.
+func (p *producePending) Wait(ctx context.Context) (kmsg.Response, error) {
+	resp := p.ProduceResponse
+	for _, w := range p.waits {
 		rp := &resp.Topics[w.ti].Partitions[w.pi]
-		if err := b.replicas.WaitReplicated(r.ctx, w.tp, w.next, deadline); err != nil {
-			b.setProduceErr(rp, err)
+		if err := p.b.replicas.WaitReplicated(ctx, w.tp, w.next, p.deadline); err != nil {
+			p.b.setProduceErr(rp, err)
 		}
 	}
 	return resp, nil

@@ -2,10 +2,12 @@ package broker_test
 
 import (
 	"testing"
+	"time"
 
 	"github.com/twmb/franz-go/pkg/kmsg"
 
 	"samsa/broker/brokertest"
+	"samsa/broker/wire"
 )
 
 // BenchmarkAPIProduceAcksAllRF3 measures the replication round trip: one
@@ -39,6 +41,60 @@ func BenchmarkAPIProduceAcksAllRF3(b *testing.B) {
 		}
 		if code := kr.(*kmsg.ProduceResponse).Topics[0].Partitions[0].ErrorCode; code != 0 {
 			b.Fatalf("code %d", code)
+		}
+	}
+}
+
+// BenchmarkAPIProduceAcksAllRF3Pipelined is BenchmarkAPIProduceAcksAllRF3
+// with 5 requests in flight on the one connection (the Java producer's and
+// franz-go's default), so it shows whether the broker overlaps the
+// replication waits of requests queued on a connection.
+func BenchmarkAPIProduceAcksAllRF3Pipelined(b *testing.B) {
+	const inFlight = 5
+	c := brokertest.NewCluster(b, 3)
+	c.CreateTopic(b, "bench", 1, 3)
+	leader := c.WaitForLeader(b, "bench", 0)
+	c.WaitForISR(b, "bench", 0, 3)
+	rc := dialRaw(b, c.Addr(c.Index(leader)))
+	batch := benchBatch(b, 1, 100)
+	req := kmsg.NewPtrProduceRequest()
+	req.SetVersion(8)
+	req.Acks, req.TimeoutMillis = -1, 10000
+	rt := kmsg.NewProduceRequestTopic()
+	rt.Topic = "bench"
+	rp := kmsg.NewProduceRequestTopicPartition()
+	rp.Records = batch
+	rt.Partitions = append(rt.Partitions, rp)
+	req.Topics = append(req.Topics, rt)
+	if err := rc.c.SetDeadline(time.Now().Add(10 * time.Minute)); err != nil {
+		b.Fatal(err)
+	}
+	id := "raw"
+	send := func(corr int32) {
+		if _, err := rc.c.Write(wire.AppendRequest(nil, req, corr, &id)); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ResetTimer()
+	sent := 0
+	for ; sent < min(inFlight, b.N); sent++ {
+		send(int32(sent))
+	}
+	for i := 0; i < b.N; i++ {
+		frame, err := wire.ReadFrame(rc.c, 1<<20, nil)
+		if err != nil {
+			b.Fatal(err)
+		}
+		kr, err := wire.ParseResponse(frame, req, int32(i))
+		if err != nil {
+			b.Fatal(err)
+		}
+		if code := kr.(*kmsg.ProduceResponse).Topics[0].Partitions[0].ErrorCode; code != 0 {
+			b.Fatalf("code %d", code)
+		}
+		if sent < b.N {
+			send(int32(sent))
+			sent++
 		}
 	}
 }

@@ -11,8 +11,9 @@
 // Must never import: any other samsa package.
 //
 // Concurrency: every method is safe for concurrent use. The package starts no
-// goroutines. Wait parks the calling goroutine (in Samsa, the connection's own
-// goroutine) on a channel until a Notify for one of its keys, its deadline (a
+// goroutines. Wait parks the calling goroutine (in Samsa, a connection's reader
+// goroutine for a long-poll fetch, its writer goroutine for an acks=all
+// produce) on a channel until a Notify for one of its keys, its deadline (a
 // runtime timer, not a goroutine) or its context's cancellation. Notify never
 // blocks: a waiter's wake-up channel has a buffer of one, and a wake-up that
 // finds the buffer full is merged with the pending one. Lock order: the

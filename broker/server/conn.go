@@ -1,6 +1,7 @@
 package server
 
 import (
+	"bufio"
 	"context"
 	"errors"
 	"fmt"
@@ -14,6 +15,7 @@ import (
 	"time"
 
 	"github.com/sirupsen/logrus"
+	"github.com/twmb/franz-go/pkg/kmsg"
 
 	"samsa/broker/wire"
 )
@@ -21,6 +23,16 @@ import (
 // maxRetainedWriteBuf bounds the response buffer a connection keeps between requests; a larger
 // one (after a big response) is dropped so idle connections do not pin memory.
 const maxRetainedWriteBuf = 1 << 20
+
+// Api keys whose request frames the server reuses once the response is done (see Handler).
+const (
+	produceKey = 0
+	fetchKey   = 1
+)
+
+// connReadBuffer is the size of a connection's read buffer: small requests (and the size
+// prefix of every request) arrive with one read syscall, often several pipelined ones at once.
+const connReadBuffer = 8 << 10
 
 // Conn is one client connection, passed to every Handler call on it. Its methods are safe for
 // concurrent use.
@@ -33,12 +45,28 @@ type Conn struct {
 	ctx      context.Context    // immutable; cancelled when the connection closes
 	cancel   context.CancelFunc // immutable
 	log      logrus.FieldLogger // immutable
+	br       *bufio.Reader      // reader goroutine only
 	clientID atomic.Pointer[string]
-	mu       struct {
+	// out carries queued responses from the reader goroutine to the writer goroutine, in
+	// request order. Created with the writer on the first queued response; written and closed
+	// by the reader goroutine only.
+	out        chan *queued
+	writerDone chan struct{} // closed when the writer goroutine returns
+	drained    chan struct{} // buffer 1; the writer finished a queued response
+	mu         struct {
 		sync.Mutex
-		idle   bool // guarded by mu; true while waiting for the next request
-		closed bool // guarded by mu
+		reading     bool // guarded by mu; true while waiting for the next request
+		closed      bool // guarded by mu
+		queued      int  // guarded by mu; responses handed to the writer and not yet finished
+		queuedBytes int  // guarded by mu; request frame bytes of those responses
 	}
+}
+
+// queued is a response waiting for the writer goroutine.
+type queued struct {
+	req   *wire.Request
+	resp  kmsg.Response // possibly a Pending
+	start time.Time     // when the request frame had been read
 }
 
 func newConn(ctx context.Context, s *Server, listenerName string, nc net.Conn) *Conn {
@@ -51,6 +79,7 @@ func newConn(ctx context.Context, s *Server, listenerName string, nc net.Conn) *
 	}
 	c.ctx, c.cancel = context.WithCancel(ctx)
 	c.log = s.log.WithFields(logrus.Fields{"peer": nc.RemoteAddr().String(), "listener": listenerName})
+	c.drained = make(chan struct{}, 1)
 	return c
 }
 
@@ -82,23 +111,29 @@ func (c *Conn) NetConn() net.Conn { return c.nc }
 // Context returns the connection's context, cancelled when the connection closes.
 func (c *Conn) Context() context.Context { return c.ctx }
 
-// setIdle marks the connection as waiting for a request. It returns false when the server is
-// shutting down, in which case the connection must close instead of reading.
-func (c *Conn) setIdle(idle bool) bool {
+// setReading marks the connection as waiting for a request (or not). It returns false when the
+// connection is closed or, for reading == true, when the server is shutting down, in which
+// case the connection must stop reading.
+func (c *Conn) setReading(reading bool) bool {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if idle && c.srv.closing.Load() || c.mu.closed {
+	if reading && c.srv.closing.Load() || c.mu.closed {
 		return false
 	}
-	c.mu.idle = idle
+	c.mu.reading = reading
 	return true
 }
 
-// closeIfIdle closes the connection if it is waiting for a request (graceful shutdown).
+// closeIfIdle closes the connection if it is waiting for a request and owes no response
+// (graceful shutdown).
 func (c *Conn) closeIfIdle() {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if c.mu.idle && !c.mu.closed {
+	c.closeIfIdleLocked()
+}
+
+func (c *Conn) closeIfIdleLocked() {
+	if c.mu.reading && c.mu.queued == 0 && !c.mu.closed {
 		c.mu.closed = true
 		c.nc.Close()
 	}
@@ -115,35 +150,45 @@ func (c *Conn) forceClose() {
 	c.cancel()
 }
 
-// serve is the connection goroutine: read a frame, parse, call the handler, write the
-// response, loop. Owned by the Server (its wg); stops on any I/O or framing error, on a
-// handler error, at shutdown, or when forceClose closes the socket.
+// serve is the connection's reader goroutine, owned by the Server (its wg). It reads, parses
+// and handles requests one at a time, in order, and writes each response itself when nothing
+// is queued before it; otherwise (or when the response is a Pending) it queues the response
+// for the writer goroutine (writer.go). It stops on an I/O or framing error, a handler error,
+// at shutdown, or when forceClose closes the socket; before returning it lets the writer
+// finish (write every queued response, or drop them once the connection is force-closed).
 func (c *Conn) serve() {
 	s := c.srv
 	defer s.wg.Done()
 	defer s.removeConn(c)
 	defer c.forceClose()
+	defer c.stopWriter()
 	defer func() {
 		if r := recover(); r != nil {
-			s.panics.Add(1)
-			s.panicsC.Inc(1)
-			c.log.WithField("panic", fmt.Sprint(r)).Errorf("handler panic; closing connection\n%s", debug.Stack())
+			c.panicked(r)
 		}
 	}()
+	c.br = bufio.NewReaderSize(c.nc, connReadBuffer)
+	c.readLoop()
+}
+
+// readLoop runs until the connection must stop reading; see serve.
+func (c *Conn) readLoop() {
+	s := c.srv
 	var wbuf []byte
 	for {
-		if !c.setIdle(true) {
+		if !c.waitForRoom() || !c.setReading(true) {
 			return
 		}
 		if s.opts.IdleTimeout > 0 {
 			c.nc.SetReadDeadline(time.Now().Add(s.opts.IdleTimeout))
 		}
-		frame, err := wire.ReadFrame(c.nc, s.opts.MaxRequestSize, nil)
-		if !c.setIdle(false) {
+		frame, err := wire.ReadFramePooled(c.br, s.opts.MaxRequestSize, s.frames)
+		if !c.setReading(false) {
 			return
 		}
 		if err != nil {
 			c.logReadError(err)
+			c.forceClose()
 			return
 		}
 		start := time.Now()
@@ -158,30 +203,61 @@ func (c *Conn) serve() {
 			c.logRequest(req).WithError(err).Info("closing connection: handler error")
 			return
 		}
-		if resp != nil {
-			if resp.Key() != req.Key {
-				c.logRequest(req).Errorf("handler returned a response for api key %d; closing connection", resp.Key())
-				return
-			}
-			if s.opts.IdleTimeout > 0 {
-				c.nc.SetWriteDeadline(time.Now().Add(s.opts.IdleTimeout))
-			}
-			if w, ok := resp.(wire.ResponseWriterTo); ok {
-				err = w.WriteResponse(c.nc, req)
-			} else {
-				wbuf = wire.AppendResponse(wbuf[:0], req, resp)
-				_, err = c.nc.Write(wbuf)
-				if cap(wbuf) > maxRetainedWriteBuf {
-					wbuf = nil
-				}
-			}
-			if err != nil {
-				c.logRequest(req).WithError(err).Debug("closing connection: writing response")
-				return
-			}
+		if resp == nil {
+			s.metrics.observe(req.Key, time.Since(start))
+			c.recycle(req)
+			continue
+		}
+		if resp.Key() != req.Key {
+			c.logRequest(req).Errorf("handler returned a response for api key %d; closing connection", resp.Key())
+			return
+		}
+		if _, pending := resp.(Pending); pending || !c.queueEmpty() {
+			c.enqueue(&queued{req: req, resp: resp, start: start})
+			continue
+		}
+		if err := c.writeResponse(req, resp, &wbuf); err != nil {
+			c.logRequest(req).WithError(err).Debug("closing connection: writing response")
+			c.forceClose()
+			return
 		}
 		s.metrics.observe(req.Key, time.Since(start))
+		c.recycle(req)
 	}
+}
+
+// writeResponse writes resp for req to the socket, encoding it into *wbuf unless it writes
+// itself (wire.ResponseWriterTo).
+func (c *Conn) writeResponse(req *wire.Request, resp kmsg.Response, wbuf *[]byte) error {
+	if c.srv.opts.IdleTimeout > 0 {
+		c.nc.SetWriteDeadline(time.Now().Add(c.srv.opts.IdleTimeout))
+	}
+	if w, ok := resp.(wire.ResponseWriterTo); ok {
+		return w.WriteResponse(c.nc, req)
+	}
+	*wbuf = wire.AppendResponse((*wbuf)[:0], req, resp)
+	_, err := c.nc.Write(*wbuf)
+	if cap(*wbuf) > maxRetainedWriteBuf {
+		*wbuf = nil
+	}
+	return err
+}
+
+// recycle returns req's frame to the server's pool when its api key's handlers keep no request
+// bytes beyond the response (Produce and Fetch; see Handler). Call it once the response has
+// been written or dropped.
+func (c *Conn) recycle(req *wire.Request) {
+	if req.Key == produceKey || req.Key == fetchKey {
+		c.srv.frames.Put(req.Frame)
+	}
+}
+
+// panicked records a recovered handler panic (broker.panics) and closes the connection.
+func (c *Conn) panicked(r any) {
+	c.srv.panics.Add(1)
+	c.srv.panicsC.Inc(1)
+	c.log.WithField("panic", fmt.Sprint(r)).Errorf("handler panic; closing connection\n%s", debug.Stack())
+	c.forceClose()
 }
 
 func (c *Conn) logRequest(req *wire.Request) logrus.FieldLogger {

@@ -4,7 +4,9 @@
 // # Owns
 //
 // Named TCP listeners (Listen), the accept loop with 5 ms → 1 s backoff on temporary errors,
-// the per-connection loop (read frame → parse → Handler.Serve → write response, in order),
+// the per-connection loops (reader: read frame → parse → Handler.Serve, in order; writer:
+// finish and write responses, in order), the per-connection response queue (Pending,
+// MaxQueuedResponses, MaxQueuedBytes), the request frame pool (Produce and Fetch frames),
 // connections.max.idle.ms, max.connections.per.ip, socket.send/receive.buffer.bytes, graceful
 // and forced shutdown, the per-connection recover() of last
 // resort (Panics, metric "broker.panics"), and the request metrics (RequestsPerSec,
@@ -18,18 +20,40 @@
 // # Concurrency
 //
 // Server methods are safe for concurrent use. Serve starts one accept goroutine per listener
-// and one goroutine per connection, all owned by the Server's WaitGroup. Each connection
-// handles one request at a time on its own goroutine, so responses leave in request order
-// (Kafka's guarantee) and a blocking handler parks only its own connection. Nothing is global:
-// no request queue, no handler pool.
+// and one reader goroutine per connection, all owned by the Server's WaitGroup; a connection's
+// writer goroutine starts with its first queued response and is joined by its reader. Nothing
+// is global: no request queue, no handler pool.
 //
-// Stopping: Shutdown(ctx) closes the listeners, closes idle connections at once, lets busy
-// connections write their current response and then closes them, and at ctx's deadline closes
-// everything and cancels handler contexts. Cancelling Serve's ctx does the forced part at once.
-// Both wait for every goroutine; handlers must return when their ctx is done.
+// A connection reads, parses and handles one request at a time, in order, on its reader
+// goroutine, so every request's side effects (for Produce: the appends) happen in request
+// order. A handler may return a Pending (acks=all Produce waiting for the high watermark):
+// the response is queued for the writer goroutine, which waits for it and writes it, while the
+// reader goes on with the next requests. Any response that follows a queued one is queued
+// behind it; a response with nothing queued before it is written by the reader at once (the
+// common path costs no goroutine hand-off). So responses always leave in request order
+// (Kafka's guarantee), and a connection owes at most MaxQueuedResponses responses (default 16)
+// or MaxQueuedBytes of request frames (default 16 MiB) before it stops reading; with
+// MaxQueuedResponses 1 it behaves as Kafka's one-request-at-a-time connection. A handler that
+// blocks in Serve (long-poll Fetch, JoinGroup) still parks its reader, as before.
 //
-// Locks: Server.mu (listeners, connection set, per-IP counts) is taken before Conn.mu (idle
-// and closed flags), never the other way round; no I/O other than Close happens under either.
+// A Pending holds nothing until its Wait runs, so a connection that closes with responses
+// queued drops them without calling Wait; the one Wait in progress sees its ctx cancelled.
+//
+// Frames: Produce and Fetch request frames come from a bounded pool (wire.FramePool) and go
+// back to it once their response is written or dropped; handlers must not keep their byte
+// fields beyond that (see Handler). Other frames are left to the GC, since handlers (group
+// membership metadata) may keep their bytes.
+//
+// Stopping: Shutdown(ctx) closes the listeners, closes idle connections (waiting for a request
+// and owing no response) at once, lets busy connections stop reading, write every queued
+// response and then closes them, and at ctx's deadline closes everything and cancels handler
+// contexts (a Pending's Wait gets the cancelled ctx). Cancelling Serve's ctx does the forced
+// part at once. Both wait for every goroutine; handlers and Waits must return when their ctx
+// is done.
+//
+// Locks: Server.mu (listeners, connection set, per-IP counts) is taken before Conn.mu (reading
+// and closed flags, queue counts), never the other way round; no I/O other than Close happens
+// under either.
 //
 // # Errors and the connection
 //
@@ -37,6 +61,8 @@
 // a frame size that is negative or above MaxRequestSize, a torn frame, an undecodable header or
 // body, an unknown api key, a version kmsg cannot decode (except ApiVersions, which the Handler
 // answers per KIP-511), a handler error, a handler panic, a response of the wrong api key, and
-// a failed write. Everything else is the Handler's to answer with an error code. See
+// a failed write; a Pending's Wait error or panic likewise. After a read or write failure or a
+// panic, queued responses are dropped; after the other errors the responses queued before the
+// failing request are still written first. Everything else is the Handler's to answer with an error code. See
 // docs/protocol.md.
 package server

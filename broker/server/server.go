@@ -52,6 +52,13 @@ type Options struct {
 	// default (Kafka's -1), which on Linux leaves buffer autotuning on.
 	SendBufferBytes    int32
 	ReceiveBufferBytes int32
+	// MaxQueuedResponses and MaxQueuedBytes bound what one connection may owe (see Pending):
+	// it reads the next request only while fewer responses than MaxQueuedResponses are queued
+	// for its writer and their request frames total less than MaxQueuedBytes. Defaults
+	// DefaultMaxQueuedResponses and DefaultMaxQueuedBytes; MaxQueuedResponses 1 handles one
+	// request at a time (Kafka's behaviour).
+	MaxQueuedResponses int
+	MaxQueuedBytes     int
 }
 
 // Server accepts connections on named listeners and serves Kafka requests with one goroutine
@@ -60,6 +67,7 @@ type Server struct {
 	opts    Options            // immutable after New
 	log     logrus.FieldLogger // immutable after New
 	metrics *requestMetrics    // immutable after New
+	frames  *wire.FramePool    // immutable after New; internally synchronised
 	conns   metrics.Gauge      // immutable after New
 	panicsC metrics.Counter    // immutable after New
 	panics  atomic.Int64       // atomic
@@ -104,6 +112,12 @@ func New(opts Options) (*Server, error) {
 	if opts.IdleTimeout == 0 {
 		opts.IdleTimeout = DefaultIdleTimeout
 	}
+	if opts.MaxQueuedResponses <= 0 {
+		opts.MaxQueuedResponses = DefaultMaxQueuedResponses
+	}
+	if opts.MaxQueuedBytes <= 0 {
+		opts.MaxQueuedBytes = DefaultMaxQueuedBytes
+	}
 	s := &Server{
 		opts:    opts,
 		log:     opts.Logger.WithField("component", "server"),
@@ -111,6 +125,7 @@ func New(opts Options) (*Server, error) {
 		conns:   metrics.GetOrRegisterGauge(MetricConnectionCount, opts.Metrics),
 		panicsC: metrics.GetOrRegisterCounter(MetricPanics, opts.Metrics),
 		quit:    make(chan struct{}),
+		frames:  wire.NewFramePool(),
 	}
 	s.mu.conns = make(map[*Conn]struct{})
 	s.mu.perIP = make(map[string]int32)

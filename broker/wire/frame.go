@@ -28,21 +28,35 @@ const frameChunk = 1 << 20
 // buf. io.EOF is returned only when r ends cleanly before the first prefix byte; a stream that
 // ends inside a frame returns an error wrapping io.ErrUnexpectedEOF. ReadFrame blocks on r.
 func ReadFrame(r io.Reader, maxSize int32, buf []byte) ([]byte, error) {
+	n, err := readFrameSize(r, maxSize)
+	if err != nil {
+		return nil, err
+	}
+	return readFrameBody(r, n, buf)
+}
+
+// readFrameSize reads and checks a frame's 4-byte size prefix (see ReadFrame).
+func readFrameSize(r io.Reader, maxSize int32) (int, error) {
 	if maxSize <= 0 {
 		maxSize = DefaultMaxRequestSize
 	}
 	var prefix [4]byte
 	if _, err := io.ReadFull(r, prefix[:]); err != nil {
-		return nil, err
+		return 0, err
 	}
 	size := int32(binary.BigEndian.Uint32(prefix[:]))
 	if size < 0 {
-		return nil, fmt.Errorf("%w: size %d", ErrBadFrame, size)
+		return 0, fmt.Errorf("%w: size %d", ErrBadFrame, size)
 	}
 	if size > maxSize {
-		return nil, fmt.Errorf("%w: size %d > %d", ErrFrameTooLarge, size, maxSize)
+		return 0, fmt.Errorf("%w: size %d > %d", ErrFrameTooLarge, size, maxSize)
 	}
-	n := int(size)
+	return int(size), nil
+}
+
+// readFrameBody reads an n-byte frame body into buf when its capacity suffices, otherwise into
+// a buffer grown in frameChunk steps as bytes arrive (see ReadFrame).
+func readFrameBody(r io.Reader, n int, buf []byte) ([]byte, error) {
 	if cap(buf) >= n {
 		buf = buf[:n]
 		if _, err := io.ReadFull(r, buf); err != nil {
