@@ -87,3 +87,37 @@ func TestStorageFlushAfterRoll(t *testing.T) {
 		return nil
 	})
 }
+
+// A Flush with nothing past the recovery point syncs nothing (Kafka's
+// Log.flush returns at offset <= recoveryPoint): a broker closing
+// thousands of idle logs costs no fsync per log. A truncation back to an
+// empty log keeps the recovery point low, so the next Flush syncs again.
+func TestStorageFlushNothingNewSyncsNothing(t *testing.T) {
+	efs := newErrorFS(OSFS{})
+	l := openTestLog(t, filepath.Join(t.TempDir(), "t-0"), smallConfig(), newFakeClock(), func(o *LogOptions) { o.FS = efs })
+	defer l.Close()
+	if _, err := l.AppendAsLeader(testBatch(t, 2, 10, 0), 0); err != nil {
+		t.Fatal(err)
+	}
+	if err := l.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	efs.failAfter(opSync, 0) // any fsync from now on fails
+	if err := l.Flush(); err != nil {
+		t.Fatalf("flush with nothing new: %v", err)
+	}
+	if l.RecoveryPoint() != 2 {
+		t.Fatalf("recovery point %d, want 2", l.RecoveryPoint())
+	}
+	efs.heal()
+	if err := l.TruncateFullyAndStartAt(10); err != nil {
+		t.Fatal(err)
+	}
+	if l.RecoveryPoint() > 2 {
+		t.Fatalf("recovery point %d after truncating fully, want at most the old 2", l.RecoveryPoint())
+	}
+	efs.failAfter(opSync, 0)
+	if err := l.Flush(); err == nil {
+		t.Fatal("flush after a full truncation synced nothing")
+	}
+}

@@ -121,8 +121,14 @@ func (l *Log) flushLocked(upTo int64) error {
 
 // syncSegments fsyncs the segments that may hold offsets in
 // [recovery point, upTo); the caller then advances the recovery point.
+// With nothing past the recovery point it syncs no segment (Kafka's
+// Log.flush returns when offset <= recoveryPoint), so closing a broker
+// with thousands of idle logs costs no fsync per log.
 func (l *Log) syncSegments(segs []*Segment, upTo int64, dirDirty bool) error {
 	rp := l.recoveryPoint.Load()
+	if upTo <= rp {
+		segs = nil // everything below upTo is durable already
+	}
 	for i, s := range segs {
 		if i+1 < len(segs) && segs[i+1].base <= rp {
 			continue // wholly below the recovery point: already durable

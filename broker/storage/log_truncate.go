@@ -133,7 +133,9 @@ func (l *Log) truncateFullyLocked(offset int64) error {
 	l.logStartOffset.Store(offset)
 	l.publishEndLocked(offset)
 	l.highWatermark.Store(offset)
-	l.recoveryPoint.Store(offset)
+	// The recovery point stays at or below its old value (publishEndLocked
+	// clamped it), as Kafka's min(newOffset, recoveryPoint): the emptied
+	// segment is not yet durable, so the next Flush must sync it.
 	l.mu.dirDirty = true
 	return l.epochs.Clear()
 }
