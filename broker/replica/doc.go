@@ -33,6 +33,10 @@
 // writes every 2.5 s once the changes have been quiet for 5 s or the last
 // write is 60 s old (Kafka's maybePropagateIsrChanges).
 //
+// Time is injected (STYLE S6.11): Config.Now reads the clock and
+// Config.After times the ISR loop, the fetchers' error backoff and their
+// quota pause, so tests can drive them with a manual clock.
+//
 // Goroutines, all owned by the Manager and stopped by Manager.Close: the
 // ISR loop (started by New when Config.Isr is set) and the follower
 // fetchers, one per source broker (started by LeaderAndIsr making this

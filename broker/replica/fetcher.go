@@ -152,11 +152,9 @@ func (f *fetcher) run() {
 		}
 		if err := f.fetchOnce(ep, parts); err != nil && f.ctx.Err() == nil {
 			f.log.WithError(err).Debug("replica fetch failed; backing off")
-			t := time.NewTimer(backoff)
 			select {
-			case <-t.C:
+			case <-f.fm.m.cfg.After(backoff):
 			case <-f.ctx.Done():
-				t.Stop()
 			}
 		}
 	}
@@ -274,10 +272,8 @@ func (f *fetcher) fetchOnce(ep LeaderEndpoint, parts map[TopicPartition]partitio
 // one second, or until the fetcher stops).
 func (f *fetcher) waitForQuota() {
 	d := min(max(f.fm.m.FollowerThrottle.Delay(), 10*time.Millisecond), time.Second)
-	t := time.NewTimer(d)
-	defer t.Stop()
 	select {
-	case <-t.C:
+	case <-f.fm.m.cfg.After(d):
 	case <-f.ctx.Done():
 	case <-f.wake:
 	}

@@ -68,21 +68,22 @@ func (ip *isrPropagator) due(now time.Time) []TopicPartition {
 
 // isrLoop shrinks ISRs of lagging followers every replica.lag.time.max.ms/2
 // and announces ISR changes to the controller. It runs while the Manager is
-// open (started by New when an IsrStore is configured).
+// open (started by New when an IsrStore is configured). Both intervals run
+// on the injected clock (Config.After); each is re-armed after its work.
 func (m *Manager) isrLoop(ctx context.Context) {
-	shrink := time.NewTicker(max(m.cfg.ReplicaLagTimeMax/2, 10*time.Millisecond))
-	defer shrink.Stop()
-	propagate := time.NewTicker(min(isrPropagateInterval, m.cfg.ReplicaLagTimeMax))
-	defer propagate.Stop()
+	shrinkEvery := max(m.cfg.ReplicaLagTimeMax/2, 10*time.Millisecond)
+	propagateEvery := min(isrPropagateInterval, m.cfg.ReplicaLagTimeMax)
+	shrink, propagate := m.cfg.After(shrinkEvery), m.cfg.After(propagateEvery)
 	for {
 		select {
 		case <-ctx.Done():
 			return
-		case <-shrink.C:
+		case <-shrink:
 			for _, p := range m.Partitions() {
 				p.maybeShrinkIsr()
 			}
-		case <-propagate.C:
+			shrink = m.cfg.After(shrinkEvery)
+		case <-propagate:
 			if tps := m.isrChanges.due(m.cfg.Now()); len(tps) > 0 {
 				if err := m.cfg.Isr.NotifyIsrChanges(tps); err != nil {
 					m.log.WithError(err).Warn("writing the ISR change notification failed")
@@ -91,6 +92,7 @@ func (m *Manager) isrLoop(ctx context.Context) {
 					}
 				}
 			}
+			propagate = m.cfg.After(propagateEvery)
 		}
 	}
 }

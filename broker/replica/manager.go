@@ -41,8 +41,12 @@ type Config struct {
 	Logger      logrus.FieldLogger
 	// ReplicaLagTimeMax is replica.lag.time.max.ms.
 	ReplicaLagTimeMax time.Duration
-	// Now is the clock; nil means time.Now.
-	Now func() time.Time
+	// Now and After are the clock (STYLE S6.11): Now reads it (ISR lag,
+	// throttles); After returns a channel that receives once d has passed
+	// on it (the ISR loop's intervals, the fetchers' error backoff and
+	// quota pause). nil means time.Now and time.After.
+	Now   func() time.Time
+	After func(d time.Duration) <-chan time.Time
 	// Fetcher configures the follower fetchers; a nil Source disables them.
 	Fetcher FetcherConfig
 	// Isr persists ISR expansions and shrinks; nil disables ISR
@@ -96,6 +100,9 @@ func New(cfg Config) (*Manager, error) {
 	}
 	if cfg.Now == nil {
 		cfg.Now = time.Now
+	}
+	if cfg.After == nil {
+		cfg.After = time.After
 	}
 	if cfg.ReplicaLagTimeMax <= 0 {
 		cfg.ReplicaLagTimeMax = 30 * time.Second
