@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"path/filepath"
 	"strconv"
 	"testing"
 	"time"
@@ -117,7 +118,8 @@ func TestClusterScaleControlledShutdownAndFailover(t *testing.T) {
 // shutdown (timed to the process's exit) and SIGKILL for the controller
 // failover (its ZooKeeper session expires after
 // zookeeper.session.timeout.ms, 6 s here). Opt-in with
-// SAMSA_SCALE_PARTITIONS=N like the in-process variant.
+// SAMSA_SCALE_PARTITIONS=N like the in-process variant;
+// SAMSA_SCALE_LOG_DIR=dir keeps the brokers' logs there.
 func TestClusterScaleProcControlledShutdownAndFailover(t *testing.T) {
 	n, _ := strconv.Atoi(os.Getenv("SAMSA_SCALE_PARTITIONS"))
 	if n <= 0 {
@@ -126,6 +128,16 @@ func TestClusterScaleProcControlledShutdownAndFailover(t *testing.T) {
 	const perTopic = 100
 	const long = 10 * time.Minute
 	c := brokertest.NewProcCluster(t, 3, brokertest.WithProperty("auto.leader.rebalance.enable", "false"))
+	if dir := os.Getenv("SAMSA_SCALE_LOG_DIR"); dir != "" {
+		t.Cleanup(func() { // brokers' logs kept for reading the timings
+			for i := 0; i < c.N(); i++ {
+				name := filepath.Join(dir, fmt.Sprintf("broker-%d.log", c.ID(i)))
+				if err := os.WriteFile(name, []byte(c.Log(i)), 0o644); err != nil {
+					t.Error(err)
+				}
+			}
+		})
+	}
 	topics := make([]string, (n+perTopic-1)/perTopic)
 	for i := range topics {
 		topics[i] = fmt.Sprintf("s%04d", i)

@@ -297,7 +297,12 @@ type partitionErr struct {
 }
 
 // logControlResponse logs the outcome of one control request (api names it) to broker: a
-// failed send, else a non-zero top-level code and each partition's non-zero code.
+// failed send, else a non-zero top-level code, and the partition errors: each at DEBUG, and
+// one WARN line per error code with its count and first partition. One line per partition
+// would be thousands of WARN lines per request at scale: a broker that hears of a broker
+// failure after a controlled shutdown already removed it from every ISR answers each
+// partition's unchanged state with STALE_CONTROLLER_EPOCH (its leader epoch is not newer;
+// Kafka sends the same requests and ignores those answers).
 func logControlResponse(log logrus.FieldLogger, broker int32, api string, err error, code int16, parts []partitionErr) {
 	l := log.WithField("broker", broker)
 	if err != nil {
@@ -307,11 +312,27 @@ func logControlResponse(log logrus.FieldLogger, broker int32, api string, err er
 	if code != 0 {
 		l.WithError(kerr.ErrorForCode(code)).Warn("controller: " + api + " request failed")
 	}
+	type summary struct {
+		count int
+		first partitionErr
+	}
+	byCode := make(map[int16]*summary)
 	for _, p := range parts {
-		if p.code != 0 {
-			l.WithFields(logrus.Fields{"topic": p.topic, "partition": p.partition}).
-				WithError(kerr.ErrorForCode(p.code)).Warn("controller: " + api + " partition error")
+		if p.code == 0 {
+			continue
 		}
+		l.WithFields(logrus.Fields{"topic": p.topic, "partition": p.partition}).
+			WithError(kerr.ErrorForCode(p.code)).Debug("controller: " + api + " partition error")
+		if s := byCode[p.code]; s != nil {
+			s.count++
+		} else {
+			byCode[p.code] = &summary{count: 1, first: p}
+		}
+	}
+	for _, c := range slices.Sorted(maps.Keys(byCode)) {
+		s := byCode[c]
+		l.WithFields(logrus.Fields{"partitions": s.count, "topic": s.first.topic, "partition": s.first.partition}).
+			WithError(kerr.ErrorForCode(c)).Warn("controller: " + api + " partition errors")
 	}
 }
 

@@ -160,10 +160,11 @@ func TestControllerFailoverResendsState(t *testing.T) {
 	if n2.c.Epoch() != 2 {
 		t.Fatalf("epoch %d", n2.c.Epoch())
 	}
-	// Two writes, as in Kafka 2.8's failover order: the replica state machine first removes
-	// the dead replica 1 from the ISR (leader -1, epoch 1), then the partition state machine
-	// elects 3 (epoch 2).
-	wantState(t, admin, "keep", 0, 3, []int32{3}, 2)
+	// One write (epoch 1): the election replaces the dead leader 1 and drops it from the
+	// ISR together. Kafka 2.8 first writes leader -1 (epoch 1) and then elects (epoch 2);
+	// here the partition never shows leader -1 while ISR member 3 is alive, and broker 3
+	// never hears of a leaderless keep-0.
+	wantState(t, admin, "keep", 0, 3, []int32{3}, 1)
 	waitFor(t, waitTimeout, func() error {
 		reqs := cl.rec.requests(3, 6)
 		var firstUM *kmsg.UpdateMetadataRequest
@@ -200,6 +201,11 @@ func TestControllerFailoverResendsState(t *testing.T) {
 		}
 		return nil
 	})
+	for _, lai := range leaderAndIsrFor(cl.rec, 3, "keep", 0) {
+		if lai.Leader < 0 {
+			t.Fatalf("LeaderAndIsr for keep-0 with leader %d: %+v", lai.Leader, lai)
+		}
+	}
 }
 
 // TestControllerBouncedBroker: a broker whose session expired re-registers with a new broker
