@@ -65,3 +65,31 @@ func TestAPITopicConfigChangeWritesOneNotification(t *testing.T) {
 		t.Fatalf("validate-only AlterConfigs: %d config_change_ znodes, then %d", len(before), len(after))
 	}
 }
+
+// TestAPIClientQuotaChangeWritesOneNotification: AlterClientQuotas on a
+// user creates exactly one config_change_ znode naming users/<user>, as
+// Kafka's AdminZkClient.changeUserOrUserClientIdConfig does.
+func TestAPIClientQuotaChangeWritesOneNotification(t *testing.T) {
+	c := brokertest.NewCluster(t, 1)
+	admin := c.Admin(t, brokertest.SaramaConfig(sarama.V2_8_0_0))
+	zk := c.ZooKeeper(t)
+	before, err := zk.GetConfigChanges()
+	if err != nil {
+		t.Fatal(err)
+	}
+	ent := []sarama.QuotaEntityComponent{{EntityType: sarama.QuotaEntityUser, MatchType: sarama.QuotaMatchExact, Name: "bob"}}
+	if err := admin.AlterClientQuotas(ent, sarama.ClientQuotasOp{Key: "producer_byte_rate", Value: 2048}, false); err != nil {
+		t.Fatal(err)
+	}
+	after, err := zk.GetConfigChanges()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(after) != len(before)+1 {
+		t.Fatalf("%d config_change_ znodes, then %d (%v), want exactly one more", len(before), len(after), after)
+	}
+	entity, _, err := zk.ReadConfigChange(after[len(after)-1])
+	if want := zkutil.ConfigTypeUser + "/bob"; err != nil || entity != want {
+		t.Fatalf("newest notification names %q (%v), want %q", entity, err, want)
+	}
+}

@@ -168,8 +168,7 @@ func (b *Broker) setQuotas(e quotaEntity, values map[string]float64) error {
 	for _, k := range keys {
 		cfg[k] = strconv.FormatFloat(values[k], 'f', -1, 64)
 	}
-	if err := b.zk.SetEntityConfig(typ, name, cfg); err != nil {
-		return err
-	}
-	return b.zk.WriteConfigChange(typ + "/" + name)
+	// SetEntityConfig writes the config_change_ notification itself: one
+	// change, one notification, as Kafka writes it.
+	return b.zk.SetEntityConfig(typ, name, cfg)
 }
