@@ -89,13 +89,19 @@ func TestStorageFlushAfterRoll(t *testing.T) {
 }
 
 // A Flush with nothing past the recovery point syncs nothing (Kafka's
-// Log.flush returns at offset <= recoveryPoint): a broker closing
-// thousands of idle logs costs no fsync per log. A truncation back to an
+// Log.flush returns at offset <= recoveryPoint), nor does one of a new
+// empty log (not even its directory): a broker closing thousands of idle
+// logs costs no fsync per log. A truncation back to an
 // empty log keeps the recovery point low, so the next Flush syncs again.
 func TestStorageFlushNothingNewSyncsNothing(t *testing.T) {
 	efs := newErrorFS(OSFS{})
 	l := openTestLog(t, filepath.Join(t.TempDir(), "t-0"), smallConfig(), newFakeClock(), func(o *LogOptions) { o.FS = efs })
 	defer l.Close()
+	efs.failAfter(opSync, 0)
+	if err := l.Flush(); err != nil {
+		t.Fatalf("flush of a new empty log: %v", err)
+	}
+	efs.heal()
 	if _, err := l.AppendAsLeader(testBatch(t, 2, 10, 0), 0); err != nil {
 		t.Fatal(err)
 	}

@@ -347,8 +347,10 @@ func (m *Manager) Close() error {
 		}
 		return err
 	}
+	start := time.Now()
+	logs := m.managedLogs()
 	dirErr := map[string]error{}
-	for _, ml := range m.managedLogs() {
+	for _, ml := range logs {
 		if err := ml.log.Flush(); err != nil {
 			dirErr[ml.root] = errors.Join(dirErr[ml.root], err)
 		}
@@ -374,6 +376,8 @@ func (m *Manager) Close() error {
 			all = errors.Join(all, err)
 		}
 	}
+	m.logger.WithFields(logrus.Fields{"logs": len(logs), "duration": time.Since(start).String()}).
+		Info("storage: flushed, checkpointed and closed the logs")
 	return all
 }
 
