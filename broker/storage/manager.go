@@ -21,7 +21,9 @@ type ManagerConfig struct {
 
 	// LogConfig is the broker-wide default per-log config; ConfigFor, when
 	// set, gives the config of a log found on disk at Load (topic
-	// overrides).
+	// overrides). Load calls it once per topic and log dir, not once per
+	// partition: a lookup may cost a ZooKeeper read, and a broker with
+	// 10,000 partitions in 100 topics would otherwise wait for 10,000.
 	LogConfig Config
 	ConfigFor func(tp TopicPartition) Config
 

@@ -130,16 +130,13 @@ func (m *Manager) loadDir(ctx context.Context, root string) error {
 		errMu   sync.Mutex
 		loadErr error
 	)
+	configFor := m.topicConfigMemo()
 	for range m.cfg.RecoveryThreadsPerDataDir {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			for tp := range work {
-				cfg := m.cfg.LogConfig
-				if m.cfg.ConfigFor != nil {
-					cfg = m.cfg.ConfigFor(tp)
-				}
-				opts := m.logOptions(root, tp, cfg)
+				opts := m.logOptions(root, tp, configFor(tp))
 				opts.CleanShutdown = clean
 				opts.RecoveryPoint = recovery[tp]
 				opts.HighWatermark = hws[tp]
@@ -273,4 +270,28 @@ func (m *Manager) writeCheckpoints(root string, recovery, start, hw bool) error 
 		}
 	}
 	return err
+}
+
+// topicConfigMemo returns a ConfigFor that asks m.cfg.ConfigFor once per
+// topic (see ManagerConfig.ConfigFor); safe for concurrent use by the
+// load workers.
+func (m *Manager) topicConfigMemo() func(tp TopicPartition) Config {
+	if m.cfg.ConfigFor == nil {
+		return func(TopicPartition) Config { return m.cfg.LogConfig }
+	}
+	var mu sync.Mutex
+	byTopic := make(map[string]Config)
+	return func(tp TopicPartition) Config {
+		mu.Lock()
+		cfg, ok := byTopic[tp.Topic]
+		mu.Unlock()
+		if ok {
+			return cfg
+		}
+		cfg = m.cfg.ConfigFor(tp) // outside the lock: it may block on ZooKeeper
+		mu.Lock()
+		byTopic[tp.Topic] = cfg
+		mu.Unlock()
+		return cfg
+	}
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"sync"
 	"testing"
 	"time"
 )
@@ -254,5 +255,48 @@ func TestStorageManagerDirOfflineAfterDiskError(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(dirs[1], CleanShutdownFile)); err != nil {
 		t.Fatal("healthy dir not marked clean")
+	}
+}
+
+// Load asks ConfigFor once per topic, not once per partition (a lookup
+// may be a ZooKeeper read), and each log gets its topic's config.
+func TestStorageManagerLoadConfigForOncePerTopic(t *testing.T) {
+	dir := t.TempDir()
+	clock := newFakeClock()
+	m := newTestManager(t, []string{dir}, clock, nil)
+	for _, topic := range []string{"a", "b"} {
+		for p := int32(0); p < 5; p++ {
+			if _, err := m.GetOrCreateLog(TopicPartition{topic, p}, smallConfig()); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	if err := m.Close(); err != nil {
+		t.Fatal(err)
+	}
+	var mu sync.Mutex
+	calls := map[string]int{}
+	m = newTestManager(t, []string{dir}, clock, func(c *ManagerConfig) {
+		c.ConfigFor = func(tp TopicPartition) Config {
+			mu.Lock()
+			calls[tp.Topic]++
+			mu.Unlock()
+			cfg := smallConfig()
+			if tp.Topic == "b" {
+				cfg.SegmentBytes = 8192
+			}
+			return cfg
+		}
+	})
+	defer m.Close()
+	if calls["a"] != 1 || calls["b"] != 1 {
+		t.Fatalf("ConfigFor calls per topic: %v, want one each", calls)
+	}
+	for p := int32(0); p < 5; p++ {
+		a, _ := m.Log(TopicPartition{"a", p})
+		b, _ := m.Log(TopicPartition{"b", p})
+		if a.Config().SegmentBytes != 4096 || b.Config().SegmentBytes != 8192 {
+			t.Fatalf("partition %d: segment.bytes a=%d b=%d", p, a.Config().SegmentBytes, b.Config().SegmentBytes)
+		}
 	}
 }
