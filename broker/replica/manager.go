@@ -196,6 +196,18 @@ func (m *Manager) BecomeLeaderOrFollower(ctx context.Context, req LeaderAndIsr) 
 	results := make(map[TopicPartition]error, len(req.Partitions))
 	var follow []fetchTarget
 	var stopFetching []TopicPartition
+	// One config lookup per topic of the request, not per partition: a
+	// lookup may be a ZooKeeper read, and a LeaderAndIsr after a broker
+	// failure names thousands of partitions of a few topics.
+	configs := make(map[string]topicConfigResult)
+	topicConfig := func(topic string) (TopicConfig, error) {
+		r, ok := configs[topic]
+		if !ok {
+			r.tc, r.err = m.cfg.TopicConfig(topic)
+			configs[topic] = r
+		}
+		return r.tc, r.err
+	}
 	for _, ps := range req.Partitions {
 		if !slices.Contains(ps.Replicas, m.cfg.BrokerID) {
 			results[ps.TopicPartition] = fmt.Errorf("%w: %s: broker %d not in replicas %v",
@@ -203,7 +215,7 @@ func (m *Manager) BecomeLeaderOrFollower(ctx context.Context, req LeaderAndIsr) 
 			continue
 		}
 		p := m.getOrCreatePartition(ps.TopicPartition)
-		isLeader, err := p.applyLeaderAndIsr(ps, now)
+		isLeader, err := p.applyLeaderAndIsr(ps, now, topicConfig)
 		results[ps.TopicPartition] = err
 		if err != nil {
 			continue
@@ -220,14 +232,22 @@ func (m *Manager) BecomeLeaderOrFollower(ctx context.Context, req LeaderAndIsr) 
 	return results, nil
 }
 
-// applyLeaderAndIsr opens the log if needed and makes p leader or follower.
-func (p *Partition) applyLeaderAndIsr(ps PartitionState, now time.Time) (isLeader bool, err error) {
+// topicConfigResult is one memoised TopicConfig lookup.
+type topicConfigResult struct {
+	tc  TopicConfig
+	err error
+}
+
+// applyLeaderAndIsr opens the log if needed and makes p leader or follower;
+// topicConfig is the request's memoised Config.TopicConfig.
+func (p *Partition) applyLeaderAndIsr(ps PartitionState, now time.Time,
+	topicConfig func(string) (TopicConfig, error)) (isLeader bool, err error) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if p.mu.leaderEpoch >= 0 && ps.LeaderEpoch <= p.mu.leaderEpoch {
 		return false, fmt.Errorf("%w: %s: epoch %d, local %d", ErrStaleLeaderEpoch, p.tp, ps.LeaderEpoch, p.mu.leaderEpoch)
 	}
-	tc, err := p.m.cfg.TopicConfig(p.tp.Topic)
+	tc, err := topicConfig(p.tp.Topic)
 	if err != nil {
 		return false, fmt.Errorf("replica: %s: topic config: %w", p.tp, err)
 	}
