@@ -79,13 +79,23 @@ func (b *Broker) handleFetch(r *request) (kmsg.Response, error) {
 		resp.ErrorCode = kerr.FetchSessionIDNotFound.Code
 		return resp, nil
 	}
-	var parts []*fetchPart
+	n := 0
+	for _, t := range req.Topics {
+		n += len(t.Partitions)
+	}
+	// One allocation each for the parts and the response's topics and
+	// partitions (a follower sends one every few milliseconds).
+	parts := make([]fetchPart, 0, n)
+	resp.Topics = make([]kmsg.FetchResponseTopic, 0, len(req.Topics))
+	respParts := make([]kmsg.FetchResponseTopicPartition, 0, n)
 	for ti, t := range req.Topics {
 		rt := kmsg.NewFetchResponseTopic()
 		rt.Topic = t.Topic
+		rt.Partitions = respParts[len(respParts) : len(respParts) : len(respParts)+len(t.Partitions)]
+		respParts = respParts[:len(respParts)+len(t.Partitions)]
 		resp.Topics = append(resp.Topics, rt)
 		for _, p := range t.Partitions {
-			parts = append(parts, &fetchPart{tp: replica.TopicPartition{Topic: t.Topic, Partition: p.Partition},
+			parts = append(parts, fetchPart{tp: replica.TopicPartition{Topic: t.Topic, Partition: p.Partition},
 				req: p, topicIdx: ti})
 		}
 	}
@@ -102,7 +112,8 @@ func (b *Broker) handleFetch(r *request) (kmsg.Response, error) {
 	read := func() bool {
 		var total int64
 		anyErr := false
-		for _, fp := range parts {
+		for i := range parts {
+			fp := &parts[i]
 			remaining := maxBytes - total
 			limit := min(int64(max(fp.req.PartitionMaxBytes, 0)), max(remaining, 0))
 			rp := replica.ReadParams{ReplicaID: replicaID, FetchOffset: fp.req.FetchOffset,
@@ -140,7 +151,8 @@ func (b *Broker) handleFetch(r *request) (kmsg.Response, error) {
 	}
 	if !read() && req.MaxWaitMillis > 0 {
 		keys := make([]purgatory.Key, len(parts))
-		for i, fp := range parts {
+		for i := range parts {
+			fp := &parts[i]
 			keys[i] = purgatory.Key{Topic: fp.tp.Topic, Partition: fp.tp.Partition}
 		}
 		deadline := b.opts.Now().Add(time.Duration(req.MaxWaitMillis) * time.Millisecond)
@@ -153,7 +165,8 @@ func (b *Broker) handleFetch(r *request) (kmsg.Response, error) {
 	if req.Version >= 4 {
 		spliced = wire.NewSpliced(resp)
 	}
-	for _, fp := range parts {
+	for i := range parts {
+		fp := &parts[i]
 		rp := kmsg.NewFetchResponseTopicPartition()
 		rp.Partition = fp.tp.Partition
 		rp.PreferredReadReplica = -1

@@ -46,8 +46,15 @@ func (h handler) Serve(ctx context.Context, c *server.Conn, req *wire.Request) (
 
 // debugRequest logs one line per request at DEBUG (STYLE S10.3).
 func (b *Broker) debugRequest(r *request) {
-	if l, ok := b.opts.Logger.(*logrus.Logger); ok && !l.IsLevelEnabled(logrus.DebugLevel) {
-		return
+	switch l := b.opts.Logger.(type) {
+	case *logrus.Logger:
+		if !l.IsLevelEnabled(logrus.DebugLevel) {
+			return
+		}
+	case *logrus.Entry: // a logger with fields (brokertest's): no fields built for nothing
+		if !l.Logger.IsLevelEnabled(logrus.DebugLevel) {
+			return
+		}
 	}
 	b.log.WithFields(logrus.Fields{"api": r.hdr.APIName(), "api_version": r.hdr.Version,
 		"corr": r.hdr.Correlation, "client_id": r.hdr.ClientIDString()}).Debug("request")

@@ -16,6 +16,7 @@
 // produce) on a channel until a Notify for one of its keys, its deadline (a
 // runtime timer, not a goroutine) or its context's cancellation. Notify never
 // blocks: a waiter's wake-up channel has a buffer of one, and a wake-up that
-// finds the buffer full is merged with the pending one. Lock order: the
+// finds the buffer full is merged with the pending one. Waiters (channel and
+// timer) are recycled through a sync.Pool once unregistered. Lock order: the
 // Purgatory's mu is a leaf; check functions run without it held.
 package purgatory

@@ -33,7 +33,24 @@ type Purgatory struct {
 }
 
 type waiter struct {
-	wake chan struct{} // buffer 1; a pending wake-up
+	wake  chan struct{} // buffer 1; a pending wake-up
+	timer *time.Timer   // the deadline timer; nil until first needed, stopped between uses
+}
+
+// waiters recycles waiters with their channel and timer: a purgatory sees a Wait per acks=all
+// produce and per parked fetch, thousands a second. A waiter goes back only after unwatch, so
+// no Notify can still reach it; putWaiter drains a wake-up left in its channel.
+var waiters = sync.Pool{New: func() any { return &waiter{wake: make(chan struct{}, 1)} }}
+
+func putWaiter(w *waiter) {
+	if w.timer != nil {
+		w.timer.Stop() // Go 1.23+ timers: no stale tick survives Stop
+	}
+	select {
+	case <-w.wake:
+	default:
+	}
+	waiters.Put(w)
 }
 
 // New returns an empty purgatory. name is used in metric names and logs
@@ -62,9 +79,12 @@ func (p *Purgatory) Expired() int64 { return p.expired.Load() }
 // The waiter is registered before the first check, so a Notify that races
 // with the first check is never lost.
 func (p *Purgatory) Wait(ctx context.Context, deadline time.Time, keys []Key, check func() bool) error {
-	w := &waiter{wake: make(chan struct{}, 1)}
+	w := waiters.Get().(*waiter)
 	p.watch(w, keys)
-	defer p.unwatch(w, keys)
+	defer func() {
+		p.unwatch(w, keys)
+		putWaiter(w)
+	}()
 	if check() {
 		return nil
 	}
@@ -75,9 +95,12 @@ func (p *Purgatory) Wait(ctx context.Context, deadline time.Time, keys []Key, ch
 			p.expired.Add(1)
 			return ErrTimeout
 		}
-		t := time.NewTimer(d)
-		defer t.Stop()
-		timeout = t.C
+		if w.timer == nil {
+			w.timer = time.NewTimer(d)
+		} else {
+			w.timer.Reset(d)
+		}
+		timeout = w.timer.C
 	}
 	p.parked.Add(1)
 	defer p.parked.Add(-1)

@@ -9,6 +9,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"net"
+	"sync"
 
 	"github.com/twmb/franz-go/pkg/kmsg"
 )
@@ -92,22 +93,55 @@ func (s *Spliced) Placeholder(r Region) []byte {
 // Regions returns the number of registered regions.
 func (s *Spliced) Regions() int { return len(s.regions) }
 
+// splicePart is one piece of a spliced frame: encoded bytes or a region.
+type splicePart struct {
+	b []byte
+	r Region
+}
+
+// spliceScratch holds WriteResponse's working buffers between calls, so a connection answering
+// many small fetches (a follower's) does not allocate them per response.
+type spliceScratch struct {
+	buf      []byte
+	parts    []splicePart
+	prefixes []byte
+	pending  net.Buffers
+}
+
+// maxScratchBuf bounds the encode buffer kept in the pool; a larger one is left to the GC.
+const maxScratchBuf = 64 << 10
+
+var scratchPool = sync.Pool{New: func() any { return new(spliceScratch) }}
+
 // WriteResponse implements ResponseWriterTo.
 func (s *Spliced) WriteResponse(w io.Writer, req *Request) error {
+	sc := scratchPool.Get().(*spliceScratch)
+	err := s.writeResponse(w, req, sc)
+	if cap(sc.buf) > maxScratchBuf {
+		sc.buf = nil
+	}
+	clear(sc.parts)
+	clear(sc.pending)
+	sc.parts, sc.prefixes, sc.pending = sc.parts[:0], sc.prefixes[:0], sc.pending[:0]
+	scratchPool.Put(sc)
+	return err
+}
+
+func (s *Spliced) writeResponse(w io.Writer, req *Request, sc *spliceScratch) error {
 	if req.Key != apiVersionsKey {
 		s.SetVersion(req.Version)
 	}
 	flexible := s.IsFlexible()
-	buf := AppendResponseHeader(nil, &req.Header)
+	buf := AppendResponseHeader(sc.buf[:0], &req.Header)
 	buf = s.AppendTo(buf)
+	sc.buf = buf
 
 	// parts alternates encoded bytes and regions; prefixes holds the rewritten length prefixes.
-	type part struct {
-		b []byte
-		r Region
+	parts := sc.parts[:0]
+	prefixes := sc.prefixes[:0]
+	if need := 5 * len(s.regions); cap(prefixes) < need {
+		prefixes = make([]byte, 0, need) // never grows below, so parts may alias it
 	}
-	parts := make([]part, 0, 3*len(s.regions)+1)
-	prefixes := make([]byte, 0, 5*len(s.regions))
 	total := int64(0)
 	cur := 4
 	for i := range s.regions {
@@ -136,26 +170,29 @@ func (s *Spliced) WriteResponse(w io.Writer, req *Request) error {
 		} else {
 			prefixes = binary.BigEndian.AppendUint32(prefixes, uint32(n))
 		}
-		parts = append(parts, part{b: buf[cur : at-pre]}, part{b: prefixes[p0:len(prefixes):len(prefixes)]}, part{r: s.regions[i]})
+		parts = append(parts, splicePart{b: buf[cur : at-pre]}, splicePart{b: prefixes[p0:len(prefixes):len(prefixes)]}, splicePart{r: s.regions[i]})
 		total += int64(at-pre-cur) + int64(len(prefixes)-p0) + n
 		cur = at + placeholderLen
 	}
-	parts = append(parts, part{b: buf[cur:]})
+	parts = append(parts, splicePart{b: buf[cur:]})
+	sc.parts, sc.prefixes = parts, prefixes
 	total += int64(len(buf) - cur)
 	if total > math.MaxInt32 {
 		return fmt.Errorf("wire: spliced response of %d bytes exceeds a frame", total)
 	}
 	PutFrameSize(buf, int(total))
 
-	pending := net.Buffers{buf[:4]}
+	pending := append(sc.pending[:0], buf[:4])
 	flush := func() error {
 		if len(pending) == 0 {
 			return nil
 		}
-		_, err := pending.WriteTo(w)
+		out := pending // WriteTo consumes its receiver; keep pending's backing array
+		_, err := out.WriteTo(w)
 		pending = pending[:0]
 		return err
 	}
+	defer func() { sc.pending = pending }()
 	for _, p := range parts {
 		if p.r == nil {
 			if len(p.b) > 0 {
