@@ -83,6 +83,9 @@ type Config struct {
 	// checked only with CreateTime.
 	MessageTimestampDifferenceMaxMs int64
 	Preallocate                     bool // preallocate
+	// ProducerIDExpirationMs is the broker's transactional.id.expiration.ms:
+	// a producer idle this long loses its state (Kafka 2.8). 0: the default.
+	ProducerIDExpirationMs int64
 }
 
 // DefaultConfig returns Kafka 2.8's defaults.
@@ -107,6 +110,7 @@ func DefaultConfig() Config {
 		MessageTimestampType:            CreateTime,
 		MessageTimestampDifferenceMaxMs: NoLimit,
 		Preallocate:                     false,
+		ProducerIDExpirationMs:          DefaultProducerIDExpirationMs,
 	}
 }
 

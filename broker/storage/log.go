@@ -90,8 +90,9 @@ type Log struct {
 		failed            error // sticky disk failure; appends refused
 		unflushedMessages int64
 		lastFlush         time.Time
-		dirDirty          bool  // files created or renamed since the last dir fsync
-		truncations       int64 // counts truncations, so a flush can tell
+		dirDirty          bool           // files created or renamed since the last dir fsync
+		truncations       int64          // counts truncations, so a flush can tell
+		producers         *producerState // idempotent producers' state (producer_log.go)
 	}
 }
 
@@ -268,6 +269,7 @@ func (l *Log) Close() error {
 	if l.mu.closed {
 		return nil
 	}
+	l.onCloseProducerStateLocked()
 	l.mu.closed = true
 	err := l.closeSegmentsLocked()
 	if l.mu.failed != nil {

@@ -24,6 +24,10 @@ type AppendInfo struct {
 	Bytes         int
 	// LogStartOffset after the append (ProduceResponse v5+).
 	LogStartOffset int64
+	// Duplicate is set when the batch repeated one of its idempotent
+	// producer's last five batches: nothing was appended and the offsets
+	// are the original batch's (Kafka 2.8).
+	Duplicate bool
 }
 
 // AppendAsLeader validates batches (one or more record batches v2 as a
@@ -37,7 +41,11 @@ type AppendInfo struct {
 // count, offset deltas, records that do not decode), record.ErrTooLarge
 // (a batch over max.message.bytes), ErrInvalidTimestamp,
 // ErrRecordBatchTooLarge (more than segment.bytes at once), ErrStorage
-// (the disk failed; the log then refuses appends), ErrClosed.
+// (the disk failed; the log then refuses appends), ErrClosed, and for
+// batches with a producer id ErrInvalidProducerEpoch,
+// ErrOutOfOrderSequence, ErrUnknownProducerID. A batch that repeats one of
+// its producer's last five batches appends nothing and returns the
+// original offsets with Duplicate set.
 func (l *Log) AppendAsLeader(batches []byte, leaderEpoch int32) (AppendInfo, error) {
 	cfg := l.Config()
 	now := l.now().UnixMilli()
@@ -49,6 +57,19 @@ func (l *Log) AppendAsLeader(batches []byte, leaderEpoch int32) (AppendInfo, err
 	defer l.mu.Unlock()
 	if err := l.checkWritableLocked(); err != nil {
 		return AppendInfo{}, err
+	}
+	chk, err := l.checkLeaderProducersLocked(headers)
+	if err != nil {
+		return AppendInfo{}, err
+	}
+	if d := chk.duplicate; d != nil {
+		dup := AppendInfo{FirstOffset: d.FirstOffset, LastOffset: d.LastOffset, MaxTimestamp: d.Timestamp,
+			OffsetOfMaxTimestamp: d.LastOffset, LogAppendTime: -1, Duplicate: true,
+			LogStartOffset: l.logStartOffset.Load()}
+		if cfg.MessageTimestampType == LogAppendTime {
+			dup.LogAppendTime = d.Timestamp
+		}
+		return dup, nil
 	}
 	// Assign offsets in place (Kafka's LogValidator, in-place path: the
 	// batch bytes stay as the producer built them apart from header fields
@@ -81,6 +102,7 @@ func (l *Log) AppendAsLeader(batches []byte, leaderEpoch int32) (AppendInfo, err
 	if err := l.appendLocked(batches, headers, info, cfg); err != nil {
 		return AppendInfo{}, err
 	}
+	l.onAppendProducerStateLocked(headers, info.LastOffset+1)
 	if leaderEpoch >= 0 {
 		// KIP-101: remember where this epoch starts (a no-op unless new).
 		if err := l.epochs.Assign(leaderEpoch, info.FirstOffset); err != nil {
@@ -110,6 +132,9 @@ func (l *Log) validateLeaderBatches(batches []byte, cfg Config, now int64) ([]re
 		}
 		rest = r
 		if err := b.Validate(limits); err != nil {
+			return nil, info, fmt.Errorf("storage: %s: batch %d: %w", l.tp, i, err)
+		}
+		if err := validateProducerFields(b.Header()); err != nil {
 			return nil, info, fmt.Errorf("storage: %s: batch %d: %w", l.tp, i, err)
 		}
 		if cfg.CleanupPolicy.Compacts() && !b.IsControl() {
@@ -201,6 +226,7 @@ func (l *Log) AppendAsFollower(batches []byte) (AppendInfo, error) {
 	if err := l.appendLocked(batches, headers, info, cfg); err != nil {
 		return AppendInfo{}, err
 	}
+	l.onAppendProducerStateLocked(headers, info.LastOffset+1)
 	for _, h := range headers {
 		if h.PartitionLeaderEpoch >= 0 {
 			if err := l.epochs.Assign(h.PartitionLeaderEpoch, h.BaseOffset); err != nil {

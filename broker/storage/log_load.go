@@ -183,6 +183,9 @@ func (l *Log) loadLocked(opts LogOptions) error {
 	if err := l.epochs.TruncateFromStart(l.logStartOffset.Load()); err != nil {
 		return err
 	}
+	if err := l.loadProducerStateLocked(opts.CleanShutdown); err != nil {
+		return err
+	}
 	l.logger.WithFields(logrus.Fields{
 		"log_start_offset": l.logStartOffset.Load(), "log_end_offset": next,
 		"segments": len(segs), "recovered": recovered,

@@ -39,6 +39,7 @@ func (l *Log) rollLocked(newBase int64) (*Segment, error) {
 	} else if err := old.onBecomeInactiveLocked(); err != nil {
 		return nil, err
 	}
+	l.onRollProducerStateLocked(newBase)
 	path := segmentFileName(l.dir, newBase, LogFileSuffix)
 	if st, err := l.fs.Stat(path); err == nil && st.Size() > 0 {
 		return nil, fmt.Errorf("storage: %s: cannot roll to %d: non-empty %s exists", l.tp, newBase, path)

@@ -82,7 +82,10 @@ func (l *Log) truncateToLocked(offset int64) error {
 	}
 	l.publishEndLocked(next)
 	l.mu.dirDirty = true
-	return l.epochs.TruncateFromEnd(next)
+	if err := l.epochs.TruncateFromEnd(next); err != nil {
+		return err
+	}
+	return l.rebuildProducerStateLocked(next)
 }
 
 // TruncateFullyAndStartAt deletes every segment and starts an empty log at
@@ -137,6 +140,9 @@ func (l *Log) truncateFullyLocked(offset int64) error {
 	// clamped it), as Kafka's min(newOffset, recoveryPoint): the emptied
 	// segment is not yet durable, so the next Flush must sync it.
 	l.mu.dirDirty = true
+	if err := l.onTruncateFullyProducerStateLocked(offset); err != nil {
+		return err
+	}
 	return l.epochs.Clear()
 }
 
@@ -181,6 +187,9 @@ func (l *Log) deleteSegmentsBelowLocked(offset int64, reason string) (int, error
 	}
 	l.publishSegmentsLocked(append([]*Segment(nil), segs[n:]...))
 	if err := l.deleteSegmentsLocked(segs[:n], reason); err != nil {
+		return 0, err
+	}
+	if err := l.onSegmentsDeletedProducerStateLocked(); err != nil {
 		return 0, err
 	}
 	return n, nil

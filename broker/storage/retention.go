@@ -51,6 +51,9 @@ func (l *Log) DeleteOldSegments() (int, error) {
 	if err != nil {
 		return total, l.failLocked(err)
 	}
+	// Producers idle past transactional.id.expiration.ms lose their state
+	// (Kafka runs this every producer.id.expiration.check.interval.ms).
+	l.removeExpiredProducersLocked()
 	// Indexes that lookups loaded since the last pass leave memory again
 	// (the retention pass is the periodic housekeeping of a log).
 	segs := *l.segments.Load()
@@ -89,6 +92,9 @@ func (l *Log) deleteWhileLocked(reason string, pred func(s *Segment, nextBase in
 		}
 	}
 	if err := l.deleteSegmentsLocked(segs[:n], reason); err != nil {
+		return 0, err
+	}
+	if err := l.onSegmentsDeletedProducerStateLocked(); err != nil {
 		return 0, err
 	}
 	return n, nil

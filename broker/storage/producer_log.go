@@ -1,0 +1,270 @@
+package storage
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/sirupsen/logrus"
+
+	"samsa/broker/record"
+)
+
+// DefaultProducerIDExpirationMs is Kafka 2.8's transactional.id.expiration.ms
+// default (7 days), the idle time after which a producer's state expires.
+const DefaultProducerIDExpirationMs = 7 * 24 * 3600 * 1000
+
+// ProducerStates returns a copy of the partition's producer table, sorted
+// by producer id (Kafka's ProducerStateManager.activeProducers).
+func (l *Log) ProducerStates() []ProducerEntry {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.mu.producers == nil {
+		return nil
+	}
+	return l.mu.producers.entries()
+}
+
+// ProducerSnapshotOffsets returns the offsets of the producer snapshot
+// files in the partition directory, ascending.
+func (l *Log) ProducerSnapshotOffsets() ([]int64, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return listProducerSnapshots(l.fs, l.dir)
+}
+
+// RemoveExpiredProducers drops the state of producers whose last batch is
+// older than the expiration (transactional.id.expiration.ms, Kafka 2.8's
+// removeExpiredProducers) and returns how many it dropped. Retention calls
+// it on every pass.
+func (l *Log) RemoveExpiredProducers() int {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.removeExpiredProducersLocked()
+}
+
+func (l *Log) removeExpiredProducersLocked() int {
+	if l.mu.producers == nil {
+		return 0
+	}
+	return l.mu.producers.removeExpired(l.now().UnixMilli(), producerExpirationMs(l.Config()))
+}
+
+func producerExpirationMs(c Config) int64 {
+	if c.ProducerIDExpirationMs <= 0 {
+		return DefaultProducerIDExpirationMs
+	}
+	return c.ProducerIDExpirationMs
+}
+
+// loadProducerStateLocked builds the producer table at open (Kafka 2.8
+// Log.loadProducerState): from the latest snapshot and the batches after
+// it. After a clean shutdown with no snapshot at all the log holds no
+// producer state worth a full scan (it predates snapshots, as Kafka
+// assumes after an upgrade), so the table starts empty at the end.
+func (l *Log) loadProducerStateLocked(cleanShutdown bool) error {
+	l.mu.producers = newProducerState()
+	end := l.end.Load().offset
+	snaps, err := listProducerSnapshots(l.fs, l.dir)
+	if err != nil {
+		return err
+	}
+	if len(snaps) == 0 && cleanShutdown {
+		l.mu.producers.reset(end)
+		return nil
+	}
+	if err := l.rebuildProducerStateLocked(end); err != nil {
+		return err
+	}
+	// Snapshot what the replay learned, so the next start reads less.
+	return l.takeProducerSnapshotLocked()
+}
+
+// rebuildProducerStateLocked reloads the table for a log ending at end
+// (Kafka's truncateAndReload followed by the log replay): snapshots past
+// end or below the log start are deleted, the latest remaining one that
+// reads back is loaded without expired producers, and the batches from
+// its offset to end are replayed. Corrupt snapshots are deleted and an
+// older one is tried.
+func (l *Log) rebuildProducerStateLocked(end int64) error {
+	ps := l.mu.producers
+	if ps == nil {
+		return nil
+	}
+	start := l.logStartOffset.Load()
+	if err := deleteProducerSnapshots(l.fs, l.dir, func(o int64) bool { return o > end || o < start }); err != nil {
+		return err
+	}
+	snaps, err := listProducerSnapshots(l.fs, l.dir)
+	if err != nil {
+		return err
+	}
+	ps.reset(start)
+	nowMs, expMs := l.now().UnixMilli(), producerExpirationMs(l.Config())
+	for i := len(snaps) - 1; i >= 0; i-- {
+		o := snaps[i]
+		entries, err := readProducerSnapshot(l.fs, l.dir, o)
+		if errors.Is(err, ErrCorruptProducerSnapshot) {
+			l.logger.WithError(err).WithField("offset", o).Warn("storage: deleting unreadable producer snapshot")
+			if err := deleteProducerSnapshots(l.fs, l.dir, func(x int64) bool { return x == o }); err != nil {
+				return err
+			}
+			continue
+		}
+		if err != nil {
+			return err
+		}
+		for _, e := range entries {
+			if !producerExpired(&e, nowMs, expMs) {
+				ps.producers[e.ProducerID] = e.clone()
+			}
+		}
+		ps.mapEndOffset, ps.lastSnapOffset = o, o
+		break
+	}
+	from := max(ps.mapEndOffset, start)
+	n, err := l.replayProducerBatchesLocked(from, end)
+	if err != nil {
+		return err
+	}
+	ps.mapEndOffset = end
+	l.logger.WithFields(logrus.Fields{"snapshot": ps.lastSnapOffset, "offset": end, "batches": n,
+		"producers": len(ps.producers)}).Debug("storage: loaded producer state")
+	return nil
+}
+
+// replayProducerBatchesLocked applies the headers of the batches in
+// [from, end) to the producer table, reading only batch headers. It
+// returns how many batches it read.
+func (l *Log) replayProducerBatchesLocked(from, end int64) (int, error) {
+	if from >= end {
+		return 0, nil
+	}
+	segs := *l.segments.Load()
+	n := 0
+	for i, s := range segs {
+		if s.base >= end {
+			break
+		}
+		if i+1 < len(segs) && segs[i+1].base <= from {
+			continue
+		}
+		size := s.Size()
+		if l.end.Load().seg == s {
+			size = l.end.Load().pos
+		}
+		pos := int64(0)
+		if from > s.base {
+			p, _, found, err := s.translateOffset(from, size)
+			if err != nil {
+				return n, err
+			}
+			if !found {
+				continue
+			}
+			pos = p
+		}
+		for pos < size {
+			h, err := record.ReadHeaderAt(s.log, pos)
+			if err != nil {
+				return n, s.corruptAt(pos, err)
+			}
+			if pos+h.Size() > size {
+				return n, s.corruptAt(pos, fmt.Errorf("batch of %d bytes crosses end %d", h.Size(), size))
+			}
+			if h.BaseOffset >= end {
+				break
+			}
+			if h.LastOffset() >= from {
+				l.mu.producers.applyBatch(h)
+				n++
+			}
+			pos += h.Size()
+		}
+	}
+	return n, nil
+}
+
+// takeProducerSnapshotLocked writes the table as the snapshot at its end
+// offset unless one was written there already (Kafka's takeSnapshot).
+func (l *Log) takeProducerSnapshotLocked() error {
+	ps := l.mu.producers
+	if ps == nil || ps.mapEndOffset <= ps.lastSnapOffset {
+		return nil
+	}
+	if err := writeProducerSnapshot(l.fs, l.dir, ps.mapEndOffset, ps.entries()); err != nil {
+		return err
+	}
+	ps.lastSnapOffset = ps.mapEndOffset
+	l.mu.dirDirty = true
+	return nil
+}
+
+// onRollProducerStateLocked snapshots the table at newBase, the offset a
+// new segment starts at (Kafka's roll: updateMapEndOffset, takeSnapshot).
+// A failed snapshot is only logged: the log stays the durable record.
+func (l *Log) onRollProducerStateLocked(newBase int64) {
+	if l.mu.producers == nil {
+		return
+	}
+	l.mu.producers.mapEndOffset = max(l.mu.producers.mapEndOffset, newBase)
+	if err := l.takeProducerSnapshotLocked(); err != nil {
+		l.logger.WithError(err).WithField("offset", newBase).Warn("storage: writing producer snapshot failed")
+	}
+}
+
+// onCloseProducerStateLocked snapshots the table at the log end on a clean
+// close (Kafka's Log.close), so the next start replays nothing.
+func (l *Log) onCloseProducerStateLocked() {
+	if l.mu.producers == nil || l.mu.failed != nil {
+		return
+	}
+	if err := l.takeProducerSnapshotLocked(); err != nil {
+		l.logger.WithError(err).Warn("storage: writing producer snapshot at close failed")
+	}
+}
+
+// onSegmentsDeletedProducerStateLocked deletes the snapshots of segments
+// that left the head of the log (Kafka deletes a segment's snapshot with
+// it) and moves the table's end up to the log start if it lags.
+func (l *Log) onSegmentsDeletedProducerStateLocked() error {
+	if l.mu.producers == nil {
+		return nil
+	}
+	first := (*l.segments.Load())[0].base
+	if start := l.logStartOffset.Load(); l.mu.producers.mapEndOffset < start {
+		l.mu.producers.mapEndOffset = start
+	}
+	return deleteProducerSnapshots(l.fs, l.dir, func(o int64) bool { return o < first })
+}
+
+// onTruncateFullyProducerStateLocked empties the table and deletes every
+// snapshot (Kafka's truncateFullyAndStartAt).
+func (l *Log) onTruncateFullyProducerStateLocked(offset int64) error {
+	if l.mu.producers == nil {
+		return nil
+	}
+	l.mu.producers.reset(offset)
+	return deleteProducerSnapshots(l.fs, l.dir, func(int64) bool { return true })
+}
+
+// checkLeaderProducersLocked validates a client append's idempotent
+// batches; see producerState.checkLeaderBatches.
+func (l *Log) checkLeaderProducersLocked(headers []record.BatchHeader) (producerCheck, error) {
+	if l.mu.producers == nil {
+		return producerCheck{}, nil
+	}
+	return l.mu.producers.checkLeaderBatches(l.tp, headers)
+}
+
+// onAppendProducerStateLocked records appended batches (offsets assigned)
+// and the new end.
+func (l *Log) onAppendProducerStateLocked(headers []record.BatchHeader, next int64) {
+	ps := l.mu.producers
+	if ps == nil {
+		return
+	}
+	for _, h := range headers {
+		ps.applyBatch(h)
+	}
+	ps.mapEndOffset = next
+}
