@@ -12,7 +12,9 @@ import (
 // (Kafka's LeaderAndIsr.EpochDuringDelete): brokers apply it whatever their epoch.
 const epochDuringDelete int32 = -2
 
-// setReplicaState records and logs a replica state transition.
+// setReplicaState records and logs a replica state transition, at DEBUG: Kafka logs replica
+// transitions at TRACE, and a failover of 10,000 partitions makes 30,000 of them (the
+// partition transitions and ISR changes stay INFO).
 func (c *Controller) setReplicaState(r PartitionReplica, to ReplicaState) {
 	from := c.cc.replicaStates[r]
 	if to == NonExistentReplica {
@@ -21,7 +23,7 @@ func (c *Controller) setReplicaState(r PartitionReplica, to ReplicaState) {
 		c.cc.replicaStates[r] = to
 	}
 	c.stateLog(r.TopicPartition).WithFields(logrus.Fields{"replica": r.Replica, "from": from.String(), "to": to.String()}).
-		Info("controller: replica state changed")
+		Debug("controller: replica state changed")
 }
 
 // startupReplicaStateMachine initialises replica states (live → Online, otherwise
