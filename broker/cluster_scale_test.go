@@ -158,6 +158,11 @@ func TestClusterScaleProcControlledShutdownAndFailover(t *testing.T) {
 		len(topics)*perTopic, time.Since(start))
 	waitScaleMetadata(t, c, topics, live, long)
 	t.Logf("... and in every broker's Metadata after %v", time.Since(start))
+	for i := 0; i < c.N(); i++ {
+		if n, err := c.OpenFiles(i); err == nil {
+			t.Logf("broker %d has %d open files", c.ID(i), n)
+		}
+	}
 
 	// Controlled shutdown of a broker that is not the controller.
 	ctrlID, err := c.ZK().GetController()

@@ -125,3 +125,20 @@ func (c *ProcCluster) PartitionStates(topics []string) (map[zkutil.TopicPartitio
 	}
 	return out, nil
 }
+
+// OpenFiles returns how many descriptors broker i's process has open
+// (the entries of /proc/<pid>/fd; Linux only).
+func (c *ProcCluster) OpenFiles(i int) (int, error) {
+	p := c.procs[i]
+	p.mu.Lock()
+	cmd := p.cmd
+	p.mu.Unlock()
+	if cmd == nil || cmd.Process == nil || !c.Running(i) {
+		return 0, fmt.Errorf("brokertest: broker %d is not running", p.ID)
+	}
+	ents, err := os.ReadDir(fmt.Sprintf("/proc/%d/fd", cmd.Process.Pid))
+	if err != nil {
+		return 0, err
+	}
+	return len(ents), nil
+}
