@@ -163,11 +163,15 @@ func (b *requestBatch) send(cc *controllerContext, controllerID int32, ch reques
 		h := hdr(id)
 		log.WithFields(logrus.Fields{"broker": id, "controller_epoch": cc.epoch, "partitions": len(parts)}).
 			Debug("controller: sending LeaderAndIsr request")
+		names := make(map[[16]byte]string) // v5 answers name topics by id
+		for _, p := range parts {
+			names[p.topicID] = p.tp.Topic
+		}
 		ch.send(id, outbound{
 			key:        4,
 			maxVersion: vers.leaderAndIsr,
 			build:      func(v int16) kmsg.Request { return buildLeaderAndIsr(v, h, parts, leaders) },
-			onResponse: func(resp kmsg.Response, err error) { logLeaderAndIsrResponse(log, id, resp, err) },
+			onResponse: func(resp kmsg.Response, err error) { logLeaderAndIsrResponse(log, id, resp, err, names) },
 		})
 	}
 
@@ -250,7 +254,8 @@ type stopPartition struct {
 }
 
 // logLeaderAndIsrResponse logs a failed send, a top-level error and each partition error.
-func logLeaderAndIsrResponse(log logrus.FieldLogger, broker int32, resp kmsg.Response, err error) {
+// names maps the request's topic ids to names (a v5 answer names topics by id only).
+func logLeaderAndIsrResponse(log logrus.FieldLogger, broker int32, resp kmsg.Response, err error, names map[[16]byte]string) {
 	var code int16
 	var parts []partitionErr
 	if r, ok := resp.(*kmsg.LeaderAndISRResponse); ok {
@@ -260,7 +265,11 @@ func logLeaderAndIsrResponse(log logrus.FieldLogger, broker int32, resp kmsg.Res
 		}
 		for _, t := range r.Topics {
 			for _, p := range t.Partitions {
-				parts = append(parts, partitionErr{p.Topic, p.Partition, p.ErrorCode})
+				topic := p.Topic
+				if topic == "" {
+					topic = names[t.TopicID]
+				}
+				parts = append(parts, partitionErr{topic, p.Partition, p.ErrorCode})
 			}
 		}
 	}
