@@ -22,9 +22,13 @@ package broker
 //     UNSUPPORTED_COMPRESSION_TYPE (KIP-110).
 //   - Partitions this broker does not lead: NOT_LEADER_FOR_PARTITION;
 //     partitions it does not host: UNKNOWN_TOPIC_OR_PARTITION.
-//   - Idempotent and transactional producing is not supported
-//     (InitProducerId is not advertised, so clients do not try); producer
-//     ids in batches are stored as given and not checked.
+//   - Idempotent producer (KIP-98, Kafka 2.8 rules, checked in
+//     broker/storage): a stale epoch is INVALID_PRODUCER_EPOCH, a sequence
+//     gap OUT_OF_ORDER_SEQUENCE_NUMBER, an unknown producer not at
+//     sequence 0 UNKNOWN_PRODUCER_ID; a retry of one of the producer's last
+//     five batches appends nothing and answers the original base offset.
+//     Transactions are not supported (no coordinator); transactional
+//     batches are stored as given.
 //   - LogAppendTime topics return the append time (v2+).
 //   - Internal topics (__consumer_offsets) refuse client produce with
 //     INVALID_TOPIC_EXCEPTION, as Kafka; the group coordinator appends

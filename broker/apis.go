@@ -67,6 +67,7 @@ func newAPITable() map[int16]api {
 		{key: 19, min: 0, max: 6, handle: (*Broker).handleCreateTopics, controllerOnly: true},
 		{key: 20, min: 0, max: 5, handle: (*Broker).handleDeleteTopics, controllerOnly: true},
 		{key: 21, min: 0, max: 2, handle: (*Broker).handleDeleteRecords},
+		{key: 22, min: 0, max: 4, handle: (*Broker).handleInitProducerID},
 		{key: 23, min: 0, max: 4, handle: (*Broker).handleOffsetForLeaderEpoch},
 		{key: 29, min: 0, max: 2, handle: (*Broker).handleDescribeAcls},
 		{key: 30, min: 0, max: 2, handle: (*Broker).handleCreateAcls},

@@ -52,6 +52,8 @@ type Broker struct {
 	groups   *group.Coordinator
 	fetchSrc *peerFetchSource
 
+	producerIDs producerIDAllocator // internally locked (22_init_producer_id.go)
+
 	mu struct {
 		sync.Mutex
 		started  bool

@@ -93,6 +93,14 @@ func (b *Broker) errorCode(err error) int16 {
 		return kerr.InvalidTimestamp.Code
 	case errors.Is(err, storage.ErrRecordBatchTooLarge):
 		return kerr.RecordListTooLarge.Code
+	case errors.Is(err, storage.ErrOutOfOrderSequence):
+		return kerr.OutOfOrderSequenceNumber.Code
+	case errors.Is(err, storage.ErrInvalidProducerEpoch):
+		return kerr.InvalidProducerEpoch.Code
+	case errors.Is(err, storage.ErrUnknownProducerID):
+		return kerr.UnknownProducerID.Code
+	case errors.Is(err, errProducerIDsUnavailable):
+		return kerr.CoordinatorLoadInProgress.Code
 	case errors.Is(err, storage.ErrStorage), errors.Is(err, storage.ErrCorrupt):
 		return kerr.KafkaStorageError.Code
 	case errors.Is(err, errNotController):

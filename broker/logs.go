@@ -46,13 +46,13 @@ func (b *Broker) openLogs() error {
 		Dirs:      b.cfg.LogDirs(),
 		Logger:    b.opts.Logger.WithField("broker", b.ID()),
 		Now:       b.opts.Now,
-		LogConfig: storageConfig(defaults),
+		LogConfig: b.logConfig(defaults),
 		ConfigFor: func(tp storage.TopicPartition) storage.Config {
 			t, err := tc.get(tp.Topic)
 			if err != nil {
-				return storageConfig(defaults)
+				return b.logConfig(defaults)
 			}
-			return storageConfig(t)
+			return b.logConfig(t)
 		},
 		RecoveryThreadsPerDataDir: int(b.cfg.NumRecoveryThreadsPerDataDir),
 		RetentionCheckInterval:    ms(b.cfg.LogRetentionCheckIntervalMs),

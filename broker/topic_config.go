@@ -44,7 +44,15 @@ func (tc *topicConfigs) replicaTopicConfig(topic string) (replica.TopicConfig, e
 	if err != nil {
 		return replica.TopicConfig{}, err
 	}
-	return replica.TopicConfig{Log: storageConfig(t), MinInsyncReplicas: int(t.MinInsyncReplicas)}, nil
+	return replica.TopicConfig{Log: tc.b.logConfig(t), MinInsyncReplicas: int(t.MinInsyncReplicas)}, nil
+}
+
+// logConfig is storageConfig plus the broker-wide settings storage
+// applies per log (transactional.id.expiration.ms for producer state).
+func (b *Broker) logConfig(t *config.Topic) storage.Config {
+	c := storageConfig(t)
+	c.ProducerIDExpirationMs = int64(b.cfg.TransactionalIDExpirationMs)
+	return c
 }
 
 // storageConfig translates a topic's config into the log's settings.

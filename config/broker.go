@@ -118,6 +118,7 @@ type Broker struct {
 	TransactionStateLogReplicationFactor     int16    // transaction.state.log.replication.factor
 	TransactionStateLogMinISR                int32    // transaction.state.log.min.isr
 	TransactionStateLogSegmentBytes          int32    // transaction.state.log.segment.bytes
+	TransactionalIDExpirationMs              int32    // transactional.id.expiration.ms
 	MetricsListener                          string   // metrics.listener (Samsa)
 	LogFormat                                string   // log.format (Samsa)
 	LogLevel                                 string   // log.level (Samsa)

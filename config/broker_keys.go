@@ -140,6 +140,7 @@ var BrokerKeys = []Key{
 	{Name: "transaction.state.log.replication.factor", Field: "TransactionStateLogReplicationFactor", Type: TypeShort, Default: "3", Valid: atLeast(1), Doc: "Replication factor of __transaction_state." + noEffect},
 	{Name: "transaction.state.log.min.isr", Field: "TransactionStateLogMinISR", Type: TypeInt, Default: "2", Valid: atLeast(1), Doc: "min.insync.replicas of __transaction_state." + noEffect},
 	{Name: "transaction.state.log.segment.bytes", Field: "TransactionStateLogSegmentBytes", Type: TypeInt, Default: "104857600", Valid: atLeast(1), Doc: "segment.bytes of __transaction_state." + noEffect},
+	{Name: "transactional.id.expiration.ms", Field: "TransactionalIDExpirationMs", Type: TypeInt, Default: "604800000", Valid: atLeast(1), Doc: "An idempotent producer whose last batch in a partition is older than this (by the batch's timestamp) loses its state there, as in Kafka 2.8; checked at each retention pass. Transactional ids are not supported."},
 
 	// Samsa-specific keys (no Kafka equivalent; Kafka configures these
 	// through JMX exporters and log4j.properties).

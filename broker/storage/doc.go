@@ -51,6 +51,7 @@
 //	    00000000000000368769.log        next segment: base offset 368769
 //	    00000000000000368769.index
 //	    00000000000000368769.timeindex
+//	    00000000000000368769.snapshot   producer state before offset 368769 (producer_snapshot.go)
 //	    leader-epoch-checkpoint         "0\n<n>\n<epoch> <start offset>\n..." (leader_epoch*.go)
 //	  orders-1.5f0c...e2-delete/        a DeleteLog interrupted by a crash; removed at Load
 //
