@@ -3,6 +3,8 @@ package broker_test
 import (
 	"context"
 	"fmt"
+	"os/exec"
+	"strings"
 	"testing"
 	"time"
 
@@ -256,5 +258,43 @@ func TestAPIFranzGoIdempotentDefault(t *testing.T) {
 		if v := fmt.Sprintf("v%d", i); seen[v] != 1 {
 			t.Fatalf("%s read %d times", v, seen[v])
 		}
+	}
+}
+
+// TestAPIKcatIdempotentProduce: librdkafka (kcat) with
+// enable.idempotence=true acquires a producer id and produces; the records
+// read back once each. Skipped without kcat.
+func TestAPIKcatIdempotentProduce(t *testing.T) {
+	kcat, err := exec.LookPath("kcat")
+	if err != nil {
+		t.Skip("kcat not installed")
+	}
+	c := brokertest.NewCluster(t, 1)
+	c.CreateTopic(t, "kcat-idem", 1, 1)
+	c.WaitForLeader(t, "kcat-idem", 0)
+	var in strings.Builder
+	const n = 200
+	for i := range n {
+		fmt.Fprintf(&in, "m%d\n", i)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	prod := exec.CommandContext(ctx, kcat, "-b", c.Addr(0), "-t", "kcat-idem", "-P", "-p", "0",
+		"-X", "enable.idempotence=true", "-d", "eos")
+	prod.Stdin = strings.NewReader(in.String())
+	out, err := prod.CombinedOutput()
+	if err != nil {
+		t.Fatalf("kcat produce: %v\n%s", err, out)
+	}
+	if !strings.Contains(string(out), "Acquired PID") {
+		t.Fatalf("kcat did not acquire a producer id:\n%s", out)
+	}
+	cons := exec.CommandContext(ctx, kcat, "-b", c.Addr(0), "-t", "kcat-idem", "-C", "-p", "0", "-o", "beginning", "-e", "-q")
+	got, err := cons.Output()
+	if err != nil {
+		t.Fatalf("kcat consume: %v", err)
+	}
+	if string(got) != in.String() {
+		t.Fatalf("read back %d bytes, want the %d produced records in order:\n%s", len(got), n, got)
 	}
 }
