@@ -40,7 +40,17 @@ func writeDumpFixture(t *testing.T) string {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if _, err := l.AppendAsLeader(b, 3); err != nil {
+		if h.ProducerID >= 0 {
+			// A producer's batch from mid-sequence: the leader path would
+			// refuse the unknown producer (UNKNOWN_PRODUCER_ID), so copy it
+			// in as a follower does, at the offset a leader would give it.
+			b.SetBaseOffset(l.LogEndOffset())
+			b.SetPartitionLeaderEpoch(3)
+			_, err = l.AppendAsFollower(b)
+		} else {
+			_, err = l.AppendAsLeader(b, 3)
+		}
+		if err != nil {
 			t.Fatal(err)
 		}
 	}

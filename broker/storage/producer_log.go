@@ -3,6 +3,7 @@ package storage
 import (
 	"errors"
 	"fmt"
+	"io/fs"
 
 	"github.com/sirupsen/logrus"
 
@@ -72,7 +73,7 @@ func (l *Log) loadProducerStateLocked(cleanShutdown bool) error {
 		l.mu.producers.reset(end)
 		return nil
 	}
-	if err := l.rebuildProducerStateLocked(end); err != nil {
+	if err := l.rebuildFromSnapshotsLocked(end, snaps); err != nil {
 		return err
 	}
 	// Snapshot what the replay learned, so the next start reads less.
@@ -86,17 +87,30 @@ func (l *Log) loadProducerStateLocked(cleanShutdown bool) error {
 // its offset to end are replayed. Corrupt snapshots are deleted and an
 // older one is tried.
 func (l *Log) rebuildProducerStateLocked(end int64) error {
-	ps := l.mu.producers
-	if ps == nil {
+	if l.mu.producers == nil {
 		return nil
-	}
-	start := l.logStartOffset.Load()
-	if err := deleteProducerSnapshots(l.fs, l.dir, func(o int64) bool { return o > end || o < start }); err != nil {
-		return err
 	}
 	snaps, err := listProducerSnapshots(l.fs, l.dir)
 	if err != nil {
 		return err
+	}
+	return l.rebuildFromSnapshotsLocked(end, snaps)
+}
+
+// rebuildFromSnapshotsLocked is rebuildProducerStateLocked given the
+// snapshot offsets on disk, ascending.
+func (l *Log) rebuildFromSnapshotsLocked(end int64, all []int64) error {
+	ps := l.mu.producers
+	start := l.logStartOffset.Load()
+	var snaps []int64
+	for _, o := range all {
+		if o > end || o < start {
+			if err := l.removeProducerSnapshotLocked(o); err != nil {
+				return err
+			}
+			continue
+		}
+		snaps = append(snaps, o)
 	}
 	ps.reset(start)
 	nowMs, expMs := l.now().UnixMilli(), producerExpirationMs(l.Config())
@@ -105,7 +119,7 @@ func (l *Log) rebuildProducerStateLocked(end int64) error {
 		entries, err := readProducerSnapshot(l.fs, l.dir, o)
 		if errors.Is(err, ErrCorruptProducerSnapshot) {
 			l.logger.WithError(err).WithField("offset", o).Warn("storage: deleting unreadable producer snapshot")
-			if err := deleteProducerSnapshots(l.fs, l.dir, func(x int64) bool { return x == o }); err != nil {
+			if err := l.removeProducerSnapshotLocked(o); err != nil {
 				return err
 			}
 			continue
@@ -129,6 +143,15 @@ func (l *Log) rebuildProducerStateLocked(end int64) error {
 	ps.mapEndOffset = end
 	l.logger.WithFields(logrus.Fields{"snapshot": ps.lastSnapOffset, "offset": end, "batches": n,
 		"producers": len(ps.producers)}).Debug("storage: loaded producer state")
+	return nil
+}
+
+// removeProducerSnapshotLocked deletes the snapshot at offset o.
+func (l *Log) removeProducerSnapshotLocked(o int64) error {
+	if err := l.fs.Remove(producerSnapshotPath(l.dir, o)); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return storageError("remove producer snapshot", err)
+	}
+	l.mu.dirDirty = true
 	return nil
 }
 

@@ -259,14 +259,25 @@ type producerCheck struct {
 // five batches makes the append a duplicate.
 func (ps *producerState) checkLeaderBatches(tp TopicPartition, headers []record.BatchHeader) (producerCheck, error) {
 	var pending map[int64]*ProducerEntry
-	for _, h := range headers {
+	for i, h := range headers {
 		if h.ProducerID < 0 {
+			continue
+		}
+		if h.IsControl() {
+			// A transaction marker is checked for fencing only (Kafka's
+			// appendEndTxnMarker); it carries no sequence.
+			if cur := ps.producers[h.ProducerID]; cur != nil && h.ProducerEpoch < cur.Epoch {
+				return producerCheck{}, fmt.Errorf("%w: marker of producer %d in %s has epoch %d, older than %d",
+					ErrInvalidProducerEpoch, h.ProducerID, tp, h.ProducerEpoch, cur.Epoch)
+			}
 			continue
 		}
 		cur := ps.producers[h.ProducerID]
 		if cur != nil {
 			if dup, ok := cur.findDuplicate(h); ok {
-				return producerCheck{duplicate: &dup}, nil
+				d := new(ProducerBatch) // allocated on this path only
+				*d = dup
+				return producerCheck{duplicate: d}, nil
 			}
 		}
 		if p := pending[h.ProducerID]; p != nil {
@@ -277,6 +288,9 @@ func (ps *producerState) checkLeaderBatches(tp TopicPartition, headers []record.
 		if err := checkProducerAppend(tp, cur, h); err != nil {
 			return producerCheck{}, err
 		}
+		if !producerAppearsAfter(headers[i+1:], h.ProducerID) {
+			continue // the common case: one batch per producer, nothing to stage
+		}
 		if pending == nil {
 			pending = map[int64]*ProducerEntry{}
 		}
@@ -286,6 +300,16 @@ func (ps *producerState) checkLeaderBatches(tp TopicPartition, headers []record.
 		pending[h.ProducerID] = next
 	}
 	return producerCheck{}, nil
+}
+
+// producerAppearsAfter reports whether a header of rest has producer id pid.
+func producerAppearsAfter(rest []record.BatchHeader, pid int64) bool {
+	for _, h := range rest {
+		if h.ProducerID == pid {
+			return true
+		}
+	}
+	return false
 }
 
 // validateProducerFields is Kafka's LogValidator check that a batch with a

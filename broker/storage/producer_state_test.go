@@ -377,3 +377,22 @@ func TestStorageProducerCorruptSnapshotFallsBack(t *testing.T) {
 		t.Fatalf("state after corrupt snapshot %+v, want last batch %+v", got, want[0].Batches)
 	}
 }
+
+// Several batches of one producer in one append (the group coordinator's or
+// a converted message set's path) are checked in order against each other.
+func TestStorageProducerSeveralBatchesInOneAppend(t *testing.T) {
+	clock := newFakeClock()
+	l := openTestLog(t, t.TempDir(), DefaultConfig(), clock, nil)
+	defer l.Close()
+	ts := clock.Now().UnixMilli()
+	two := append(idemBatch(t, 3, 0, 0, 2, ts), idemBatch(t, 3, 0, 2, 2, ts)...)
+	if info := appendLeader(t, l, two); info.LastOffset != 3 {
+		t.Fatalf("append %+v", info)
+	}
+	gap := append(idemBatch(t, 3, 0, 4, 2, ts), idemBatch(t, 3, 0, 7, 1, ts)...)
+	_, err := l.AppendAsLeader(gap, 0)
+	errorIs(t, err, ErrOutOfOrderSequence)
+	if l.LogEndOffset() != 4 {
+		t.Fatalf("rejected append moved the log end to %d", l.LogEndOffset())
+	}
+}
