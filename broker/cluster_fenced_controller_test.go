@@ -3,8 +3,6 @@ package broker_test
 import (
 	"fmt"
 	"net"
-	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -88,9 +86,8 @@ func TestClusterFencedController(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer conn.Close()
-	c.Pause(ci)
 	pausedAt := time.Now()
-	waitStopped(t, c, ci)
+	c.Pause(ci) // returns once the process is frozen
 	csReq := kmsg.NewPtrControlledShutdownRequest()
 	csReq.SetVersion(3)
 	csReq.BrokerID, csReq.BrokerEpoch = victim, victimEpoch
@@ -310,36 +307,4 @@ func firstLines(log string, n int) string {
 		lines = append(lines[:n], "...")
 	}
 	return strings.Join(lines, "\n")
-}
-
-// waitStopped waits until broker i's process is in the stopped state:
-// SIGSTOP is delivered asynchronously, and what the test sends next must
-// find the process frozen. The process is found by its command line (the
-// harness runs `samsa kafka-server-start <broker dir>/server.properties`).
-func waitStopped(t *testing.T, c *brokertest.ProcCluster, i int) {
-	t.Helper()
-	props := filepath.Join(filepath.Dir(c.Proc(i).Dir), "server.properties")
-	brokertest.WaitFor(t, 10*time.Second, func() error {
-		dirs, err := filepath.Glob("/proc/[0-9]*")
-		if err != nil {
-			return err
-		}
-		for _, d := range dirs {
-			cmd, err := os.ReadFile(filepath.Join(d, "cmdline"))
-			if err != nil || !strings.Contains(string(cmd), props) {
-				continue
-			}
-			stat, err := os.ReadFile(filepath.Join(d, "stat"))
-			if err != nil {
-				return err
-			}
-			// pid (comm) state ...: the state follows the last ')'.
-			rest := string(stat[strings.LastIndexByte(string(stat), ')')+1:])
-			if f := strings.Fields(rest); len(f) > 0 && f[0] == "T" {
-				return nil
-			}
-			return fmt.Errorf("broker %d (%s) not stopped yet: %.40s", c.ID(i), d, rest)
-		}
-		return fmt.Errorf("no process runs %s", props)
-	})
 }

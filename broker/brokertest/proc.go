@@ -4,6 +4,7 @@ package brokertest
 // test can send them real signals (SIGKILL, SIGTERM, SIGSTOP/SIGCONT).
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -324,8 +325,46 @@ func (c *ProcCluster) Stop(i int) {
 	}
 }
 
-// Pause sends SIGSTOP to broker i.
-func (c *ProcCluster) Pause(i int) { c.t.Helper(); c.signal(i, syscall.SIGSTOP) }
+// Pause sends SIGSTOP to broker i and waits (up to 10 s) until the
+// kernel reports the process stopped: the signal is delivered
+// asynchronously, and whatever the test does next must find it frozen.
+func (c *ProcCluster) Pause(i int) {
+	c.t.Helper()
+	c.signal(i, syscall.SIGSTOP)
+	p := c.procs[i]
+	p.mu.Lock()
+	pid := p.cmd.Process.Pid
+	p.mu.Unlock()
+	WaitFor(c.t, 10*time.Second, func() error {
+		state, err := procState(pid)
+		if err != nil {
+			return err
+		}
+		if state != "T" {
+			return fmt.Errorf("broker %d (pid %d) in state %q, not stopped yet", p.ID, pid, state)
+		}
+		return nil
+	})
+}
+
+// procState returns the one-letter state field of /proc/<pid>/stat ("R",
+// "S", "T" for stopped, ...). The state follows the command name, which
+// is in parentheses and may itself contain spaces or parentheses.
+func procState(pid int) (string, error) {
+	stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return "", err
+	}
+	i := bytes.LastIndexByte(stat, ')')
+	if i < 0 {
+		return "", fmt.Errorf("brokertest: malformed /proc/%d/stat", pid)
+	}
+	f := strings.Fields(string(stat[i+1:]))
+	if len(f) == 0 {
+		return "", fmt.Errorf("brokertest: malformed /proc/%d/stat", pid)
+	}
+	return f[0], nil
+}
 
 // Resume sends SIGCONT to broker i.
 func (c *ProcCluster) Resume(i int) { c.t.Helper(); c.signal(i, syscall.SIGCONT) }
