@@ -153,7 +153,8 @@ func (c *Conn) forceClose() {
 // serve is the connection's reader goroutine, owned by the Server (its wg). It reads, parses
 // and handles requests one at a time, in order, and writes each response itself when nothing
 // is queued before it; otherwise (or when the response is a Pending) it queues the response
-// for the writer goroutine (writer.go). It stops on an I/O or framing error, a handler error,
+// for the writer goroutine (writer.go). Only a Produce is handled while responses are queued;
+// any other request first waits until the queue has drained. It stops on an I/O or framing error, a handler error,
 // at shutdown, or when forceClose closes the socket; before returning it lets the writer
 // finish (write every queued response, or drop them once the connection is force-closed).
 func (c *Conn) serve() {
@@ -198,6 +199,9 @@ func (c *Conn) readLoop() {
 			return
 		}
 		c.clientID.Store(req.ClientID)
+		if req.Key != produceKey && !c.waitDrained() {
+			return
+		}
 		resp, err := s.opts.Handler.Serve(c.ctx, c, req)
 		if err != nil {
 			c.logRequest(req).WithError(err).Info("closing connection: handler error")

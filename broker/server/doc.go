@@ -28,9 +28,12 @@
 // goroutine, so every request's side effects (for Produce: the appends) happen in request
 // order. A handler may return a Pending (acks=all Produce waiting for the high watermark):
 // the response is queued for the writer goroutine, which waits for it and writes it, while the
-// reader goes on with the next requests. Any response that follows a queued one is queued
-// behind it; a response with nothing queued before it is written by the reader at once (the
-// common path costs no goroutine hand-off). So responses always leave in request order
+// reader goes on with the next requests. Only Produce requests are handled while responses
+// are queued: any other request first waits until the connection owes nothing, so it sees the
+// effects of every earlier request complete (an acknowledged write, a moved high watermark)
+// exactly as on Kafka's one-request-at-a-time connection. A response that follows a queued one
+// is queued behind it; a response with nothing queued before it is written by the reader at
+// once (the common path costs no goroutine hand-off). So responses always leave in request order
 // (Kafka's guarantee), and a connection owes at most MaxQueuedResponses responses (default 16)
 // or MaxQueuedBytes of request frames (default 16 MiB) before it stops reading; with
 // MaxQueuedResponses 1 it behaves as Kafka's one-request-at-a-time connection. A handler that

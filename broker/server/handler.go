@@ -17,7 +17,8 @@ import (
 // done, which happens when the connection is force-closed or the server stops. A handler that
 // has done the ordered part of its work and only has to wait (acks=all Produce waiting for the
 // high watermark) should return a Pending instead of blocking, so the connection can read the
-// next requests meanwhile.
+// next requests meanwhile. Only Produce requests are handled while responses are pending; the
+// server calls Serve for any other request once every earlier response has been written.
 //
 // The returned response is encoded at req.Version with wire.AppendResponse and written after
 // every earlier response on the connection. Special cases:

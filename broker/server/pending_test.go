@@ -104,22 +104,20 @@ func waitHandled(t *testing.T, h *pendingHandler, n int) {
 }
 
 // TestServerPendingPipelinesAndAnswersInOrder: while acks=all responses wait, the connection
-// keeps reading and handling later requests (in request order); responses leave in request
-// order whatever order the waits finish in, and a synchronous response queues behind them.
+// keeps reading and handling later Produce requests (in request order); a request of another
+// api waits until everything before it has been answered; responses leave in request order
+// whatever order the waits finish in.
 func TestServerPendingPipelinesAndAnswersInOrder(t *testing.T) {
 	checkNoGoroutineLeak(t)
 	h := newPendingHandler()
 	_, addr, _ := startServer(t, h, nil)
 	c := dial(t, addr)
-	reqs := []kmsg.Request{acksAll(1), acksAll(2), metadataReq(9, "t"), acksAll(3)}
+	reqs := []kmsg.Request{acksAll(1), acksAll(2), acksAll(3), metadataReq(9, "t"), acksAll(4)}
 	corrs := make([]int32, len(reqs))
 	for i, r := range reqs {
 		corrs[i] = c.send(r)
 	}
-	waitHandled(t, h, 4) // all four handled while the first still waits
-	if got := fmt.Sprint(h.handledOrder()); got != "[1 2 -1 3]" {
-		t.Fatalf("handled %s", got)
-	}
+	waitHandled(t, h, 3) // the three produces handled while the first still waits
 	close(h.ch(3))
 	close(h.ch(2))
 	c.conn.SetReadDeadline(time.Now().Add(50 * time.Millisecond))
@@ -127,13 +125,20 @@ func TestServerPendingPipelinesAndAnswersInOrder(t *testing.T) {
 	if n, err := c.conn.Read(b[:]); err == nil {
 		t.Fatalf("read %d bytes before the first response was released", n)
 	}
+	if got := fmt.Sprint(h.handledOrder()); got != "[1 2 3]" {
+		t.Fatalf("handled %s before the first produce was answered", got)
+	}
 	c.conn.SetReadDeadline(time.Now().Add(5 * time.Second))
 	close(h.ch(1))
+	close(h.ch(4))
 	for i, r := range reqs {
 		resp := c.recv(r, corrs[i])
 		if p, ok := resp.(*kmsg.ProduceResponse); ok && p.ThrottleMillis != r.(*kmsg.ProduceRequest).TimeoutMillis {
 			t.Fatalf("response %d is for request %d", i, p.ThrottleMillis)
 		}
+	}
+	if got := fmt.Sprint(h.handledOrder()); got != "[1 2 3 -1 4]" {
+		t.Fatalf("handled %s", got)
 	}
 }
 
@@ -200,7 +205,9 @@ func TestServerPendingErrorAndPanicClose(t *testing.T) {
 	h := newPendingHandler()
 	s, addr, _ := startServer(t, h, nil)
 	c := dial(t, addr)
+	h.mu.Lock()
 	h.waitErr[2] = errors.New("test wait error")
+	h.mu.Unlock()
 	for n := int32(1); n <= 3; n++ {
 		c.send(acksAll(n))
 	}

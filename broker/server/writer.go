@@ -16,11 +16,26 @@ func (c *Conn) queueEmpty() bool {
 // responses or Options.MaxQueuedBytes request bytes). It returns false when the connection
 // closes meanwhile.
 func (c *Conn) waitForRoom() bool {
+	return c.waitQueue(func() bool {
+		return c.mu.queued < c.srv.opts.MaxQueuedResponses && c.mu.queuedBytes < c.srv.opts.MaxQueuedBytes
+	})
+}
+
+// waitDrained blocks the reader goroutine until no response is queued, so the next request is
+// handled after every earlier one has finished (the barrier before anything but Produce). It
+// returns false when the connection closes meanwhile.
+func (c *Conn) waitDrained() bool {
+	return c.waitQueue(func() bool { return c.mu.queued == 0 })
+}
+
+// waitQueue waits until ok (called with c.mu held) holds, woken by the writer after each
+// finished response; false when the connection closes first.
+func (c *Conn) waitQueue(ok func() bool) bool {
 	for {
 		c.mu.Lock()
-		room := c.mu.queued < c.srv.opts.MaxQueuedResponses && c.mu.queuedBytes < c.srv.opts.MaxQueuedBytes
+		done := ok()
 		c.mu.Unlock()
-		if room {
+		if done {
 			return true
 		}
 		select {
