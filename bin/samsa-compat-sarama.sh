@@ -68,28 +68,26 @@ docker_only=(
 # Expected failures: "Test reason". Remove a line when the feature lands; the
 # summary reports XPASS for a listed test that passes.
 expected_failures=(
-  "TestFuncTxnProduceNoBegin transactions (InitProducerId, AddPartitionsToTxn, EndTxn) not implemented"
+  "TestFuncTxnProduceNoBegin transactions (transaction coordinator, AddPartitionsToTxn, EndTxn) not implemented"
   "TestFuncTxnCommitNoMessages transactions not implemented"
   "TestFuncTxnProduce transactions not implemented"
   "TestFuncTxnProduceEpochBump transactions not implemented (KIP-360 epoch bump)"
-  "TestFuncInitProducerId3 InitProducerId not implemented"
+  "TestFuncInitProducerId3 InitProducerId with a transactional id (KIP-360 epoch bump) needs a transaction coordinator"
   "TestFuncTxnProduceAndCommitOffset transactions not implemented (AddOffsetsToTxn, TxnOffsetCommit)"
   "TestFuncTxnProduceMultiTxn transactions not implemented"
   "TestFuncTxnAbortedProduce transactions not implemented (read_committed, aborted ranges)"
-  "TestVersionMatrixIdempotent idempotent produce not implemented (InitProducerId)"
-  "TestFuncProducingIdempotentWithBrokerFailure idempotent produce not implemented (InitProducerId)"
-  "TestFuncDescribeProducers DescribeProducers needs producer state (idempotence)"
+  "TestFuncDescribeProducers DescribeProducers (API 61, Kafka 3.0) not offered"
 )
 
 # The core wave (issue 9, point 3): client metadata, coordinator, offsets,
-# consumer, partial batches, multi-partition produce, the version matrix
-# without idempotence, consumer groups (fuzzy, cooperative, static
+# consumer, partial batches, multi-partition produce, the version matrices
+# (also idempotent), consumer groups (fuzzy, cooperative, static
 # membership) and the admin surface.
 core_tests=(
   TestFuncClientMetadata TestFuncClientCoordinator
   TestFuncOffsetManager TestFuncConsumerOffsetOutOfRange TestConsumerHighWaterMarkOffset
   TestConsumerPartialBatchRecovery TestFuncMultiPartitionProduce TestFuncProducingToInvalidTopic
-  TestVersionMatrix TestVersionMatrixLZ4 TestVersionMatrixZstd
+  TestVersionMatrix TestVersionMatrixLZ4 TestVersionMatrixZstd TestVersionMatrixIdempotent
   TestFuncConsumerGroupPartitioning TestFuncConsumerGroupPartitioningStateful
   TestFuncConsumerGroupExcessConsumers TestFuncConsumerGroupRebalanceAfterAddingPartitions
   TestFuncConsumerGroupFuzzy TestFuncConsumerGroupOffsetDeletion TestFuncConsumerGroupCooperative
