@@ -61,6 +61,7 @@ func (b *Broker) openLogs() error {
 		LogStartOffsetInterval:    ms(int64(b.cfg.LogFlushStartOffsetCheckpointIntervalMs)),
 		HighWatermarkInterval:     ms(b.cfg.ReplicaHighWatermarkCheckpointIntervalMs),
 		Cleaner:                   cleaner,
+		OnDirOffline:              b.logDirOffline,
 	})
 	if err != nil {
 		return fmt.Errorf("broker: %w", err)

@@ -29,6 +29,12 @@ type Options struct {
 	// requests, replica fetches, controlled shutdown); brokertest uses it
 	// to partition brokers from each other. nil: a plain net.Dialer.
 	Dial func(ctx context.Context, network, addr string) (net.Conn, error)
+	// OnFatal, when set, is called once (on a goroutine of its own) when
+	// the broker can no longer serve: every log dir has failed (Kafka
+	// halts the process then). The owner should Shutdown the broker and
+	// end the process with a failure status. nil: the broker shuts itself
+	// down.
+	OnFatal func(err error)
 }
 
 func (o Options) withDefaults() Options {

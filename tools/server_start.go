@@ -23,6 +23,7 @@ import (
 	"os"
 	"os/signal"
 	"strings"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -106,21 +107,29 @@ func runServerStart(args []string, env Env) error {
 		return exitError{1}
 	}
 	defer closeLog()
-	b, err := broker.New(cfg, broker.Options{Logger: env.Logger, Registry: metrics.NewRegistry()})
+	parent := env.Context
+	if parent == nil {
+		parent = context.Background()
+	}
+	stopCtx, stop := context.WithCancel(parent)
+	defer stop()
+	// A broker that can no longer serve (every log dir failed) asks to be
+	// stopped: shut down in order, then exit with status 1, as Kafka halts.
+	var fatal atomic.Pointer[error]
+	onFatal := func(err error) {
+		fatal.Store(&err)
+		log.WithError(err).Error("fatal broker error, shutting down")
+		stop()
+	}
+	b, err := broker.New(cfg, broker.Options{Logger: env.Logger, Registry: metrics.NewRegistry(), OnFatal: onFatal})
 	if err != nil {
 		log.WithError(err).Error("cannot create the broker")
 		return exitError{1}
 	}
 
-	parent := env.Context
-	if parent == nil {
-		parent = context.Background()
-	}
 	sigs := make(chan os.Signal, 2)
 	signal.Notify(sigs, syscall.SIGTERM, syscall.SIGINT)
 	defer signal.Stop(sigs)
-	stopCtx, stop := context.WithCancel(parent)
-	defer stop()
 	go func() {
 		select {
 		case s := <-sigs:
@@ -150,6 +159,10 @@ func runServerStart(args []string, env Env) error {
 	}
 	if err != nil {
 		log.WithError(err).Error("shutdown did not complete cleanly")
+		return exitError{1}
+	}
+	if f := fatal.Load(); f != nil {
+		log.WithError(*f).WithField("broker", b.ID()).Error("shut down after a fatal error")
 		return exitError{1}
 	}
 	log.WithField("broker", b.ID()).Info("shut down completed")

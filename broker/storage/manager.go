@@ -37,6 +37,13 @@ type ManagerConfig struct {
 	// Cleaner, when set, is started by Load and stopped by Close; it runs
 	// log compaction (cleaner*.go).
 	Cleaner ManagedService
+
+	// OnDirOffline, when set, is called once per log dir that a disk error
+	// takes offline, with that error and how many dirs are still online
+	// (0: none left; Kafka then halts the broker). It runs on the goroutine
+	// that hit the error, possibly under a log's lock: it must return
+	// quickly and must not call back into the log.
+	OnDirOffline func(dir string, err error, online int)
 }
 
 // ManagedService is a background component the Manager runs (the log
@@ -193,12 +200,22 @@ func (m *Manager) logOptions(root string, tp TopicPartition, cfg Config) LogOpti
 // OfflineDirs.
 func (m *Manager) markOffline(root string, err error) {
 	m.mu.Lock()
-	defer m.mu.Unlock()
 	if m.mu.offline[root] != nil {
+		m.mu.Unlock()
 		return
 	}
 	m.mu.offline[root] = err
-	m.logger.WithError(err).WithField("dir", root).Error("storage: log dir offline after a disk error")
+	online := 0
+	for _, d := range m.cfg.Dirs {
+		if m.mu.offline[d] == nil {
+			online++
+		}
+	}
+	m.mu.Unlock()
+	m.logger.WithError(err).WithFields(logrus.Fields{"dir": root, "online_dirs": online}).Error("storage: log dir offline after a disk error")
+	if m.cfg.OnDirOffline != nil {
+		m.cfg.OnDirOffline(root, err, online)
+	}
 }
 
 // OfflineDirs returns the log dirs taken offline by disk errors, with the

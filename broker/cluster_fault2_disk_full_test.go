@@ -1,0 +1,133 @@
+package broker_test
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"syscall"
+	"testing"
+	"time"
+
+	"samsa/broker/brokertest"
+)
+
+// tmpfsLogDir mounts a tmpfs of sizeMiB at a fresh directory (skipping the
+// test where mounting is not allowed) and returns it; it is lazily
+// unmounted when the test ends.
+func tmpfsLogDir(t *testing.T, sizeMiB int) string {
+	t.Helper()
+	dir, err := os.MkdirTemp("", "samsa-fault2-disk-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := exec.Command("mount", "-t", "tmpfs", "-o", fmt.Sprintf("size=%dm", sizeMiB), "tmpfs", dir).CombinedOutput()
+	if err != nil {
+		os.Remove(dir)
+		t.Skipf("cannot mount a tmpfs (needs root): %v: %s", err, out)
+	}
+	t.Cleanup(func() {
+		if out, err := exec.Command("umount", "-l", dir).CombinedOutput(); err != nil {
+			t.Logf("umount %s: %v: %s", dir, err, out)
+		}
+		os.Remove(dir)
+	})
+	return dir
+}
+
+// fillTmpfs shrinks the tmpfs at dir to what it holds now (tmpfs sizes are
+// in pages), so that the next block a writer needs is refused (ENOSPC).
+func fillTmpfs(t *testing.T, dir string) {
+	t.Helper()
+	var st syscall.Statfs_t
+	if err := syscall.Statfs(dir, &st); err != nil {
+		t.Fatal(err)
+	}
+	used := (st.Blocks - st.Bfree) * uint64(st.Bsize)
+	out, err := exec.Command("mount", "-o", fmt.Sprintf("remount,size=%d", used), dir).CombinedOutput()
+	if err != nil {
+		t.Fatalf("shrink tmpfs %s to %d bytes: %v: %s", dir, used, err, out)
+	}
+	t.Logf("tmpfs %s full at %d bytes", dir, used)
+}
+
+// growTmpfs gives the tmpfs at dir room again.
+func growTmpfs(t *testing.T, dir string, sizeMiB int) {
+	t.Helper()
+	if out, err := exec.Command("mount", "-o", fmt.Sprintf("remount,size=%dm", sizeMiB), dir).CombinedOutput(); err != nil {
+		t.Fatalf("grow tmpfs %s: %v: %s", dir, err, out)
+	}
+}
+
+// TestClusterFault2LeaderDiskFull: the partition leader's only log dir
+// fills up (a tmpfs shrunk to its usage) under acks=all load. The append
+// that fails takes the dir offline; with no log dir left the broker must
+// stop serving (Kafka halts it) so that the controller elects a follower:
+// producing goes on, nothing acknowledged is lost. With room again the
+// broker starts, recovers and rejoins the ISR.
+func TestClusterFault2LeaderDiskFull(t *testing.T) {
+	c := brokertest.NewProcCluster(t, 3, faultProps()...)
+	x := nonController(t, c)
+	mnt := tmpfsLogDir(t, 64)
+	c.Stop(x)
+	c.SetProperties(x, map[string]string{"log.dirs": filepath.Join(mnt, "data")})
+	c.Start(x)
+	ids := []int32{c.ID(x)}
+	for i := 0; i < c.N(); i++ {
+		if i != x {
+			ids = append(ids, c.ID(i))
+		}
+	}
+	createTopicOn(t, c, "df", ids)
+	k := startProducing(t, c.Addrs(), "df", "df", 1_000_000)
+	k.waitAcks(200, 30*time.Second)
+
+	start := time.Now()
+	fillTmpfs(t, mnt)
+	st := waitNewLeader(t, c, "df", c.ID(x))
+	t.Logf("%.1fs: leader %d after the disk of %d filled (ISR %v)", time.Since(start).Seconds(), st.Leader, c.ID(x), st.ISR)
+	// The broker stops by itself (Kafka halts it).
+	brokertest.WaitFor(t, 30*time.Second, func() error {
+		if c.Running(x) {
+			return fmt.Errorf("broker %d with no log dir left still runs", c.ID(x))
+		}
+		return nil
+	})
+	k.waitAcks(200, 60*time.Second)
+
+	growTmpfs(t, mnt, 64)
+	c.Start(x)
+	c.WaitForISR(t, "df", 0, 3, 30*time.Second)
+	k.waitAcks(100, 30*time.Second)
+	k.verify(c.Addrs())
+	dirs := make([]string, c.N())
+	for i := range dirs {
+		dirs[i] = c.Property(i, "log.dirs")
+	}
+	waitDirsIdentical(t, dirs, "df", 30*time.Second)
+}
+
+// waitDirsIdentical waits until the segment files of topic-partition 0 are
+// byte-identical and non-empty in every log dir of dirs.
+func waitDirsIdentical(t *testing.T, dirs []string, topic string, timeout time.Duration) {
+	t.Helper()
+	brokertest.WaitFor(t, timeout, func() error {
+		ref, err := segmentFiles(t, dirs[0], topic, 0)
+		if err != nil {
+			return err
+		}
+		if len(ref) == 0 {
+			return fmt.Errorf("%s holds no segments", dirs[0])
+		}
+		for _, d := range dirs[1:] {
+			got, err := segmentFiles(t, d, topic, 0)
+			if err != nil {
+				return err
+			}
+			if err := sameSegments(ref, got); err != nil {
+				return fmt.Errorf("%s vs %s: %w", d, dirs[0], err)
+			}
+		}
+		return nil
+	})
+}
