@@ -10,6 +10,7 @@ import (
 
 	"samsa/broker/brokertest"
 	"samsa/zkutil"
+	"samsa/zkutil/zktest"
 )
 
 // interBrokerProxies restarts every broker of c with its inter-broker
@@ -84,4 +85,52 @@ func TestClusterFault2LeaderIsolated(t *testing.T) {
 	}
 	t.Logf("%d acknowledged before heal", before)
 	waitLogsIdentical(t, c, "iso", 0, 30*time.Second)
+}
+
+// TestClusterFault2LeaderFullyIsolated: the partition leader (not the
+// controller) loses its followers, the controller and ZooKeeper at once
+// (inter-broker traffic to it blackholed, its ZooKeeper connections cut)
+// while clients still reach it. Its followers' fetches hang on the
+// blackholed connections; when its session expires the controller elects
+// a follower, and the followers must leave the hung fetches behind and
+// follow the new leader. Producing resumes; the old leader acknowledges
+// nothing after the election, and after healing it rejoins as a follower.
+func TestClusterFault2LeaderFullyIsolated(t *testing.T) {
+	c := brokertest.NewProcCluster(t, 3, faultProps()...)
+	proxies := interBrokerProxies(t, c)
+	x := nonController(t, c)
+	zkp := zktest.Start(t).Proxy(t)
+	c.ZKThrough(x, zkp.Addr)
+	ids := []int32{c.ID(x)}
+	for i := 0; i < c.N(); i++ {
+		if i != x {
+			ids = append(ids, c.ID(i))
+		}
+	}
+	createTopicOn(t, c, "fi", ids)
+	k := startProducing(t, c.Addrs(), "fi", "fi", 1_000_000)
+	k.waitAcks(200, 30*time.Second)
+
+	start := time.Now()
+	proxies[x].Blackhole()
+	zkp.Block()
+	st := waitNewLeader(t, c, "fi", c.ID(x))
+	t.Logf("%.1fs: new leader %d, ISR %v", time.Since(start).Seconds(), st.Leader, st.ISR)
+	// Both survivors must be replicating from the new leader: the ISR
+	// holds both again (or never lost the other).
+	c.WaitForISR(t, "fi", 0, 2, 30*time.Second)
+	_, acked, ackedAt, _ := rawProduce(t, c.Addr(x), "fi", "isolated", 8*time.Second)
+	k.waitAcks(100, 60*time.Second)
+	t.Logf("%.1fs: producing again", time.Since(start).Seconds())
+
+	proxies[x].Heal()
+	zkp.Unblock()
+	c.WaitForISR(t, "fi", 0, 3, 30*time.Second)
+	t.Logf("%.1fs: ISR full", time.Since(start).Seconds())
+	k.waitAcks(100, 30*time.Second)
+	log := k.verify(c.Addrs())
+	if acked && log[ackedAt] != "isolated" {
+		t.Errorf("the isolated leader acknowledged a record at offset %d that the log holds as %q", ackedAt, log[ackedAt])
+	}
+	waitLogsIdentical(t, c, "fi", 0, 30*time.Second)
 }
