@@ -1,18 +1,14 @@
 package broker_test
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
 	"os"
 	"os/exec"
-	"regexp"
 	"strconv"
 	"strings"
-	"sync"
-	"syscall"
 	"testing"
 	"time"
 
@@ -262,186 +258,6 @@ func TestCompatKcatOldFormats(t *testing.T) {
 			}
 		}
 	}
-}
-
-// kcatMember is a running kcat -G balanced consumer: what it consumed and
-// its latest assignment, parsed from its rebalance lines on stderr.
-type kcatMember struct {
-	cmd    *exec.Cmd
-	cancel context.CancelFunc
-	done   chan struct{}
-
-	mu       sync.Mutex
-	values   map[string]bool
-	assigned string // partitions of the latest "assigned:" line
-	revoked  int
-}
-
-func startKcatMember(t *testing.T, kcat, bootstrap, group, topic, clientID string) *kcatMember {
-	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-	m := &kcatMember{cancel: cancel, done: make(chan struct{}), values: map[string]bool{}}
-	m.cmd = exec.CommandContext(ctx, kcat, "-b", bootstrap, "-G", group, "-J", "-u", "-X", "client.id="+clientID,
-		"-X", "auto.offset.reset=earliest", "-X", "auto.commit.interval.ms=100",
-		"-X", "session.timeout.ms=6000", "-X", "heartbeat.interval.ms=300", "-X", "fetch.wait.max.ms=100", topic)
-	m.cmd.Cancel = func() error { return m.cmd.Process.Signal(syscall.SIGTERM) }
-	m.cmd.WaitDelay = 10 * time.Second
-	stdout, err := m.cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	stderr, err := m.cmd.StderrPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := m.cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	var wg sync.WaitGroup
-	wg.Add(2)
-	go func() {
-		defer wg.Done()
-		sc := bufio.NewScanner(stdout)
-		for sc.Scan() {
-			var msg kcatMsg
-			if json.Unmarshal(sc.Bytes(), &msg) == nil && msg.Payload != nil {
-				m.mu.Lock()
-				m.values[*msg.Payload] = true
-				m.mu.Unlock()
-			}
-		}
-	}()
-	go func() {
-		defer wg.Done()
-		sc := bufio.NewScanner(stderr)
-		for sc.Scan() {
-			line := sc.Text()
-			m.mu.Lock()
-			if i := strings.Index(line, "assigned: "); i >= 0 {
-				m.assigned = line[i+len("assigned: "):]
-			} else if strings.Contains(line, "revoked: ") {
-				m.revoked++
-				m.assigned = ""
-			}
-			m.mu.Unlock()
-			t.Logf("%s: %s", clientID, line)
-		}
-	}()
-	go func() {
-		wg.Wait()
-		_ = m.cmd.Wait()
-		close(m.done)
-	}()
-	t.Cleanup(m.stop)
-	return m
-}
-
-// state returns how many values the member consumed and its assignment.
-func (m *kcatMember) state() (int, string) {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	return len(m.values), m.assigned
-}
-
-// stop ends kcat with SIGTERM (it closes its consumer and leaves the
-// group) and waits for it.
-func (m *kcatMember) stop() {
-	_ = m.cmd.Process.Signal(syscall.SIGTERM)
-	select {
-	case <-m.done:
-	case <-time.After(15 * time.Second):
-		m.cancel()
-		<-m.done
-	}
-	m.cancel()
-}
-
-// TestCompatKcatGroupRebalance: two librdkafka balanced consumers (-G)
-// share a topic after a rebalance, commit their positions, and
-// kafka-consumer-groups --describe shows both members and lag 0; when one
-// leaves, the other takes every partition.
-func TestCompatKcatGroupRebalance(t *testing.T) {
-	kcat := needTool(t, "kcat")
-	c := brokertest.NewCluster(t, 1, brokertest.WithProperty("offsets.topic.num.partitions", "2"))
-	const topic, group = "kc-grp", "kc-group"
-	c.CreateTopic(t, topic, 4, 1)
-	bootstrap := c.Addr(0)
-	produce := func(prefix string) {
-		var in strings.Builder
-		for i := 0; i < 40; i++ {
-			fmt.Fprintf(&in, "%d:%s%d\n", i, prefix, i)
-		}
-		runBounded(t, 20*time.Second, in.String(), kcat, "-b", bootstrap, "-P", "-t", topic, "-K", ":")
-	}
-	produce("a")
-	a := startKcatMember(t, kcat, bootstrap, group, topic, "member-a")
-	brokertest.WaitFor(t, 20*time.Second, func() error {
-		if n, as := a.state(); n != 40 {
-			return fmt.Errorf("member a consumed %d of 40 (assigned %q)", n, as)
-		}
-		return nil
-	})
-	b := startKcatMember(t, kcat, bootstrap, group, topic, "member-b")
-	brokertest.WaitFor(t, 20*time.Second, func() error {
-		_, asA := a.state()
-		_, asB := b.state()
-		if strings.Count(asA, "[") != 2 || strings.Count(asB, "[") != 2 {
-			return fmt.Errorf("assignments a %q b %q, want two partitions each", asA, asB)
-		}
-		return nil
-	})
-	produce("b")
-	brokertest.WaitFor(t, 20*time.Second, func() error {
-		na, _ := a.state()
-		nb, _ := b.state()
-		if na+nb != 80 || nb == 0 || na == 40 {
-			return fmt.Errorf("consumed a %d + b %d, want 80 with both members busy", na, nb)
-		}
-		return nil
-	})
-	samsa := brokertest.SamsaBinary(t)
-	rowRE := regexp.MustCompile(`(?m)^kc-group +kc-grp +[0-3] +(\d+) +(\d+) +0 +\S+ +/127\.0\.0\.1 +(member-[ab])\s*$`)
-	var out string
-	brokertest.WaitFor(t, 20*time.Second, func() error {
-		o, _ := runBounded(t, 20*time.Second, "", samsa, "kafka-consumer-groups", "--bootstrap-server", bootstrap, "--describe", "--group", group)
-		out = o
-		rows := rowRE.FindAllStringSubmatch(o, -1)
-		if len(rows) != 4 {
-			return fmt.Errorf("describe: %q", o)
-		}
-		sum, members := 0, map[string]int{}
-		for _, r := range rows {
-			n, _ := strconv.Atoi(r[1])
-			sum += n
-			members[r[3]]++
-		}
-		if sum != 80 || members["member-a"] != 2 || members["member-b"] != 2 {
-			return fmt.Errorf("describe: committed %d, members %v: %q", sum, members, o)
-		}
-		return nil
-	})
-	t.Logf("describe:\n%s", out)
-	b.stop()
-	brokertest.WaitFor(t, 20*time.Second, func() error {
-		if _, as := a.state(); strings.Count(as, "[") != 4 {
-			return fmt.Errorf("member a assigned %q after b left, want all four partitions", as)
-		}
-		return nil
-	})
-	produce("c")
-	brokertest.WaitFor(t, 20*time.Second, func() error {
-		if n, _ := a.state(); n < 80 {
-			return fmt.Errorf("member a consumed %d", n)
-		}
-		a.mu.Lock()
-		defer a.mu.Unlock()
-		for i := 0; i < 40; i++ {
-			if !a.values[fmt.Sprintf("c%d", i)] {
-				return fmt.Errorf("member a lacks c%d", i)
-			}
-		}
-		return nil
-	})
 }
 
 // optionalKcat finds kcat for a test with an optional kcat part: "" when
