@@ -21,7 +21,7 @@ func (l *Log) loadLocked(opts LogOptions) error {
 		return storageError("list log dir", err)
 	}
 	logs := map[int64]bool{}
-	var swaps []int64
+	var swaps, snapshots []int64
 	var indexes []string
 	for _, e := range entries {
 		name := e.Name()
@@ -51,6 +51,8 @@ func (l *Log) loadLocked(opts LogOptions) error {
 			swaps = append(swaps, base)
 		case IndexFileSuffix, TimeIndexFileSuffix:
 			indexes = append(indexes, path)
+		case ProducerSnapshotFileSuffix:
+			snapshots = append(snapshots, base)
 		case IndexFileSuffix + SwapFileSuffix, TimeIndexFileSuffix + SwapFileSuffix:
 			// Indexes of a swap segment are rebuilt from its .log.
 			if err := l.fs.Remove(path); err != nil && !errors.Is(err, fs.ErrNotExist) {
@@ -183,7 +185,7 @@ func (l *Log) loadLocked(opts LogOptions) error {
 	if err := l.epochs.TruncateFromStart(l.logStartOffset.Load()); err != nil {
 		return err
 	}
-	if err := l.loadProducerStateLocked(opts.CleanShutdown); err != nil {
+	if err := l.loadProducerStateLocked(opts.CleanShutdown, snapshots); err != nil {
 		return err
 	}
 	l.logger.WithFields(logrus.Fields{

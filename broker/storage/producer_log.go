@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"sort"
 
 	"github.com/sirupsen/logrus"
 
@@ -58,17 +59,15 @@ func producerExpirationMs(c Config) int64 {
 }
 
 // loadProducerStateLocked builds the producer table at open (Kafka 2.8
-// Log.loadProducerState): from the latest snapshot and the batches after
-// it. After a clean shutdown with no snapshot at all the log holds no
-// producer state worth a full scan (it predates snapshots, as Kafka
-// assumes after an upgrade), so the table starts empty at the end.
-func (l *Log) loadProducerStateLocked(cleanShutdown bool) error {
+// Log.loadProducerState) from the latest snapshot and the batches after
+// it; snaps are the snapshot offsets the directory listing found. After a
+// clean shutdown with no snapshot at all the log holds no producer state
+// worth a full scan (it predates snapshots, as Kafka assumes after an
+// upgrade), so the table starts empty at the end.
+func (l *Log) loadProducerStateLocked(cleanShutdown bool, snaps []int64) error {
 	l.mu.producers = newProducerState()
 	end := l.end.Load().offset
-	snaps, err := listProducerSnapshots(l.fs, l.dir)
-	if err != nil {
-		return err
-	}
+	sort.Slice(snaps, func(i, j int) bool { return snaps[i] < snaps[j] })
 	if len(snaps) == 0 && cleanShutdown {
 		l.mu.producers.reset(end)
 		return nil
