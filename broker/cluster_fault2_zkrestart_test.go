@@ -1,0 +1,82 @@
+package broker_test
+
+import (
+	"fmt"
+	"sync"
+	"testing"
+	"time"
+
+	"samsa/broker/brokertest"
+	"samsa/zkutil"
+	"samsa/zkutil/zktest"
+)
+
+// TestClusterFault2ZKRestart: the ZooKeeper server itself goes down for
+// 20 s and comes back on the same data (sessions survive: the server
+// restarts their clocks), under acks=all load on three partitions, one led
+// by each broker. Leaders keep serving while ZooKeeper is down. One leader
+// is SIGKILLed at the end of the outage: nobody can replace it until
+// ZooKeeper returns, and then its session expires and the controller
+// elects a follower. Every partition has a live leader again, producing goes on
+// everywhere, and nothing acknowledged is lost.
+func TestClusterFault2ZKRestart(t *testing.T) {
+	c := brokertest.NewProcCluster(t, 3, faultProps()...)
+	topics, ks := ledTopics(t, c, "zr")
+	srv := zktest.Start(t)
+	var once sync.Once
+	resume := func() {
+		once.Do(func() {
+			if err := srv.Resume(); err != nil {
+				t.Fatalf("zookeeper did not come back: %v", err)
+			}
+		})
+	}
+	t.Cleanup(resume) // later tests share the server
+
+	ctl, err := c.ZK().GetController()
+	if err != nil {
+		t.Fatal(err)
+	}
+	victim := (c.Index(ctl) + 1) % c.N() // leads topics[victim], not the controller
+	start := time.Now()
+	srv.Halt()
+	t.Logf("%.1fs: zookeeper down", time.Since(start).Seconds())
+	// Hold the outage for 20 s, checking that producing goes on.
+	for round := 0; round < 5000 && time.Since(start) < 20*time.Second; round++ {
+		for _, k := range ks {
+			k.waitAcks(20, 20*time.Second)
+		}
+	}
+	t.Logf("%.1fs: producing went on without ZooKeeper", time.Since(start).Seconds())
+	// A leader dies just before ZooKeeper returns. While ZooKeeper is down
+	// nobody can replace it, nor take it out of the other partitions'
+	// ISRs (acks=all stalls there until then).
+	c.Kill(victim)
+	resume()
+	t.Logf("%.1fs: zookeeper back", time.Since(start).Seconds())
+	for _, topic := range topics {
+		c.WaitForState(t, topic, 0, 30*time.Second, func(s zkutil.PartitionState) error {
+			if s.Leader < 0 || s.Leader == c.ID(victim) {
+				return fmt.Errorf("%s: leader %d (killed broker %d), ISR %v", topic, s.Leader, c.ID(victim), s.ISR)
+			}
+			return nil
+		})
+	}
+	t.Logf("%.1fs: every partition led by a live broker", time.Since(start).Seconds())
+	for _, k := range ks {
+		k.waitAcks(100, 60*time.Second)
+	}
+	c.Start(victim)
+	for _, topic := range topics {
+		c.WaitForISR(t, topic, 0, 3, 30*time.Second)
+	}
+	for _, k := range ks {
+		k.waitAcks(50, 30*time.Second)
+	}
+	for _, k := range ks {
+		k.verify(c.Addrs())
+	}
+	for _, topic := range topics {
+		waitLogsIdentical(t, c, topic, 0, 30*time.Second)
+	}
+}
