@@ -396,3 +396,42 @@ func TestStorageProducerSeveralBatchesInOneAppend(t *testing.T) {
 		t.Fatalf("rejected append moved the log end to %d", l.LogEndOffset())
 	}
 }
+
+// Without any snapshot, a clean start assumes no producer state (a log
+// from before snapshots, Kafka's upgrade rule) and an unclean one replays
+// the whole log.
+func TestStorageProducerStateWithoutSnapshots(t *testing.T) {
+	clock := newFakeClock()
+	dir := t.TempDir()
+	cfg := smallConfig()
+	l := openTestLog(t, dir, cfg, clock, nil)
+	ts := clock.Now().UnixMilli()
+	for seq := int32(0); seq < 60; seq += 2 {
+		appendLeader(t, l, idemBatch(t, 2, 0, seq, 2, ts))
+	}
+	if err := l.Close(); err != nil {
+		t.Fatal(err)
+	}
+	removeSnapshots := func() {
+		snaps, _ := listProducerSnapshots(OSFS{}, dir)
+		for _, o := range snaps {
+			if err := os.Remove(producerSnapshotPath(dir, o)); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	removeSnapshots()
+	l = openTestLog(t, dir, cfg, clock, nil)
+	if s := l.ProducerStates(); len(s) != 0 {
+		t.Fatalf("clean start without snapshots loaded %+v", s)
+	}
+	if err := l.Close(); err != nil {
+		t.Fatal(err)
+	}
+	removeSnapshots()
+	l = openTestLog(t, dir, cfg, clock, func(o *LogOptions) { o.CleanShutdown = false })
+	defer l.Close()
+	if e := producerEntry(t, l, 2); e.Batches[len(e.Batches)-1].LastSeq != 59 || len(e.Batches) != 5 {
+		t.Fatalf("replayed state %+v", e)
+	}
+}
