@@ -141,3 +141,55 @@ func TestClusterFault2LeaderZKCut(t *testing.T) {
 		}
 	}
 }
+
+// TestClusterFault2ControllerZKCut: the controller, also leader of a
+// partition, alone loses ZooKeeper while brokers and clients still reach
+// it. Another broker becomes controller and elects a new leader; the old
+// controller's requests (older controller epoch) must be refused, the old
+// leader must not acknowledge acks=all any more, and once ZooKeeper is
+// back it rejoins as a plain broker and follower.
+func TestClusterFault2ControllerZKCut(t *testing.T) {
+	c := brokertest.NewProcCluster(t, 3, faultProps()...)
+	srv := zktest.Start(t)
+	proxies := make([]*zktest.Proxy, c.N())
+	for i := range proxies {
+		proxies[i] = srv.Proxy(t)
+		c.ZKThrough(i, proxies[i].Addr)
+	}
+	ctl, err := c.ZK().GetController()
+	if err != nil {
+		t.Fatal(err)
+	}
+	x := c.Index(ctl)
+	ids := []int32{ctl}
+	for i := 0; i < c.N(); i++ {
+		if i != x {
+			ids = append(ids, c.ID(i))
+		}
+	}
+	createTopicOn(t, c, "cz", ids)
+	k := startProducing(t, c.Addrs(), "cz", "cz", 1_000_000)
+	k.waitAcks(200, 30*time.Second)
+
+	proxies[x].Block()
+	st := waitNewLeader(t, c, "cz", ctl)
+	newCtl, err := c.ZK().GetController()
+	t.Logf("controller %d cut from ZooKeeper; controller now %d (%v), leader %d (ISR %v)", ctl, newCtl, err, st.Leader, st.ISR)
+	if err == nil && newCtl == ctl {
+		t.Errorf("the cut-off broker %d is still controller", ctl)
+	}
+	_, acked, ackedAt, _ := rawProduce(t, c.Addr(x), "cz", "cut-controller", 8*time.Second)
+	k.waitAcks(100, 60*time.Second)
+
+	proxies[x].Unblock()
+	c.WaitForISR(t, "cz", 0, 3, 30*time.Second)
+	k.waitAcks(100, 30*time.Second)
+	log := k.verify(c.Addrs())
+	if acked && log[ackedAt] != "cut-controller" {
+		t.Errorf("the cut-off leader acknowledged a record at offset %d that the log holds as %q", ackedAt, log[ackedAt])
+	}
+	waitLogsIdentical(t, c, "cz", 0, 30*time.Second)
+	// A partition created now (by the new controller) gets replicas on
+	// every broker, the old controller included.
+	c.CreateTopic(t, "cz2", 1, 3, nil)
+}
