@@ -65,12 +65,26 @@ func growTmpfs(t *testing.T, dir string, sizeMiB int) {
 // stop serving (Kafka halts it) so that the controller elects a follower:
 // producing goes on, nothing acknowledged is lost. With room again the
 // broker starts, recovers and rejoins the ISR.
-func TestClusterFault2LeaderDiskFull(t *testing.T) {
+func TestClusterFault2LeaderDiskFull(t *testing.T) { leaderDiskFull(t, false) }
+
+// TestClusterFault2LeaderOneOfTwoDisksFull: as TestClusterFault2LeaderDiskFull
+// with two log dirs on the leader, the partition's filling up while the
+// other stays healthy. Samsa has no per-dir failover (Kafka's
+// /log_dir_event_notification flow), so the broker stops as well, and the
+// partition moves all the same.
+func TestClusterFault2LeaderOneOfTwoDisksFull(t *testing.T) { leaderDiskFull(t, true) }
+
+func leaderDiskFull(t *testing.T, twoDirs bool) {
 	c := brokertest.NewProcCluster(t, 3, faultProps()...)
 	x := nonController(t, c)
 	mnt := tmpfsLogDir(t, 64)
 	c.Stop(x)
-	c.SetProperties(x, map[string]string{"log.dirs": filepath.Join(mnt, "data")})
+	dirs := filepath.Join(mnt, "data")
+	if twoDirs {
+		// An empty dir listed first gets the next new log.
+		dirs += "," + c.Property(x, "log.dirs")
+	}
+	c.SetProperties(x, map[string]string{"log.dirs": dirs})
 	c.Start(x)
 	ids := []int32{c.ID(x)}
 	for i := 0; i < c.N(); i++ {
@@ -100,11 +114,12 @@ func TestClusterFault2LeaderDiskFull(t *testing.T) {
 	c.WaitForISR(t, "df", 0, 3, 30*time.Second)
 	k.waitAcks(100, 30*time.Second)
 	k.verify(c.Addrs())
-	dirs := make([]string, c.N())
-	for i := range dirs {
-		dirs[i] = c.Property(i, "log.dirs")
+	logDirs := make([]string, c.N())
+	for i := range logDirs {
+		logDirs[i] = c.Property(i, "log.dirs")
 	}
-	waitDirsIdentical(t, dirs, "df", 30*time.Second)
+	logDirs[x] = filepath.Join(mnt, "data")
+	waitDirsIdentical(t, logDirs, "df", 30*time.Second)
 }
 
 // waitDirsIdentical waits until the segment files of topic-partition 0 are

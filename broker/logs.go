@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"sync/atomic"
 	"time"
 
 	"samsa/broker/replica"
@@ -42,6 +43,7 @@ func (b *Broker) openLogs() error {
 		cleaner = storage.NewCleaner(storage.CleanerOptions{Config: cc,
 			Logger: b.opts.Logger.WithField("broker", b.ID()), Now: b.opts.Now}).ManagedService()
 	}
+	var serving atomic.Bool
 	m, err := storage.NewManager(storage.ManagerConfig{
 		Dirs:      b.cfg.LogDirs(),
 		Logger:    b.opts.Logger.WithField("broker", b.ID()),
@@ -61,7 +63,12 @@ func (b *Broker) openLogs() error {
 		LogStartOffsetInterval:    ms(int64(b.cfg.LogFlushStartOffsetCheckpointIntervalMs)),
 		HighWatermarkInterval:     ms(b.cfg.ReplicaHighWatermarkCheckpointIntervalMs),
 		Cleaner:                   cleaner,
-		OnDirOffline:              b.logDirOffline,
+		OnDirOffline: func(dir string, err error, online int) {
+			// Failures while loading fail the start (checkLogDirsOnline).
+			if serving.Load() {
+				b.logDirOffline(dir, err, online)
+			}
+		},
 	})
 	if err != nil {
 		return fmt.Errorf("broker: %w", err)
@@ -71,6 +78,12 @@ func (b *Broker) openLogs() error {
 		return fmt.Errorf("broker: load logs: %w", err)
 	}
 	b.logs = m
+	serving.Store(true)
+	if err := b.checkLogDirsOnline(); err != nil {
+		_ = m.Close()
+		b.logs = nil
+		return err
+	}
 	return nil
 }
 
