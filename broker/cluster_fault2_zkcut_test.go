@@ -1,6 +1,7 @@
 package broker_test
 
 import (
+	"fmt"
 	"net"
 	"testing"
 	"time"
@@ -192,4 +193,53 @@ func TestClusterFault2ControllerZKCut(t *testing.T) {
 	// A partition created now (by the new controller) gets replicas on
 	// every broker, the old controller included.
 	c.CreateTopic(t, "cz2", 1, 3, nil)
+}
+
+// TestClusterFault2LeaderZKFlap: three rounds, each cutting the current
+// leader from ZooKeeper just long enough for its session to expire and
+// letting it back at once, so that its new registration races the
+// controller's handling of the old one's loss (a bounced broker). Every
+// round ends with a live leader and a full ISR; nothing acknowledged is
+// lost and the replicas end identical.
+func TestClusterFault2LeaderZKFlap(t *testing.T) {
+	c := brokertest.NewProcCluster(t, 3, faultProps()...)
+	srv := zktest.Start(t)
+	proxies := make([]*zktest.Proxy, c.N())
+	for i := range proxies {
+		proxies[i] = srv.Proxy(t)
+		c.ZKThrough(i, proxies[i].Addr)
+	}
+	c.CreateTopic(t, "zf", 1, 3, nil)
+	k := startProducing(t, c.Addrs(), "zf", "zf", 1_000_000)
+	for round := 0; round < 3; round++ {
+		k.waitAcks(100, 60*time.Second)
+		li := leaderIndex(t, c, "zf")
+		before, err := c.ZK().GetBroker(c.ID(li))
+		if err != nil {
+			t.Fatal(err)
+		}
+		proxies[li].Block()
+		brokertest.WaitFor(t, 30*time.Second, func() error {
+			if _, err := c.ZK().GetBroker(c.ID(li)); err == nil {
+				return fmt.Errorf("broker %d still registered", c.ID(li))
+			}
+			return nil
+		})
+		proxies[li].Unblock()
+		brokertest.WaitFor(t, 30*time.Second, func() error {
+			reg, err := c.ZK().GetBroker(c.ID(li))
+			if err != nil {
+				return err
+			}
+			if reg.Epoch == before.Epoch {
+				return fmt.Errorf("broker %d: old registration", c.ID(li))
+			}
+			return nil
+		})
+		st := c.WaitForISR(t, "zf", 0, 3, 30*time.Second)
+		t.Logf("round %d: leader %d flapped; leader now %d", round, c.ID(li), st.Leader)
+	}
+	k.waitAcks(100, 60*time.Second)
+	k.verify(c.Addrs())
+	waitLogsIdentical(t, c, "zf", 0, 30*time.Second)
 }
