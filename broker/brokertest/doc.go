@@ -26,7 +26,13 @@
 // per test binary by SamsaBinary): Kill, Stop (SIGTERM), Pause, Resume,
 // Start and Restart on the same port and log dir; partition state is read
 // from ZooKeeper; each broker's output goes to a file that is copied to the
-// test log when the test fails; cleanup SIGKILLs every process.
+// test log when the test fails; cleanup SIGKILLs every process. Network
+// faults between processes go through proxies: ZKThrough restarts a broker
+// with its ZooKeeper connection through a zktest.Proxy (cut one broker
+// from ZooKeeper), InterBrokerThrough with its inter-broker listener
+// advertised at a TCPProxy (Blackhole/Heal: inter-broker traffic held
+// while clients still connect directly); SetProperties rewrites a stopped
+// broker's server.properties.
 //
 // Must never be imported by non-test code.
 //
