@@ -35,20 +35,27 @@ func tmpfsLogDir(t *testing.T, sizeMiB int) string {
 	return dir
 }
 
-// fillTmpfs shrinks the tmpfs at dir to what it holds now (tmpfs sizes are
-// in pages), so that the next block a writer needs is refused (ENOSPC).
+// fillTmpfs shrinks the tmpfs at dir to a few pages more than it holds
+// now, so that writers fill it at once and then get ENOSPC. Writers may
+// grow it between the measure and the remount, which then fails (a size
+// below the usage): it is retried, a bounded number of times.
 func fillTmpfs(t *testing.T, dir string) {
 	t.Helper()
-	var st syscall.Statfs_t
-	if err := syscall.Statfs(dir, &st); err != nil {
-		t.Fatal(err)
+	var lastErr error
+	for attempt := 0; attempt < 50; attempt++ {
+		var st syscall.Statfs_t
+		if err := syscall.Statfs(dir, &st); err != nil {
+			t.Fatal(err)
+		}
+		size := (st.Blocks-st.Bfree)*uint64(st.Bsize) + 4*4096
+		out, err := exec.Command("mount", "-o", fmt.Sprintf("remount,size=%d", size), dir).CombinedOutput()
+		if err == nil {
+			t.Logf("tmpfs %s limited to %d bytes", dir, size)
+			return
+		}
+		lastErr = fmt.Errorf("%v: %s", err, out)
 	}
-	used := (st.Blocks - st.Bfree) * uint64(st.Bsize)
-	out, err := exec.Command("mount", "-o", fmt.Sprintf("remount,size=%d", used), dir).CombinedOutput()
-	if err != nil {
-		t.Fatalf("shrink tmpfs %s to %d bytes: %v: %s", dir, used, err, out)
-	}
-	t.Logf("tmpfs %s full at %d bytes", dir, used)
+	t.Fatalf("shrink tmpfs %s: %v", dir, lastErr)
 }
 
 // growTmpfs gives the tmpfs at dir room again.
