@@ -156,6 +156,22 @@ while len(recs) < 2:
 assert recs[0].key == b"gone" and recs[0].value is None and recs[1].key is None and recs[1].value == b"nokey", recs
 m.close()
 
+step("admin extras: replica assignments, validate only, synonyms")
+resp = admin.create_topics([NewTopic("pc", -1, -1, replica_assignments={0: [int(broker_id)], 1: [int(broker_id)]})],
+                           timeout_ms=10000)
+assert all(e[1] == 0 for e in resp.topic_errors), resp
+wait(lambda: len(admin.describe_topics(["pc"])[0]["partitions"]) == 2 and
+     all(p["leader"] == int(broker_id) and p["replicas"] == [int(broker_id)]
+         for p in admin.describe_topics(["pc"])[0]["partitions"]), "pc on broker " + broker_id)
+resp = admin.create_topics([NewTopic("pvalidate", 1, 1)], timeout_ms=10000, validate_only=True)
+assert all(e[1] == 0 for e in resp.topic_errors), resp
+assert "pvalidate" not in admin.list_topics()
+resp = admin.create_partitions({"pc": NewPartitions(3, [[int(broker_id)]])}, timeout_ms=10000)
+assert all(e[1] == 0 for e in resp.topic_errors), resp
+resp = admin.describe_configs([ConfigResource(ConfigResourceType.TOPIC, "pa")], include_synonyms=True)[0]
+entries = {e[0]: e for e in resp.resources[0][4]}
+assert entries["retention.ms"][1] == "7200000", entries["retention.ms"]
+
 step("admin delete empty group and topic")
 res = admin.delete_consumer_groups(["pg"])
 assert res[0][0] == "pg" and res[0][1].errno == 0, res
