@@ -47,6 +47,7 @@ import (
 	"errors"
 	"io"
 	"math"
+	"slices"
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kerr"
@@ -229,6 +230,19 @@ func (rs regions) WriteTo(w io.Writer) (int64, error) {
 		}
 	}
 	return n, nil
+}
+
+// AppendTo implements wire.InlineRegion: small responses are read with
+// pread and written with the rest of the frame in one write.
+func (rs regions) AppendTo(dst []byte) ([]byte, error) {
+	for _, g := range rs {
+		start := len(dst)
+		dst = slices.Grow(dst, int(g.Len))[:start+int(g.Len)]
+		if _, err := g.File.ReadAt(dst[start:], g.Pos); err != nil {
+			return dst[:start], err
+		}
+	}
+	return dst, nil
 }
 
 // downConvert reads the batches and converts them to the message set

@@ -121,3 +121,68 @@ func TestWireSplicedErrors(t *testing.T) {
 		t.Fatalf("out of order: %v", err)
 	}
 }
+
+// countingWriter counts Write calls.
+type countingWriter struct {
+	bytes.Buffer
+	writes int
+}
+
+func (w *countingWriter) Write(p []byte) (int, error) {
+	w.writes++
+	return w.Buffer.Write(p)
+}
+
+// sendOnlyRegion hides BytesRegion's AppendTo, so WriteResponse must use WriteTo.
+type sendOnlyRegion struct{ b BytesRegion }
+
+func (r sendOnlyRegion) Len() int64                         { return r.b.Len() }
+func (r sendOnlyRegion) WriteTo(w io.Writer) (int64, error) { return r.b.WriteTo(w) }
+
+// TestWireSplicedInlineSmallRegions: regions that can copy themselves and total at most
+// MaxInlineRegionBytes go out in one write with the same bytes; regions that cannot, or more
+// bytes, take the writev/WriteTo path.
+func TestWireSplicedInlineSmallRegions(t *testing.T) {
+	small := func(i int) []byte { return bytes.Repeat([]byte{byte(i)}, []int{0, 1, 300, 4000}[i]) }
+	for _, v := range []int16{4, 11, 12} {
+		req := parsedFetch(t, v)
+		want := AppendResponse(nil, req, fillFetch(kmsg.NewPtrFetchResponse(), small))
+		for _, inline := range []bool{true, false} {
+			resp := kmsg.NewPtrFetchResponse()
+			sp := NewSpliced(resp)
+			fillFetch(resp, func(i int) []byte {
+				if inline {
+					return sp.Placeholder(BytesRegion(small(i)))
+				}
+				return sp.Placeholder(sendOnlyRegion{BytesRegion(small(i))})
+			})
+			var out countingWriter
+			if err := sp.WriteResponse(&out, req); err != nil {
+				t.Fatalf("v%d inline=%v: %v", v, inline, err)
+			}
+			if !bytes.Equal(out.Bytes(), want) {
+				t.Fatalf("v%d inline=%v: %d bytes, encoded %d bytes, differ", v, inline, out.Len(), len(want))
+			}
+			if inline && out.writes != 1 {
+				t.Fatalf("v%d: %d writes for an inline response", v, out.writes)
+			}
+			if !inline && out.writes < 4 {
+				t.Fatalf("v%d: %d writes, want one per region and the parts between", v, out.writes)
+			}
+		}
+	}
+	// A region that copies fewer bytes than it claims fails instead of framing garbage.
+	resp := kmsg.NewPtrFetchResponse()
+	sp := NewSpliced(resp)
+	fillFetch(resp, func(i int) []byte { return sp.Placeholder(lyingRegion{}) })
+	if err := sp.WriteResponse(io.Discard, parsedFetch(t, 11)); err == nil {
+		t.Fatal("a short inline region was written")
+	}
+}
+
+// lyingRegion claims 10 bytes and copies 3.
+type lyingRegion struct{}
+
+func (lyingRegion) Len() int64                          { return 10 }
+func (lyingRegion) WriteTo(w io.Writer) (int64, error)  { return 0, errors.New("not used") }
+func (lyingRegion) AppendTo(dst []byte) ([]byte, error) { return append(dst, 1, 2, 3), nil }
