@@ -4,12 +4,10 @@
 // from package tools and configures logrus once.
 //
 // SAMSA_LOG_LEVEL (trace, debug, info, warn, error; default info) sets the
-// log level; logs go to stderr.
+// log level; logs go to stderr. The Go runtime's GOGC and GOMEMLIMIT apply
+// unchanged; Samsa sets no GC default of its own (docs/operations.md,
+// "Memory and garbage collection", has the measurement behind that).
 //
-// kafka-server-start runs with GOGC=400 and a 160 MiB soft memory limit
-// (GOMEMLIMIT) unless the environment sets GOGC or GOMEMLIMIT (gc.go;
-// docs/operations.md).
-//
-// Owns: process set-up only (logrus configuration, GC defaults, exit code). Must never
+// Owns: process set-up only (logrus configuration, exit code). Must never
 // import anything of Samsa but tools. Concurrency: none of its own.
 package main

@@ -20,6 +20,5 @@ func main() {
 			logger.Warnf("ignoring SAMSA_LOG_LEVEL=%q: %v", s, err)
 		}
 	}
-	tuneServerGC(os.Args, os.Getenv, logger)
 	os.Exit(tools.Run(os.Args, tools.Env{Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr, Logger: logger}))
 }
