@@ -14,8 +14,12 @@ package broker
 //     segment.bytes=offsets.topic.segment.bytes, compression.type=producer.
 //     Until its partition has a leader the answer is
 //     COORDINATOR_NOT_AVAILABLE and clients retry.
-//   - Transaction keys (type 1): COORDINATOR_NOT_AVAILABLE (transactions
-//     are not supported). Other types: INVALID_REQUEST.
+//   - Transaction keys (type 1): TRANSACTIONAL_ID_AUTHORIZATION_FAILED,
+//     the same answer InitProducerId gives a transactional id: Samsa has no
+//     transaction coordinator, and this code is fatal in every client, so a
+//     transactional producer fails at once with a clear message instead of
+//     retrying COORDINATOR_NOT_AVAILABLE until its timeout (docs/protocol.md).
+//     Other types: INVALID_REQUEST.
 //
 // Version notes:
 //   - v1: key type, throttle, error message. v3: flexible.
@@ -41,7 +45,7 @@ func (b *Broker) handleFindCoordinator(r *request) (kmsg.Response, error) {
 	switch req.CoordinatorType {
 	case 0:
 	case 1:
-		return fail(kerr.CoordinatorNotAvailable.Code, "transactions are not supported")
+		return fail(kerr.TransactionalIDAuthorizationFailed.Code, "transactions are not supported by this broker")
 	default:
 		return fail(kerr.InvalidRequest.Code, fmt.Sprintf("unknown coordinator type %d", req.CoordinatorType))
 	}

@@ -298,3 +298,29 @@ func TestAPIKcatIdempotentProduce(t *testing.T) {
 		t.Fatalf("read back %d bytes, want the %d produced records in order:\n%s", len(got), n, got)
 	}
 }
+
+// TestAPIFindTransactionCoordinatorRefused: without a transaction
+// coordinator, FindCoordinator for a transactional id answers the same
+// fatal TRANSACTIONAL_ID_AUTHORIZATION_FAILED as InitProducerId, so a
+// transactional producer fails at once rather than retrying until its
+// timeout; an unknown key type is INVALID_REQUEST.
+func TestAPIFindTransactionCoordinatorRefused(t *testing.T) {
+	c := brokertest.NewCluster(t, 1)
+	rc := dialRaw(t, c.Addr(0))
+	for _, tc := range []struct {
+		keyType int8
+		want    int16
+	}{{1, kerr.TransactionalIDAuthorizationFailed.Code}, {7, kerr.InvalidRequest.Code}} {
+		req := kmsg.NewPtrFindCoordinatorRequest()
+		req.Version = 3
+		req.CoordinatorKey, req.CoordinatorType = "txn-1", tc.keyType
+		resp, err := rc.roundTrip(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		r := resp.(*kmsg.FindCoordinatorResponse)
+		if r.ErrorCode != tc.want || r.NodeID != -1 || r.ErrorMessage == nil {
+			t.Fatalf("key type %d: error %d node %d message %v, want error %d, node -1 and a message", tc.keyType, r.ErrorCode, r.NodeID, r.ErrorMessage, tc.want)
+		}
+	}
+}
