@@ -8,13 +8,15 @@ package broker
 //     STATIC_BROKER_CONFIG when the broker's synonym key is set in
 //     server.properties, DEFAULT_CONFIG otherwise. Unknown topics answer
 //     UNKNOWN_TOPIC_OR_PARTITION.
-//   - Brokers: every broker key of this broker (resource name = its id, or
-//     empty for defaults), STATIC_BROKER_CONFIG when set in
-//     server.properties; keys that are not dynamic are read-only. Another
-//     broker's id answers INVALID_REQUEST (ask that broker). Dynamic
-//     overrides in /config/brokers/<id> and /config/brokers/<default> are
-//     shown with sources DYNAMIC_BROKER_CONFIG and
-//     DYNAMIC_DEFAULT_BROKER_CONFIG (they are not applied at run time yet).
+//   - Brokers: every broker key of this broker (resource name = its id),
+//     STATIC_BROKER_CONFIG when set in server.properties; keys that are not
+//     dynamic are read-only; a key without default that is unset has a
+//     null value (log.retention.ms). Synonyms end with DEFAULT_CONFIG when
+//     Kafka has a default. Another broker's id answers INVALID_REQUEST (ask
+//     that broker). Dynamic overrides in /config/brokers/<id> and
+//     /config/brokers/<default> are shown with sources DYNAMIC_BROKER_CONFIG
+//     and DYNAMIC_DEFAULT_BROKER_CONFIG. The empty name (the cluster-wide
+//     default entity) lists only the dynamic defaults, as Kafka 2.8.
 //   - config_names filters the keys (null or empty: all); synonyms (v1+) and documentation
 //     (v3+) are sent when asked for. Other resource types answer
 //     INVALID_REQUEST.
@@ -58,8 +60,10 @@ func (b *Broker) handleDescribeConfigs(r *request) (kmsg.Response, error) {
 			}
 			c := kmsg.NewDescribeConfigsResponseResourceConfig()
 			c.Name = e.name
-			v := e.value
-			c.Value = &v
+			if !e.null {
+				v := e.value
+				c.Value = &v
+			}
 			c.ReadOnly = e.readOnly
 			c.Source = e.source
 			c.IsDefault = e.source == kmsg.ConfigSourceDefaultConfig

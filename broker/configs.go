@@ -14,6 +14,7 @@ import (
 // describedConfig is one entry of a DescribeConfigs answer.
 type describedConfig struct {
 	name, value string
+	null        bool // the value is Kafka's null (a key without default, unset)
 	source      kmsg.ConfigSource
 	readOnly    bool
 	typ         config.Type
@@ -116,8 +117,13 @@ func (b *Broker) describeTopicConfigs(topic string) ([]describedConfig, error) {
 	return out, nil
 }
 
-// describeBrokerConfigs lists every broker key of this broker (resource
-// name = its id, or "" for the cluster-wide defaults).
+// describeBrokerConfigs describes broker resource name as Kafka 2.8's
+// ConfigHelper: for this broker's id, every broker key with its value and
+// the synonyms DYNAMIC_BROKER_CONFIG, DYNAMIC_DEFAULT_BROKER_CONFIG,
+// STATIC_BROKER_CONFIG and DEFAULT_CONFIG that exist (the source is the
+// first; keys without a default and unset have a null value); for "" (the
+// cluster-wide default entity) only the dynamic defaults stored in
+// /config/brokers/<default>.
 func (b *Broker) describeBrokerConfigs(name string) ([]describedConfig, error) {
 	if name != "" && name != strconv.Itoa(int(b.ID())) {
 		return nil, fmt.Errorf("%w: broker %q is not this broker (%d)", errInvalidRequest, name, b.ID())
@@ -131,6 +137,14 @@ func (b *Broker) describeBrokerConfigs(name string) ([]describedConfig, error) {
 	for _, k := range config.BrokerKeys {
 		v, supplied, ok := b.cfg.Value(k.Name)
 		if !ok {
+			continue
+		}
+		if name == "" {
+			if dv, ok := clusterDefault[k.Name]; ok {
+				src := kmsg.ConfigSourceDynamicDefaultBrokerConfig
+				out = append(out, describedConfig{name: k.Name, value: dv, source: src, readOnly: !k.Dynamic,
+					typ: k.Type, doc: k.Doc, synonyms: []configSynonym{{k.Name, dv, src}}})
+			}
 			continue
 		}
 		d := describedConfig{name: k.Name, value: v, source: kmsg.ConfigSourceDefaultConfig,
@@ -150,6 +164,15 @@ func (b *Broker) describeBrokerConfigs(name string) ([]describedConfig, error) {
 				d.source = kmsg.ConfigSourceStaticBrokerConfig
 			}
 			d.synonyms = append(d.synonyms, configSynonym{k.Name, v, kmsg.ConfigSourceStaticBrokerConfig})
+		}
+		if k.Null {
+			d.null = d.source == kmsg.ConfigSourceDefaultConfig
+		} else {
+			def := k.Default
+			if !supplied {
+				def = v // the default as the broker formats it
+			}
+			d.synonyms = append(d.synonyms, configSynonym{k.Name, def, kmsg.ConfigSourceDefaultConfig})
 		}
 		out = append(out, d)
 	}
