@@ -17,6 +17,8 @@ package broker
 //     /config/brokers/<default> are shown with sources DYNAMIC_BROKER_CONFIG
 //     and DYNAMIC_DEFAULT_BROKER_CONFIG. The empty name (the cluster-wide
 //     default entity) lists only the dynamic defaults, as Kafka 2.8.
+//   - Broker loggers (KIP-412, resource name = this broker's id): log4j's
+//     "root" logger and its level (broker_logger.go).
 //   - config_names filters the keys (null or empty: all); synonyms (v1+) and documentation
 //     (v3+) are sent when asked for. Other resource types answer
 //     INVALID_REQUEST.
@@ -42,6 +44,8 @@ func (b *Broker) handleDescribeConfigs(r *request) (kmsg.Response, error) {
 			entries, err = b.describeTopicConfigs(res.ResourceName)
 		case kmsg.ConfigResourceTypeBroker:
 			entries, err = b.describeBrokerConfigs(res.ResourceName)
+		case kmsg.ConfigResourceTypeBrokerLogger:
+			entries, err = b.describeBrokerLoggers(res.ResourceName)
 		default:
 			err = errInvalidRequest
 		}

@@ -15,6 +15,10 @@ package broker
 //     stored in /config/brokers/<id|<default>> with a /config/changes
 //     notification (dynamic_broker_config.go). Samsa does not apply them at
 //     run time yet.
+//   - Broker loggers (KIP-412, resource name = this broker's id): SET of
+//     the "root" logger's level (log4j names) applies at once; other
+//     loggers and levels are INVALID_CONFIG, DELETE/APPEND/SUBTRACT
+//     INVALID_REQUEST (broker_logger.go).
 //   - Other resource types answer INVALID_REQUEST.
 //
 // Version notes:
@@ -37,9 +41,12 @@ func (b *Broker) handleIncrementalAlterConfigs(r *request) (kmsg.Response, error
 		rr := kmsg.NewIncrementalAlterConfigsResponseResource()
 		rr.ResourceType, rr.ResourceName = res.ResourceType, res.ResourceName
 		var err error
-		if res.ResourceType == kmsg.ConfigResourceTypeBroker {
+		switch res.ResourceType {
+		case kmsg.ConfigResourceTypeBroker:
 			err = b.incrementalAlterBroker(res, req.ValidateOnly)
-		} else {
+		case kmsg.ConfigResourceTypeBrokerLogger:
+			err = b.incrementalAlterBrokerLogger(res, req.ValidateOnly)
+		default:
 			err = b.incrementalAlterTopic(res, req.ValidateOnly)
 		}
 		if err != nil {
