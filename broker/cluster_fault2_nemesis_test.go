@@ -51,15 +51,17 @@ func (c *nemesisCluster) waitHealthy(t *testing.T, topics []string, timeout time
 
 // TestClusterFault2Nemesis is a seeded random sequence of faults (Jepsen's
 // combined nemesis), one at a time on a random broker under acks=all load
-// on three partitions (one led by each broker): SIGKILL and restart,
-// SIGSTOP for 0.5-5 s (past the 3 s session or not), ZooKeeper cut for
-// 0.5-5 s, inter-broker blackhole for 0.5-5 s. After each fault heals the
+// on three partitions (one led by each broker): SIGKILL and restart (of
+// one broker, or of two at once), and for 0.5-8 s (past the 3 s session
+// and the 4 s replica lag, or not) SIGSTOP, a ZooKeeper cut, an
+// inter-broker blackhole, or both of the latter (full isolation from
+// everything but the clients). After each fault heals the
 // cluster must recover within 40 s (every partition led, full ISR) and
 // producing go on; at the end nothing acknowledged is lost and the
 // replicas are identical. SAMSA_NEMESIS_SEED picks the sequence (default
-// 1), SAMSA_NEMESIS_FAULTS its length (default 8).
+// 1), SAMSA_NEMESIS_FAULTS its length (default 6).
 func TestClusterFault2Nemesis(t *testing.T) {
-	seed, faults := uint64(1), 8
+	seed, faults := uint64(1), 6
 	if s := os.Getenv("SAMSA_NEMESIS_SEED"); s != "" {
 		v, err := strconv.ParseUint(s, 10, 64)
 		if err != nil {
@@ -80,9 +82,9 @@ func TestClusterFault2Nemesis(t *testing.T) {
 	start := time.Now()
 	for f := 0; f < faults; f++ {
 		i := rng.IntN(c.N())
-		hold := time.Duration(500+rng.IntN(4500)) * time.Millisecond
-		kind := rng.IntN(4)
-		names := []string{"kill", "pause", "zk-cut", "blackhole"}
+		hold := time.Duration(500+rng.IntN(7500)) * time.Millisecond
+		kind := rng.IntN(6)
+		names := []string{"kill", "pause", "zk-cut", "blackhole", "isolate", "kill-two"}
 		t.Logf("%6.1fs fault %d: %s broker %d for %v", time.Since(start).Seconds(), f, names[kind], c.ID(i), hold)
 		switch kind {
 		case 0:
@@ -100,6 +102,18 @@ func TestClusterFault2Nemesis(t *testing.T) {
 			c.net[i].Blackhole()
 			time.Sleep(hold)
 			c.net[i].Heal()
+		case 4:
+			c.zk[i].Block()
+			c.net[i].Blackhole()
+			time.Sleep(hold)
+			c.net[i].Heal()
+			c.zk[i].Unblock()
+		case 5:
+			j := (i + 1) % c.N()
+			c.Kill(i)
+			c.Kill(j)
+			c.Start(i)
+			c.Start(j)
 		}
 		c.waitHealthy(t, topics, 40*time.Second)
 		for _, k := range ks {
