@@ -118,3 +118,21 @@ func TestCompatKafkaPythonFailover(t *testing.T) {
 	}
 	t.Logf("kafka-python:\n%s", out.String())
 }
+
+// TestCompatKafkaPythonGroup runs testdata/compat_kafka_python_group.py:
+// two kafka-python members per assignor (range, roundrobin) share a
+// topic after a rebalance, auto-commit, and the survivor takes every
+// partition when the other leaves.
+func TestCompatKafkaPythonGroup(t *testing.T) {
+	py := needKafkaPython(t)
+	c := brokertest.NewCluster(t, 1, brokertest.WithProperty("offsets.topic.num.partitions", "2"))
+	script, err := filepath.Abs(filepath.Join("testdata", "compat_kafka_python_group.py"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, _ := runBounded(t, 30*time.Second, "", py, script, strings.Join(c.Addrs(), ","))
+	if !strings.HasSuffix(out, "OK\n") {
+		t.Fatalf("kafka-python:\n%s", out)
+	}
+	t.Logf("kafka-python:\n%s", out)
+}
