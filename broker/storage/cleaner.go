@@ -3,7 +3,6 @@ package storage
 import (
 	"context"
 	"errors"
-	"path/filepath"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -86,6 +85,13 @@ type Cleaner struct {
 	}
 	wg sync.WaitGroup // the Start goroutines
 }
+
+// testHookCleanerPass, when set by a test, runs on the cleaning goroutine
+// with no lock held: "counted" after the truncation counts of the
+// candidate logs were taken and before their checkpoints are read;
+// "swap" before each swap takes the log's lock; "checkpoint" after a pass
+// swapped its segments in and before it writes the checkpoint. (testHookCleanerSwap covers the swap itself.)
+var testHookCleanerPass func(stage string)
 
 // cleaning tracks one in-progress pass.
 type cleaning struct {
@@ -235,12 +241,27 @@ func (c *Cleaner) cleanFilthiest(ctx context.Context, r *cleanRun) (bool, error)
 	var best *logToClean
 	logs := c.currentLogs()
 	c.pruneUncleanable(logs)
-	checkpoints := make(map[string]map[TopicPartition]int64) // per log dir, read once
+	// Truncation counts first, checkpoints after (cleaner_checkpoint.go,
+	// rule 1): a truncation counted here has lowered the checkpoint already.
+	type candidate struct {
+		l           *Log
+		cfg         Config
+		truncations int64
+	}
+	var cands []candidate
 	for _, l := range logs {
 		cfg := l.Config()
 		if !cfg.CleanupPolicy.Compacts() || l.Failed() != nil || c.busy(l) {
 			continue
 		}
+		cands = append(cands, candidate{l: l, cfg: cfg, truncations: l.truncationCount()})
+	}
+	if testHookCleanerPass != nil && len(cands) > 0 {
+		testHookCleanerPass("counted")
+	}
+	checkpoints := make(map[string]map[TopicPartition]int64) // per log dir, read once
+	for _, cd := range cands {
+		l := cd.l
 		path := checkpointPathFor(l)
 		cp, seen := checkpoints[path]
 		if !seen {
@@ -252,13 +273,13 @@ func (c *Cleaner) cleanFilthiest(ctx context.Context, r *cleanRun) (bool, error)
 			checkpoints[path] = cp
 		}
 		off, ok := cp[l.tp]
-		ltc, err := newLogToClean(l, off, ok, now)
+		ltc, err := newLogToClean(l, cd.truncations, off, ok, now)
 		if err != nil {
 			c.logger.WithError(err).WithFields(logrus.Fields{"topic": l.tp.Topic, "partition": l.tp.Partition}).
 				Warn("storage: computing cleanable range failed")
 			continue
 		}
-		if !ltc.shouldClean(cfg) {
+		if !ltc.shouldClean(cd.cfg) {
 			continue
 		}
 		if best == nil || ltc.ratio() > best.ratio() {
@@ -337,6 +358,11 @@ func (c *Cleaner) cleanLog(ctx context.Context, r *cleanRun, ltc *logToClean) er
 
 	start := c.now()
 	end, err := r.clean(ltc)
+	if err != nil && l.truncations.Load() != ltc.truncations {
+		// The log was cut under the pass: whatever failed, it read data
+		// that is gone (cleaner_checkpoint.go, rule 4).
+		err = errCleaningAborted
+	}
 	if err != nil {
 		if isDataError(err) {
 			c.mu.Lock()
@@ -347,7 +373,10 @@ func (c *Cleaner) cleanLog(ctx context.Context, r *cleanRun, ltc *logToClean) er
 		}
 		return err
 	}
-	if err := c.updateCheckpoint(l, end); err != nil {
+	if testHookCleanerPass != nil {
+		testHookCleanerPass("checkpoint")
+	}
+	if err := c.updateCheckpoint(l, end, ltc.truncations); err != nil {
 		return err
 	}
 	c.logger.WithFields(logrus.Fields{
@@ -363,10 +392,10 @@ func (c *Cleaner) cleanLog(ctx context.Context, r *cleanRun, ltc *logToClean) er
 
 // PauseCleaning stops cleaning of l until a matching ResumeCleaning: a pass
 // in progress is aborted and waited for (or ctx ends the wait), so the
-// caller must not hold l's lock. Use it before truncating or deleting a
-// compacted log (Kafka's abortAndPauseCleaning); the cleaner is safe
-// without it (a swap checks that the log did not change), it only saves
-// wasted work. Calls nest.
+// caller must not hold l's lock. Truncation and deletion do not need it
+// (cleaner_checkpoint.go explains why a pass cannot swap in or checkpoint
+// pre-truncation data); it is for callers that want no cleaning at all for
+// a while. Calls nest.
 func (c *Cleaner) PauseCleaning(ctx context.Context, l *Log) error {
 	c.mu.Lock()
 	c.mu.paused[l]++
@@ -393,67 +422,4 @@ func (c *Cleaner) ResumeCleaning(l *Log) {
 		return
 	}
 	c.mu.paused[l]--
-}
-
-// checkpointPathFor returns the cleaner-offset-checkpoint of l's log dir.
-func checkpointPathFor(l *Log) string {
-	return filepath.Join(filepath.Dir(l.dir), CleanerOffsetCheckpointFile)
-}
-
-// readCheckpoint reads one log dir's cleaner checkpoint.
-func (c *Cleaner) readCheckpoint(path string) (map[TopicPartition]int64, error) {
-	c.ckptMu.Lock()
-	defer c.ckptMu.Unlock()
-	return NewOffsetCheckpointFile(c.fs, path).Read()
-}
-
-// updateCheckpoint sets l's entry in its log dir's cleaner checkpoint to
-// offset and drops entries of partitions no longer in that dir (Kafka's
-// LogCleanerManager.updateCheckpoints).
-func (c *Cleaner) updateCheckpoint(l *Log, offset int64) error {
-	return c.modifyCheckpoint(checkpointPathFor(l), func(m map[TopicPartition]int64) { m[l.tp] = offset })
-}
-
-// MaybeTruncateCheckpoint lowers l's cleaner checkpoint to offset if it is
-// above it; the Manager calls it after truncating l (Kafka's
-// maybeTruncateCheckpoint), so records written again are seen as dirty.
-func (c *Cleaner) MaybeTruncateCheckpoint(l *Log, offset int64) error {
-	return c.modifyCheckpoint(checkpointPathFor(l), func(m map[TopicPartition]int64) {
-		if cur, ok := m[l.tp]; ok && cur > offset {
-			m[l.tp] = offset
-		}
-	})
-}
-
-// RemoveCheckpoint drops l's cleaner checkpoint entry (the log was deleted).
-func (c *Cleaner) RemoveCheckpoint(l *Log) error {
-	return c.modifyCheckpoint(checkpointPathFor(l), func(m map[TopicPartition]int64) { delete(m, l.tp) })
-}
-
-func (c *Cleaner) modifyCheckpoint(path string, fn func(map[TopicPartition]int64)) error {
-	c.ckptMu.Lock()
-	defer c.ckptMu.Unlock()
-	cf := NewOffsetCheckpointFile(c.fs, path)
-	m, err := cf.Read()
-	if err != nil {
-		// A corrupt checkpoint only costs a full re-clean; start afresh.
-		c.logger.WithError(err).Warn("storage: discarding unreadable cleaner checkpoint")
-		m = make(map[TopicPartition]int64)
-	}
-	if c.logs.Load() != nil {
-		present := make(map[TopicPartition]bool)
-		dir := filepath.Dir(path)
-		for _, l := range c.currentLogs() {
-			if filepath.Dir(l.dir) == dir {
-				present[l.tp] = true
-			}
-		}
-		for tp := range m {
-			if !present[tp] {
-				delete(m, tp)
-			}
-		}
-	}
-	fn(m)
-	return cf.Write(m)
 }

@@ -233,6 +233,9 @@ func (r *cleanRun) cleanSegments(l *Log, group []*Segment, horizon int64, produc
 	if err != nil {
 		return err
 	}
+	if testHookCleanerPass != nil {
+		testHookCleanerPass("swap")
+	}
 	return l.swapCleanedSegment(s, group, sizes, truncations)
 }
 

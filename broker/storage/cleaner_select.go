@@ -85,10 +85,12 @@ func segmentLastModified(s *Segment) (int64, error) {
 	return st.ModTime().UnixMilli(), nil
 }
 
-// newLogToClean computes the cleanable range of l. checkpoint is the
-// cleaner-offset-checkpoint entry for l, or ok false when it has none.
-func newLogToClean(l *Log, checkpoint int64, ok bool, now time.Time) (*logToClean, error) {
-	c := &logToClean{log: l, truncations: l.truncationCount()}
+// newLogToClean computes the cleanable range of l. truncations is l's
+// truncation count taken before checkpoint was read (see
+// cleaner_checkpoint.go); checkpoint is the cleaner-offset-checkpoint entry
+// for l, or ok false when it has none.
+func newLogToClean(l *Log, truncations, checkpoint int64, ok bool, now time.Time) (*logToClean, error) {
+	c := &logToClean{log: l, truncations: truncations}
 	c.segs = l.Segments()
 	if len(c.segs) == 0 {
 		return c, nil
@@ -181,9 +183,12 @@ func groupSegmentsBySize(segs []*Segment, maxSize int64, maxIndexSize int64, fir
 const maxRelativeOffset = 1<<31 - 1
 
 // truncationCount returns how many truncations l has had; the cleaner
-// compares it before and after a pass.
+// compares it before and after a pass. It takes the log's lock so that the
+// count is never read in the middle of a truncation: a count taken here
+// means the truncation it counts has lowered the cleaner checkpoint
+// already (noteTruncationLocked runs inside the same critical section).
 func (l *Log) truncationCount() int64 {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	return l.mu.truncations
+	return l.truncations.Load()
 }

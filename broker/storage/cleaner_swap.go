@@ -115,7 +115,7 @@ func (l *Log) swapCleanedSegment(s *Segment, old []*Segment, sizes []int64, trun
 	if err := l.checkWritableLocked(); err != nil {
 		return err
 	}
-	if l.mu.truncations != truncations {
+	if l.truncations.Load() != truncations {
 		return errCleaningAborted
 	}
 	segs := *l.segments.Load()

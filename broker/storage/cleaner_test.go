@@ -419,7 +419,7 @@ func TestStorageCleanerSelection(t *testing.T) {
 		mustRoll(t, l)
 		appendBatch(t, l, record.CodecNone, now.UnixMilli(), ckv{"y", "y", false})
 		l.SetHighWatermark(l.LogEndOffset())
-		ltc, err := newLogToClean(l, 20, true, now)
+		ltc, err := newLogToClean(l, l.truncationCount(), 20, true, now)
 		if err != nil {
 			t.Fatal(err)
 		}

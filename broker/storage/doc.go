@@ -29,8 +29,20 @@
 //     checkpoint writer and the cleaner threads (Cleaner, cleaner*.go).
 //   - Lock order: Manager.createMu → Manager.mu; Log.flushMu → Log.mu →
 //     index locks and LeaderEpochCache.mu. The cleaner takes Log.mu only to
-//     swap a cleaned segment in. No Log lock is held while calling the
-//     Manager (Log.OnRoll only records the log and signals a channel).
+//     swap a cleaned segment in and to read a log's truncation count.
+//   - The Log calls the Manager while holding Log.mu: OnRoll
+//     (Manager.onRoll takes Manager.rollFlush to queue the log for a
+//     background flush, then signals the flusher without blocking),
+//     OnFailure (Manager.markOffline takes Manager.mu) and OnTruncate
+//     (Manager.onTruncate → Cleaner.logTruncated takes Cleaner.mu to abort
+//     a pass in progress, then Cleaner.ckptMu to lower the cleaner
+//     checkpoint, reading the log list under Manager.mu; see
+//     cleaner_checkpoint.go). So Log.mu → Manager.rollFlush, Log.mu →
+//     Manager.mu, Log.mu → Cleaner.mu and Log.mu → Cleaner.ckptMu →
+//     Manager.mu are part of the lock order, and the Manager and the
+//     Cleaner never call a Log method that takes Log.mu while holding
+//     Manager.mu, Manager.rollFlush, Cleaner.mu or Cleaner.ckptMu (they
+//     copy the log list or the pending set and release the lock first).
 //
 // # Files
 //

@@ -44,6 +44,14 @@ type LogOptions struct {
 	// takes the log offline; the Manager marks the log dir offline
 	// (KIP-112). It must not block or call back into the log.
 	OnFailure func(l *Log, err error)
+	// OnTruncate is called under the log's lock when TruncateTo or
+	// TruncateFullyAndStartAt is about to remove batches, before any file
+	// changes, with the offset below which the log keeps its data (the base
+	// of the segment that becomes active, or the new start offset). The
+	// Manager lowers the cleaner checkpoint there (Kafka's
+	// maybeTruncateCheckpoint); an error fails the truncation and takes the
+	// log offline. It must not call back into the log. nil: nothing.
+	OnTruncate func(l *Log, offset int64) error
 }
 
 // logEnd is the log end offset with its place in the file, published
@@ -72,6 +80,7 @@ type Log struct {
 	scheduleDelete func(time.Duration, func())
 	onRoll         func(*Log)
 	onFailure      func(*Log, error)
+	onTruncate     func(*Log, int64) error
 
 	epochs *LeaderEpochCache // internally locked
 
@@ -81,6 +90,9 @@ type Log struct {
 	highWatermark  atomic.Int64
 	recoveryPoint  atomic.Int64
 	config         atomic.Pointer[Config]
+	// truncations counts truncations (written under mu, read anywhere), so
+	// a flush and the cleaner can tell that offsets they saw were replaced.
+	truncations atomic.Int64
 
 	flushMu sync.Mutex // serialises flushes
 
@@ -91,7 +103,6 @@ type Log struct {
 		unflushedMessages int64
 		lastFlush         time.Time
 		dirDirty          bool           // files created or renamed since the last dir fsync
-		truncations       int64          // counts truncations, so a flush can tell
 		producers         *producerState // idempotent producers' state (producer_log.go)
 	}
 }
@@ -112,6 +123,7 @@ func OpenLog(opts LogOptions) (*Log, error) {
 		scheduleDelete: opts.ScheduleDelete,
 		onRoll:         opts.OnRoll,
 		onFailure:      opts.OnFailure,
+		onTruncate:     opts.OnTruncate,
 	}
 	cfg := opts.Config
 	l.config.Store(&cfg)

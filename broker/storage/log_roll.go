@@ -82,7 +82,7 @@ func (l *Log) Flush() error {
 	dirty := l.mu.dirDirty
 	l.mu.dirDirty = false
 	flushedMessages := l.mu.unflushedMessages
-	gen := l.mu.truncations
+	gen := l.truncations.Load()
 	l.mu.Unlock()
 
 	err := l.syncSegments(segs, upTo, dirty)
@@ -97,7 +97,7 @@ func (l *Log) Flush() error {
 		}
 		return l.failLocked(err)
 	}
-	if gen == l.mu.truncations {
+	if gen == l.truncations.Load() {
 		// A truncation meanwhile may have replaced offsets below upTo
 		// with bytes this flush did not cover.
 		l.advanceRecoveryPointLocked(upTo)

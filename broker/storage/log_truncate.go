@@ -45,7 +45,6 @@ func (l *Log) TruncateTo(offset int64) error {
 }
 
 func (l *Log) truncateToLocked(offset int64) error {
-	l.mu.truncations++
 	segs := *l.segments.Load()
 	keep := segs[:0:0]
 	var drop []*Segment
@@ -57,6 +56,10 @@ func (l *Log) truncateToLocked(offset int64) error {
 		}
 	}
 	active := keep[len(keep)-1]
+	// Everything below the kept active segment's base stays as it is.
+	if err := l.noteTruncationLocked(active.base); err != nil {
+		return err
+	}
 	if len(drop) > 0 {
 		// Readers must stop seeing the dropped segments first.
 		l.end.Store(&logEnd{offset: active.base, seg: active, pos: 0})
@@ -88,6 +91,21 @@ func (l *Log) truncateToLocked(offset int64) error {
 	return l.rebuildProducerStateLocked(next)
 }
 
+// noteTruncationLocked counts a truncation and then, before any file
+// changes, calls OnTruncate with keep, the offset below which the data
+// stays (the Manager lowers the cleaner checkpoint to it). The order
+// matters to the cleaner (cleaner_checkpoint.go): a pass that checks the
+// count after the checkpoint was lowered must already see the new count,
+// and lowering the checkpoint before the files change means a crash in
+// between cannot leave a checkpoint above re-fetched data.
+func (l *Log) noteTruncationLocked(keep int64) error {
+	l.truncations.Add(1)
+	if l.onTruncate == nil {
+		return nil
+	}
+	return l.onTruncate(l, keep)
+}
+
 // TruncateFullyAndStartAt deletes every segment and starts an empty log at
 // offset, which becomes the log start, end and high watermark (Kafka's
 // Log.truncateFullyAndStartAt: a follower that fell below the leader's log
@@ -106,7 +124,9 @@ func (l *Log) TruncateFullyAndStartAt(offset int64) error {
 
 func (l *Log) truncateFullyLocked(offset int64) error {
 	l.logger.WithField("offset", offset).Info("storage: truncating log fully")
-	l.mu.truncations++
+	if err := l.noteTruncationLocked(offset); err != nil {
+		return err
+	}
 	segs := *l.segments.Load()
 	s, err := openSegment(l.fs, l.dir, offset, segmentOptionsFor(l.Config()), true, l.now())
 	if err != nil {

@@ -190,7 +190,19 @@ func (m *Manager) logOptions(root string, tp TopicPartition, cfg Config) LogOpti
 		ScheduleDelete: m.delays.schedule,
 		OnRoll:         m.onRoll,
 		OnFailure:      func(l *Log, err error) { m.markOffline(root, err) },
+		OnTruncate:     m.onTruncate,
 	}
+}
+
+// onTruncate is the logs' OnTruncate: the cleaner lowers l's checkpoint to
+// keep (Kafka's LogManager.truncateTo → maybeTruncateCheckpoint). It runs
+// under l's lock and takes Cleaner.mu and Cleaner.ckptMu, then Manager.mu
+// for reading (cleaner_checkpoint.go); it never takes a Log's lock.
+func (m *Manager) onTruncate(l *Log, keep int64) error {
+	if tl, ok := m.cfg.Cleaner.(truncationListener); ok {
+		return tl.logTruncated(l, keep)
+	}
+	return nil
 }
 
 // markOffline takes a log dir offline after a disk error (Kafka's
@@ -308,6 +320,12 @@ func (m *Manager) DeleteLog(tp TopicPartition) error {
 	m.rollFlush.Unlock()
 	if err := ml.log.Close(); err != nil && !errors.Is(err, ErrStorage) {
 		m.logger.WithError(err).Warn("storage: closing deleted log")
+	}
+	if tl, ok := m.cfg.Cleaner.(truncationListener); ok {
+		// A partition created again under this name must start dirty.
+		if err := tl.logDeleted(ml.log); err != nil {
+			m.logger.WithError(err).Warn("storage: removing deleted log's cleaner checkpoint")
+		}
 	}
 	doomed := filepath.Join(ml.root, deleteDirName(tp))
 	if err := m.cfg.FS.Rename(ml.log.dir, doomed); err != nil {
