@@ -10,6 +10,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kgo"
+	"github.com/twmb/franz-go/pkg/kmsg"
 
 	"samsa/broker/brokertest"
 )
@@ -50,7 +51,7 @@ func configValue(rc kadm.ResourceConfig, key string) string {
 // DescribeCluster and broker metadata.
 func TestCompatKadmTopicsAndConfigs(t *testing.T) {
 	c := brokertest.NewCluster(t, 1, brokertest.WithProperty("num.partitions", "3"))
-	adm, _ := newKadm(t, c.Addrs())
+	adm, kcl := newKadm(t, c.Addrs())
 	ctx := kctx(t)
 	id := c.Broker(0).ID()
 
@@ -218,5 +219,11 @@ func TestCompatKadmTopicsAndConfigs(t *testing.T) {
 	bd, err := adm.ListBrokers(ctx)
 	if err != nil || len(bd) != 1 || bd[0].NodeID != id {
 		t.Fatalf("list brokers: %+v %v", bd, err)
+	}
+	// DescribeCluster (KIP-700), which Java's Admin uses since 2.8.
+	dc, err := kmsg.NewPtrDescribeClusterRequest().RequestWith(ctx, kcl)
+	if err != nil || dc.ErrorCode != 0 || dc.ClusterID != md.Cluster || dc.ControllerID != id || len(dc.Brokers) != 1 ||
+		dc.Brokers[0].NodeID != id || dc.Brokers[0].Host == "" || dc.Brokers[0].Port == 0 {
+		t.Fatalf("describe cluster: %+v %v", dc, err)
 	}
 }
