@@ -9,11 +9,11 @@ package tools
 //     the change; Kafka's deprecation warning first) or --bootstrap-server
 //     (Admin API through Sarama: DescribeConfigs, IncrementalAlterConfigs,
 //     DescribeClientQuotas, AlterClientQuotas);
-//   - the entity: --entity-type topics|brokers|users|clients with
+//   - the entity: --entity-type topics|brokers|users|clients|broker-loggers with
 //     --entity-name N or --entity-default, or the shorthands --topic,
 //     --broker, --broker-defaults, --user, --user-defaults, --client,
 //     --client-defaults; --describe without a name describes every entity
-//     of the type;
+//     of the type; broker-loggers (bootstrap only) are configs_loggers.go;
 //   - --add-config k1=v1,k2=[a,b] (commas inside brackets belong to the
 //     value), --add-config-file F (properties), --delete-config k1,k2 (each
 //     must exist: "Invalid config(s): k"); values are validated before
@@ -27,6 +27,7 @@ import (
 	"maps"
 	"net/url"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -106,12 +107,13 @@ func configsCommand(env Env) *cli.Command {
 			&cli.StringFlag{Name: "zookeeper", Usage: "DEPRECATED: ZooKeeper connection string host:port[/chroot]"},
 			&cli.StringFlag{Name: "bootstrap-server", Usage: "broker(s) to connect to, host:port[,host:port]"},
 			&cli.StringFlag{Name: "command-config", Usage: "properties file with Admin client settings"},
-			&cli.StringFlag{Name: "entity-type", Usage: "topics, brokers, users or clients"},
+			&cli.StringFlag{Name: "entity-type", Usage: "topics, brokers, users, clients or broker-loggers"},
 			&cli.StringFlag{Name: "entity-name", Usage: "name of the entity (topic name, broker id, user principal, client id)"},
 			&cli.BoolFlag{Name: "entity-default", Usage: "the default entity (brokers, users, clients)"},
 			&cli.StringFlag{Name: "topic", Usage: "same as --entity-type topics --entity-name <topic>"},
 			&cli.StringFlag{Name: "broker", Usage: "same as --entity-type brokers --entity-name <id>"},
 			&cli.BoolFlag{Name: "broker-defaults", Usage: "same as --entity-type brokers --entity-default"},
+			&cli.StringFlag{Name: "broker-logger", Usage: "same as --entity-type broker-loggers --entity-name <id>"},
 			&cli.StringFlag{Name: "user", Usage: "same as --entity-type users --entity-name <user>"},
 			&cli.BoolFlag{Name: "user-defaults", Usage: "same as --entity-type users --entity-default"},
 			&cli.StringFlag{Name: "client", Usage: "same as --entity-type clients --entity-name <client id>"},
@@ -171,6 +173,7 @@ func parseConfigEntity(c *cli.Context) (configEntity, error) {
 	for _, s := range []struct{ flag, def, typ string }{
 		{"topic", "", zkutil.ConfigTypeTopic},
 		{"broker", "broker-defaults", zkutil.ConfigTypeBroker},
+		{"broker-logger", "", brokerLoggersType},
 		{"user", "user-defaults", zkutil.ConfigTypeUser},
 		{"client", "client-defaults", zkutil.ConfigTypeClient},
 	} {
@@ -189,15 +192,15 @@ func parseConfigEntity(c *cli.Context) (configEntity, error) {
 	case len(types) > 1:
 		return e, toolError("Samsa's kafka-configs takes exactly one entity (users and clients together are not supported)")
 	}
-	valid := false
-	for _, t := range configEntityTypes {
-		valid = valid || t == e.typ
+	allowed := configEntityTypes
+	if c.String("bootstrap-server") != "" {
+		allowed = append(slices.Clone(allowed), brokerLoggersType) // Kafka's BrokerSupportedConfigTypes
 	}
-	if !valid {
-		if e.typ == "broker-loggers" {
-			return e, toolError("Samsa's broker has no broker-loggers entity: use log.level in server.properties")
-		}
-		return e, toolErrorf("Invalid entity type %s, the entity type must be one of %s", e.typ, strings.Join(configEntityTypes, ", "))
+	if !slices.Contains(allowed, e.typ) {
+		return e, toolErrorf("Invalid entity type %s, the entity type must be one of %s", e.typ, strings.Join(allowed, ", "))
+	}
+	if e.isDefault && e.typ == brokerLoggersType {
+		return e, toolErrorf("--entity-default is not allowed for %s", brokerLoggersType)
 	}
 	if e.isDefault && e.name != "" {
 		return e, toolError("--entity-name and --entity-default cannot be used together")
@@ -205,7 +208,7 @@ func parseConfigEntity(c *cli.Context) (configEntity, error) {
 	if e.isDefault && e.typ == zkutil.ConfigTypeTopic {
 		return e, toolError("--entity-default is not allowed for topics")
 	}
-	if e.typ == zkutil.ConfigTypeBroker && e.name != "" {
+	if (e.typ == zkutil.ConfigTypeBroker || e.typ == brokerLoggersType) && e.name != "" {
 		if _, err := strconv.ParseInt(e.name, 10, 32); err != nil {
 			return e, toolErrorf("The entity name for %s must be a valid integer broker id, but it is: %s", e.typ, e.name)
 		}
@@ -226,8 +229,11 @@ func parseConfigsOpts(c *cli.Context) (*configsOpts, error) {
 	if o.entity, err = parseConfigEntity(c); err != nil {
 		return nil, err
 	}
+	if o.describe && o.entity.typ == brokerLoggersType && o.entity.name == "" {
+		return nil, toolErrorf("an entity name must be specified with --describe of %s", brokerLoggersType)
+	}
 	if o.alter && o.entity.name == "" && !o.entity.isDefault {
-		if o.entity.typ == zkutil.ConfigTypeTopic {
+		if o.entity.typ == zkutil.ConfigTypeTopic || o.entity.typ == brokerLoggersType {
 			return nil, toolErrorf("an entity name must be specified with --alter of %s", o.entity.typ)
 		}
 		return nil, toolError("an entity-name or default entity must be specified with --alter of users, clients or brokers")

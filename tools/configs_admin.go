@@ -42,6 +42,10 @@ func runConfigsAdmin(o *configsOpts, env Env) error {
 	}
 	defer admin.Close()
 	switch {
+	case o.entity.typ == brokerLoggersType && o.describe:
+		err = describeBrokerLoggersAdmin(admin, o, env.Stdout)
+	case o.entity.typ == brokerLoggersType:
+		err = alterBrokerLoggersAdmin(admin, o, env.Stdout)
 	case o.entity.typ == zkutil.ConfigTypeUser || o.entity.typ == zkutil.ConfigTypeClient:
 		if o.describe {
 			err = describeQuotasAdmin(admin, o, env.Stdout)

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/IBM/sarama"
+	"github.com/sirupsen/logrus"
 
 	"samsa/broker/brokertest"
 	"samsa/zkutil"
@@ -213,4 +214,25 @@ func TestToolConfigsRetentionTakesEffect(t *testing.T) {
 		}
 		return nil
 	})
+}
+
+// TestToolConfigsBrokerLoggers: kafka-configs --entity-type broker-loggers
+// (KIP-412) describes and sets the broker's root log level; unknown loggers
+// and levels fail as in Kafka.
+func TestToolConfigsBrokerLoggers(t *testing.T) {
+	c := brokertest.NewCluster(t, 1, brokertest.WithLogLevel(logrus.WarnLevel))
+	ct := &configsTranscript{t: t, connArg: []string{"--bootstrap-server", c.Addr(0)}}
+	ct.run(0, "--describe", "--entity-type", "broker-loggers", "--entity-name", "1")
+	ct.run(0, "--alter", "--broker-logger", "1", "--add-config", "root=ERROR")
+	ct.run(0, "--describe", "--broker-logger", "1")
+	ct.run(1, "--alter", "--broker-logger", "1", "--add-config", "kafka.controller=INFO")
+	ct.run(1, "--alter", "--broker-logger", "1", "--add-config", "root=LOUD")
+	ct.run(1, "--alter", "--broker-logger", "1", "--delete-config", "root")
+	ct.run(0, "--alter", "--broker-logger", "1", "--add-config", "root=WARN")
+	ct.run(1, "--describe", "--entity-type", "broker-loggers")
+	ct.run(1, "--describe", "--broker-logger", "x")
+	checkGolden(t, "configs_loggers", ct.buf.Bytes())
+
+	zk := &configsTranscript{t: t, connArg: []string{"--zookeeper", c.ZKConnect()}}
+	zk.run(1, "--describe", "--broker-logger", "1")
 }
