@@ -172,3 +172,28 @@ func TestCompatKgoReadCommittedAndAutoCreate(t *testing.T) {
 		t.Fatal("kgo-no-create was created")
 	}
 }
+
+// TestCompatKgoCompactedNullKey: a record without key is refused by a
+// compacted topic (Kafka 2.8: INVALID_RECORD, "Compacted topic cannot
+// accept message without key"); keyed records and tombstones are stored.
+func TestCompatKgoCompactedNullKey(t *testing.T) {
+	c := brokertest.NewCluster(t, 1)
+	c.CreateTopic(t, "compacted", 1, 1, map[string]*string{"cleanup.policy": strp("compact")})
+	cl, err := kgo.NewClient(kgo.SeedBrokers(c.Addrs()...), kgo.DefaultProduceTopic("compacted"),
+		kgo.RecordRetries(1), kgo.RecordDeliveryTimeout(5*time.Second))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cl.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	if err := cl.ProduceSync(ctx, &kgo.Record{Key: []byte("k"), Value: []byte("v")}).FirstErr(); err != nil {
+		t.Fatal(err)
+	}
+	if err := cl.ProduceSync(ctx, &kgo.Record{Key: []byte("k")}).FirstErr(); err != nil {
+		t.Fatalf("tombstone: %v", err)
+	}
+	if err := cl.ProduceSync(ctx, &kgo.Record{Value: []byte("no key")}).FirstErr(); !errors.Is(err, kerr.InvalidRecord) {
+		t.Fatalf("null key into a compacted topic: %v, want INVALID_RECORD", err)
+	}
+}
