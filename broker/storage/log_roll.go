@@ -92,7 +92,9 @@ func (l *Log) Flush() error {
 		if dirty {
 			l.mu.dirDirty = true
 		}
-		if errors.Is(err, os.ErrClosed) && l.mu.closed {
+		if l.mu.closed && (errors.Is(err, os.ErrClosed) || errors.Is(err, fs.ErrNotExist)) {
+			// Closed meanwhile, and possibly deleted (DeleteLog renames
+			// and removes the directory): nothing to make durable.
 			return nil
 		}
 		return l.failLocked(err)
@@ -120,6 +122,16 @@ func (l *Log) flushLocked(upTo int64) error {
 	return nil
 }
 
+// holdsSegment reports whether s is one of l's current segments.
+func (l *Log) holdsSegment(s *Segment) bool {
+	for _, cur := range *l.segments.Load() {
+		if cur == s {
+			return true
+		}
+	}
+	return false
+}
+
 // syncSegments fsyncs the segments that may hold offsets in
 // [recovery point, upTo); the caller then advances the recovery point.
 // With nothing past the recovery point it syncs no segment (Kafka's
@@ -145,8 +157,14 @@ func (l *Log) syncSegments(segs []*Segment, upTo int64, dirDirty bool) error {
 		}
 		// Durable: this segment's batches and index entries.
 		if err := s.flush(); err != nil {
-			if errors.Is(err, os.ErrClosed) {
-				continue // deleted meanwhile (retention, truncation): nothing to keep
+			if errors.Is(err, os.ErrClosed) || (errors.Is(err, fs.ErrNotExist) && !l.holdsSegment(s)) {
+				// Deleted or replaced meanwhile (retention, truncation, a
+				// cleaner swap): nothing to keep. A missing file of a
+				// replaced segment is no disk failure: a truncation may
+				// have renamed a newer segment with the same base to the
+				// same ".deleted" name and removed it while the replaced
+				// one waited for its delayed deletion.
+				continue
 			}
 			return err
 		}
