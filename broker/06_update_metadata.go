@@ -9,7 +9,9 @@ package broker
 //     has seen answers STALE_CONTROLLER_EPOCH and changes nothing; one whose
 //     broker epoch is older than this broker's registration answers
 //     STALE_BROKER_EPOCH (KIP-380), as Kafka 2.8.
-//   - Partitions with leader -2 (topic being deleted) leave the cache.
+//   - Partitions with leader -2 (topic being deleted) leave the cache, and
+//     the group coordinator drops their committed offsets (Kafka's
+//     handleDeletedPartitions).
 //   - Endpoints without a listener name (v1-2) take the security protocol's
 //     name, as Kafka does.
 //
@@ -23,6 +25,7 @@ import (
 	"github.com/sirupsen/logrus"
 	"github.com/twmb/franz-go/pkg/kmsg"
 
+	"samsa/broker/group"
 	"samsa/broker/metadata"
 )
 
@@ -77,8 +80,16 @@ func (b *Broker) handleUpdateMetadata(r *request) (kmsg.Response, error) {
 			add(ts.Topic, ps)
 		}
 	}
-	b.meta.Apply(u)
+	deleted := b.meta.Apply(u)
 	b.metadataUpdated()
+	if len(deleted) > 0 && b.groups != nil {
+		// Kafka: groupCoordinator.handleDeletedPartitions.
+		tps := make([]group.TopicPartition, 0, len(deleted))
+		for _, ps := range deleted {
+			tps = append(tps, group.TopicPartition{Topic: ps.Topic, Partition: ps.Partition})
+		}
+		b.groups.HandleDeletedPartitions(tps)
+	}
 	return resp, nil
 }
 

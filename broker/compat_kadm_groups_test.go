@@ -278,3 +278,65 @@ func TestCompatKadmOffsetsAndGroups(t *testing.T) {
 		}
 	}
 }
+
+// TestCompatDeletedTopicOffsets: deleting a topic removes the groups'
+// committed offsets of it (Kafka 2.8's handleDeletedPartitions), so a group
+// consuming the topic re-created under the same name starts by its reset
+// policy instead of at a stale offset; offsets of other topics stay.
+func TestCompatDeletedTopicOffsets(t *testing.T) {
+	c := brokertest.NewCluster(t, 1, brokertest.WithProperty("offsets.topic.num.partitions", "2"))
+	c.CreateTopic(t, "recreated", 1, 1)
+	c.CreateTopic(t, "kept", 1, 1)
+	adm, _ := newKadm(t, c.Addrs(), kgo.MetadataMinAge(10*time.Millisecond))
+	ctx := kctx(t)
+	var commit kadm.Offsets
+	commit.AddOffset("recreated", 0, 3, -1) // below the re-created topic's end: a stale offset would skip records
+	commit.AddOffset("kept", 0, 7, -1)
+	if err := adm.CommitAllOffsets(ctx, "dg", commit); err != nil {
+		t.Fatal(err)
+	}
+	if r, err := adm.DeleteTopics(ctx, "recreated"); err != nil || r["recreated"].Err != nil {
+		t.Fatalf("delete: %+v %v", r, err)
+	}
+	brokertest.WaitFor(t, 15*time.Second, func() error {
+		fo, err := adm.FetchOffsets(ctx, "dg")
+		if err != nil {
+			return err
+		}
+		if o, ok := fo.Lookup("recreated", 0); ok && o.At >= 0 {
+			return fmt.Errorf("offset of the deleted topic still committed: %+v", o)
+		}
+		if o, ok := fo.Lookup("kept", 0); !ok || o.At != 7 {
+			return fmt.Errorf("offset of kept: %+v", fo)
+		}
+		return nil
+	})
+	c.CreateTopic(t, "recreated", 1, 1)
+	prod, err := kgo.NewClient(kgo.SeedBrokers(c.Addrs()...), kgo.DefaultProduceTopic("recreated"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer prod.Close()
+	for i := 0; i < 5; i++ {
+		if err := prod.ProduceSync(ctx, &kgo.Record{Value: []byte{byte(i)}}).FirstErr(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	cons, err := kgo.NewClient(kgo.SeedBrokers(c.Addrs()...), kgo.ConsumerGroup("dg"), kgo.ConsumeTopics("recreated"),
+		kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()), kgo.FetchMaxWait(100*time.Millisecond))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cons.Close()
+	n := 0
+	for n < 5 {
+		pctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+		fs := cons.PollFetches(pctx)
+		err := pctx.Err()
+		cancel()
+		if err != nil {
+			t.Fatalf("the group read %d of the re-created topic's 5 records", n)
+		}
+		n += fs.NumRecords()
+	}
+}

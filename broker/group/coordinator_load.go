@@ -298,3 +298,37 @@ func (c *Coordinator) expireTick() {
 	c.scheduleExpiryLocked()
 	c.mu.Unlock()
 }
+
+// HandleDeletedPartitions removes the committed offsets of partitions whose
+// topic was deleted from every group this coordinator has loaded (Kafka's
+// handleDeletedPartitions, called when UpdateMetadata drops them), so a
+// topic re-created under the same name does not inherit stale offsets. An
+// Empty group left without offsets is deleted. Tombstones are written for
+// both; it does not wait for them.
+func (c *Coordinator) HandleDeletedPartitions(tps []TopicPartition) {
+	if len(tps) == 0 {
+		return
+	}
+	deleted := make(map[TopicPartition]bool, len(tps))
+	for _, tp := range tps {
+		deleted[tp] = true
+	}
+	c.mu.Lock()
+	if c.mu.closed {
+		c.mu.Unlock()
+		return
+	}
+	var groups []*group
+	for _, ps := range c.mu.partitions {
+		if ps.loading {
+			continue
+		}
+		for _, g := range ps.groups {
+			groups = append(groups, g)
+		}
+	}
+	c.mu.Unlock()
+	for _, g := range groups {
+		g.post(func() { g.removeDeletedOffsets(deleted) })
+	}
+}

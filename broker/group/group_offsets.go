@@ -288,3 +288,33 @@ func (g *group) expireOffsets(now time.Time, retention time.Duration) {
 		})
 	}
 }
+
+// removeDeletedOffsets drops the offsets of deleted partitions (Kafka's
+// cleanupGroupMetadata with removeOffsets); an Empty group left without
+// offsets becomes Dead. Tombstones are written for what was removed.
+func (g *group) removeDeletedOffsets(deleted map[TopicPartition]bool) {
+	if g.is(Dead) {
+		return
+	}
+	var kvs []kv
+	for tp := range g.offsets {
+		if deleted[tp] {
+			delete(g.offsets, tp)
+			kvs = append(kvs, kv{key: EncodeOffsetKey(g.id, tp.Topic, tp.Partition)})
+		}
+	}
+	if len(kvs) == 0 {
+		return
+	}
+	g.log.WithField("offsets", len(kvs)).Info("group: removed offsets of deleted partitions")
+	if g.is(Empty) && len(g.offsets) == 0 && len(g.members) == 0 {
+		kvs = append(kvs, kv{key: EncodeGroupKey(g.id)})
+		g.transition(Dead)
+		g.log.Info("group: empty group with no offsets removed")
+	}
+	g.appendTombstones(kvs, func(code int16) {
+		if code != 0 {
+			g.log.WithField("error", code).Warn("group: failed to write tombstones of deleted partitions' offsets")
+		}
+	})
+}
