@@ -72,8 +72,9 @@
 //	  Samsa writes v3.
 //
 // A record with a null value is a tombstone: DeleteGroups writes one for
-// the group key and each offset key, OffsetDelete and offset expiry for
-// the offset keys. The topic is compacted, so only the last record per key
+// the group key and each offset key, OffsetDelete, offset expiry and the
+// removal of a deleted topic's offsets (HandleDeletedPartitions) for the
+// offset keys. The topic is compacted, so only the last record per key
 // survives; a load replays the partition from its log start offset to its
 // log end offset and keeps the last value per key. For example group
 // "my-group" lives in partition PartitionFor("my-group", 50) of
