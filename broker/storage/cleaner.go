@@ -74,7 +74,8 @@ type Cleaner struct {
 	logger logrus.FieldLogger            // immutable after NewCleaner
 	now    func() time.Time              // immutable after NewCleaner
 
-	ckptMu sync.Mutex // serialises cleaner-offset-checkpoint read-modify-writes
+	ckptMu    sync.Mutex                          // serialises cleaner-offset-checkpoint read-modify-writes
+	ckptCache map[string]map[TopicPartition]int64 // guarded by ckptMu; contents of each checkpoint file by path
 
 	mu struct {
 		sync.Mutex

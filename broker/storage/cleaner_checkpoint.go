@@ -83,11 +83,38 @@ func checkpointPathFor(l *Log) string {
 	return filepath.Join(filepath.Dir(l.dir), CleanerOffsetCheckpointFile)
 }
 
-// readCheckpoint reads one log dir's cleaner checkpoint.
+// readCheckpoint returns (a copy of) one log dir's cleaner checkpoint.
 func (c *Cleaner) readCheckpoint(path string) (map[TopicPartition]int64, error) {
 	c.ckptMu.Lock()
 	defer c.ckptMu.Unlock()
-	return NewOffsetCheckpointFile(c.fs, path).Read()
+	m, err := c.loadCheckpointLocked(path)
+	if err != nil {
+		return nil, err
+	}
+	out := make(map[TopicPartition]int64, len(m))
+	for tp, off := range m {
+		out[tp] = off
+	}
+	return out, nil
+}
+
+// loadCheckpointLocked returns the cached contents of the checkpoint at
+// path, reading the file the first time. Only the Cleaner writes the file,
+// so the cache stays exact; it is dropped when a write fails. Callers hold
+// ckptMu and must not keep the map past it.
+func (c *Cleaner) loadCheckpointLocked(path string) (map[TopicPartition]int64, error) {
+	if m, ok := c.ckptCache[path]; ok {
+		return m, nil
+	}
+	m, err := NewOffsetCheckpointFile(c.fs, path).Read()
+	if err != nil {
+		return nil, err
+	}
+	if c.ckptCache == nil {
+		c.ckptCache = make(map[string]map[TopicPartition]int64)
+	}
+	c.ckptCache[path] = m
+	return m, nil
 }
 
 // updateCheckpoint sets l's entry in its log dir's cleaner checkpoint to
@@ -137,19 +164,22 @@ func (c *Cleaner) RemoveCheckpoint(l *Log) error {
 }
 
 // modifyCheckpoint applies fn to the checkpoint at path under ckptMu and
-// writes the result if fn reports a change. fn also gets the cleaner's
-// logs of that log dir by partition (nil before the logs are known);
-// entries of partitions not among them are dropped when the file is
-// written.
+// writes the result if fn reports a change (so a truncation that does not
+// lower the entry costs no I/O: the contents are cached). fn also gets the
+// cleaner's logs of that log dir by partition (nil before the logs are
+// known); entries of partitions not among them are dropped when the file
+// is written.
 func (c *Cleaner) modifyCheckpoint(path string, fn func(m map[TopicPartition]int64, present map[TopicPartition]*Log) bool) error {
 	c.ckptMu.Lock()
 	defer c.ckptMu.Unlock()
-	cf := NewOffsetCheckpointFile(c.fs, path)
-	m, err := cf.Read()
+	cached, err := c.loadCheckpointLocked(path)
+	m := make(map[TopicPartition]int64, len(cached))
 	if err != nil {
 		// A corrupt checkpoint only costs a full re-clean; start afresh.
 		c.logger.WithError(err).Warn("storage: discarding unreadable cleaner checkpoint")
-		m = make(map[TopicPartition]int64)
+	}
+	for tp, off := range cached {
+		m[tp] = off
 	}
 	var present map[TopicPartition]*Log
 	if c.logs.Load() != nil {
@@ -169,5 +199,13 @@ func (c *Cleaner) modifyCheckpoint(path string, fn func(m map[TopicPartition]int
 			delete(m, tp)
 		}
 	}
-	return cf.Write(m)
+	if err := NewOffsetCheckpointFile(c.fs, path).Write(m); err != nil {
+		delete(c.ckptCache, path) // the file may hold either version now
+		return err
+	}
+	if c.ckptCache == nil {
+		c.ckptCache = make(map[string]map[TopicPartition]int64)
+	}
+	c.ckptCache[path] = m
+	return nil
 }
