@@ -90,7 +90,8 @@ type Cleaner struct {
 // testHookCleanerPass, when set by a test, runs on the cleaning goroutine
 // with no lock held: "counted" after the truncation counts of the
 // candidate logs were taken and before their checkpoints are read;
-// "swap" before each swap takes the log's lock; "checkpoint" after a pass
+// "mapped" after the offset map was built; "swap" before each swap takes
+// the log's lock; "checkpoint" after a pass
 // swapped its segments in and before it writes the checkpoint. (testHookCleanerSwap covers the swap itself.)
 var testHookCleanerPass func(stage string)
 

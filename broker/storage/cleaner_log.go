@@ -49,6 +49,9 @@ func (r *cleanRun) clean(ltc *logToClean) (int64, error) {
 	if err := r.buildOffsetMap(segmentsInRange(nonActive, ltc.firstDirty, ltc.firstUncleanable), ltc.firstDirty, ltc.firstUncleanable); err != nil {
 		return 0, err
 	}
+	if testHookCleanerPass != nil {
+		testHookCleanerPass("mapped")
+	}
 	end := r.om.latest + 1
 	if end <= ltc.firstDirty {
 		return ltc.firstDirty, nil // nothing could be mapped

@@ -247,6 +247,45 @@ func TestStorageCleanerTruncateRacesPass(t *testing.T) {
 	}
 }
 
+// TestStorageCleanerTruncateFailsReadsAbort cuts the whole log under a
+// pass after its offset map was built, so the pass fails reading segments
+// that are gone: that is an abort (rule 4 of cleaner_checkpoint.go), not a
+// failure of the log's data, and the log stays cleanable.
+func TestStorageCleanerTruncateFailsReadsAbort(t *testing.T) {
+	root := t.TempDir()
+	l, c := newTruncateTestLog(t, root)
+	buildDistinctLog(t, l, c, root)
+	appendBatch(t, l, record.CodecNone, 1000, ckv{"u9", "w", false})
+	mustRoll(t, l)
+	l.SetHighWatermark(l.LogEndOffset())
+	testHookCleanerPass = func(s string) {
+		if s == "mapped" {
+			testHookCleanerPass = nil
+			if err := l.TruncateFullyAndStartAt(7); err != nil {
+				t.Error(err)
+			}
+		}
+	}
+	t.Cleanup(func() { testHookCleanerPass = nil })
+	if _, err := c.CleanOnce(context.Background()); !errors.Is(err, errCleaningAborted) {
+		t.Fatalf("CleanOnce = %v, want errCleaningAborted", err)
+	}
+	if u := c.UncleanablePartitions(); len(u) != 0 {
+		t.Fatalf("uncleanable %v", u)
+	}
+	if l.Failed() != nil {
+		t.Fatalf("log failed: %v", l.Failed())
+	}
+	assertCleanerCheckpoint(t, root, 7)
+	refetch(t, l)
+	if !cleanOnce(t, c) {
+		t.Fatal("re-fetched records not cleaned")
+	}
+	if got, want := keysAt(t, l), compactedRefetch[7:]; !reflect.DeepEqual(got, want) {
+		t.Fatalf("records %v, want %v", got, want)
+	}
+}
+
 // TestStorageCleanerDeleteDropsCheckpoint checks that DeleteLog drops the
 // partition's checkpoint entry, that a pass finishing after the deletion
 // does not write it back, and that the partition created again starts
