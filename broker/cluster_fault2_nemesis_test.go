@@ -21,9 +21,9 @@ type nemesisCluster struct {
 	net []*brokertest.TCPProxy
 }
 
-func newNemesisCluster(t *testing.T) *nemesisCluster {
+func newNemesisCluster(t *testing.T, extraProps ...string) *nemesisCluster {
 	t.Helper()
-	c := &nemesisCluster{ProcCluster: brokertest.NewProcCluster(t, 3, faultProps()...)}
+	c := &nemesisCluster{ProcCluster: brokertest.NewProcCluster(t, 3, faultProps(extraProps...)...)}
 	srv := zktest.Start(t)
 	// Every broker gets the inter-broker listener before any is restarted
 	// again: a controller using it cannot reach a broker without it.
@@ -79,6 +79,20 @@ func TestClusterFault2Nemesis(t *testing.T) {
 	rng := rand.New(rand.NewPCG(seed, 0))
 	c := newNemesisCluster(t)
 	topics, ks := ledTopics(t, c.ProcCluster, "nm")
+	c.runFaults(t, rng, faults, topics, ks)
+	for _, k := range ks {
+		k.verify(c.Addrs())
+	}
+	for _, topic := range topics {
+		waitLogsIdentical(t, c.ProcCluster, topic, 0, 30*time.Second)
+	}
+}
+
+// runFaults applies n random faults one at a time (see
+// TestClusterFault2Nemesis), each followed by recovery: every partition of
+// topics led with a full ISR and every checker acknowledging again.
+func (c *nemesisCluster) runFaults(t *testing.T, rng *rand.Rand, faults int, topics []string, ks []*ackChecker) {
+	t.Helper()
 	start := time.Now()
 	for f := 0; f < faults; f++ {
 		i := rng.IntN(c.N())
@@ -120,11 +134,5 @@ func TestClusterFault2Nemesis(t *testing.T) {
 			k.waitAcks(20, 60*time.Second)
 		}
 		t.Logf("%6.1fs recovered", time.Since(start).Seconds())
-	}
-	for _, k := range ks {
-		k.verify(c.Addrs())
-	}
-	for _, topic := range topics {
-		waitLogsIdentical(t, c.ProcCluster, topic, 0, 30*time.Second)
 	}
 }
