@@ -183,7 +183,7 @@ func (c *Conn) readLoop() {
 		if s.opts.IdleTimeout > 0 {
 			c.nc.SetReadDeadline(time.Now().Add(s.opts.IdleTimeout))
 		}
-		frame, err := wire.ReadFramePooled(c.br, s.opts.MaxRequestSize, s.frames)
+		frame, err := wire.ReadFramePooled(c.br, s.opts.MaxRequestSize, s.frames, reusableFrame)
 		if !c.setReading(false) {
 			return
 		}
@@ -251,10 +251,13 @@ func (c *Conn) writeResponse(req *wire.Request, resp kmsg.Response, wbuf *[]byte
 // bytes beyond the response (Produce and Fetch; see Handler). Call it once the response has
 // been written or dropped.
 func (c *Conn) recycle(req *wire.Request) {
-	if req.Key == produceKey || req.Key == fetchKey {
+	if reusableFrame(req.Key) {
 		c.srv.frames.Put(req.Frame)
 	}
 }
+
+// reusableFrame reports whether key's request frames come from (and go back to) the pool.
+func reusableFrame(key int16) bool { return key == produceKey || key == fetchKey }
 
 // panicked records a recovered handler panic (broker.panics) and closes the connection.
 func (c *Conn) panicked(r any) {

@@ -1,7 +1,8 @@
 package wire
 
 import (
-	"io"
+	"bufio"
+	"encoding/binary"
 	"math/bits"
 )
 
@@ -73,13 +74,25 @@ func (p *FramePool) Put(b []byte) {
 	}
 }
 
-// ReadFramePooled is ReadFrame with the frame body taken from pool when it fits a size class.
-// The caller returns the frame to the pool with pool.Put once nothing refers to it (for a
-// parsed Request: once the handler and the response are done with Body's byte fields).
-func ReadFramePooled(r io.Reader, maxSize int32, pool *FramePool) ([]byte, error) {
+// ReadFramePooled is ReadFrame with the frame body taken from pool when pooled(api key) says
+// the caller will return it (the key is the body's first two bytes, peeked before the body is
+// read); other frames get a buffer of exactly their size. The caller returns a pooled frame
+// with pool.Put once nothing refers to it (for a parsed Request: once the handler and the
+// response are done with Body's byte fields).
+func ReadFramePooled(r *bufio.Reader, maxSize int32, pool *FramePool, pooled func(key int16) bool) ([]byte, error) {
 	n, err := readFrameSize(r, maxSize)
 	if err != nil {
 		return nil, err
 	}
-	return readFrameBody(r, n, pool.Get(n))
+	var buf []byte
+	if n >= 2 {
+		key, err := r.Peek(2)
+		if err != nil {
+			return nil, shortFrame(err, n)
+		}
+		if pooled(int16(binary.BigEndian.Uint16(key))) {
+			buf = pool.Get(n)
+		}
+	}
+	return readFrameBody(r, n, buf)
 }

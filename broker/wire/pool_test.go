@@ -1,6 +1,7 @@
 package wire
 
 import (
+	"bufio"
 	"bytes"
 	"encoding/binary"
 	"errors"
@@ -49,19 +50,33 @@ func TestWireFramePoolBounded(t *testing.T) {
 func TestWireReadFramePooled(t *testing.T) {
 	p := NewFramePool()
 	var in bytes.Buffer
-	for _, n := range []int{5, 3000, 2 << 20} {
+	frame := func(key int16, n int) {
 		in.Write(binary.BigEndian.AppendUint32(nil, uint32(n)))
-		in.Write(bytes.Repeat([]byte{byte(n)}, n))
-	}
-	for _, n := range []int{5, 3000, 2 << 20} {
-		f, err := ReadFramePooled(&in, 0, p)
-		if err != nil || len(f) != n || f[n-1] != byte(n) {
-			t.Fatalf("frame of %d: len %d, %v", n, len(f), err)
+		body := bytes.Repeat([]byte{byte(n)}, n)
+		if n >= 2 {
+			binary.BigEndian.PutUint16(body, uint16(key))
 		}
-		p.Put(f)
+		in.Write(body)
+	}
+	frame(0, 5)
+	frame(0, 3000)
+	frame(0, 2<<20)
+	frame(3, 3000) // not pooled: exact size
+	frame(0, 1)    // too short for a key: exact size
+	r := bufio.NewReaderSize(&in, 16)
+	pooled := func(key int16) bool { return key == 0 }
+	for _, c := range []struct{ n, capacity int }{{5, 1 << 10}, {3000, 4 << 10}, {2 << 20, 2 << 20}, {3000, 3000}, {1, 1}} {
+		f, err := ReadFramePooled(r, 0, p, pooled)
+		if err != nil || len(f) != c.n || cap(f) != c.capacity || f[c.n-1] != byte(c.n) {
+			t.Fatalf("frame of %d: len %d cap %d (want %d), %v", c.n, len(f), cap(f), c.capacity, err)
+		}
 	}
 	in.Write([]byte{0xff, 0xff, 0xff, 0xff})
-	if _, err := ReadFramePooled(&in, 0, p); !errors.Is(err, ErrBadFrame) {
+	if _, err := ReadFramePooled(r, 0, p, pooled); !errors.Is(err, ErrBadFrame) {
 		t.Fatalf("negative size: %v", err)
+	}
+	in.Write([]byte{0, 0, 0, 9, 0})
+	if _, err := ReadFramePooled(r, 0, p, pooled); err == nil {
+		t.Fatal("torn frame accepted")
 	}
 }
