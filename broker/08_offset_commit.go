@@ -6,6 +6,9 @@ package broker
 //   - v0 stores offsets in ZooKeeper under /consumers/<g>/offsets/<t>/<p>
 //     (the 0.8.1 format Kafka 2.8 still uses for v0), without metadata;
 //     partitions of unknown topics answer UNKNOWN_TOPIC_OR_PARTITION.
+//   - Partitions missing from the metadata cache answer
+//     UNKNOWN_TOPIC_OR_PARTITION in every version (Kafka 2.8's
+//     nonExistingTopicErrors); the others are committed.
 //   - v1+ go to broker/group's CommitOffsets: written to __consumer_offsets
 //     with acks=all and answered once committed; generation -1 commits for
 //     a group that only stores offsets (simple consumers).
@@ -38,8 +41,18 @@ func (b *Broker) handleOffsetCommit(r *request) (kmsg.Response, error) {
 		if req.InstanceID != nil {
 			in.GroupInstanceID = *req.InstanceID
 		}
+		// Kafka 2.8 answers partitions missing from the metadata cache
+		// UNKNOWN_TOPIC_OR_PARTITION and commits the others.
+		snap := b.meta.Snapshot()
+		var known []int // request positions of the partitions sent to the coordinator
 		for _, t := range req.Topics {
 			for _, p := range t.Partitions {
+				if _, ok := snap.Partition(t.Topic, p.Partition); !ok {
+					codes = append(codes, b.errorCode(fmt.Errorf("%w: %s-%d", errUnknownTopic, t.Topic, p.Partition)))
+					continue
+				}
+				known = append(known, len(codes))
+				codes = append(codes, 0)
 				co := group.CommitOffset{TopicPartition: group.TopicPartition{Topic: t.Topic, Partition: p.Partition},
 					Offset: p.Offset, LeaderEpoch: -1}
 				if req.Version >= 6 {
@@ -51,7 +64,13 @@ func (b *Broker) handleOffsetCommit(r *request) (kmsg.Response, error) {
 				in.Offsets = append(in.Offsets, co)
 			}
 		}
-		codes = b.groups.CommitOffsets(r.ctx, in)
+		if len(in.Offsets) > 0 {
+			for j, code := range b.groups.CommitOffsets(r.ctx, in) {
+				if j < len(known) {
+					codes[known[j]] = code
+				}
+			}
+		}
 	}
 	i := 0
 	for _, t := range req.Topics {

@@ -197,3 +197,49 @@ func TestCompatKgoCompactedNullKey(t *testing.T) {
 		t.Fatalf("null key into a compacted topic: %v, want INVALID_RECORD", err)
 	}
 }
+
+// TestCompatOffsetCommitUnknownTopic: OffsetCommit answers partitions
+// missing from the metadata cache UNKNOWN_TOPIC_OR_PARTITION and commits
+// the others of the same request, in v1+ as in v0 (Kafka 2.8).
+func TestCompatOffsetCommitUnknownTopic(t *testing.T) {
+	c := brokertest.NewCluster(t, 1, brokertest.WithProperty("offsets.topic.num.partitions", "1"))
+	c.CreateTopic(t, "known", 1, 1)
+	cl, err := kgo.NewClient(kgo.SeedBrokers(c.Addrs()...))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cl.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	for _, version := range []int16{0, 2, 8} {
+		req := kmsg.NewPtrOffsetCommitRequest()
+		req.Version = version
+		req.Group, req.Generation = "uc", -1
+		for _, tp := range []struct {
+			topic     string
+			partition int32
+		}{{"nope", 0}, {"known", 0}, {"known", 3}} {
+			rt := kmsg.NewOffsetCommitRequestTopic()
+			rt.Topic = tp.topic
+			rp := kmsg.NewOffsetCommitRequestTopicPartition()
+			rp.Partition, rp.Offset = tp.partition, 4
+			rt.Partitions = append(rt.Partitions, rp)
+			req.Topics = append(req.Topics, rt)
+		}
+		resp, err := req.RequestWith(ctx, cl)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := []int16{resp.Topics[0].Partitions[0].ErrorCode, resp.Topics[1].Partitions[0].ErrorCode, resp.Topics[2].Partitions[0].ErrorCode}
+		want := []int16{kerr.UnknownTopicOrPartition.Code, 0, kerr.UnknownTopicOrPartition.Code}
+		if got[0] != want[0] || got[1] != want[1] || got[2] != want[2] {
+			t.Fatalf("v%d: codes %v, want %v", version, got, want)
+		}
+	}
+	fetch := kmsg.NewPtrOffsetFetchRequest()
+	fetch.Group = "uc"
+	resp, err := fetch.RequestWith(ctx, cl)
+	if err != nil || len(resp.Topics) != 1 || resp.Topics[0].Topic != "known" || resp.Topics[0].Partitions[0].Offset != 4 {
+		t.Fatalf("committed offsets: %+v %v", resp, err)
+	}
+}
