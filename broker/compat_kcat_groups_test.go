@@ -314,3 +314,54 @@ func TestCompatKcatStaticMember(t *testing.T) {
 		t.Fatalf("member ids by instance id: %v", ids)
 	}
 }
+
+// TestCompatKcatGroupTopicRecreated: a librdkafka group member survives its
+// topic being deleted and re-created under the same name: the group's
+// offsets of the old topic are gone (Kafka 2.8 removes them), so after the
+// re-creation it consumes the new records from the beginning.
+func TestCompatKcatGroupTopicRecreated(t *testing.T) {
+	kcat := needTool(t, "kcat")
+	c := brokertest.NewCluster(t, 1, brokertest.WithProperty("offsets.topic.num.partitions", "2"))
+	const topic, group = "kc-recreate", "kc-recreate-group"
+	c.CreateTopic(t, topic, 1, 1)
+	bootstrap := c.Addr(0)
+	produce := func(prefix string, n int) {
+		var in strings.Builder
+		for i := 0; i < n; i++ {
+			fmt.Fprintf(&in, "%s%d\n", prefix, i)
+		}
+		runBounded(t, 20*time.Second, in.String(), kcat, "-b", bootstrap, "-P", "-t", topic, "-p", "0")
+	}
+	produce("old", 20)
+	m := startKcatMember(t, kcat, bootstrap, group, topic, "member", "topic.metadata.refresh.interval.ms=300")
+	brokertest.WaitFor(t, 20*time.Second, func() error {
+		if n, _ := m.state(); n != 20 {
+			return fmt.Errorf("consumed %d of 20", n)
+		}
+		return nil
+	})
+	adm, _ := newKadm(t, c.Addrs())
+	ctx := kctx(t)
+	brokertest.WaitFor(t, 10*time.Second, func() error {
+		fo, err := adm.FetchOffsets(ctx, group)
+		if o, ok := fo.Lookup(topic, 0); err != nil || !ok || o.At != 20 {
+			return fmt.Errorf("committed %+v %v", fo, err)
+		}
+		return nil
+	})
+	if r, err := adm.DeleteTopics(ctx, topic); err != nil || r[topic].Err != nil {
+		t.Fatalf("delete: %+v %v", r, err)
+	}
+	c.CreateTopic(t, topic, 1, 1)
+	produce("new", 5) // fewer than the old committed offset
+	brokertest.WaitFor(t, 20*time.Second, func() error {
+		m.mu.Lock()
+		defer m.mu.Unlock()
+		for i := 0; i < 5; i++ {
+			if !m.values[fmt.Sprintf("new%d", i)] {
+				return fmt.Errorf("the member has not consumed new%d (consumed %d values)", i, len(m.values))
+			}
+		}
+		return nil
+	})
+}
