@@ -79,6 +79,11 @@ func (b *Broker) errorCode(err error) int16 {
 	case errors.Is(err, replica.ErrTimeout), errors.Is(err, purgatory.ErrTimeout),
 		errors.Is(err, context.DeadlineExceeded):
 		return kerr.RequestTimedOut.Code
+	case errors.Is(err, context.Canceled):
+		// The handler's context ends only when the broker shuts down or the
+		// connection closes; if an answer still goes out, it must be one
+		// clients retry, not UNKNOWN_SERVER_ERROR.
+		return kerr.RequestTimedOut.Code
 	case errors.Is(err, replica.ErrShuttingDown), errors.Is(err, storage.ErrClosed):
 		return kerr.NotLeaderForPartition.Code
 	case errors.Is(err, record.ErrTooLarge):
