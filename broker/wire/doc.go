@@ -3,11 +3,13 @@
 //
 // # Owns
 //
-// Framing (ReadFrame, bounded by socket.request.max.bytes), request headers v0/v1/v2
+// Framing (ReadFrame, bounded by socket.request.max.bytes; ReadFramePooled with the bounded
+// size-class FramePool for the server's Produce and Fetch frames), request headers v0/v1/v2
 // (ParseRequest), response headers v0/v1 (AppendResponse, AppendResponseHeader), the client-side
 // mirror used by broker/peer (AppendRequest, ParseResponse), the KIP-511 UNSUPPORTED_VERSION
 // answer for ApiVersions (UnsupportedAPIVersionsResponse), and the spliced-response path that lets
-// Fetch send record bytes from files with sendfile (ResponseWriterTo, Spliced, Region). Every
+// Fetch send record bytes from files with sendfile (ResponseWriterTo, Spliced, Region), or,
+// for at most MaxInlineRegionBytes of InlineRegions, copy them and send one write. Every
 // request and response body codec is kmsg's; wire never hand-encodes a body.
 //
 // # Must never import
@@ -16,8 +18,10 @@
 //
 // # Concurrency
 //
-// Everything here is a pure function of its arguments, safe for concurrent use; wire starts no
-// goroutines. A Spliced response is used by one goroutine.
+// Everything here is a pure function of its arguments, safe for concurrent use, except two
+// internally synchronised free lists: FramePool (channels per size class) and the sync.Pool of
+// Spliced's working buffers. wire starts no goroutines. A Spliced response is used by one
+// goroutine.
 //
 // # Formats
 //
