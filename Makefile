@@ -4,10 +4,12 @@ PKGS      ?= ./...
 # Packages that start goroutines run under the race detector (STYLE S11.9).
 RACE_PKGS ?= ./broker/... ./controller/... ./zkutil/... ./tools/...
 TIMEOUT   ?= 15m
-# The fault tests run their brokers as child processes built without -race, so under
-# the race detector they would only check the test's own client goroutines again, at
-# the cost of minutes: the race pass skips them (the plain pass runs them all).
-RACE_SKIP ?= ^TestCluster(Fault|Fenced)
+# The fault tests (broker, process harness) spend most of their time waiting for
+# sessions to expire and leaders to move, so they run in their own `go test` process
+# beside the other passes instead of after them. Their brokers are child processes
+# built without -race, so the race pass skips them: under the race detector they would
+# only check the test's own client goroutines again, at the cost of minutes.
+FAULT_TESTS ?= ^TestCluster(Fault|Fenced)
 
 .PHONY: build test test-race test-short vet fmt-check tidy-check generate-check fuzz bench ci deps
 
@@ -36,9 +38,14 @@ generate-check:
 
 # test is the README's test command: static checks, then every test once, the concurrent
 # packages under the race detector.
+# The fault tests' output goes to .build/fault-tests.log and is printed when they end.
 test: fmt-check vet build
-	$(GO) test -count=1 -p 2 -timeout $(TIMEOUT) $(PKGS)
-	$(GO) test -race -count=1 -p 2 -timeout $(TIMEOUT) -skip '$(RACE_SKIP)' $(RACE_PKGS)
+	@mkdir -p .build; \
+	$(GO) test -count=1 -timeout $(TIMEOUT) -run '$(FAULT_TESTS)' ./broker/ > .build/fault-tests.log 2>&1 & fault=$$!; \
+	$(GO) test -count=1 -p 2 -timeout $(TIMEOUT) -skip '$(FAULT_TESTS)' $(PKGS) && \
+	$(GO) test -race -count=1 -p 2 -timeout $(TIMEOUT) -skip '$(FAULT_TESTS)' $(RACE_PKGS); rc=$$?; \
+	wait $$fault; frc=$$?; echo "== fault tests (./broker/ -run '$(FAULT_TESTS)'), exit $$frc:"; cat .build/fault-tests.log; \
+	[ $$rc -eq 0 ] && [ $$frc -eq 0 ]
 
 test-short:
 	$(GO) test -count=1 -short -timeout $(TIMEOUT) $(PKGS)
