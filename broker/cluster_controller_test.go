@@ -174,6 +174,10 @@ func TestClusterControlledShutdown(t *testing.T) {
 		if c.WaitForLeader(t, "cs", p) == victimID {
 			led++
 		}
+		// A leadership can only move to another ISR member: under load an
+		// ISR may have shrunk while the followers started, so wait until
+		// it is full again.
+		c.WaitForISR(t, "cs", p, 3)
 	}
 	b := c.Broker(victim)
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)

@@ -12,8 +12,11 @@
 //
 // Concurrency: Broker's methods are safe for concurrent use. Handlers run
 // on the connection goroutines of broker/server, one request at a time per
-// connection; acks=all produce and long-poll fetch park that goroutine in
-// broker/purgatory. The broker starts these goroutines of its own, all
+// connection and in request order; a long-poll fetch parks that goroutine
+// in broker/purgatory, while an acks=all produce returns a server.Pending
+// once its appends are done, so the connection can append the next
+// Produce while the writer goroutine waits for the high watermark and
+// answers in order (broker/server/doc.go). The broker starts these goroutines of its own, all
 // stopped by Shutdown: the server's Serve loop (lifecycle.go), the
 // ZooKeeper session watcher (re-registration after session expiry), the
 // /config/changes listener that applies topic and dynamic broker config
