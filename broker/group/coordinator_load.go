@@ -270,14 +270,9 @@ func (c *Coordinator) scheduleExpiryLocked() {
 	c.mu.expiryTimer = c.clock.AfterFunc(c.cfg.OffsetsRetentionCheck, c.expireTick)
 }
 
-// expireTick asks every loaded group to drop expired offsets (Kafka's
-// cleanupGroupMetadata), then re-arms.
-func (c *Coordinator) expireTick() {
-	c.mu.Lock()
-	if c.mu.closed {
-		c.mu.Unlock()
-		return
-	}
+// loadedGroupsLocked returns the groups of every partition that has
+// finished loading. c.mu must be held.
+func (c *Coordinator) loadedGroupsLocked() []*group {
 	var groups []*group
 	for _, ps := range c.mu.partitions {
 		if ps.loading {
@@ -287,6 +282,18 @@ func (c *Coordinator) expireTick() {
 			groups = append(groups, g)
 		}
 	}
+	return groups
+}
+
+// expireTick asks every loaded group to drop expired offsets (Kafka's
+// cleanupGroupMetadata), then re-arms.
+func (c *Coordinator) expireTick() {
+	c.mu.Lock()
+	if c.mu.closed {
+		c.mu.Unlock()
+		return
+	}
+	groups := c.loadedGroupsLocked()
 	c.wg.Add(1)
 	c.mu.Unlock()
 	defer c.wg.Done()
@@ -318,15 +325,7 @@ func (c *Coordinator) HandleDeletedPartitions(tps []TopicPartition) {
 		c.mu.Unlock()
 		return
 	}
-	var groups []*group
-	for _, ps := range c.mu.partitions {
-		if ps.loading {
-			continue
-		}
-		for _, g := range ps.groups {
-			groups = append(groups, g)
-		}
-	}
+	groups := c.loadedGroupsLocked()
 	c.mu.Unlock()
 	for _, g := range groups {
 		g.post(func() { g.removeDeletedOffsets(deleted) })
