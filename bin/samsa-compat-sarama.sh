@@ -35,6 +35,13 @@
 # take it off the list). The exit status is 0 when nothing outside the
 # expected-failure list failed.
 #
+# A test that fails in the main (parallel) run runs once more, alone. Some of
+# Sarama's tests race their parallel neighbours: TestFuncAdminDescribeGroups
+# consumes "test.4", which other tests produce to, and a member can reach its
+# 100-message cap and leave before the test checks that it is consuming
+# ("expected state 2 but got 4"). One that passes alone is reported as FLAKY
+# and counted apart (it does not fail the run); one that fails again is FAIL.
+#
 # The expected failures run last, each in its own run bounded by
 # $SAMSA_COMPAT_XFAIL_TIMEOUT (default 45s): without the feature some of them
 # wait forever, and a -test.timeout panic would end the whole run.
@@ -324,7 +331,7 @@ results() {
 # summarize <results file>: one line per test; returns 1 when a test outside
 # the expected-failure list failed or nothing ran.
 summarize() {
-  local file=$1 line status name reason bad=0 n_pass=0 n_fail=0 n_skip=0 n_xfail=0 n_xpass=0
+  local file=$1 line status name reason bad=0 n_pass=0 n_fail=0 n_skip=0 n_xfail=0 n_xpass=0 n_flaky=0
   declare -A why
   for line in "${expected_failures[@]}"; do
     why["${line%% *}"]="${line#* }"
@@ -353,6 +360,10 @@ summarize() {
           bad=1
         fi
         ;;
+      FLAKY)
+        printf 'FLAKY %s (failed in the parallel run, passed alone: see %s)\n' "$name" "$logs/fvt.log"
+        n_flaky=$((n_flaky + 1))
+        ;;
       SKIP)
         printf 'SKIP  %s%s\n' "$name" "${detail:+ ($detail)}"
         n_skip=$((n_skip + 1))
@@ -365,11 +376,11 @@ summarize() {
       n_skip=$((n_skip + 1))
     fi
   done
-  if [[ $((n_pass + n_fail + n_xfail + n_xpass)) == 0 ]]; then
+  if [[ $((n_pass + n_fail + n_xfail + n_xpass + n_flaky)) == 0 ]]; then
     echo "FAIL  (no test ran; see $logs/fvt.log)"
     bad=1
   fi
-  echo "pass $n_pass, fail $n_fail, skip $n_skip, expected failures $n_xfail, unexpected passes $n_xpass"
+  echo "pass $n_pass, fail $n_fail, flaky (passed alone) $n_flaky, skip $n_skip, expected failures $n_xfail, unexpected passes $n_xpass"
   return $bad
 }
 
@@ -402,6 +413,20 @@ main() {
   say "Running the FVT ($mode; log in $logs/fvt.log)"
   run_fvt "$logs/fvt.log" "$timeout" "$run_re" "^($(join "${docker_only[@]}" "${xfail_names[@]}"))\$" || rc=$?
   results "$logs/fvt.log" >"$logs/results.txt"
+  local status retry=()
+  while read -r status name _; do
+    if [[ $status == FAIL && " ${xfail_names[*]} " != *" $name "* ]]; then
+      retry+=("$name")
+    fi
+  done <"$logs/results.txt"
+  for name in "${retry[@]}"; do
+    say "Running $name again, alone (it failed in the main run)"
+    run_fvt "$logs/fvt-retry-$name.log" "${SAMSA_COMPAT_RETRY_TIMEOUT:-3m}" "^$name\$" "^\$" || true
+    if results "$logs/fvt-retry-$name.log" | grep -q "^PASS $name\( \|\$\)"; then
+      awk -v n="$name" '$1 == "FAIL" && $2 == n { $1 = "FLAKY" } { print }' "$logs/results.txt" >"$logs/results.tmp"
+      mv "$logs/results.tmp" "$logs/results.txt"
+    fi
+  done
   # Expected failures run one by one with a short timeout: without the
   # feature some of them wait forever (a transactional producer retries
   # FindCoordinator for minutes), and a -test.timeout panic would end the
