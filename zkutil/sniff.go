@@ -16,6 +16,7 @@ import (
 type credSniffer struct {
 	dials       atomic.Int64 // connections dialed so far
 	watchesUsed atomic.Bool  // the Client has armed a ZooKeeper watch
+	expired     atomic.Bool  // the last handshake answered "session expired"
 	mu          struct {
 		sync.Mutex
 		sessionID int64  // guarded by mu
@@ -28,9 +29,13 @@ func (s *credSniffer) dial(network, address string, timeout time.Duration) (net.
 	if err != nil {
 		return nil, err
 	}
-	// Only a reconnect of a Client that uses watches can have watches to
-	// restore; other connections skip the SetWatches wait.
-	gated := s.dials.Add(1) == 1 || !s.watchesUsed.Load()
+	// Only a reconnect into a live session of a Client that uses watches
+	// can have watches to restore; other connections skip the SetWatches
+	// wait. After an expired handshake go-zookeeper has dropped every
+	// watch, so the next connection (a new session) restores none.
+	first := s.dials.Add(1) == 1
+	afterExpiry := s.expired.Swap(false)
+	gated := first || afterExpiry || !s.watchesUsed.Load()
 	return &sniffConn{Conn: conn, s: s, gated: gated, setWatches: make(chan struct{})}, nil
 }
 
@@ -59,8 +64,11 @@ func (s *credSniffer) set(id int64, pw []byte) {
 // watches set. The receive goroutine's first Read after the handshake
 // therefore waits until the SetWatches request has been written (which
 // happens after that read) or, when there are no watches to restore and so
-// no SetWatches, at most setWatchesGrace. Only reconnects of a Client that
-// has armed watches wait.
+// no SetWatches, at most setWatchesGrace. Only reconnects into a live session
+// of a Client that has armed watches wait: persistent watches keep
+// go-zookeeper's watch table non-empty, so such a reconnect nearly always
+// sends SetWatches and the grace is only spent in the short window between a
+// watch firing and its re-arm (or by GetW-only Clients).
 type sniffConn struct {
 	net.Conn
 	s          *credSniffer
@@ -75,7 +83,12 @@ type sniffConn struct {
 const opSetWatches = 101
 
 // setWatchesGrace bounds the wait for a SetWatches request after a reconnect.
-const setWatchesGrace = 200 * time.Millisecond
+// It must outlast the scheduling delay between go-zookeeper starting its
+// receive goroutine and its send goroutine writing SetWatches: 200 ms was
+// exceeded on a loaded two-core CI machine under -race, and the race report
+// failed the test. The wait is only spent when no SetWatches comes, which
+// the dial-time checks make rare.
+const setWatchesGrace = 2 * time.Second
 
 // Write notes when a SetWatches request goes out. go-zookeeper writes each
 // request frame with one Write: len(4) xid(4) opcode(4) ...
@@ -124,7 +137,11 @@ func (c *sniffConn) parse() {
 	b := c.head[4 : 4+frame]
 	id := int64(binary.BigEndian.Uint64(b[8:16]))
 	pwLen := int(int32(binary.BigEndian.Uint32(b[16:20])))
-	if pwLen >= 0 && 20+pwLen <= len(b) && id != 0 {
+	if id == 0 {
+		// Session expired: go-zookeeper invalidates its watches and dials
+		// again for a new session.
+		c.s.expired.Store(true)
+	} else if pwLen >= 0 && 20+pwLen <= len(b) {
 		c.s.set(id, append([]byte(nil), b[20:20+pwLen]...))
 	}
 	c.done, c.head = true, nil
