@@ -29,7 +29,7 @@ type options struct {
 
 func main() {
 	if len(os.Args) < 2 {
-		fmt.Fprintln(os.Stderr, "usage: samsa-bench probe|run [flags]")
+		fmt.Fprintln(os.Stderr, "usage: samsa-bench probe|run|rtt|e2e|produce [flags]")
 		os.Exit(2)
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
@@ -65,6 +65,24 @@ func main() {
 			os.Exit(1)
 		}
 		fmt.Printf("produce round trip acks=%s: p50 %.3f ms, p99 %.3f ms, p99.9 %.3f ms (%d)\n", *acks, l.P50, l.P99, l.P999, *n)
+	case "produce":
+		// Producer throughput against running brokers (for profiling a
+		// broker under one workload): samsa-bench produce -bootstrap h:p
+		// -topic t [-acks all] [-n 200000] [-size 1024].
+		fs := flag.NewFlagSet("produce", flag.ExitOnError)
+		bootstrap := fs.String("bootstrap", "localhost:23092", "brokers")
+		topic := fs.String("topic", "produce", "existing topic")
+		acks := fs.String("acks", "all", "1 or all")
+		n := fs.Int("n", 200000, "records")
+		size := fs.Int("size", 1024, "record value bytes")
+		_ = fs.Parse(os.Args[2:])
+		c := &cluster{bootstrap: *bootstrap}
+		tp, err := kgoProduce(ctx, c, *topic, *n, *size, *acks, 5*time.Minute)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(1)
+		}
+		fmt.Printf("produce acks=%s size=%d: %.0f records/s, %.1f MiB/s (%d)\n", *acks, *size, tp.Records, tp.MiB, *n)
 	case "e2e":
 		// End-to-end latency at a fixed rate against running brokers:
 		// samsa-bench e2e -bootstrap h:p -topic t [-rate 10000] [-secs 5] [-inflight 5].

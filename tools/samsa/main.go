@@ -20,5 +20,8 @@ func main() {
 			logger.Warnf("ignoring SAMSA_LOG_LEVEL=%q: %v", s, err)
 		}
 	}
+	if addr := os.Getenv("SAMSA_PPROF_ADDR"); addr != "" {
+		startPprof(addr, logger)
+	}
 	os.Exit(tools.Run(os.Args, tools.Env{Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr, Logger: logger}))
 }
