@@ -55,7 +55,7 @@ func TestToolBenchMedian(t *testing.T) {
 func sampleResults() *results {
 	r := &results{Start: time.Unix(1_800_000_000, 0), End: time.Unix(1_800_000_300, 0), Host: "test",
 		Opts:   options{repeats: 1, records100: 10, records1k: 5, e2eSecs: 1, widePartitions: 1000},
-		Limits: Limits{LoopbackTCP: 2000, WriteNoSync: 900, WriteSync16K: 60, Syncs16K: 4000}}
+		Limits: Limits{LoopbackTCP: 2000, WriteNoSync: 900, WriteNewPage: 400, WriteSync16K: 60, Syncs16K: 4000}}
 	for _, sys := range []string{"samsa", "kfake"} {
 		for _, topo := range []topology{{1, 1}, {3, 3}} {
 			r.Cells = append(r.Cells,

@@ -46,9 +46,9 @@ func main() {
 			fmt.Fprintln(os.Stderr, err)
 			os.Exit(1)
 		}
-		fmt.Printf("loopback TCP: %.0f MiB/s\nsequential write, no fdatasync: %.0f MiB/s\n"+
+		fmt.Printf("loopback TCP: %.0f MiB/s\nsequential write, no fdatasync: %.0f MiB/s (recycled pages), %.0f MiB/s (new pages)\n"+
 			"sequential 16 KiB writes + fdatasync each: %.1f MiB/s (%.0f syncs/s)\n",
-			l.LoopbackTCP, l.WriteNoSync, l.WriteSync16K, l.Syncs16K)
+			l.LoopbackTCP, l.WriteNoSync, l.WriteNewPage, l.WriteSync16K, l.Syncs16K)
 	case "rtt":
 		// Sequential acks=all produce round trips against running
 		// brokers: samsa-bench rtt -bootstrap h:p -topic t [-n 2000].
@@ -171,7 +171,8 @@ func run(ctx context.Context, o options) error {
 		return err
 	}
 	res.Limits = l
-	logf("limits: loopback %.0f MiB/s, write %.0f MiB/s, write+fdatasync/16KiB %.1f MiB/s", l.LoopbackTCP, l.WriteNoSync, l.WriteSync16K)
+	logf("limits: loopback %.0f MiB/s, write %.0f MiB/s (new pages %.0f MiB/s), write+fdatasync/16KiB %.1f MiB/s",
+		l.LoopbackTCP, l.WriteNoSync, l.WriteNewPage, l.WriteSync16K)
 	for _, topo := range []topology{{1, 1}, {3, 3}} {
 		for si, sys := range o.systems {
 			if err := runTopology(ctx, o, res, sys, topo, o.basePort+100*si); err != nil {

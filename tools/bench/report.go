@@ -88,7 +88,8 @@ func renderReport(r *results) string {
 	l := r.Limits
 	w("### Limits of this machine (`samsa-bench probe`)\n\n| probe | result |\n|---|---|\n")
 	w("| loopback TCP, one stream, 1 MiB writes | %.0f MiB/s |\n", l.LoopbackTCP)
-	w("| sequential 1 MiB writes to the log dir's file system, no fdatasync (page cache) | %.0f MiB/s |\n", l.WriteNoSync)
+	w("| sequential 1 MiB writes to the log dir's file system, no fdatasync (page cache, recycled pages) | %.0f MiB/s |\n", l.WriteNoSync)
+	w("| the same into pages new to the page cache: slowest 256 MiB of a kept 2 GiB file | %.0f MiB/s |\n", l.WriteNewPage)
 	w("| sequential 16 KiB writes, fdatasync after each | %.1f MiB/s (%.0f syncs/s) |\n\n", l.WriteSync16K, l.Syncs16K)
 	w("Samsa/limit uses min(loopback, page-cache write) = %.0f MiB/s for RF=1 and a third of it for RF=3 "+
 		"(each byte crosses loopback and is written once per replica on this one machine), and loopback for consumers. "+
