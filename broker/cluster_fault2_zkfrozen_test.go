@@ -2,7 +2,6 @@ package broker_test
 
 import (
 	"fmt"
-	"sync"
 	"testing"
 	"time"
 
@@ -23,28 +22,17 @@ func TestClusterFault2ZKFrozen(t *testing.T) {
 	c := brokertest.NewProcCluster(t, 3, faultProps()...)
 	topics, ks := ledTopics(t, c, "zs")
 	srv := zktest.Start(t)
-	var once sync.Once
-	thaw := func() {
-		once.Do(func() {
-			if err := srv.Thaw(); err != nil {
-				t.Errorf("thaw: %v", err)
-			}
-		})
-	}
-	t.Cleanup(thaw) // later tests share the server
-
-	ctl, err := c.ZK().GetController()
-	if err != nil {
-		t.Fatal(err)
-	}
-	victim := (c.Index(ctl) + 1) % c.N()
+	thaw := undoOnce(t, func() {
+		if err := srv.Thaw(); err != nil {
+			t.Errorf("thaw: %v", err)
+		}
+	})
+	victim := (controllerIndex(t, c) + 1) % c.N()
 	start := time.Now()
 	if err := srv.Freeze(); err != nil {
 		t.Fatal(err)
 	}
-	for _, k := range ks {
-		k.waitAcks(50, 20*time.Second)
-	}
+	waitAllAcks(ks, 50, 20*time.Second)
 	t.Logf("%.1fs: producing goes on with ZooKeeper frozen", time.Since(start).Seconds())
 	c.Kill(victim)
 	// Hold the freeze for 10 s; the leaders now want to shrink their ISRs.
@@ -63,29 +51,16 @@ func TestClusterFault2ZKFrozen(t *testing.T) {
 		}
 		return nil
 	})
-	for _, topic := range topics {
-		c.WaitForState(t, topic, 0, 30*time.Second, func(s zkutil.PartitionState) error {
-			if s.Leader < 0 || s.Leader == c.ID(victim) || len(s.ISR) != 2 {
-				return fmt.Errorf("%s: leader %d ISR %v (dead broker %d)", topic, s.Leader, s.ISR, c.ID(victim))
-			}
-			return nil
-		})
-	}
+	waitPartitions(t, c, topics, 30*time.Second, func(topic string, s zkutil.PartitionState) error {
+		if s.Leader < 0 || s.Leader == c.ID(victim) || len(s.ISR) != 2 {
+			return fmt.Errorf("%s: leader %d ISR %v (dead broker %d)", topic, s.Leader, s.ISR, c.ID(victim))
+		}
+		return nil
+	})
 	t.Logf("%.1fs: every partition led by a live broker, ISR 2", time.Since(start).Seconds())
-	for _, k := range ks {
-		k.waitAcks(100, 60*time.Second)
-	}
+	waitAllAcks(ks, 100, 60*time.Second)
 	c.Start(victim)
-	for _, topic := range topics {
-		c.WaitForISR(t, topic, 0, 3, 30*time.Second)
-	}
-	for _, k := range ks {
-		k.waitAcks(50, 30*time.Second)
-	}
-	for _, k := range ks {
-		k.verify(c.Addrs())
-	}
-	for _, topic := range topics {
-		waitLogsIdentical(t, c, topic, 0, 30*time.Second)
-	}
+	waitFullISRs(t, c, topics, 30*time.Second)
+	waitAllAcks(ks, 50, 30*time.Second)
+	verifyAll(t, c, ks)
 }

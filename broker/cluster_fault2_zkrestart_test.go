@@ -2,7 +2,6 @@ package broker_test
 
 import (
 	"fmt"
-	"sync"
 	"testing"
 	"time"
 
@@ -23,29 +22,18 @@ func TestClusterFault2ZKRestart(t *testing.T) {
 	c := brokertest.NewProcCluster(t, 3, faultProps()...)
 	topics, ks := ledTopics(t, c, "zr")
 	srv := zktest.Start(t)
-	var once sync.Once
-	resume := func() {
-		once.Do(func() {
-			if err := srv.Resume(); err != nil {
-				t.Fatalf("zookeeper did not come back: %v", err)
-			}
-		})
-	}
-	t.Cleanup(resume) // later tests share the server
-
-	ctl, err := c.ZK().GetController()
-	if err != nil {
-		t.Fatal(err)
-	}
-	victim := (c.Index(ctl) + 1) % c.N() // leads topics[victim], not the controller
+	resume := undoOnce(t, func() {
+		if err := srv.Resume(); err != nil {
+			t.Fatalf("zookeeper did not come back: %v", err)
+		}
+	})
+	victim := (controllerIndex(t, c) + 1) % c.N() // leads topics[victim], not the controller
 	start := time.Now()
 	srv.Halt()
 	t.Logf("%.1fs: zookeeper down", time.Since(start).Seconds())
 	// Hold the outage for 30 s, checking that producing goes on.
 	for round := 0; round < 10000 && time.Since(start) < 30*time.Second; round++ {
-		for _, k := range ks {
-			k.waitAcks(20, 20*time.Second)
-		}
+		waitAllAcks(ks, 20, 20*time.Second)
 	}
 	t.Logf("%.1fs: producing went on without ZooKeeper", time.Since(start).Seconds())
 	// A leader dies just before ZooKeeper returns. While ZooKeeper is down
@@ -54,29 +42,16 @@ func TestClusterFault2ZKRestart(t *testing.T) {
 	c.Kill(victim)
 	resume()
 	t.Logf("%.1fs: zookeeper back", time.Since(start).Seconds())
-	for _, topic := range topics {
-		c.WaitForState(t, topic, 0, 30*time.Second, func(s zkutil.PartitionState) error {
-			if s.Leader < 0 || s.Leader == c.ID(victim) {
-				return fmt.Errorf("%s: leader %d (killed broker %d), ISR %v", topic, s.Leader, c.ID(victim), s.ISR)
-			}
-			return nil
-		})
-	}
+	waitPartitions(t, c, topics, 30*time.Second, func(topic string, s zkutil.PartitionState) error {
+		if s.Leader < 0 || s.Leader == c.ID(victim) {
+			return fmt.Errorf("%s: leader %d (killed broker %d), ISR %v", topic, s.Leader, c.ID(victim), s.ISR)
+		}
+		return nil
+	})
 	t.Logf("%.1fs: every partition led by a live broker", time.Since(start).Seconds())
-	for _, k := range ks {
-		k.waitAcks(100, 60*time.Second)
-	}
+	waitAllAcks(ks, 100, 60*time.Second)
 	c.Start(victim)
-	for _, topic := range topics {
-		c.WaitForISR(t, topic, 0, 3, 30*time.Second)
-	}
-	for _, k := range ks {
-		k.waitAcks(50, 30*time.Second)
-	}
-	for _, k := range ks {
-		k.verify(c.Addrs())
-	}
-	for _, topic := range topics {
-		waitLogsIdentical(t, c, topic, 0, 30*time.Second)
-	}
+	waitFullISRs(t, c, topics, 30*time.Second)
+	waitAllAcks(ks, 50, 30*time.Second)
+	verifyAll(t, c, ks)
 }
