@@ -1,6 +1,7 @@
 package peer
 
 import (
+	"bufio"
 	"context"
 	"errors"
 	"fmt"
@@ -27,6 +28,11 @@ var (
 // apiVersionsMax is the ApiVersions version we send first (Kafka 2.8's highest).
 const apiVersionsMax = 3
 
+// readBufferSize is the size of a connection's read buffer: a whole small response (a parked
+// replica fetch answering with one batch, a produce ack) arrives in one read system call
+// instead of two (size prefix, then body); larger bodies bypass the buffer.
+const readBufferSize = 16 << 10
+
 // versionRange is the remote broker's supported range for one api key.
 type versionRange struct{ min, max int16 }
 
@@ -40,25 +46,28 @@ type versionRange struct{ min, max int16 }
 // All methods are safe for concurrent use; concurrent Requests queue on the client's mutex.
 type Client struct {
 	addr     string             // immutable
-	clientID string             // immutable
+	clientID *string            // immutable; a pointer so encoding a header does not copy it to the heap
 	opts     options            // immutable
 	closeCtx context.Context    // immutable; done once Close is called
 	closeFn  context.CancelFunc // immutable
+	intr     interrupter        // interrupts the in-flight call (interrupt.go)
 	mu       struct {
 		sync.Mutex
 		conn     net.Conn               // guarded by mu; nil when disconnected
+		br       *bufio.Reader          // guarded by mu; reads conn
 		versions map[int16]versionRange // guarded by mu; from the current connection
 		corr     int32                  // guarded by mu
 		backoff  time.Duration          // guarded by mu; 0 after a successful connect
 		nextDial time.Time              // guarded by mu; earliest next connection attempt
-		rbuf     []byte                 // guarded by mu
+		wbuf     []byte                 // guarded by mu; the last request frame, reused
 	}
 }
 
 // New returns a Client for addr that connects on its first Request.
 func New(addr, clientID string, opts ...Option) *Client {
-	c := &Client{addr: addr, clientID: clientID, opts: buildOptions(opts)}
+	c := &Client{addr: addr, clientID: &clientID, opts: buildOptions(opts)}
 	c.closeCtx, c.closeFn = context.WithCancel(context.Background())
+	c.intr.init()
 	return c
 }
 
@@ -110,6 +119,7 @@ func (c *Client) Versions(ctx context.Context, key int16) (minVersion, maxVersio
 // Request is interrupted.
 func (c *Client) Close() error {
 	c.closeFn()
+	c.intr.interrupt()
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.dropLocked()
@@ -119,16 +129,38 @@ func (c *Client) Close() error {
 func (c *Client) do(ctx context.Context, req kmsg.Request, pinned bool) (kmsg.Response, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if err := c.ensureLocked(ctx); err != nil {
+	if err := c.prepareLocked(ctx, req, pinned); err != nil {
 		return nil, err
+	}
+	// A fresh frame per call: the response's byte fields alias it and the caller keeps them.
+	buf, corr, err := c.roundTripLocked(ctx, req, nil)
+	if err != nil {
+		c.dropLocked()
+		return nil, err
+	}
+	if buf == nil {
+		return nil, nil // acks=0
+	}
+	resp, err := wire.ParseResponse(buf, req, corr)
+	if err != nil {
+		c.dropLocked()
+		return nil, fmt.Errorf("peer: %s from %s: %w", kmsg.NameForKey(req.Key()), c.addr, err)
+	}
+	return resp, nil
+}
+
+// prepareLocked connects if needed and picks (or checks) req's version.
+func (c *Client) prepareLocked(ctx context.Context, req kmsg.Request, pinned bool) error {
+	if err := c.ensureLocked(ctx); err != nil {
+		return err
 	}
 	r, ok := c.mu.versions[req.Key()]
 	if !ok {
-		return nil, fmt.Errorf("%w: %s", ErrUnsupported, kmsg.NameForKey(req.Key()))
+		return fmt.Errorf("%w: %s", ErrUnsupported, kmsg.NameForKey(req.Key()))
 	}
 	if pinned {
 		if v := req.GetVersion(); v < r.min || v > r.max || v > req.MaxVersion() {
-			return nil, fmt.Errorf("%w: %s v%d (remote v%d-v%d)", ErrUnsupported, kmsg.NameForKey(req.Key()), v, r.min, r.max)
+			return fmt.Errorf("%w: %s v%d (remote v%d-v%d)", ErrUnsupported, kmsg.NameForKey(req.Key()), v, r.min, r.max)
 		}
 	} else {
 		v := min(r.max, req.MaxVersion())
@@ -136,16 +168,11 @@ func (c *Client) do(ctx context.Context, req kmsg.Request, pinned bool) (kmsg.Re
 			v = min(v, limit)
 		}
 		if v < r.min {
-			return nil, fmt.Errorf("%w: %s (remote v%d-v%d, ours up to v%d)", ErrUnsupported, kmsg.NameForKey(req.Key()), r.min, r.max, v)
+			return fmt.Errorf("%w: %s (remote v%d-v%d, ours up to v%d)", ErrUnsupported, kmsg.NameForKey(req.Key()), r.min, r.max, v)
 		}
 		req.SetVersion(v)
 	}
-	resp, err := c.roundTripLocked(ctx, req)
-	if err != nil {
-		c.dropLocked()
-		return nil, err
-	}
-	return resp, nil
+	return nil
 }
 
 // ensureLocked connects if there is no connection.
@@ -202,6 +229,11 @@ func (c *Client) dialLocked(ctx context.Context) error {
 	}
 	c.mu.conn = conn
 	c.mu.versions = nil
+	if c.mu.br == nil {
+		c.mu.br = bufio.NewReaderSize(conn, readBufferSize)
+	} else {
+		c.mu.br.Reset(conn)
+	}
 	return c.negotiateLocked(ctx)
 }
 
@@ -214,9 +246,13 @@ func (c *Client) negotiateLocked(ctx context.Context) error {
 		req.SetVersion(version)
 		req.ClientSoftwareName = "samsa"
 		req.ClientSoftwareVersion = "1.0"
-		resp, err := c.roundTripLocked(ctx, req)
+		frame, corr, err := c.roundTripLocked(ctx, req, nil)
 		if err != nil {
 			return err
+		}
+		resp, err := wire.ParseResponse(frame, req, corr)
+		if err != nil {
+			return fmt.Errorf("peer: ApiVersions from %s: %w", c.addr, err)
 		}
 		av := resp.(*kmsg.ApiVersionsResponse)
 		if av.ErrorCode == kerr.UnsupportedVersion.Code && attempt == 0 {
@@ -243,44 +279,47 @@ func (c *Client) negotiateLocked(ctx context.Context) error {
 	return fmt.Errorf("peer: ApiVersions to %s: no common version", c.addr)
 }
 
-// roundTripLocked writes req and reads its response on the current connection.
-func (c *Client) roundTripLocked(ctx context.Context, req kmsg.Request) (kmsg.Response, error) {
+// roundTripLocked writes req and reads its response frame on the current connection into buf
+// (grown when too small; nil allocates), returning the frame and the correlation id to check
+// it against. A Produce with acks=0 returns a nil frame. It does not decode the frame.
+func (c *Client) roundTripLocked(ctx context.Context, req kmsg.Request, buf []byte) ([]byte, int32, error) {
 	conn := c.mu.conn
 	if conn == nil {
-		return nil, ErrClosed
+		return nil, 0, ErrClosed
 	}
 	if err := ctx.Err(); err != nil {
-		return nil, err
+		return nil, 0, err
 	}
 	deadline, _ := ctx.Deadline()
 	conn.SetDeadline(deadline)
-	// Interrupt blocked I/O when ctx ends or the client closes. Each deferred stop waits for
-	// a callback that already started, so a late interrupt can never hit the next request.
-	defer interruptOn(ctx, conn)()
-	defer interruptOn(c.closeCtx, conn)()
+	// Interrupt blocked I/O when ctx ends or the client closes (interrupt.go). The deadline
+	// above is set first, so an interruption is never overwritten by it.
+	c.intr.arm(conn)
+	defer c.intr.disarm()
+	if c.closeCtx.Err() != nil {
+		return nil, 0, ErrClosed
+	}
+	if stop := c.intr.watch(ctx); stop != nil {
+		defer c.intr.unwatch(stop)
+	}
 
 	c.mu.corr++
 	corr := c.mu.corr
-	id := c.clientID
-	frame := wire.AppendRequest(c.mu.rbuf[:0], req, corr, &id)
+	frame := wire.AppendRequest(c.mu.wbuf[:0], req, corr, c.clientID)
+	if cap(frame) <= 1<<20 {
+		c.mu.wbuf = frame[:0]
+	}
 	if _, err := conn.Write(frame); err != nil {
-		return nil, c.ioError(ctx, "write", req, err)
+		return nil, 0, c.ioError(ctx, "write", req, err)
 	}
 	if p, ok := req.(*kmsg.ProduceRequest); ok && p.Acks == 0 {
-		return nil, nil
+		return nil, corr, nil
 	}
-	buf, err := wire.ReadFrame(conn, c.opts.maxResponseSize, nil)
+	buf, err := wire.ReadFrame(c.mu.br, c.opts.maxResponseSize, buf)
 	if err != nil {
-		return nil, c.ioError(ctx, "read", req, err)
+		return nil, 0, c.ioError(ctx, "read", req, err)
 	}
-	if cap(frame) <= 1<<20 {
-		c.mu.rbuf = frame[:0]
-	}
-	resp, err := wire.ParseResponse(buf, req, corr)
-	if err != nil {
-		return nil, fmt.Errorf("peer: %s from %s: %w", kmsg.NameForKey(req.Key()), c.addr, err)
-	}
-	return resp, nil
+	return buf, corr, nil
 }
 
 func (c *Client) ioError(ctx context.Context, op string, req kmsg.Request, err error) error {
@@ -304,20 +343,5 @@ func (c *Client) dropLocked() {
 		c.mu.conn.Close()
 		c.mu.conn = nil
 		c.mu.versions = nil
-	}
-}
-
-// interruptOn sets a past deadline on conn when ctx ends, unblocking its I/O. The returned stop
-// function cancels that and, if the callback already started, waits for it to finish.
-func interruptOn(ctx context.Context, conn net.Conn) (stop func()) {
-	fired := make(chan struct{})
-	stopFn := context.AfterFunc(ctx, func() {
-		defer close(fired)
-		conn.SetDeadline(time.Unix(1, 0))
-	})
-	return func() {
-		if !stopFn() {
-			<-fired
-		}
 	}
 }

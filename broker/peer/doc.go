@@ -8,11 +8,16 @@
 // request (or checking a caller's pinned version), correlation ids, per-call deadlines from
 // ctx, lazy reconnection with exponential backoff (50 ms to 1 s, ±20% jitter, as Kafka's
 // reconnect.backoff.ms / reconnect.backoff.max.ms), and a Pool of clients keyed by broker id.
+// Request returns a freshly decoded response; RequestInto (reuse.go) is for a hot loop such as
+// a replica fetcher: it reads into the caller's frame buffer and decodes into the caller's kmsg
+// response, both reused from call to call (byte fields alias the frame; see its contract).
+// Each connection is read through a 16 KiB bufio.Reader, so a small response costs one read
+// system call.
 //
 // # Must never import
 //
-// broker/storage, broker/replica, broker/group, controller, zkutil, broker/server. It imports
-// broker/wire only.
+// broker/storage, broker/replica, broker/group, controller, zkutil, broker/server. Of the
+// project it imports broker/wire only (and kmsg/kbin/kerr from franz-go).
 //
 // # Concurrency
 //

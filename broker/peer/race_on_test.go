@@ -1,0 +1,5 @@
+//go:build race
+
+package peer_test
+
+const raceEnabled = true
