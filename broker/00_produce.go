@@ -10,7 +10,12 @@ package broker
 //     (NOT_ENOUGH_REPLICAS), then the request parks in the produce
 //     purgatory until the high watermark passes the appended batch, or
 //     timeout_ms ends (REQUEST_TIMED_OUT; the data stays in the log, as in
-//     Kafka). Other acks values: INVALID_REQUIRED_ACKS.
+//     Kafka). Other acks values (Kafka 2.8 KafkaApis + ReplicaManager
+//     order): partitions missing from the metadata cache answer
+//     UNKNOWN_TOPIC_OR_PARTITION and v3+ framing faults the answer of
+//     ProduceRequest.validateRecords (validateProduceRecords); every other
+//     partition INVALID_REQUIRED_ACKS, unread (no CRC, leadership or
+//     internal-topic check), nothing appended, no failed-produce meter.
 //   - Message sets v0/v1 (Produce v0-2) are converted to one record batch
 //     v2 before the append; Samsa stores only v2. From v3 a partition must
 //     carry exactly one record batch v2 (INVALID_RECORD otherwise, as
@@ -43,6 +48,7 @@ package broker
 
 import (
 	"context"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"time"
@@ -79,11 +85,16 @@ func (b *Broker) handleProduce(r *request) (kmsg.Response, error) {
 			rp.Partition = p.Partition
 			rp.BaseOffset, rp.LogAppendTime, rp.LogStartOffset = -1, -1, -1
 			tp := replica.TopicPartition{Topic: t.Topic, Partition: p.Partition}
-			err := acksErr
-			var res replica.AppendResult
-			if err == nil {
-				res, err = b.produceOne(req.Version, tp, p.Records, req.Acks)
+			if acksErr != nil {
+				// Kafka's ReplicaManager.appendRecords refuses the whole
+				// request before any append; the failed-produce meter is
+				// not marked, as in Kafka.
+				failed = true
+				b.setProduceErr(&rp, b.produceRefused(req.Version, tp, p.Records, acksErr))
+				rt.Partitions = append(rt.Partitions, rp)
+				continue
 			}
+			res, err := b.produceOne(req.Version, tp, p.Records, req.Acks)
 			if err != nil {
 				failed = true
 				b.failed(tp, true)
@@ -149,6 +160,23 @@ func (p *producePending) Wait(ctx context.Context) (kmsg.Response, error) {
 	return resp, nil
 }
 
+// produceRefused is one partition's answer to a request with invalid acks,
+// in Kafka 2.8's order: KafkaApis.handleProduceRequest answers partitions
+// missing from the metadata cache (UNKNOWN_TOPIC_OR_PARTITION) and
+// ProduceRequest.validateRecords failures itself, and
+// ReplicaManager.appendRecords answers every other partition
+// INVALID_REQUIRED_ACKS without looking at it (no CRC, leadership or
+// internal-topic checks).
+func (b *Broker) produceRefused(version int16, tp replica.TopicPartition, records []byte, acksErr error) error {
+	if _, ok := b.meta.Snapshot().Partition(tp.Topic, tp.Partition); !ok {
+		return fmt.Errorf("%w: %s", errUnknownTopic, tp)
+	}
+	if err := validateProduceRecords(version, records); err != nil {
+		return err
+	}
+	return acksErr
+}
+
 // produceOne converts (if needed) and appends one partition's records.
 func (b *Broker) produceOne(version int16, tp replica.TopicPartition, records []byte, acks int16) (replica.AppendResult, error) {
 	if isInternalTopic(tp.Topic) {
@@ -212,4 +240,73 @@ func (b *Broker) setProduceErr(rp *kmsg.ProduceResponseTopicPartition, err error
 	}
 	msg := err.Error()
 	rp.ErrorMessage = &msg
+}
+
+// Offsets in a batch header that Kafka's batch iterator reads before it
+// has a whole batch (HEADER_SIZE_UP_TO_MAGIC is magic's offset + 1).
+const (
+	produceMagicOffset      = 16
+	produceAttributesOffset = 21
+	produceMinRecordSize    = 14 // LegacyRecord.RECORD_OVERHEAD_V0
+)
+
+// validateProduceRecords is Kafka 2.8's ProduceRequest.validateRecords,
+// which KafkaApis runs before the append sees acks: from v3 a partition
+// must frame at least one complete batch, of magic 2, not zstd below v7
+// (UNSUPPORTED_COMPRESSION_TYPE), and no second complete batch
+// (INVALID_RECORD otherwise). Kafka's batch iterator (ByteBufferLogInputStream)
+// throws CORRUPT_MESSAGE on a batch size below 14 or a magic above 2 as it
+// reaches them. v0-2 message sets are not checked here, as in Kafka.
+func validateProduceRecords(version int16, records []byte) error {
+	if version < 3 {
+		return nil
+	}
+	size, ok, err := produceNextBatchSize(records)
+	if err != nil {
+		return err
+	}
+	if !ok {
+		return fmt.Errorf("%w: produce requests with version %d must have at least one record batch", record.ErrInvalidRecord, version)
+	}
+	if magic := int8(records[produceMagicOffset]); magic != record.MagicV2 {
+		return fmt.Errorf("%w: produce requests with version %d are only allowed to contain record batches with magic version 2",
+			record.ErrInvalidRecord, version)
+	}
+	if version < 7 && size > produceAttributesOffset+1 &&
+		record.Codec(binary.BigEndian.Uint16(records[produceAttributesOffset:])&0x07) == record.CodecZstd {
+		return fmt.Errorf("%w: produce requests with version %d are not allowed to use ZStandard compression", errUnsupportedCompression, version)
+	}
+	if _, more, err := produceNextBatchSize(records[size:]); err != nil {
+		return err
+	} else if more {
+		return fmt.Errorf("%w: produce requests with version %d are only allowed to contain exactly one record batch",
+			record.ErrInvalidRecord, version)
+	}
+	return nil
+}
+
+// produceNextBatchSize is Kafka's ByteBufferLogInputStream.nextBatchSize
+// plus its "remaining < batchSize" test: the size of the complete batch at
+// the head of buf, false when buf holds no complete batch, or
+// CORRUPT_MESSAGE for a size below 14 or a magic outside 0..2.
+func produceNextBatchSize(buf []byte) (int, bool, error) {
+	if len(buf) < record.LogOverhead {
+		return 0, false, nil
+	}
+	size := int32(binary.BigEndian.Uint32(buf[8:]))
+	if size < produceMinRecordSize {
+		return 0, false, fmt.Errorf("%w: record size %d is less than the minimum record overhead (%d)",
+			record.ErrCorrupt, size, produceMinRecordSize)
+	}
+	if len(buf) <= produceMagicOffset {
+		return 0, false, nil
+	}
+	if magic := int8(buf[produceMagicOffset]); magic < 0 || magic > record.MagicV2 {
+		return 0, false, fmt.Errorf("%w: invalid magic found in record: %d", record.ErrCorrupt, magic)
+	}
+	total := int64(size) + record.LogOverhead
+	if int64(len(buf)) < total {
+		return 0, false, nil
+	}
+	return int(total), true, nil
 }

@@ -13,10 +13,16 @@ package broker
 //
 // Version notes:
 //   - v1: ThrottleMillis.
-//   - v3: flexible; client software name and version (KIP-511), accepted
-//     and ignored. The response header stays v0 (wire handles that).
+//   - v3: flexible; client software name and version (KIP-511). Each
+//     must match [a-zA-Z0-9](?:[a-zA-Z0-9\-.]*[a-zA-Z0-9])? (Kafka 2.8
+//     ApiVersionsRequest.isValid); otherwise the answer is INVALID_REQUEST
+//     at v3 with no api keys (ApiVersionsRequest.getErrorResponse lists
+//     ApiVersions' range only for UNSUPPORTED_VERSION), and the connection
+//     stays open. Valid names are otherwise ignored. The response header
+//     stays v0 (wire handles that).
 
 import (
+	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kmsg"
 
 	"samsa/broker/wire"
@@ -29,6 +35,10 @@ func (b *Broker) handleApiVersions(r *request) (kmsg.Response, error) {
 	}
 	req := r.body.(*kmsg.ApiVersionsRequest)
 	resp := req.ResponseKind().(*kmsg.ApiVersionsResponse)
+	if req.Version >= 3 && !(validSoftwareID(req.ClientSoftwareName) && validSoftwareID(req.ClientSoftwareVersion)) {
+		resp.ErrorCode = kerr.InvalidRequest.Code
+		return resp, nil
+	}
 	for _, k := range sortedAPIKeys(b.apis) {
 		a := b.apis[k]
 		ak := kmsg.NewApiVersionsResponseApiKey()
@@ -36,4 +46,23 @@ func (b *Broker) handleApiVersions(r *request) (kmsg.Response, error) {
 		resp.ApiKeys = append(resp.ApiKeys, ak)
 	}
 	return resp, nil
+}
+
+// validSoftwareID reports whether s matches KIP-511's
+// [a-zA-Z0-9](?:[a-zA-Z0-9\-.]*[a-zA-Z0-9])? in full: ASCII letters and
+// digits, with '-' and '.' allowed only inside.
+func validSoftwareID(s string) bool {
+	if s == "" {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case c >= 'a' && c <= 'z', c >= 'A' && c <= 'Z', c >= '0' && c <= '9':
+		case (c == '-' || c == '.') && i > 0 && i < len(s)-1:
+		default:
+			return false
+		}
+	}
+	return true
 }

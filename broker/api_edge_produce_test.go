@@ -1,0 +1,166 @@
+package broker_test
+
+import (
+	"encoding/binary"
+	"testing"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kerr"
+	"github.com/twmb/franz-go/pkg/kmsg"
+
+	"samsa/broker/brokertest"
+	"samsa/broker/record"
+)
+
+// edgeBatch builds a one-record batch v2 with codec.
+func edgeBatch(t *testing.T, codec record.Codec) []byte {
+	t.Helper()
+	b, err := record.Build(record.NewBuildHeader(0, time.Now().UnixMilli()), []record.Record{{Value: []byte("value")}}, codec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+// edgeProduce sends one Produce request with a partition per entry of
+// parts (in order, all in their own topic entry) and returns the error
+// code of each.
+func edgeProduce(t *testing.T, rc *rawConn, version, acks int16, parts []edgePart) []int16 {
+	t.Helper()
+	req := kmsg.NewPtrProduceRequest()
+	req.SetVersion(version)
+	req.Acks = acks
+	req.TimeoutMillis = 5000
+	for _, p := range parts {
+		rt := kmsg.NewProduceRequestTopic()
+		rt.Topic = p.topic
+		rp := kmsg.NewProduceRequestTopicPartition()
+		rp.Partition = p.partition
+		rp.Records = p.records
+		rt.Partitions = append(rt.Partitions, rp)
+		req.Topics = append(req.Topics, rt)
+	}
+	kr, err := rc.roundTrip(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp := kr.(*kmsg.ProduceResponse)
+	var codes []int16
+	for _, rt := range resp.Topics {
+		for _, rp := range rt.Partitions {
+			codes = append(codes, rp.ErrorCode)
+			if rp.ErrorCode != 0 && rp.BaseOffset != -1 {
+				t.Errorf("%s-%d: error %d with base offset %d, want -1", rt.Topic, rp.Partition, rp.ErrorCode, rp.BaseOffset)
+			}
+		}
+	}
+	if len(codes) != len(parts) {
+		t.Fatalf("%d partitions answered, want %d", len(codes), len(parts))
+	}
+	return codes
+}
+
+type edgePart struct {
+	name      string
+	topic     string
+	partition int32
+	records   []byte
+}
+
+// TestAPIEdgeProduceInvalidAcks: Kafka 2.8 KafkaApis.handleProduceRequest
+// answers UNKNOWN_TOPIC_OR_PARTITION for partitions missing from the
+// metadata cache and the ProduceRequest.validateRecords error (v3+: at
+// least one and exactly one batch, magic 2, no zstd below v7, a batch size
+// of at least 14) before ReplicaManager.appendRecords sees the acks; there
+// "If required.acks is outside accepted range, something is wrong with the
+// client. Just return an error and don't handle the request at all":
+// every other partition gets INVALID_REQUIRED_ACKS, whatever its batch
+// holds (bad CRC, not hosted here, internal topic), and nothing is
+// appended.
+func TestAPIEdgeProduceInvalidAcks(t *testing.T) {
+	c := brokertest.NewCluster(t, 1)
+	c.CreateTopic(t, "p", 2, 1)
+	rc := dialRaw(t, c.Addr(0))
+
+	good := edgeBatch(t, record.CodecNone)
+	badCRC := append([]byte(nil), good...)
+	badCRC[len(badCRC)-1] ^= 0xff
+	twoBatches := append(append([]byte(nil), good...), good...)
+	magic1 := append([]byte(nil), good...)
+	magic1[16] = 1
+	tinySize := append([]byte(nil), good...)
+	binary.BigEndian.PutUint32(tinySize[8:], 3)
+	badMagic := append([]byte(nil), good...)
+	badMagic[16] = 7
+	truncated := append([]byte(nil), good[:len(good)-5]...)
+	zstd := edgeBatch(t, record.CodecZstd)
+
+	for _, acks := range []int16{2, -2, 100} {
+		parts := []edgePart{
+			{"bad crc", "p", 0, badCRC},
+			{"good batch", "p", 1, good},
+			{"unknown topic", "nope", 0, badCRC},
+			{"unknown partition", "p", 9, good},
+			{"two batches", "p", 0, twoBatches},
+			{"magic 1 in v8", "p", 0, magic1},
+			{"size below 14", "p", 0, tinySize},
+			{"magic 7", "p", 0, badMagic},
+			{"no complete batch", "p", 0, truncated},
+			{"empty", "p", 0, []byte{}},
+			{"zstd in v8", "p", 1, zstd},
+		}
+		want := []int16{
+			kerr.InvalidRequiredAcks.Code,
+			kerr.InvalidRequiredAcks.Code,
+			kerr.UnknownTopicOrPartition.Code,
+			kerr.UnknownTopicOrPartition.Code,
+			kerr.InvalidRecord.Code,
+			kerr.InvalidRecord.Code,
+			kerr.CorruptMessage.Code,
+			kerr.CorruptMessage.Code,
+			kerr.InvalidRecord.Code,
+			kerr.InvalidRecord.Code,
+			kerr.InvalidRequiredAcks.Code,
+		}
+		got := edgeProduce(t, rc, 8, acks, parts)
+		for i := range parts {
+			if got[i] != want[i] {
+				t.Errorf("acks=%d %s: code %d (%s), want %d (%s)", acks, parts[i].name,
+					got[i], kerr.ErrorForCode(got[i]), want[i], kerr.ErrorForCode(want[i]))
+			}
+		}
+	}
+
+	// zstd below produce v7 is validateRecords' UNSUPPORTED_COMPRESSION_TYPE;
+	// v0-2 carry message sets, which validateRecords does not look at.
+	if got := edgeProduce(t, rc, 5, 2, []edgePart{{"zstd in v5", "p", 0, zstd}}); got[0] != kerr.UnsupportedCompressionType.Code {
+		t.Errorf("zstd in v5 with acks=2: code %d, want UNSUPPORTED_COMPRESSION_TYPE", got[0])
+	}
+	if got := edgeProduce(t, rc, 2, 2, []edgePart{{"garbage in v2", "p", 0, []byte{1, 2, 3}}}); got[0] != kerr.InvalidRequiredAcks.Code {
+		t.Errorf("garbage message set in v2 with acks=2: code %d, want INVALID_REQUIRED_ACKS", got[0])
+	}
+
+	// Nothing was appended: the next good batch gets offset 0 on both
+	// partitions.
+	for _, p := range []int32{0, 1} {
+		req := kmsg.NewPtrProduceRequest()
+		req.SetVersion(8)
+		req.Acks = 1
+		req.TimeoutMillis = 5000
+		rt := kmsg.NewProduceRequestTopic()
+		rt.Topic = "p"
+		rp := kmsg.NewProduceRequestTopicPartition()
+		rp.Partition = p
+		rp.Records = append([]byte(nil), good...)
+		rt.Partitions = append(rt.Partitions, rp)
+		req.Topics = append(req.Topics, rt)
+		kr, err := rc.roundTrip(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := kr.(*kmsg.ProduceResponse).Topics[0].Partitions[0]
+		if got.ErrorCode != 0 || got.BaseOffset != 0 {
+			t.Errorf("p-%d after the refused requests: code %d base offset %d, want 0 and 0", p, got.ErrorCode, got.BaseOffset)
+		}
+	}
+}
