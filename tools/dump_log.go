@@ -1,7 +1,8 @@
 package tools
 
-// kafka-dump-log: print the contents of segment (.log), offset index (.index)
-// and time index (.timeindex) files (Kafka 2.8 kafka.tools.DumpLogSegments).
+// kafka-dump-log: print the contents of segment (.log), offset index (.index),
+// time index (.timeindex) and producer snapshot (.snapshot) files (Kafka 2.8
+// kafka.tools.DumpLogSegments).
 //
 // Behaviour:
 //   - every line on stdout is worded as Kafka 2.8 prints it: "Dumping <file>",
@@ -19,8 +20,12 @@ package tools
 //     --offsets-decoder as Kafka's GroupMetadataManager.formatRecordKeyAndValue
 //     (dump_log_offsets.go); other decoder classes and
 //     --transaction-log-decoder are refused;
-//   - .snapshot and .txnindex files, which Samsa does not write, are reported
-//     as unknown files;
+//   - .snapshot files print one line per producer as Kafka 2.8's
+//     dumpProducerIdSnapshot (dump_log_snapshot.go); a corrupt one (schema,
+//     version, CRC-32C) prints Kafka's CorruptSnapshotException message on
+//     stderr and the tool goes on, exit 0;
+//   - .txnindex files, which Samsa does not write, are reported as unknown
+//     files;
 //   - while dumping a big .log, a progress line is shown on stderr when
 //     stderr is a terminal (never in pipes, files or tests).
 
@@ -68,6 +73,7 @@ type dumpOpts struct {
 // dumpState collects what Kafka reports on stderr after all files.
 type dumpState struct {
 	out      *bufio.Writer
+	stderr   io.Writer
 	progress *progress
 	// indexMismatches: absolute index path → (index offset, log offset),
 	// newest first as Kafka's prepended Scala list prints them.
@@ -162,7 +168,7 @@ func parseDumpOpts(c *cli.Context) (*dumpOpts, error) {
 }
 
 func runDumpLog(env Env, o *dumpOpts) error {
-	st := &dumpState{out: bufio.NewWriterSize(env.Stdout, 64*1024), progress: newProgress(env.Stderr, env.Stdout)}
+	st := &dumpState{out: bufio.NewWriterSize(env.Stdout, 64*1024), stderr: env.Stderr, progress: newProgress(env.Stderr, env.Stdout)}
 	defer st.out.Flush()
 	for _, file := range o.files {
 		fmt.Fprintf(st.out, "Dumping %s\n", file)
@@ -174,6 +180,8 @@ func runDumpLog(env Env, o *dumpOpts) error {
 			err = st.dumpIndex(file, o)
 		case ".timeindex":
 			err = st.dumpTimeIndex(file, o)
+		case ".snapshot":
+			err = st.dumpProducerSnapshot(file)
 		default:
 			st.out.Flush()
 			fmt.Fprintf(env.Stderr, "Ignoring unknown file %s\n", file)
