@@ -75,10 +75,10 @@ type edgePart struct {
 // "If required.acks is outside accepted range, something is wrong with the
 // client. Just return an error and don't handle the request at all":
 // every other partition gets INVALID_REQUIRED_ACKS, whatever its batch
-// holds (bad CRC, not hosted here, internal topic), and nothing is
-// appended.
+// holds (bad CRC, not hosted here, internal topic), nothing is appended
+// and FailedProduceRequestsPerSec is not marked.
 func TestAPIEdgeProduceInvalidAcks(t *testing.T) {
-	c := brokertest.NewCluster(t, 1)
+	c := brokertest.NewCluster(t, 1, brokertest.WithProperty("metrics.listener", "http://127.0.0.1:0"))
 	c.CreateTopic(t, "p", 2, 1)
 	rc := dialRaw(t, c.Addr(0))
 
@@ -140,6 +140,13 @@ func TestAPIEdgeProduceInvalidAcks(t *testing.T) {
 		t.Errorf("garbage message set in v2 with acks=2: code %d, want INVALID_REQUIRED_ACKS", got[0])
 	}
 
+	// ReplicaManager.appendRecords refuses before appendToLocalLog, the
+	// only place Kafka marks FailedProduceRequestsPerSec.
+	const failed = "kafka_server_brokertopicmetrics_failedproducerequestspersec_total"
+	if v, err := scrapeValue(c, 0, failed); err != nil || v != 0 {
+		t.Errorf("%s = %v, %v after refused requests, want 0", failed, v, err)
+	}
+
 	// Nothing was appended: the next good batch gets offset 0 on both
 	// partitions.
 	for _, p := range []int32{0, 1} {
@@ -162,5 +169,37 @@ func TestAPIEdgeProduceInvalidAcks(t *testing.T) {
 		if got.ErrorCode != 0 || got.BaseOffset != 0 {
 			t.Errorf("p-%d after the refused requests: code %d base offset %d, want 0 and 0", p, got.ErrorCode, got.BaseOffset)
 		}
+	}
+}
+
+// TestAPIEdgeProduceDuplicateMetrics pins Kafka 2.8's accounting of an
+// idempotent producer's retried batch: Log.append answers the duplicate
+// with the original batch's offsets (LogAppendInfo.numMessages is then the
+// original's record count) and ReplicaManager.appendToLocalLog marks
+// bytesInRate with the request's records.sizeInBytes and messagesInRate
+// with numMessages, per topic and in total, whether or not anything was
+// appended. So a duplicate counts again, as in Kafka.
+func TestAPIEdgeProduceDuplicateMetrics(t *testing.T) {
+	c := brokertest.NewCluster(t, 1, brokertest.WithProperty("metrics.listener", "http://127.0.0.1:0"))
+	c.CreateTopic(t, "dup", 1, 1)
+	c.WaitForLeader(t, "dup", 0)
+	rc := dialRaw(t, c.Addr(0))
+	pid := initProducerID(t, rc, 4, -1, -1).ProducerID
+	batch := idemRecords(t, pid, 0, 0, 3)
+	for i := 0; i < 2; i++ {
+		if code, off := produceRaw(t, rc, "dup", append([]byte(nil), batch...)); code != 0 || off != 0 {
+			t.Fatalf("produce %d: error %d offset %d, want 0 and 0", i, code, off)
+		}
+	}
+	if leo := listEndOffset(t, rc, "dup"); leo != 3 {
+		t.Fatalf("log end offset %d, want 3 (the retry appended nothing)", leo)
+	}
+	for name, want := range map[string]float64{
+		`kafka_server_brokertopicmetrics_messagesinpersec_total{topic="dup"}`: 6,
+		`kafka_server_brokertopicmetrics_bytesinpersec_total{topic="dup"}`:    float64(2 * len(batch)),
+		`kafka_server_brokertopicmetrics_messagesinpersec_total`:              6,
+		`kafka_server_brokertopicmetrics_bytesinpersec_total`:                 float64(2 * len(batch)),
+	} {
+		waitMetric(t, c, 0, name, func(v float64) bool { return v == want })
 	}
 }
