@@ -64,6 +64,7 @@ func TestStorageCleanerRandomized(t *testing.T) {
 				leo, hw := l.LogEndOffset(), l.HighWatermark()
 				for i := 0; i < 10 && cleanOnce(t, c); i++ {
 				}
+				checkRecentPlaces(t, l, rng, fmt.Sprintf("round %d after cleaning", round))
 				got := readRecords(t, l)
 				checkCompacted(t, history, got, readCleanerCheckpoint(t, root)[tp])
 				activeAfter, err := os.ReadFile(active.logPath)

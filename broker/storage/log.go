@@ -61,6 +61,9 @@ type logEnd struct {
 	offset int64
 	seg    *Segment
 	pos    int64 // segment size at offset
+	// recent is an immutable view of the places of seg's last batches,
+	// ending at pos and offset (recent_batches.go), or nil.
+	recent []batchPlace
 }
 
 // Log is one partition's log (Kafka's Log): an ordered list of segments,
@@ -230,7 +233,8 @@ func (l *Log) publishSegmentsLocked(segs []*Segment) {
 // were written, then clamps the high watermark and recovery point.
 func (l *Log) publishEndLocked(offset int64) {
 	seg := l.activeLocked()
-	l.end.Store(&logEnd{offset: offset, seg: seg, pos: seg.Size()})
+	size := seg.Size()
+	l.end.Store(&logEnd{offset: offset, seg: seg, pos: size, recent: seg.recent.view(size, offset)})
 	if l.highWatermark.Load() > offset {
 		l.highWatermark.Store(offset)
 	}

@@ -56,7 +56,11 @@ func (r ReadResult) WriteTo(w io.Writer) (int64, error) {
 // outside [LogStartOffset, LogEndOffset] returns ErrOffsetOutOfRange; a
 // malformed segment returns an error matching ErrCorrupt.
 func (l *Log) Read(offset int64, maxBytes int, upTo int64, minOneBatch bool) (ReadResult, error) {
-	end := l.end.Load()
+	return l.readFrom(l.end.Load(), offset, maxBytes, upTo, minOneBatch)
+}
+
+// readFrom is Read against the published end end.
+func (l *Log) readFrom(end *logEnd, offset int64, maxBytes int, upTo int64, minOneBatch bool) (ReadResult, error) {
 	res := ReadResult{
 		LogStartOffset: l.logStartOffset.Load(),
 		LogEndOffset:   end.offset,
@@ -78,20 +82,21 @@ func (l *Log) Read(offset int64, maxBytes int, upTo int64, minOneBatch bool) (Re
 	for ; i < len(segs) && segs[i].base <= end.seg.base; i++ {
 		s := segs[i]
 		maxPos := s.Size()
+		var recent []batchPlace // the places of s's last batches, if active
 		if s == end.seg {
-			maxPos = end.pos
+			maxPos, recent = end.pos, end.recent
 		}
 		if upTo < end.offset && (i+1 == len(segs) || segs[i+1].base > upTo) {
 			// upTo lies in this segment: stop before its batch.
-			pos, _, found, err := s.translateOffset(upTo, maxPos)
+			p, found, err := s.locate(upTo, maxPos, recent)
 			if err != nil {
 				return res, l.readError(offset, err)
 			}
 			if found {
-				maxPos = pos
+				maxPos = p.pos
 			}
 		}
-		region, found, err := s.read(offset, maxBytes, maxPos, minOneBatch)
+		region, found, err := s.read(offset, maxBytes, maxPos, minOneBatch, recent)
 		if err != nil {
 			return res, l.readError(offset, err)
 		}

@@ -2,6 +2,7 @@ package storage
 
 import (
 	"bytes"
+	"fmt"
 	"math/rand/v2"
 	"path/filepath"
 	"testing"
@@ -68,6 +69,7 @@ func runModel(t *testing.T, seed uint64, iters int) {
 
 	verifyAll := func(op string, i int) {
 		t.Helper()
+		checkRecentPlaces(t, l, rng, fmt.Sprintf("seed %d iter %d after %s", seed, i, op))
 		if l.LogEndOffset() != m.leo || l.LogStartOffset() != m.start || l.HighWatermark() != m.hw {
 			t.Fatalf("seed %d iter %d after %s: log (start %d, end %d, hw %d), model (%d, %d, %d)",
 				seed, i, op, l.LogStartOffset(), l.LogEndOffset(), l.HighWatermark(), m.start, m.leo, m.hw)

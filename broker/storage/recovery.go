@@ -77,6 +77,7 @@ func ScanBatches(r io.ReaderAt, size, baseOffset int64, visit func(pos int64, b 
 // LogSegment.recover). It returns the bytes dropped, after logging them at
 // WARN with the segment, position and reason. The caller holds Log.mu.
 func recoverSegmentLocked(s *Segment, active bool, logger logrus.FieldLogger) (int64, error) {
+	s.recent.reset()
 	if err := s.offsetIndex.Reset(active); err != nil {
 		return 0, err
 	}

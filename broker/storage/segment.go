@@ -45,6 +45,7 @@ type Segment struct {
 	bytesSinceLastIndexEntry int64
 	indexIntervalBytes       int64
 	preallocated             bool // the .log is longer than size until trimmed
+	recent                   recentBatches
 }
 
 // segmentOptions are the Config values a segment needs.
@@ -185,6 +186,11 @@ func (s *Segment) appendLocked(batches []byte, headers []record.BatchHeader) err
 		}
 		pos += h.Size()
 	}
+	for i, p := 0, start; i < len(headers); i++ {
+		h := &headers[i]
+		s.recent.add(batchPlace{base: h.BaseOffset, last: h.LastOffset(), pos: p, size: h.Size()})
+		p += h.Size()
+	}
 	s.size.Store(pos)
 	return nil
 }
@@ -224,98 +230,6 @@ func (s *Segment) indexBatchLocked(h record.BatchHeader, pos int64) error {
 	}
 	s.bytesSinceLastIndexEntry += h.Size()
 	return nil
-}
-
-// translateOffset returns the position and header of the first batch at or
-// after startPos whose last offset is >= offset, looking only below
-// maxPos. found is false when there is none.
-func (s *Segment) translateOffset(offset int64, maxPos int64) (pos int64, h record.BatchHeader, found bool, err error) {
-	pos = int64(s.offsetIndex.Lookup(offset).Position)
-	for i := 0; pos < maxPos; i++ {
-		h, err = record.ReadHeaderAt(s.log, pos)
-		if err != nil {
-			return 0, h, false, s.corruptAt(pos, err)
-		}
-		if pos+h.Size() > maxPos {
-			return 0, h, false, s.corruptAt(pos, fmt.Errorf("batch of %d bytes crosses end %d", h.Size(), maxPos))
-		}
-		if h.LastOffset() >= offset {
-			return pos, h, true, nil
-		}
-		pos += h.Size()
-	}
-	return 0, h, false, nil
-}
-
-// corruptAt wraps a scan error: a short or malformed header below a
-// published size means the file changed under us or the disk lies.
-func (s *Segment) corruptAt(pos int64, err error) error {
-	var ce *CorruptError
-	if errors.As(err, &ce) || errors.Is(err, ErrStorage) {
-		return err
-	}
-	if errors.Is(err, record.ErrShortBatch) || errors.Is(err, record.ErrCorrupt) {
-		// s.log.Name() is immutable; s.logPath may be renamed under us.
-		return &CorruptError{Path: s.log.Name(), Pos: pos, Err: err}
-	}
-	return storageError("read segment", err)
-}
-
-// batchBoundaryAtOrBelow returns the largest batch boundary in
-// [startPos, limit], scanning forward from startPos (a boundary) with the
-// help of the offset index.
-func (s *Segment) batchBoundaryAtOrBelow(startPos, limit int64) (int64, error) {
-	pos := startPos
-	_ = s.offsetIndex.x.ensureLoaded() // on failure: scan from startPos
-	s.offsetIndex.x.mu.RLock()
-	k := s.offsetIndex.x.searchLocked(func(e []byte) bool {
-		_, p := decodeOffsetEntry(e)
-		return int64(p) <= limit
-	})
-	if k >= 0 {
-		if p := int64(s.offsetIndex.resolveLocked(k).Position); p > pos {
-			pos = p
-		}
-	}
-	s.offsetIndex.x.mu.RUnlock()
-	for i := 0; ; i++ {
-		h, err := record.ReadHeaderAt(s.log, pos)
-		if err != nil {
-			return 0, s.corruptAt(pos, err)
-		}
-		if pos+h.Size() > limit {
-			return pos, nil
-		}
-		pos += h.Size()
-		if pos == limit {
-			return pos, nil
-		}
-	}
-}
-
-// read returns the region of whole batches starting with the batch that
-// holds startOffset, below maxPos (a batch boundary), of at most maxBytes
-// unless minOneBatch and the first batch alone is larger (KIP-74). found is
-// false when no batch at or after startOffset lies below maxPos.
-func (s *Segment) read(startOffset int64, maxBytes int, maxPos int64, minOneBatch bool) (r FileRegion, found bool, err error) {
-	pos, h, found, err := s.translateOffset(startOffset, maxPos)
-	if err != nil || !found {
-		return FileRegion{}, false, err
-	}
-	limit := maxPos
-	if int64(maxBytes) < maxPos-pos {
-		limit = pos + int64(maxBytes)
-	}
-	end := pos
-	if limit > pos {
-		if end, err = s.batchBoundaryAtOrBelow(pos, limit); err != nil {
-			return FileRegion{}, false, err
-		}
-	}
-	if end == pos && minOneBatch {
-		end = pos + h.Size()
-	}
-	return FileRegion{File: s.log, Pos: pos, Len: end - pos, FirstOffset: h.BaseOffset}, true, nil
 }
 
 // readNextOffset returns the offset after the segment's last batch (its
@@ -397,6 +311,7 @@ func (s *Segment) truncateToPositionLocked(pos, removedFrom int64, active bool) 
 	if err := s.timeIndex.TruncateTo(removedFrom, active); err != nil {
 		return err
 	}
+	s.recent.truncateTo(pos) // before the file changes (also on failure)
 	if err := s.log.Truncate(pos); err != nil {
 		return storageError("truncate segment", err)
 	}
@@ -409,6 +324,7 @@ func (s *Segment) truncateToPositionLocked(pos, removedFrom int64, active bool) 
 // the time index gets its final entry and the files are cut to their
 // contents (Kafka LogSegment.onBecomeInactiveSegment).
 func (s *Segment) onBecomeInactiveLocked() error {
+	s.recent.reset() // only the active segment's tail is looked up
 	if err := s.timeIndex.MaybeAppend(s.maxTimestamp.Load(), s.offsetOfMaxTimestamp.Load(), true); err != nil {
 		return err
 	}
