@@ -41,26 +41,39 @@ type peerFetchSource struct {
 }
 
 func (s *peerFetchSource) client(leader replica.LeaderEndpoint) (*peer.Client, error) {
-	addr := ""
-	if leader.Host != "" {
-		addr = net.JoinHostPort(leader.Host, strconv.Itoa(int(leader.Port)))
-	} else if a, ok := s.b.interBrokerAddr(leader.ID); ok {
-		addr = a
-	} else {
-		return nil, fmt.Errorf("broker: no address known for leader %d", leader.ID)
+	addr, err := s.addr(leader)
+	if err != nil {
+		return nil, err
 	}
+	return s.clientAt(leader.ID, addr)
+}
+
+// addr returns leader's inter-broker address.
+func (s *peerFetchSource) addr(leader replica.LeaderEndpoint) (string, error) {
+	if leader.Host != "" {
+		return net.JoinHostPort(leader.Host, strconv.Itoa(int(leader.Port))), nil
+	}
+	if a, ok := s.b.interBrokerAddr(leader.ID); ok {
+		return a, nil
+	}
+	return "", fmt.Errorf("broker: no address known for leader %d", leader.ID)
+}
+
+// clientAt returns the client of leader id at addr, replacing one that
+// connects elsewhere.
+func (s *peerFetchSource) clientAt(id int32, addr string) (*peer.Client, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.closed {
 		return nil, fmt.Errorf("broker: fetch source closed")
 	}
-	if c, ok := s.clients[leader.ID]; ok && c.Addr() == addr {
+	if c, ok := s.clients[id]; ok && c.Addr() == addr {
 		return c, nil
 	} else if ok {
 		c.Close()
 	}
 	c := peer.New(addr, "replica-fetcher-"+itoa(s.b.ID()), s.b.peerOptions()...)
-	s.clients[leader.ID] = c
+	s.clients[id] = c
 	return c, nil
 }
 
@@ -85,52 +98,85 @@ func fetchError(code int16) error {
 	return kerr.ErrorForCode(code)
 }
 
-// Fetch implements replica.FetchSource.
-func (s *peerFetchSource) Fetch(ctx context.Context, leader replica.LeaderEndpoint, f replica.FollowerFetch) (map[replica.TopicPartition]replica.FollowerFetchResult, error) {
-	c, err := s.client(leader)
-	if err != nil {
-		return nil, err
+// fetchScratch is one fetcher's reusable Fetch state, kept in its
+// replica.FollowerFetchResponse.Scratch: the kmsg request and response
+// (kmsg's decoder reuses the response's slices), the response frame the
+// record bytes alias, and the leader's last resolved address.
+type fetchScratch struct {
+	req    *kmsg.FetchRequest
+	resp   *kmsg.FetchResponse
+	frame  []byte
+	topics map[string]int // topic -> index in req.Topics, while building
+	ep     replica.LeaderEndpoint
+	addr   string // ep's address
+}
+
+// Fetch implements replica.FetchSource. The answer's record bytes alias
+// the frame kept in resp.Scratch, so nothing is copied between the socket
+// and the follower's log append.
+func (s *peerFetchSource) Fetch(ctx context.Context, leader replica.LeaderEndpoint, f replica.FollowerFetch, resp *replica.FollowerFetchResponse) error {
+	sc, _ := resp.Scratch.(*fetchScratch)
+	if sc == nil {
+		sc = &fetchScratch{req: kmsg.NewPtrFetchRequest(), resp: kmsg.NewPtrFetchResponse(), topics: map[string]int{}}
+		resp.Scratch = sc
 	}
-	req := kmsg.NewPtrFetchRequest()
+	resp.Partitions = resp.Partitions[:0]
+	// Resolve the address once per endpoint, not per fetch (it allocates).
+	if sc.addr == "" || sc.ep != leader || leader.Host == "" {
+		addr, err := s.addr(leader)
+		if err != nil {
+			return err
+		}
+		sc.ep, sc.addr = leader, addr
+	}
+	c, err := s.clientAt(leader.ID, sc.addr)
+	if err != nil {
+		return err
+	}
+	req := sc.req
+	topics := req.Topics[:0]
+	*req = kmsg.NewFetchRequest()
 	req.ReplicaID = f.ReplicaID
 	req.MaxWaitMillis, req.MinBytes, req.MaxBytes = f.MaxWaitMs, f.MinBytes, f.MaxBytes
 	req.SessionEpoch = -1
-	idx := map[string]int{}
+	clear(sc.topics)
 	for _, p := range f.Partitions {
-		i, ok := idx[p.Topic]
+		i, ok := sc.topics[p.Topic]
 		if !ok {
-			t := kmsg.NewFetchRequestTopic()
-			t.Topic = p.Topic
-			req.Topics = append(req.Topics, t)
-			i = len(req.Topics) - 1
-			idx[p.Topic] = i
+			i = len(topics)
+			sc.topics[p.Topic] = i
+			if i < cap(topics) {
+				topics = topics[:i+1] // reuse the element's partitions slice
+			} else {
+				topics = append(topics, kmsg.NewFetchRequestTopic())
+			}
+			parts := topics[i].Partitions[:0]
+			topics[i] = kmsg.NewFetchRequestTopic()
+			topics[i].Topic, topics[i].Partitions = p.Topic, parts
 		}
 		rp := kmsg.NewFetchRequestTopicPartition()
 		rp.Partition, rp.FetchOffset, rp.CurrentLeaderEpoch = p.Partition, p.FetchOffset, p.CurrentLeaderEpoch
 		rp.LogStartOffset, rp.PartitionMaxBytes = p.LogStartOffset, p.MaxBytes
-		req.Topics[i].Partitions = append(req.Topics[i].Partitions, rp)
+		topics[i].Partitions = append(topics[i].Partitions, rp)
 	}
-	kr, err := c.Request(ctx, req)
+	req.Topics = topics
+	sc.frame, err = c.RequestInto(ctx, req, sc.resp, sc.frame)
 	if err != nil {
-		return nil, err
+		return err
 	}
-	resp, ok := kr.(*kmsg.FetchResponse)
-	if !ok {
-		return nil, fmt.Errorf("broker: fetch answered with %T", kr)
+	if sc.resp.ErrorCode != 0 {
+		return kerr.ErrorForCode(sc.resp.ErrorCode)
 	}
-	if resp.ErrorCode != 0 {
-		return nil, kerr.ErrorForCode(resp.ErrorCode)
-	}
-	out := map[replica.TopicPartition]replica.FollowerFetchResult{}
-	for _, t := range resp.Topics {
+	for _, t := range sc.resp.Topics {
 		for _, p := range t.Partitions {
-			out[replica.TopicPartition{Topic: t.Topic, Partition: p.Partition}] = replica.FollowerFetchResult{
-				Err: fetchError(p.ErrorCode), HighWatermark: p.HighWatermark,
+			resp.Partitions = append(resp.Partitions, replica.FollowerFetchResult{
+				TopicPartition: replica.TopicPartition{Topic: t.Topic, Partition: p.Partition},
+				Err:            fetchError(p.ErrorCode), HighWatermark: p.HighWatermark,
 				LogStartOffset: p.LogStartOffset, Records: p.RecordBatches,
-			}
+			})
 		}
 	}
-	return out, nil
+	return nil
 }
 
 // EndOffsetsForEpoch implements replica.FetchSource.

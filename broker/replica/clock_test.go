@@ -124,9 +124,9 @@ type failingSource struct{ calls atomic.Int64 }
 
 var errLeaderDown = errors.New("leader down")
 
-func (s *failingSource) Fetch(context.Context, LeaderEndpoint, FollowerFetch) (map[TopicPartition]FollowerFetchResult, error) {
+func (s *failingSource) Fetch(context.Context, LeaderEndpoint, FollowerFetch, *FollowerFetchResponse) error {
 	s.calls.Add(1)
-	return nil, errLeaderDown
+	return errLeaderDown
 }
 
 func (s *failingSource) EndOffsetsForEpoch(context.Context, LeaderEndpoint, map[TopicPartition]EpochQuery) (map[TopicPartition]EpochEndOffset, error) {

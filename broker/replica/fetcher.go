@@ -9,15 +9,19 @@ import (
 
 	"github.com/sirupsen/logrus"
 
-	"samsa/broker/record"
 	"samsa/broker/storage"
 )
 
 // FetchSource is how a follower reaches its leader (implemented by the
-// broker over broker/peer; STYLE S1.4). Both calls block at most until ctx
+// broker over broker/peer; STYLE S1.4). Every call blocks at most until ctx
 // ends; an error means the whole request failed (connection, framing).
 type FetchSource interface {
-	Fetch(ctx context.Context, leader LeaderEndpoint, req FollowerFetch) (map[TopicPartition]FollowerFetchResult, error)
+	// Fetch sends req and fills resp with the leader's answer. A fetcher
+	// keeps one resp and passes it to each of its Fetch calls (never to two
+	// at once), so the source reuses its memory: it resets resp.Partitions
+	// and may keep its own state in resp.Scratch. Records alias that memory
+	// and are valid until resp is passed to Fetch again.
+	Fetch(ctx context.Context, leader LeaderEndpoint, req FollowerFetch, resp *FollowerFetchResponse) error
 	EndOffsetsForEpoch(ctx context.Context, leader LeaderEndpoint, req map[TopicPartition]EpochQuery) (map[TopicPartition]EpochEndOffset, error)
 	// LogRange returns the leader's log start and log end offsets of tp
 	// (ListOffsets earliest and latest as a replica).
@@ -42,8 +46,19 @@ type FollowerFetchPartition struct {
 	MaxBytes           int32
 }
 
+// FollowerFetchResponse is the leader's answer to a FollowerFetch.
+type FollowerFetchResponse struct {
+	// Partitions holds one result per partition answered, in the leader's
+	// order.
+	Partitions []FollowerFetchResult
+	// Scratch is the FetchSource's reusable state (request and decoding
+	// buffers); the fetcher never reads it.
+	Scratch any
+}
+
 // FollowerFetchResult is the leader's answer for one partition.
 type FollowerFetchResult struct {
+	TopicPartition
 	Err            error // mapped from the Kafka error code; nil on success
 	HighWatermark  int64
 	LogStartOffset int64
@@ -69,6 +84,13 @@ type partitionFetchState struct {
 	truncated   bool // truncation by leader epoch done for this epoch
 }
 
+// fetchRound is a partition's part in one fetch request.
+type fetchRound struct {
+	leaderEpoch int32
+	throttled   bool // counted against the follower throttle
+	answered    bool // a result was applied (a repeated one is ignored)
+}
+
 // fetcher copies the logs of the partitions led by one broker (Kafka's
 // ReplicaFetcherThread). Its goroutine is started by fetcherManager.add.
 type fetcher struct {
@@ -84,6 +106,13 @@ type fetcher struct {
 		partitions map[TopicPartition]*partitionFetchState
 	}
 	wake chan struct{} // buffer 1: partitions were added
+
+	// Owned by the run goroutine and reused from fetch to fetch, so that a
+	// steady fetch allocates nothing here.
+	parts map[TopicPartition]partitionFetchState // snapshot of mu.partitions
+	round map[TopicPartition]fetchRound          // partitions in the current request
+	req   FollowerFetch
+	resp  FollowerFetchResponse
 }
 
 func newFetcher(fm *fetcherManager, leader int32) *fetcher {
@@ -92,6 +121,8 @@ func newFetcher(fm *fetcherManager, leader int32) *fetcher {
 		log: fm.m.log.WithFields(logrus.Fields{"component": "replica-fetcher", "leader": leader})}
 	f.mu.endpoint = LeaderEndpoint{ID: leader}
 	f.mu.partitions = make(map[TopicPartition]*partitionFetchState)
+	f.parts = make(map[TopicPartition]partitionFetchState)
+	f.round = make(map[TopicPartition]fetchRound)
 	return f
 }
 
@@ -119,15 +150,16 @@ func (f *fetcher) removePartition(tp TopicPartition) {
 
 func (f *fetcher) stop() { f.cancel() }
 
-// snapshot returns the endpoint and a copy of the partition states.
+// snapshot returns the endpoint and a copy of the partition states, in
+// f.parts (reused: valid until the next snapshot).
 func (f *fetcher) snapshot() (LeaderEndpoint, map[TopicPartition]partitionFetchState) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	out := make(map[TopicPartition]partitionFetchState, len(f.mu.partitions))
+	clear(f.parts)
 	for tp, s := range f.mu.partitions {
-		out[tp] = *s
+		f.parts[tp] = *s
 	}
-	return f.mu.endpoint, out
+	return f.mu.endpoint, f.parts
 }
 
 func (f *fetcher) markTruncated(tp TopicPartition, epoch int32) {
@@ -163,9 +195,12 @@ func (f *fetcher) run() {
 // fetchOnce truncates partitions that need it, then sends one fetch.
 func (f *fetcher) fetchOnce(ep LeaderEndpoint, parts map[TopicPartition]partitionFetchState) error {
 	m := f.fm.m
-	queries := map[TopicPartition]EpochQuery{}
+	var queries map[TopicPartition]EpochQuery // only after a leader or epoch change
 	for tp, s := range parts {
 		if !s.truncated {
+			if queries == nil {
+				queries = make(map[TopicPartition]EpochQuery)
+			}
 			p := m.Partition(tp)
 			if p == nil {
 				continue
@@ -204,9 +239,10 @@ func (f *fetcher) fetchOnce(ep LeaderEndpoint, parts map[TopicPartition]partitio
 		return failed // fetch with the new positions on the next round
 	}
 
-	req := FollowerFetch{ReplicaID: m.cfg.BrokerID, MaxWaitMs: f.fm.cfg.MaxWaitMs,
-		MinBytes: f.fm.cfg.MinBytes, MaxBytes: f.fm.cfg.MaxBytes}
-	throttled := map[TopicPartition]bool{}
+	req := &f.req
+	*req = FollowerFetch{ReplicaID: m.cfg.BrokerID, MaxWaitMs: f.fm.cfg.MaxWaitMs,
+		MinBytes: f.fm.cfg.MinBytes, MaxBytes: f.fm.cfg.MaxBytes, Partitions: req.Partitions[:0]}
+	clear(f.round)
 	held := false // a throttled partition was left out: its quota is used up
 	for tp, s := range parts {
 		p := m.Partition(tp)
@@ -218,15 +254,17 @@ func (f *fetcher) fetchOnce(ep LeaderEndpoint, parts map[TopicPartition]partitio
 			continue
 		}
 		maxBytes := f.fm.cfg.PartitionMaxBytes
+		throttled := false
 		if m.followerThrottled(p) {
 			avail := m.FollowerThrottle.Available()
 			if avail == 0 {
 				held = true
 				continue
 			}
-			throttled[tp] = true
+			throttled = true
 			maxBytes = int32(min(int(maxBytes), avail))
 		}
+		f.round[tp] = fetchRound{leaderEpoch: s.leaderEpoch, throttled: throttled}
 		req.Partitions = append(req.Partitions, FollowerFetchPartition{TopicPartition: tp,
 			FetchOffset: l.LogEndOffset(), CurrentLeaderEpoch: s.leaderEpoch,
 			LogStartOffset: l.LogStartOffset(), MaxBytes: maxBytes})
@@ -237,23 +275,28 @@ func (f *fetcher) fetchOnce(ep LeaderEndpoint, parts map[TopicPartition]partitio
 		}
 		return nil
 	}
-	results, err := f.fm.cfg.Source.Fetch(f.ctx, ep, req)
-	if err != nil {
+	if err := f.fm.cfg.Source.Fetch(f.ctx, ep, *req, &f.resp); err != nil {
 		return err
 	}
 	var failed error
-	for tp, r := range results {
-		s, ok := parts[tp]
-		p := m.Partition(tp)
-		if !ok || p == nil {
+	for i := range f.resp.Partitions {
+		r := &f.resp.Partitions[i]
+		rs, ok := f.round[r.TopicPartition]
+		if !ok || rs.answered {
+			continue // not asked for, or answered twice
+		}
+		rs.answered = true
+		f.round[r.TopicPartition] = rs
+		p := m.Partition(r.TopicPartition)
+		if p == nil {
 			continue
 		}
-		if throttled[tp] {
+		if rs.throttled {
 			m.FollowerThrottle.Record(int64(len(r.Records)))
 		}
 		if r.Err != nil {
 			if errors.Is(r.Err, storage.ErrOffsetOutOfRange) {
-				if err := f.handleOutOfRange(ep, p, s.leaderEpoch); err != nil {
+				if err := f.handleOutOfRange(ep, p, rs.leaderEpoch); err != nil {
 					failed = err
 				}
 				continue
@@ -261,8 +304,8 @@ func (f *fetcher) fetchOnce(ep LeaderEndpoint, parts map[TopicPartition]partitio
 			failed = r.Err
 			continue
 		}
-		if err := p.appendAsFollower(s.leaderEpoch, r); err != nil {
-			failed = fmt.Errorf("replica: %s: follower append: %w", tp, err)
+		if err := p.appendAsFollower(rs.leaderEpoch, r); err != nil {
+			failed = fmt.Errorf("replica: %s: follower append: %w", r.TopicPartition, err)
 		}
 	}
 	return failed
@@ -279,57 +322,6 @@ func (f *fetcher) waitForQuota() {
 	}
 }
 
-// latestLocalEpoch returns the last leader epoch in the local log's epoch
-// cache (-1 when empty).
-func (p *Partition) latestLocalEpoch() int32 {
-	l := p.Log()
-	if l == nil {
-		return -1
-	}
-	return l.LeaderEpochCache().LatestEpoch()
-}
-
-// followingLocked reports whether p still follows with leaderEpoch.
-func (p *Partition) followingLocked(leaderEpoch int32) bool {
-	return p.mu.data != nil && p.mu.leader >= 0 && p.mu.leader != p.m.cfg.BrokerID && p.mu.leaderEpoch == leaderEpoch
-}
-
-// truncateForFollower truncates the local log by the leader's answer to an
-// OffsetsForLeaderEpoch query (KIP-101/KIP-279, Kafka's
-// AbstractFetcherThread.getOffsetTruncationState): to the end offset of the
-// largest common epoch, never past the local log end. The leader answers
-// with the largest epoch it knows at or below the one asked; when that is
-// an epoch this replica also has, the target is the smaller of the two
-// replicas' end offsets for it, and when it is not, the end offset of this
-// replica's largest epoch below it — otherwise a replica that led briefly
-// (fast double failover, KAFKA-6361) keeps batches of an epoch the new
-// leader never had. An unknown epoch (-1) falls back to the high
-// watermark, as Kafka does.
-func (p *Partition) truncateForFollower(leaderEpoch int32, eo EpochEndOffset) error {
-	p.mu.RLock()
-	defer p.mu.RUnlock()
-	if !p.followingLocked(leaderEpoch) {
-		return nil
-	}
-	l := p.mu.data
-	target := eo.EndOffset
-	if eo.LeaderEpoch < 0 || target < 0 {
-		target = l.HighWatermark()
-	} else if localEpoch, localEnd := l.EndOffsetForEpoch(eo.LeaderEpoch); localEnd >= 0 {
-		if localEpoch != eo.LeaderEpoch {
-			target = localEnd
-		} else {
-			target = min(target, localEnd)
-		}
-	}
-	if target >= l.LogEndOffset() {
-		return nil
-	}
-	p.log.WithFields(logrus.Fields{"offset": target, "log_end_offset": l.LogEndOffset()}).
-		Info("truncating follower log by leader epoch")
-	return l.TruncateTo(target)
-}
-
 // handleOutOfRange realigns a follower whose fetch offset the leader
 // refused (Kafka AbstractFetcherThread.fetchOffsetAndTruncate): ahead of
 // the leader's log end (after an unclean election) it truncates to it;
@@ -340,66 +332,4 @@ func (f *fetcher) handleOutOfRange(ep LeaderEndpoint, p *Partition, leaderEpoch 
 		return err
 	}
 	return p.realignForFollower(leaderEpoch, start, end)
-}
-
-func (p *Partition) realignForFollower(leaderEpoch int32, leaderStart, leaderEnd int64) error {
-	p.mu.RLock()
-	defer p.mu.RUnlock()
-	if !p.followingLocked(leaderEpoch) {
-		return nil
-	}
-	l := p.mu.data
-	leo := l.LogEndOffset()
-	switch {
-	case leaderEnd < leo:
-		p.log.WithFields(logrus.Fields{"offset": leaderEnd, "log_end_offset": leo}).
-			Warn("follower ahead of the leader; truncating to the leader's log end")
-		return l.TruncateTo(max(leaderEnd, l.LogStartOffset()))
-	case leaderStart > leo:
-		p.log.WithField("offset", leaderStart).Warn("follower behind the leader's log start; restarting the log there")
-		return l.TruncateFullyAndStartAt(leaderStart)
-	}
-	return nil
-}
-
-// appendAsFollower appends the whole batches of r and follows the
-// leader's high watermark (Kafka Partition.appendRecordsToFollower).
-func (p *Partition) appendAsFollower(leaderEpoch int32, r FollowerFetchResult) error {
-	p.mu.RLock()
-	defer p.mu.RUnlock()
-	if !p.followingLocked(leaderEpoch) {
-		return nil
-	}
-	l := p.mu.data
-	whole := wholeBatches(r.Records)
-	if len(whole) > 0 {
-		if _, err := l.AppendAsFollower(whole); err != nil {
-			return err
-		}
-	}
-	if hw := min(r.HighWatermark, l.LogEndOffset()); hw > l.HighWatermark() {
-		l.SetHighWatermark(hw)
-	}
-	// Follow the leader's log start (DeleteRecords, retention), as Kafka's
-	// maybeIncrementLogStartOffset on followers; never past our HW.
-	if r.LogStartOffset > l.LogStartOffset() && r.LogStartOffset <= l.HighWatermark() {
-		if _, err := l.DeleteRecordsBefore(r.LogStartOffset); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-// wholeBatches returns the prefix of buf made of complete batches (a fetch
-// response may end with a partial batch).
-func wholeBatches(buf []byte) []byte {
-	rest := buf
-	for len(rest) > 0 {
-		_, next, err := record.NextBatch(rest)
-		if err != nil {
-			break
-		}
-		rest = next
-	}
-	return buf[:len(buf)-len(rest)]
 }
