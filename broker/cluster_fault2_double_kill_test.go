@@ -27,9 +27,7 @@ func ledTopics(t *testing.T, c *brokertest.ProcCluster, prefix string) ([]string
 	for _, topic := range topics {
 		ks = append(ks, startProducing(t, c.Addrs(), topic, topic, 1_000_000))
 	}
-	for _, k := range ks {
-		k.waitAcks(100, 30*time.Second)
-	}
+	waitAllAcks(ks, 100, 30*time.Second)
 	return topics, ks
 }
 
@@ -43,38 +41,25 @@ func ledTopics(t *testing.T, c *brokertest.ProcCluster, prefix string) ([]string
 func TestClusterFault2ControllerAndLeaderKilled(t *testing.T) {
 	c := brokertest.NewProcCluster(t, 3, faultProps()...)
 	topics, ks := ledTopics(t, c, "ck")
-	ctl, err := c.ZK().GetController()
-	if err != nil {
-		t.Fatal(err)
-	}
-	ci := c.Index(ctl)
+	ci := controllerIndex(t, c)
 	li := (ci + 1) % c.N()
 	survivor := 3 - ci - li
 	c.Kill(ci)
 	c.Kill(li)
-	for _, topic := range topics {
-		c.WaitForState(t, topic, 0, 30*time.Second, func(s zkutil.PartitionState) error {
-			if s.Leader != c.ID(survivor) || len(s.ISR) != 1 {
-				return fmt.Errorf("%s: leader %d ISR %v, want the survivor %d alone", topic, s.Leader, s.ISR, c.ID(survivor))
-			}
-			return nil
-		})
-	}
+	waitPartitions(t, c, topics, 30*time.Second, func(topic string, s zkutil.PartitionState) error {
+		if s.Leader != c.ID(survivor) || len(s.ISR) != 1 {
+			return fmt.Errorf("%s: leader %d ISR %v, want the survivor %d alone", topic, s.Leader, s.ISR, c.ID(survivor))
+		}
+		return nil
+	})
 	if got, err := c.ZK().GetController(); err != nil || got != c.ID(survivor) {
 		t.Errorf("controller %d (%v), want the survivor %d", got, err, c.ID(survivor))
 	}
 	c.Start(ci)
 	c.Start(li)
-	for _, topic := range topics {
-		c.WaitForISR(t, topic, 0, 3, 30*time.Second)
-	}
-	for _, k := range ks {
-		k.waitAcks(100, 60*time.Second)
-	}
-	for i, k := range ks {
-		k.verify(c.Addrs())
-		waitLogsIdentical(t, c, topics[i], 0, 30*time.Second)
-	}
+	waitFullISRs(t, c, topics, 30*time.Second)
+	waitAllAcks(ks, 100, 60*time.Second)
+	verifyAll(t, c, ks)
 }
 
 // TestClusterFault2RollingKill: every broker in turn is SIGKILLed under
@@ -92,14 +77,7 @@ func TestClusterFault2RollingKill(t *testing.T) {
 			c.Start(i)
 		}
 	}
-	for _, topic := range topics {
-		c.WaitForISR(t, topic, 0, 3, 40*time.Second)
-	}
-	for _, k := range ks {
-		k.waitAcks(100, 60*time.Second)
-	}
-	for i, k := range ks {
-		k.verify(c.Addrs())
-		waitLogsIdentical(t, c, topics[i], 0, 30*time.Second)
-	}
+	waitFullISRs(t, c, topics, 40*time.Second)
+	waitAllAcks(ks, 100, 60*time.Second)
+	verifyAll(t, c, ks)
 }

@@ -43,15 +43,7 @@ func TestClusterFault2LeaderIsolated(t *testing.T) {
 	c := brokertest.NewProcCluster(t, 3, faultProps()...)
 	proxies := interBrokerProxies(t, c)
 	x := nonController(t, c)
-	ids := []int32{c.ID(x)}
-	for i := 0; i < c.N(); i++ {
-		if i != x {
-			ids = append(ids, c.ID(i))
-		}
-	}
-	createTopicOn(t, c, "iso", ids)
-	k := startProducing(t, c.Addrs(), "iso", "iso", 1_000_000)
-	k.waitAcks(200, 30*time.Second)
+	k := produceLedBy(t, c, "iso", x)
 
 	start := time.Now()
 	proxies[x].Blackhole()
@@ -101,15 +93,7 @@ func TestClusterFault2LeaderFullyIsolated(t *testing.T) {
 	x := nonController(t, c)
 	zkp := zktest.Start(t).Proxy(t)
 	c.ZKThrough(x, zkp.Addr)
-	ids := []int32{c.ID(x)}
-	for i := 0; i < c.N(); i++ {
-		if i != x {
-			ids = append(ids, c.ID(i))
-		}
-	}
-	createTopicOn(t, c, "fi", ids)
-	k := startProducing(t, c.Addrs(), "fi", "fi", 1_000_000)
-	k.waitAcks(200, 30*time.Second)
+	k := produceLedBy(t, c, "fi", x)
 
 	start := time.Now()
 	proxies[x].Blackhole()
@@ -127,10 +111,5 @@ func TestClusterFault2LeaderFullyIsolated(t *testing.T) {
 	zkp.Unblock()
 	c.WaitForISR(t, "fi", 0, 3, 30*time.Second)
 	t.Logf("%.1fs: ISR full", time.Since(start).Seconds())
-	k.waitAcks(100, 30*time.Second)
-	log := k.verify(c.Addrs())
-	if acked && log[ackedAt] != "isolated" {
-		t.Errorf("the isolated leader acknowledged a record at offset %d that the log holds as %q", ackedAt, log[ackedAt])
-	}
-	waitLogsIdentical(t, c, "fi", 0, 30*time.Second)
+	verifyCutLeader(t, c, k, "isolated", acked, ackedAt)
 }

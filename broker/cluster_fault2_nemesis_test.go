@@ -39,14 +39,12 @@ func newNemesisCluster(t *testing.T, extraProps ...string) *nemesisCluster {
 // a full ISR.
 func (c *nemesisCluster) waitHealthy(t *testing.T, topics []string, timeout time.Duration) {
 	t.Helper()
-	for _, topic := range topics {
-		c.WaitForState(t, topic, 0, timeout, func(s zkutil.PartitionState) error {
-			if s.Leader < 0 || len(s.ISR) != c.N() {
-				return fmt.Errorf("%s: leader %d ISR %v", topic, s.Leader, s.ISR)
-			}
-			return nil
-		})
-	}
+	waitPartitions(t, c.ProcCluster, topics, timeout, func(topic string, s zkutil.PartitionState) error {
+		if s.Leader < 0 || len(s.ISR) != c.N() {
+			return fmt.Errorf("%s: leader %d ISR %v", topic, s.Leader, s.ISR)
+		}
+		return nil
+	})
 }
 
 // TestClusterFault2Nemesis is a seeded random sequence of faults (Jepsen's
@@ -80,12 +78,7 @@ func TestClusterFault2Nemesis(t *testing.T) {
 	c := newNemesisCluster(t)
 	topics, ks := ledTopics(t, c.ProcCluster, "nm")
 	c.runFaults(t, rng, faults, topics, ks)
-	for _, k := range ks {
-		k.verify(c.Addrs())
-	}
-	for _, topic := range topics {
-		waitLogsIdentical(t, c.ProcCluster, topic, 0, 30*time.Second)
-	}
+	verifyAll(t, c.ProcCluster, ks)
 }
 
 // runFaults applies n random faults one at a time (see
@@ -130,9 +123,7 @@ func (c *nemesisCluster) runFaults(t *testing.T, rng *rand.Rand, faults int, top
 			c.Start(j)
 		}
 		c.waitHealthy(t, topics, 40*time.Second)
-		for _, k := range ks {
-			k.waitAcks(20, 60*time.Second)
-		}
+		waitAllAcks(ks, 20, 60*time.Second)
 		t.Logf("%6.1fs recovered", time.Since(start).Seconds())
 	}
 }

@@ -84,12 +84,9 @@ func createTopicOn(t *testing.T, c *brokertest.ProcCluster, topic string, ids []
 // nonController returns the index of a broker that is not the controller.
 func nonController(t *testing.T, c *brokertest.ProcCluster) int {
 	t.Helper()
-	ctl, err := c.ZK().GetController()
-	if err != nil {
-		t.Fatal(err)
-	}
+	ci := controllerIndex(t, c)
 	for i := 0; i < c.N(); i++ {
-		if c.ID(i) != ctl {
+		if i != ci {
 			return i
 		}
 	}
@@ -109,15 +106,7 @@ func TestClusterFault2LeaderZKCut(t *testing.T) {
 	x := nonController(t, c)
 	zkp := zktest.Start(t).Proxy(t)
 	c.ZKThrough(x, zkp.Addr)
-	ids := []int32{c.ID(x)}
-	for i := 0; i < c.N(); i++ {
-		if i != x {
-			ids = append(ids, c.ID(i))
-		}
-	}
-	createTopicOn(t, c, "zc", ids)
-	k := startProducing(t, c.Addrs(), "zc", "zc", 1_000_000)
-	k.waitAcks(200, 30*time.Second)
+	k := produceLedBy(t, c, "zc", x)
 
 	zkp.Block()
 	st := waitNewLeader(t, c, "zc", c.ID(x))
@@ -130,12 +119,7 @@ func TestClusterFault2LeaderZKCut(t *testing.T) {
 
 	zkp.Unblock()
 	c.WaitForISR(t, "zc", 0, 3, 30*time.Second)
-	k.waitAcks(100, 30*time.Second)
-	log := k.verify(c.Addrs())
-	if acked && log[ackedAt] != "cut-leader" {
-		t.Errorf("the cut-off leader acknowledged a record at offset %d that the log holds as %q", ackedAt, log[ackedAt])
-	}
-	waitLogsIdentical(t, c, "zc", 0, 30*time.Second)
+	log := verifyCutLeader(t, c, k, "cut-leader", acked, ackedAt)
 	for off, v := range log {
 		if v == "cut-leader" && !acked {
 			t.Logf("note: unacknowledged cut-leader record survived at offset %d", off)
@@ -151,26 +135,10 @@ func TestClusterFault2LeaderZKCut(t *testing.T) {
 // back it rejoins as a plain broker and follower.
 func TestClusterFault2ControllerZKCut(t *testing.T) {
 	c := brokertest.NewProcCluster(t, 3, faultProps()...)
-	srv := zktest.Start(t)
-	proxies := make([]*zktest.Proxy, c.N())
-	for i := range proxies {
-		proxies[i] = srv.Proxy(t)
-		c.ZKThrough(i, proxies[i].Addr)
-	}
-	ctl, err := c.ZK().GetController()
-	if err != nil {
-		t.Fatal(err)
-	}
-	x := c.Index(ctl)
-	ids := []int32{ctl}
-	for i := 0; i < c.N(); i++ {
-		if i != x {
-			ids = append(ids, c.ID(i))
-		}
-	}
-	createTopicOn(t, c, "cz", ids)
-	k := startProducing(t, c.Addrs(), "cz", "cz", 1_000_000)
-	k.waitAcks(200, 30*time.Second)
+	proxies := zkProxyEach(t, c)
+	x := controllerIndex(t, c)
+	ctl := c.ID(x)
+	k := produceLedBy(t, c, "cz", x)
 
 	proxies[x].Block()
 	st := waitNewLeader(t, c, "cz", ctl)
@@ -184,12 +152,7 @@ func TestClusterFault2ControllerZKCut(t *testing.T) {
 
 	proxies[x].Unblock()
 	c.WaitForISR(t, "cz", 0, 3, 30*time.Second)
-	k.waitAcks(100, 30*time.Second)
-	log := k.verify(c.Addrs())
-	if acked && log[ackedAt] != "cut-controller" {
-		t.Errorf("the cut-off leader acknowledged a record at offset %d that the log holds as %q", ackedAt, log[ackedAt])
-	}
-	waitLogsIdentical(t, c, "cz", 0, 30*time.Second)
+	verifyCutLeader(t, c, k, "cut-controller", acked, ackedAt)
 	// A partition created now (by the new controller) gets replicas on
 	// every broker, the old controller included.
 	c.CreateTopic(t, "cz2", 1, 3, nil)
@@ -203,12 +166,7 @@ func TestClusterFault2ControllerZKCut(t *testing.T) {
 // lost and the replicas end identical.
 func TestClusterFault2LeaderZKFlap(t *testing.T) {
 	c := brokertest.NewProcCluster(t, 3, faultProps()...)
-	srv := zktest.Start(t)
-	proxies := make([]*zktest.Proxy, c.N())
-	for i := range proxies {
-		proxies[i] = srv.Proxy(t)
-		c.ZKThrough(i, proxies[i].Addr)
-	}
+	proxies := zkProxyEach(t, c)
 	c.CreateTopic(t, "zf", 1, 3, nil)
 	k := startProducing(t, c.Addrs(), "zf", "zf", 1_000_000)
 	for round := 0; round < 3; round++ {

@@ -27,33 +27,15 @@ func TestClusterFault2ZKOutage(t *testing.T) {
 	for i := 0; i < c.N(); i++ {
 		c.ZKThrough(i, zkp.Addr)
 	}
-	ctl, err := c.ZK().GetController()
-	if err != nil {
-		t.Fatal(err)
-	}
-	ci := c.Index(ctl)
+	ci := controllerIndex(t, c)
 	other := (ci + 1) % c.N()
-	assign := func(first int) []int32 {
-		ids := []int32{c.ID(first)}
-		for i := 0; i < c.N(); i++ {
-			if i != first {
-				ids = append(ids, c.ID(i))
-			}
-		}
-		return ids
-	}
-	createTopicOn(t, c, "zo1", assign(ci))
-	createTopicOn(t, c, "zo2", assign(other))
-	k1 := startProducing(t, c.Addrs(), "zo1", "zo1", 1_000_000)
-	k2 := startProducing(t, c.Addrs(), "zo2", "zo2", 1_000_000)
-	k1.waitAcks(200, 30*time.Second)
-	k2.waitAcks(200, 30*time.Second)
+	ks := []*ackChecker{produceLedBy(t, c, "zo1", ci), produceLedBy(t, c, "zo2", other)}
+	topics := []string{"zo1", "zo2"}
 
 	start := time.Now()
 	zkp.Block()
 	// Without ZooKeeper the leaders and their followers go on.
-	k1.waitAcks(100, 20*time.Second)
-	k2.waitAcks(100, 20*time.Second)
+	waitAllAcks(ks, 100, 20*time.Second)
 	t.Logf("%.1fs: producing goes on without ZooKeeper", time.Since(start).Seconds())
 	// ZooKeeper expires every broker session.
 	brokertest.WaitFor(t, 30*time.Second, func() error {
@@ -69,8 +51,7 @@ func TestClusterFault2ZKOutage(t *testing.T) {
 	t.Logf("%.1fs: every session expired", time.Since(start).Seconds())
 	// Hold the outage for 15 s, checking that producing goes on.
 	for round := 0; round < 100 && time.Since(start) < 15*time.Second; round++ {
-		k1.waitAcks(50, 20*time.Second)
-		k2.waitAcks(50, 20*time.Second)
+		waitAllAcks(ks, 50, 20*time.Second)
 	}
 	// The broker that leads neither partition dies while ZooKeeper is
 	// out: nobody can shrink the ISRs now, so acks=all stalls until
@@ -94,21 +75,14 @@ func TestClusterFault2ZKOutage(t *testing.T) {
 		return nil
 	})
 	t.Logf("%.1fs: brokers registered again", time.Since(start).Seconds())
-	for _, topic := range []string{"zo1", "zo2"} {
+	for _, topic := range topics {
 		c.WaitForISR(t, topic, 0, 2, 30*time.Second)
 	}
-	k1.waitAcks(50, 30*time.Second)
-	k2.waitAcks(50, 30*time.Second)
+	waitAllAcks(ks, 50, 30*time.Second)
 	t.Logf("%.1fs: producing with ISR 2", time.Since(start).Seconds())
 	c.Start(third)
-	for _, topic := range []string{"zo1", "zo2"} {
-		c.WaitForISR(t, topic, 0, 3, 30*time.Second)
-	}
+	waitFullISRs(t, c, topics, 30*time.Second)
 	t.Logf("%.1fs: ISRs full", time.Since(start).Seconds())
-	k1.waitAcks(100, 30*time.Second)
-	k2.waitAcks(100, 30*time.Second)
-	k1.verify(c.Addrs())
-	k2.verify(c.Addrs())
-	waitLogsIdentical(t, c, "zo1", 0, 30*time.Second)
-	waitLogsIdentical(t, c, "zo2", 0, 30*time.Second)
+	waitAllAcks(ks, 100, 30*time.Second)
+	verifyAll(t, c, ks)
 }

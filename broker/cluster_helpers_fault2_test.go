@@ -7,6 +7,7 @@ import (
 
 	"samsa/broker/brokertest"
 	"samsa/zkutil"
+	"samsa/zkutil/zktest"
 )
 
 // Helpers of the second fault wave (cluster_fault2_*_test.go): picking
@@ -22,6 +23,44 @@ func controllerIndex(t *testing.T, c *brokertest.ProcCluster) int {
 		t.Fatal(err)
 	}
 	return c.Index(ctl)
+}
+
+// replicasLedBy returns the ids of c's brokers with broker x first (the
+// preferred leader) and the others in index order.
+func replicasLedBy(c *brokertest.ProcCluster, x int) []int32 {
+	ids := []int32{c.ID(x)}
+	for i := 0; i < c.N(); i++ {
+		if i != x {
+			ids = append(ids, c.ID(i))
+		}
+	}
+	return ids
+}
+
+// produceLedBy creates topic with one partition on every broker of c,
+// broker x its leader (createTopicOn waits for that and the full ISR),
+// starts an ackChecker writing "<topic>-<n>" to it and waits for its first
+// 200 acknowledgements.
+func produceLedBy(t *testing.T, c *brokertest.ProcCluster, topic string, x int) *ackChecker {
+	t.Helper()
+	createTopicOn(t, c, topic, replicasLedBy(c, x))
+	k := startProducing(t, c.Addrs(), topic, topic, 1_000_000)
+	k.waitAcks(200, 30*time.Second)
+	return k
+}
+
+// zkProxyEach restarts every broker of c with its ZooKeeper connection
+// through a zktest.Proxy of its own and returns the proxies by broker
+// index.
+func zkProxyEach(t *testing.T, c *brokertest.ProcCluster) []*zktest.Proxy {
+	t.Helper()
+	srv := zktest.Start(t)
+	proxies := make([]*zktest.Proxy, c.N())
+	for i := range proxies {
+		proxies[i] = srv.Proxy(t)
+		c.ZKThrough(i, proxies[i].Addr)
+	}
+	return proxies
 }
 
 // undoOnce returns undo wrapped to run at most once and registers it with
@@ -71,4 +110,20 @@ func verifyAll(t *testing.T, c *brokertest.ProcCluster, ks []*ackChecker) {
 	for _, k := range ks {
 		waitLogsIdentical(t, c, k.topic, 0, 30*time.Second)
 	}
+}
+
+// verifyCutLeader ends a scenario in which a leader cut off from
+// ZooKeeper or its followers was sent value directly (rawProduce): after
+// 100 more acknowledgements it checks every record k acknowledged, that
+// value is in the log at offset at if the cut-off leader acknowledged it
+// there, and waits for byte-identical replicas. It returns the log.
+func verifyCutLeader(t *testing.T, c *brokertest.ProcCluster, k *ackChecker, value string, acked bool, at int64) map[int64]string {
+	t.Helper()
+	k.waitAcks(100, 30*time.Second)
+	log := k.verify(c.Addrs())
+	if acked && log[at] != value {
+		t.Errorf("the cut-off leader acknowledged a record at offset %d that the log holds as %q", at, log[at])
+	}
+	waitLogsIdentical(t, c, k.topic, 0, 30*time.Second)
+	return log
 }
