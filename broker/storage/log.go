@@ -277,17 +277,18 @@ func (l *Log) Failed() error {
 
 // Close flushes nothing (the Manager flushes before closing, as Kafka's
 // LogManager.shutdown does), trims the active segment's files and closes
-// every file. It returns an error if any close failed or the log had
-// failed, so the caller does not write the clean-shutdown marker.
+// every file. It returns an error if the producer snapshot or any close
+// failed or the log had failed, so the caller does not write the
+// clean-shutdown marker.
 func (l *Log) Close() error {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if l.mu.closed {
 		return nil
 	}
-	l.onCloseProducerStateLocked()
+	err := l.onCloseProducerStateLocked()
 	l.mu.closed = true
-	err := l.closeSegmentsLocked()
+	err = errors.Join(err, l.closeSegmentsLocked())
 	if l.mu.failed != nil {
 		err = errors.Join(err, l.mu.failed)
 	}

@@ -75,8 +75,13 @@ func (l *Log) loadProducerStateLocked(cleanShutdown bool, snaps []int64) error {
 	if err := l.rebuildFromSnapshotsLocked(end, snaps); err != nil {
 		return err
 	}
-	// Snapshot what the replay learned, so the next start reads less.
-	return l.takeProducerSnapshotLocked()
+	// Snapshot what the replay learned, so the next start reads less. A
+	// failure only costs that replay again: it must not fail the load
+	// (which would take the whole log dir offline).
+	if err := l.takeProducerSnapshotLocked(true); err != nil {
+		l.logger.WithError(err).WithField("offset", end).Warn("storage: writing producer snapshot at load failed")
+	}
+	return nil
 }
 
 // rebuildProducerStateLocked reloads the table for a log ending at end
@@ -207,42 +212,55 @@ func (l *Log) replayProducerBatchesLocked(from, end int64) (int, error) {
 }
 
 // takeProducerSnapshotLocked writes the table as the snapshot at its end
-// offset unless one was written there already (Kafka's takeSnapshot).
-func (l *Log) takeProducerSnapshotLocked() error {
+// offset unless one was written there already (Kafka's takeSnapshot), and
+// makes the file durable (fsynced), and its name too with syncDir; without
+// it the directory is marked for the next flush. Its error must never
+// reach failLocked: a snapshot is an optimisation of the next load.
+func (l *Log) takeProducerSnapshotLocked(syncDir bool) error {
 	ps := l.mu.producers
 	if ps == nil || ps.mapEndOffset <= ps.lastSnapOffset {
 		return nil
 	}
-	if err := writeProducerSnapshot(l.fs, l.dir, ps.mapEndOffset, ps.entries()); err != nil {
-		return err
+	if err := writeProducerSnapshot(l.fs, l.dir, ps.mapEndOffset, ps.entries(), syncDir); err != nil {
+		return err // not a log failure: the caller logs it
 	}
 	ps.lastSnapOffset = ps.mapEndOffset
-	l.mu.dirDirty = true
+	if !syncDir {
+		l.mu.dirDirty = true
+	}
 	return nil
 }
 
 // onRollProducerStateLocked snapshots the table at newBase, the offset a
 // new segment starts at (Kafka's roll: updateMapEndOffset, takeSnapshot).
-// A failed snapshot is only logged: the log stays the durable record.
+// A failed snapshot is only logged: the log stays the durable record. The
+// file is fsynced here (in the append path, as Kafka's roll does); its
+// name becomes durable with the new segment's at the roll's flush.
 func (l *Log) onRollProducerStateLocked(newBase int64) {
 	if l.mu.producers == nil {
 		return
 	}
 	l.mu.producers.mapEndOffset = max(l.mu.producers.mapEndOffset, newBase)
-	if err := l.takeProducerSnapshotLocked(); err != nil {
+	if err := l.takeProducerSnapshotLocked(false); err != nil {
 		l.logger.WithError(err).WithField("offset", newBase).Warn("storage: writing producer snapshot failed")
 	}
 }
 
 // onCloseProducerStateLocked snapshots the table at the log end on a clean
-// close (Kafka's Log.close), so the next start replays nothing.
-func (l *Log) onCloseProducerStateLocked() {
+// close (Kafka's Log.close), durably, so the next start replays nothing. A
+// failure is logged and returned: Close reports it so that the Manager
+// does not write .kafka_cleanshutdown, and the next start replays the
+// producers from the log instead of trusting a missing snapshot. It does
+// not fail the log.
+func (l *Log) onCloseProducerStateLocked() error {
 	if l.mu.producers == nil || l.mu.failed != nil {
-		return
+		return nil
 	}
-	if err := l.takeProducerSnapshotLocked(); err != nil {
+	if err := l.takeProducerSnapshotLocked(true); err != nil {
 		l.logger.WithError(err).Warn("storage: writing producer snapshot at close failed")
+		return err
 	}
+	return nil
 }
 
 // onSegmentsDeletedProducerStateLocked deletes the snapshots of segments

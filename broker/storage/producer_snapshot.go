@@ -156,21 +156,55 @@ func listProducerSnapshots(fsys FS, dir string) ([]int64, error) {
 	return out, nil
 }
 
-// writeProducerSnapshot writes entries as the snapshot at offset. It is
-// not fsynced: a torn or lost snapshot fails its CRC at load and the state
-// is rebuilt from an older one and the log, which is the durable record.
-func writeProducerSnapshot(fsys FS, dir string, offset int64, entries []ProducerEntry) error {
+// writeProducerSnapshot writes entries as the snapshot at offset, durably
+// (Kafka's ProducerStateManager.writeSnapshot writes the file and fsyncs
+// it): the bytes go to "<name>.tmp", which is fsynced and closed, then
+// renamed into place, and with syncDir the directory is fsynced. A snapshot
+// under its final name is therefore always complete, and after a clean
+// shutdown followed by a power loss the next start finds it. Without
+// syncDir the caller makes the name durable later (the roll's background
+// flush syncs the directory with the new segment). On error the temporary
+// file is
+// removed (Load removes any left over too); callers only log the error,
+// since the log stays the durable record and the table can be rebuilt.
+func writeProducerSnapshot(fsys FS, dir string, offset int64, entries []ProducerEntry, syncDir bool) error {
 	path := producerSnapshotPath(dir, offset)
-	f, err := fsys.OpenFile(path, os.O_CREATE|os.O_WRONLY|os.O_TRUNC, 0o644)
+	tmp := path + TmpFileSuffix
+	f, err := fsys.OpenFile(tmp, os.O_CREATE|os.O_WRONLY|os.O_TRUNC, 0o644)
 	if err != nil {
 		return storageError("create producer snapshot", err)
 	}
-	if _, err := f.WriteAt(EncodeProducerSnapshot(entries), 0); err != nil {
-		f.Close()
+	err = writeAndSync(f, EncodeProducerSnapshot(entries))
+	if cerr := f.Close(); err == nil && cerr != nil {
+		err = storageError("close producer snapshot", cerr)
+	}
+	if err == nil {
+		if rerr := fsys.Rename(tmp, path); rerr != nil {
+			err = storageError("rename producer snapshot", rerr)
+		}
+	}
+	if err != nil {
+		_ = fsys.Remove(tmp) // best effort; Load removes leftovers
+		return err
+	}
+	if !syncDir {
+		return nil
+	}
+	// Durable: the snapshot's name (the rename), which Kafka 2.8 does not
+	// ensure; without it a power loss could lose the whole file.
+	if err := fsys.SyncDir(dir); err != nil {
+		return storageError("sync log dir after producer snapshot", err)
+	}
+	return nil
+}
+
+// writeAndSync writes data at the start of f and fsyncs it.
+func writeAndSync(f File, data []byte) error {
+	if _, err := f.WriteAt(data, 0); err != nil {
 		return storageError("write producer snapshot", err)
 	}
-	if err := f.Close(); err != nil {
-		return storageError("close producer snapshot", err)
+	if err := f.Sync(); err != nil {
+		return storageError("sync producer snapshot", err)
 	}
 	return nil
 }
