@@ -47,6 +47,9 @@ type Conn struct {
 	log      logrus.FieldLogger // immutable
 	br       *bufio.Reader      // reader goroutine only
 	clientID atomic.Pointer[string]
+	// mutedUntil is the wall time (UnixNano) before which no request is read (Mute); 0 or
+	// past: not muted. One atomic load per request when nobody mutes.
+	mutedUntil atomic.Int64
 	// out carries queued responses from the reader goroutine to the writer goroutine, in
 	// request order. Created with the writer on the first queued response; written and closed
 	// by the reader goroutine only.
@@ -111,6 +114,45 @@ func (c *Conn) NetConn() net.Conn { return c.nc }
 // Context returns the connection's context, cancelled when the connection closes.
 func (c *Conn) Context() context.Context { return c.ctx }
 
+// Mute stops the connection from reading requests for d from now: Kafka's channel mute on a
+// client quota violation (KIP-219). Whatever the current request answers is still written at
+// once (and responses already queued are still written); the next request is read only once
+// the mute has ended. A longer mute already in force is kept. Safe to call from a Handler.
+func (c *Conn) Mute(d time.Duration) {
+	if d <= 0 {
+		return
+	}
+	until := time.Now().Add(d).UnixNano()
+	for {
+		old := c.mutedUntil.Load()
+		if old >= until || c.mutedUntil.CompareAndSwap(old, until) {
+			return
+		}
+	}
+}
+
+// waitUnmuted blocks the reader goroutine until the connection's mute (if any) has ended. It
+// returns false when the connection closes meanwhile (graceful shutdown closes a muted
+// connection that owes nothing, as an idle one).
+func (c *Conn) waitUnmuted() bool {
+	until := c.mutedUntil.Load()
+	if until == 0 {
+		return true
+	}
+	d := time.Until(time.Unix(0, until))
+	if d <= 0 {
+		return true
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return true
+	case <-c.ctx.Done():
+		return false
+	}
+}
+
 // setReading marks the connection as waiting for a request (or not). It returns false when the
 // connection is closed or, for reading == true, when the server is shutting down, in which
 // case the connection must stop reading.
@@ -136,6 +178,7 @@ func (c *Conn) closeIfIdleLocked() {
 	if c.mu.reading && c.mu.queued == 0 && !c.mu.closed {
 		c.mu.closed = true
 		c.nc.Close()
+		c.cancel() // ends a mute wait (waitUnmuted); no handler runs while reading
 	}
 }
 
@@ -177,7 +220,7 @@ func (c *Conn) readLoop() {
 	s := c.srv
 	var wbuf []byte
 	for {
-		if !c.waitForRoom() || !c.setReading(true) {
+		if !c.waitForRoom() || !c.setReading(true) || !c.waitUnmuted() {
 			return
 		}
 		if s.opts.IdleTimeout > 0 {

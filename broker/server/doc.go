@@ -9,8 +9,9 @@
 // MaxQueuedResponses, MaxQueuedBytes), the request frame pool (Produce and Fetch frames),
 // connections.max.idle.ms, max.connections.per.ip, socket.send/receive.buffer.bytes, graceful
 // and forced shutdown, the per-connection recover() of last
-// resort (Panics, metric "broker.panics"), and the request metrics (RequestsPerSec,
-// TotalTimeMs per API).
+// resort (Panics, metric "broker.panics"), the request metrics (RequestsPerSec,
+// TotalTimeMs per API), and connection muting (Conn.Mute: Kafka's channel mute on a client
+// quota violation, KIP-219).
 //
 // # Must never import
 //
@@ -38,6 +39,11 @@
 // or MaxQueuedBytes of request frames (default 16 MiB) before it stops reading; with
 // MaxQueuedResponses 1 it behaves as Kafka's one-request-at-a-time connection. A handler that
 // blocks in Serve (long-poll Fetch, JoinGroup) still parks its reader, as before.
+//
+// Conn.Mute(d) (a Handler throttling its client) stops the reader goroutine from reading the
+// next request for d: the muting request's answer and any queued ones are still written; the
+// reader waits on a timer before its next read. A connection that is muted and owes nothing
+// counts as idle for graceful shutdown. Without a mute the check is one atomic load.
 //
 // A Pending holds nothing until its Wait runs, so a connection that closes with responses
 // queued drops them without calling Wait; the one Wait in progress sees its ctx cancelled.
