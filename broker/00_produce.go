@@ -35,6 +35,12 @@ package broker
 //     Transactions are not supported (no coordinator); transactional
 //     batches are stored as given.
 //   - LogAppendTime topics return the append time (v2+).
+//   - Metrics as Kafka 2.8's ReplicaManager.appendToLocalLog: MessagesIn
+//     and BytesIn count every answered append, a duplicate idempotent batch
+//     again (its original record count, the request's bytes);
+//     FailedProduceRequests counts only unexpected failures, not unknown
+//     partitions, not-leader, too-large, corrupt, storage errors or the
+//     request checks (countsAsFailedProduce, errProduceRequestCheck).
 //   - Internal topics (__consumer_offsets) refuse client produce with
 //     INVALID_TOPIC_EXCEPTION, as Kafka; the group coordinator appends
 //     through broker/replica directly.
@@ -97,8 +103,10 @@ func (b *Broker) handleProduce(r *request) (kmsg.Response, error) {
 			res, err := b.produceOne(req.Version, tp, p.Records, req.Acks)
 			if err != nil {
 				failed = true
-				b.failed(tp, true)
 				b.setProduceErr(&rp, err)
+				if !errors.Is(err, errProduceRequestCheck) && countsAsFailedProduce(rp.ErrorCode) {
+					b.failed(tp, true)
+				}
 				rt.Partitions = append(rt.Partitions, rp)
 				continue
 			}
@@ -177,24 +185,34 @@ func (b *Broker) produceRefused(version int16, tp replica.TopicPartition, record
 	return acksErr
 }
 
+// errProduceRequestCheck marks the produce errors Kafka finds before
+// ReplicaManager.appendToLocalLog's try block (ProduceRequest.validateRecords
+// in KafkaApis, the internal-topic check): they never mark
+// FailedProduceRequestsPerSec.
+var errProduceRequestCheck = errors.New("broker: produce request check")
+
 // produceOne converts (if needed) and appends one partition's records.
+// Errors of the request checks also wrap errProduceRequestCheck.
 func (b *Broker) produceOne(version int16, tp replica.TopicPartition, records []byte, acks int16) (replica.AppendResult, error) {
-	if isInternalTopic(tp.Topic) {
-		return replica.AppendResult{}, fmt.Errorf("%w: cannot append to internal topic %s", errInvalidTopic, tp.Topic)
-	}
 	magic, err := record.Magic(records)
 	if err != nil {
-		return replica.AppendResult{}, fmt.Errorf("%w: %w", record.ErrCorrupt, err)
+		return replica.AppendResult{}, fmt.Errorf("%w: %w: %w", errProduceRequestCheck, record.ErrCorrupt, err)
 	}
-	batches := records
 	switch {
 	case magic < record.MagicV2 && version >= 3:
 		// Kafka ProduceRequest.validateRecords.
-		return replica.AppendResult{}, fmt.Errorf("%w: produce v%d carries message format v%d; v3+ needs record batch v2",
-			record.ErrInvalidRecord, version, magic)
+		return replica.AppendResult{}, fmt.Errorf("%w: %w: produce v%d carries message format v%d; v3+ needs record batch v2",
+			errProduceRequestCheck, record.ErrInvalidRecord, version, magic)
 	case version >= 3 && !singleBatch(records):
-		return replica.AppendResult{}, fmt.Errorf("%w: produce v%d must carry exactly one record batch per partition",
-			record.ErrInvalidRecord, version)
+		return replica.AppendResult{}, fmt.Errorf("%w: %w: produce v%d must carry exactly one record batch per partition",
+			errProduceRequestCheck, record.ErrInvalidRecord, version)
+	case version >= 3 && version < 7 && usesZstd(records):
+		return replica.AppendResult{}, fmt.Errorf("%w: %w: zstd needs produce v7+", errProduceRequestCheck, errUnsupportedCompression)
+	case isInternalTopic(tp.Topic):
+		return replica.AppendResult{}, fmt.Errorf("%w: %w: cannot append to internal topic %s", errProduceRequestCheck, errInvalidTopic, tp.Topic)
+	}
+	batches := records
+	switch {
 	case magic < record.MagicV2:
 		batches, err = record.ConvertToV2(records, record.CodecProducer, produceMaxDecompressed)
 		if err != nil {
@@ -205,8 +223,6 @@ func (b *Broker) produceOne(version int16, tp replica.TopicPartition, records []
 		}
 	case version < 3:
 		return replica.AppendResult{}, fmt.Errorf("%w: record batch v2 in produce v%d", record.ErrCorrupt, version)
-	case version < 7 && usesZstd(records):
-		return replica.AppendResult{}, fmt.Errorf("%w: zstd needs produce v7+", errUnsupportedCompression)
 	}
 	return b.replicas.AppendAsLeader(tp, batches, acks)
 }

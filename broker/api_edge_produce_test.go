@@ -203,3 +203,50 @@ func TestAPIEdgeProduceDuplicateMetrics(t *testing.T) {
 		waitMetric(t, c, 0, name, func(v float64) bool { return v == want })
 	}
 }
+
+// TestAPIEdgeProduceFailedMeter: Kafka 2.8 marks FailedProduceRequestsPerSec
+// only in ReplicaManager.appendToLocalLog, and there not for the failures
+// it expects ("Failed produce requests metric is not incremented for known
+// exceptions": UnknownTopicOrPartition, NotLeaderOrFollower,
+// RecordTooLarge, RecordBatchTooLarge, CorruptRecord, KafkaStorage); the
+// checks of KafkaApis (unknown topics, ProduceRequest.validateRecords)
+// never reach it. Producer-state errors (here UNKNOWN_PRODUCER_ID) are
+// marked, per topic and in total.
+func TestAPIEdgeProduceFailedMeter(t *testing.T) {
+	c := brokertest.NewCluster(t, 1, brokertest.WithProperty("metrics.listener", "http://127.0.0.1:0"))
+	c.CreateTopic(t, "f", 1, 1)
+	c.WaitForLeader(t, "f", 0)
+	rc := dialRaw(t, c.Addr(0))
+	good := edgeBatch(t, record.CodecNone)
+	badCRC := append([]byte(nil), good...)
+	badCRC[len(badCRC)-1] ^= 0xff
+	parts := []edgePart{
+		{"unknown partition", "f", 9, good},
+		{"unknown topic", "nope", 0, good},
+		{"bad crc", "f", 0, badCRC},
+		{"two batches", "f", 0, append(append([]byte(nil), good...), good...)},
+	}
+	want := []int16{kerr.UnknownTopicOrPartition.Code, kerr.UnknownTopicOrPartition.Code, kerr.CorruptMessage.Code, kerr.InvalidRecord.Code}
+	got := edgeProduce(t, rc, 8, 1, parts)
+	for i := range parts {
+		if got[i] != want[i] {
+			t.Errorf("%s: code %d, want %d", parts[i].name, got[i], want[i])
+		}
+	}
+	const (
+		total    = "kafka_server_brokertopicmetrics_failedproducerequestspersec_total"
+		perTopic = `kafka_server_brokertopicmetrics_failedproducerequestspersec_total{topic="f"}`
+	)
+	if v, err := scrapeValue(c, 0, total); err != nil || v != 0 {
+		t.Fatalf("%s = %v, %v after expected failures, want 0", total, v, err)
+	}
+	pid := initProducerID(t, rc, 4, -1, -1).ProducerID
+	if code, _ := produceRaw(t, rc, "f", idemRecords(t, pid, 0, 7, 1)); code != kerr.UnknownProducerID.Code {
+		t.Fatalf("unknown producer at sequence 7: code %d, want UNKNOWN_PRODUCER_ID", code)
+	}
+	for _, name := range []string{total, perTopic} {
+		if v, err := scrapeValue(c, 0, name); err != nil || v != 1 {
+			t.Errorf("%s = %v, %v after UNKNOWN_PRODUCER_ID, want 1", name, v, err)
+		}
+	}
+}

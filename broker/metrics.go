@@ -5,6 +5,7 @@ import (
 	"sync/atomic"
 
 	metrics "github.com/rcrowley/go-metrics"
+	"github.com/twmb/franz-go/pkg/kerr"
 
 	"samsa/broker/group"
 	"samsa/broker/replica"
@@ -147,6 +148,23 @@ func (m *brokerMetrics) produced(topic string, n, size int64) {
 	tm.messagesIn.Mark(n)
 	m.bytesIn.Mark(size)
 	tm.bytesIn.Mark(size)
+}
+
+// countsAsFailedProduce reports whether an append that failed with code
+// marks FailedProduceRequestsPerSec. Kafka 2.8's
+// ReplicaManager.appendToLocalLog leaves out the failures it expects
+// (UnknownTopicOrPartition, NotLeaderOrFollower, RecordTooLarge,
+// RecordBatchTooLarge, CorruptRecord, KafkaStorage: "it is supposed to
+// indicate un-expected failures of a broker in handling a produce
+// request") and marks every other one, record validation and producer
+// state errors included.
+func countsAsFailedProduce(code int16) bool {
+	switch code {
+	case kerr.UnknownTopicOrPartition.Code, kerr.NotLeaderForPartition.Code, kerr.MessageTooLarge.Code,
+		kerr.RecordListTooLarge.Code, kerr.CorruptMessage.Code, kerr.KafkaStorageError.Code:
+		return false
+	}
+	return true
 }
 
 // failed marks a failed produce or fetch of tp; the topic's own meter
