@@ -56,16 +56,23 @@ func (b *requestBatch) addLeaderAndIsr(cc *controllerContext, brokers []int32, t
 		if id < 0 {
 			continue
 		}
-		m := b.leaderAndIsr[id]
-		if m == nil {
-			m = make(map[TopicPartition]laiEntry)
-			b.leaderAndIsr[id] = m
-		}
+		m := brokerEntries(b.leaderAndIsr, id)
 		prev, had := m[tp]
 		m[tp] = laiEntry{state: state.clone(), replicas: slices.Clone(replicas), isNew: isNew || (had && prev.isNew),
 			adding: slices.Clone(cc.adding[tp]), removing: slices.Clone(cc.removing[tp])}
 	}
 	b.addUpdateMetadata(cc.liveBrokerIDs(), []TopicPartition{tp})
+}
+
+// brokerEntries returns the partition entries queued for broker id in m, adding an empty
+// map for it first if there is none.
+func brokerEntries[E laiEntry | stopEntry](m map[int32]map[TopicPartition]E, id int32) map[TopicPartition]E {
+	entries := m[id]
+	if entries == nil {
+		entries = make(map[TopicPartition]E)
+		m[id] = entries
+	}
+	return entries
 }
 
 // addUpdateMetadata queues UpdateMetadata to brokers covering tps (which may be empty: the
@@ -87,11 +94,7 @@ func (b *requestBatch) addStopReplica(brokers []int32, tp TopicPartition, delete
 		if id < 0 {
 			continue
 		}
-		m := b.stopReplica[id]
-		if m == nil {
-			m = make(map[TopicPartition]stopEntry)
-			b.stopReplica[id] = m
-		}
+		m := brokerEntries(b.stopReplica, id)
 		prev, had := m[tp]
 		m[tp] = stopEntry{deletePartition: deletePartition || (had && prev.deletePartition), leaderEpoch: leaderEpoch}
 	}
@@ -151,7 +154,7 @@ func (b *requestBatch) send(cc *controllerContext, controllerID int32, ch reques
 				adding: e.adding, removing: e.removing, isNew: e.isNew})
 			leaderIDs[e.state.Leader] = struct{}{}
 		}
-		slices.SortFunc(parts, func(a, b laiPartition) int { return comparePartitions(a.tp, b.tp) })
+		sortByPartition(parts)
 		var leaders []liveLeader
 		for _, lid := range slices.Sorted(maps.Keys(leaderIDs)) {
 			if lb, ok := cc.liveBrokers[lid]; ok {
@@ -189,7 +192,7 @@ func (b *requestBatch) send(cc *controllerContext, controllerID int32, ch reques
 			parts = append(parts, umPartition{tp: tp, topicID: cc.topicIDs[tp.Topic], state: l,
 				replicas: slices.Clone(cc.replicas(tp)), offline: cc.offlineReplicas(tp)})
 		}
-		slices.SortFunc(parts, func(a, b umPartition) int { return comparePartitions(a.tp, b.tp) })
+		sortByPartition(parts)
 		brokers := make([]LiveBroker, 0, len(cc.liveBrokers))
 		for _, id := range cc.liveBrokerIDs() {
 			brokers = append(brokers, cc.liveBrokers[id])
@@ -224,7 +227,7 @@ func (b *requestBatch) send(cc *controllerContext, controllerID int32, ch reques
 			if len(parts) == 0 {
 				continue
 			}
-			slices.SortFunc(parts, func(a, b stopPartition) int { return comparePartitions(a.tp, b.tp) })
+			sortByPartition(parts)
 			h := hdr(id)
 			ch.send(id, outbound{
 				key:        5,
@@ -251,6 +254,22 @@ type liveLeader struct {
 type stopPartition struct {
 	tp          TopicPartition
 	leaderEpoch int32
+}
+
+// partitionSnapshot is a per-partition entry of a control request being built.
+type partitionSnapshot interface {
+	laiPartition | umPartition | stopPartition
+	topicPartition() TopicPartition
+}
+
+func (p laiPartition) topicPartition() TopicPartition  { return p.tp }
+func (p umPartition) topicPartition() TopicPartition   { return p.tp }
+func (p stopPartition) topicPartition() TopicPartition { return p.tp }
+
+// sortByPartition orders parts by topic, then partition: the order the builders expect
+// (topicRuns).
+func sortByPartition[P partitionSnapshot](parts []P) {
+	slices.SortFunc(parts, func(a, b P) int { return comparePartitions(a.topicPartition(), b.topicPartition()) })
 }
 
 // logLeaderAndIsrResponse logs a failed send, a top-level error and each partition error.

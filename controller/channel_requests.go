@@ -1,6 +1,7 @@
 package controller
 
 import (
+	"iter"
 	"slices"
 
 	"github.com/twmb/franz-go/pkg/kmsg"
@@ -22,31 +23,29 @@ func buildLeaderAndIsr(v int16, h requestHeader, parts []laiPartition, leaders [
 	req.ControllerID = h.controllerID
 	req.ControllerEpoch = h.controllerEpoch
 	req.BrokerEpoch = h.brokerEpoch
-	for _, p := range parts {
-		ps := kmsg.NewLeaderAndISRRequestTopicPartition()
-		ps.Topic = p.tp.Topic
-		ps.Partition = p.tp.Partition
-		ps.ControllerEpoch = p.state.ControllerEpoch
-		ps.Leader = p.state.Leader
-		ps.LeaderEpoch = p.state.LeaderEpoch
-		ps.ISR = slices.Clone(p.state.Isr)
-		ps.ZKVersion = p.state.ZkVersion
-		ps.Replicas = slices.Clone(p.replicas)
-		ps.AddingReplicas = append([]int32{}, p.adding...)
-		ps.RemovingReplicas = append([]int32{}, p.removing...)
-		ps.IsNew = p.isNew
-		// Both layouts are filled (kmsg encodes the one of the version), so the request stays
-		// valid if a client picks another version than v; the slices are shared, not copied.
-		req.PartitionStates = append(req.PartitionStates, ps)
-		n := len(req.TopicStates)
-		if n == 0 || req.TopicStates[n-1].Topic != p.tp.Topic {
-			ts := kmsg.NewLeaderAndISRRequestTopicState()
-			ts.Topic = p.tp.Topic
-			ts.TopicID = p.topicID
-			req.TopicStates = append(req.TopicStates, ts)
-			n++
+	// Both layouts are filled (kmsg encodes the one of the version), so the request stays valid
+	// if a client picks another version than v; the slices are shared, not copied.
+	for run := range topicRuns(parts) {
+		ts := kmsg.NewLeaderAndISRRequestTopicState()
+		ts.Topic = run[0].tp.Topic
+		ts.TopicID = run[0].topicID
+		for _, p := range run {
+			ps := kmsg.NewLeaderAndISRRequestTopicPartition()
+			ps.Topic = p.tp.Topic
+			ps.Partition = p.tp.Partition
+			ps.ControllerEpoch = p.state.ControllerEpoch
+			ps.Leader = p.state.Leader
+			ps.LeaderEpoch = p.state.LeaderEpoch
+			ps.ISR = slices.Clone(p.state.Isr)
+			ps.ZKVersion = p.state.ZkVersion
+			ps.Replicas = slices.Clone(p.replicas)
+			ps.AddingReplicas = append([]int32{}, p.adding...)
+			ps.RemovingReplicas = append([]int32{}, p.removing...)
+			ps.IsNew = p.isNew
+			req.PartitionStates = append(req.PartitionStates, ps)
+			ts.PartitionStates = append(ts.PartitionStates, ps)
 		}
-		req.TopicStates[n-1].PartitionStates = append(req.TopicStates[n-1].PartitionStates, ps)
+		req.TopicStates = append(req.TopicStates, ts)
 	}
 	for _, l := range leaders {
 		ll := kmsg.NewLeaderAndISRRequestLiveLeader()
@@ -69,30 +68,28 @@ func buildUpdateMetadata(v int16, h requestHeader, parts []umPartition, brokers 
 	req.BrokerEpoch = h.brokerEpoch
 	req.LiveBrokers = []kmsg.UpdateMetadataRequestLiveBroker{}
 	req.TopicStates = []kmsg.UpdateMetadataRequestTopicState{}
-	for _, p := range parts {
-		ps := kmsg.NewUpdateMetadataRequestTopicPartition()
-		ps.Topic = p.tp.Topic
-		ps.Partition = p.tp.Partition
-		ps.ControllerEpoch = p.state.ControllerEpoch
-		ps.Leader = p.state.Leader
-		ps.LeaderEpoch = p.state.LeaderEpoch
-		ps.ISR = slices.Clone(p.state.Isr)
-		ps.ZKVersion = p.state.ZkVersion
-		ps.Replicas = slices.Clone(p.replicas)
-		ps.OfflineReplicas = slices.Clone(p.offline)
-		if ps.OfflineReplicas == nil {
-			ps.OfflineReplicas = []int32{}
+	for run := range topicRuns(parts) { // both layouts, as in LeaderAndIsr
+		ts := kmsg.NewUpdateMetadataRequestTopicState()
+		ts.Topic = run[0].tp.Topic
+		ts.TopicID = run[0].topicID
+		for _, p := range run {
+			ps := kmsg.NewUpdateMetadataRequestTopicPartition()
+			ps.Topic = p.tp.Topic
+			ps.Partition = p.tp.Partition
+			ps.ControllerEpoch = p.state.ControllerEpoch
+			ps.Leader = p.state.Leader
+			ps.LeaderEpoch = p.state.LeaderEpoch
+			ps.ISR = slices.Clone(p.state.Isr)
+			ps.ZKVersion = p.state.ZkVersion
+			ps.Replicas = slices.Clone(p.replicas)
+			ps.OfflineReplicas = slices.Clone(p.offline)
+			if ps.OfflineReplicas == nil {
+				ps.OfflineReplicas = []int32{}
+			}
+			req.PartitionStates = append(req.PartitionStates, ps)
+			ts.PartitionStates = append(ts.PartitionStates, ps)
 		}
-		req.PartitionStates = append(req.PartitionStates, ps) // both layouts, as in LeaderAndIsr
-		n := len(req.TopicStates)
-		if n == 0 || req.TopicStates[n-1].Topic != p.tp.Topic {
-			ts := kmsg.NewUpdateMetadataRequestTopicState()
-			ts.Topic = p.tp.Topic
-			ts.TopicID = p.topicID
-			req.TopicStates = append(req.TopicStates, ts)
-			n++
-		}
-		req.TopicStates[n-1].PartitionStates = append(req.TopicStates[n-1].PartitionStates, ps)
+		req.TopicStates = append(req.TopicStates, ts)
 	}
 	for _, b := range brokers {
 		lb := kmsg.NewUpdateMetadataRequestLiveBroker()
@@ -128,28 +125,46 @@ func buildStopReplica(v int16, h requestHeader, deletePartitions bool, parts []s
 	req.ControllerEpoch = h.controllerEpoch
 	req.BrokerEpoch = h.brokerEpoch
 	req.DeletePartitions = deletePartitions
-	for _, p := range parts {
-		if v == 0 {
+	if v == 0 {
+		for _, p := range parts {
 			t := kmsg.NewStopReplicaRequestTopic()
 			t.Topic = p.tp.Topic
 			t.Partition = p.tp.Partition
 			req.Topics = append(req.Topics, t)
-			continue
 		}
-		n := len(req.Topics)
-		if n == 0 || req.Topics[n-1].Topic != p.tp.Topic {
-			t := kmsg.NewStopReplicaRequestTopic()
-			t.Topic = p.tp.Topic
-			req.Topics = append(req.Topics, t)
-			n++
+		return req
+	}
+	for run := range topicRuns(parts) {
+		t := kmsg.NewStopReplicaRequestTopic()
+		t.Topic = run[0].tp.Topic
+		for _, p := range run {
+			t.Partitions = append(t.Partitions, p.tp.Partition)
+			ps := kmsg.NewStopReplicaRequestTopicPartitionState()
+			ps.Partition = p.tp.Partition
+			ps.LeaderEpoch = p.leaderEpoch
+			ps.Delete = deletePartitions
+			t.PartitionStates = append(t.PartitionStates, ps)
 		}
-		t := &req.Topics[n-1]
-		t.Partitions = append(t.Partitions, p.tp.Partition)
-		ps := kmsg.NewStopReplicaRequestTopicPartitionState()
-		ps.Partition = p.tp.Partition
-		ps.LeaderEpoch = p.leaderEpoch
-		ps.Delete = deletePartitions
-		t.PartitionStates = append(t.PartitionStates, ps)
+		req.Topics = append(req.Topics, t)
 	}
 	return req
+}
+
+// topicRuns yields parts in runs of consecutive entries of one topic. The batch sorts the
+// parts by topic and partition before building (sortByPartition), so each run is all of one
+// topic's partitions: the per-topic groups of the requests' newer layouts.
+func topicRuns[P partitionSnapshot](parts []P) iter.Seq[[]P] {
+	return func(yield func([]P) bool) {
+		for start := 0; start < len(parts); {
+			topic := parts[start].topicPartition().Topic
+			end := start + 1
+			for end < len(parts) && parts[end].topicPartition().Topic == topic {
+				end++
+			}
+			if !yield(parts[start:end]) {
+				return
+			}
+			start = end
+		}
+	}
 }
