@@ -117,17 +117,31 @@ func (h BatchHeader) IsControl() bool { return h.Attributes&attrControl != 0 }
 func ReadHeaderAt(r io.ReaderAt, pos int64) (BatchHeader, error) {
 	var buf [HeaderSize]byte
 	n, err := r.ReadAt(buf[:], pos)
-	if n < HeaderSize {
-		if err == nil || errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
-			// Check what we have: a bad length is corruption even in a tail.
-			if n >= LogOverhead {
-				if _, _, ferr := NextBatch(buf[:n]); ferr != nil && !errors.Is(ferr, ErrShortBatch) {
-					return BatchHeader{}, ferr
-				}
-			}
-			return BatchHeader{}, fmt.Errorf("%w: %d header bytes at position %d", ErrShortBatch, n, pos)
-		}
+	if n < HeaderSize && err != nil && !errors.Is(err, io.EOF) && !errors.Is(err, io.ErrUnexpectedEOF) {
 		return BatchHeader{}, fmt.Errorf("record: read header at %d: %w", pos, err)
+	}
+	return ParseHeader(buf[:n], pos)
+}
+
+// ParseHeader decodes the header of the batch v2 at the start of buf, which
+// need not hold the rest of the batch, with the checks of ReadHeaderAt: pos
+// is where buf starts in its file, for error messages only. It lets a
+// reader that fetched several headers' worth of a segment in one read
+// decode them without a read each.
+//
+// Errors: ErrShortBatch when buf holds fewer than HeaderSize bytes (unless
+// the bytes present already show a bad length or magic: ErrCorrupt), and
+// ErrCorrupt for a batch length outside [MinBatchLength, MaxBatchLength] or
+// a magic other than 2. It does not allocate unless it fails.
+func ParseHeader(buf []byte, pos int64) (BatchHeader, error) {
+	if len(buf) < HeaderSize {
+		// Check what we have: a bad length is corruption even in a tail.
+		if len(buf) >= LogOverhead {
+			if _, _, ferr := NextBatch(buf); ferr != nil && !errors.Is(ferr, ErrShortBatch) {
+				return BatchHeader{}, ferr
+			}
+		}
+		return BatchHeader{}, fmt.Errorf("%w: %d header bytes at position %d", ErrShortBatch, len(buf), pos)
 	}
 	length := int32(binary.BigEndian.Uint32(buf[offBatchLength:]))
 	if length < MinBatchLength || length > MaxBatchLength {
@@ -136,5 +150,5 @@ func ReadHeaderAt(r io.ReaderAt, pos int64) (BatchHeader, error) {
 	if int8(buf[offMagic]) != MagicV2 {
 		return BatchHeader{}, corruptf("magic %d at position %d", int8(buf[offMagic]), pos)
 	}
-	return Batch(buf[:]).Header(), nil
+	return Batch(buf[:HeaderSize]).Header(), nil
 }

@@ -171,8 +171,10 @@ func (l *Log) OffsetForTimestamp(ts int64) (to TimestampOffset, found bool, err 
 func (s *Segment) findOffsetByTimestamp(ts, startOffset, maxPos int64) (TimestampOffset, bool, error) {
 	hint := s.timeIndex.Lookup(ts)
 	pos := int64(s.offsetIndex.Lookup(max(hint.Offset, startOffset)).Position)
+	hr := headerReader{f: s.log, limit: maxPos}
+	defer hr.release()
 	for pos < maxPos {
-		h, err := record.ReadHeaderAt(s.log, pos)
+		h, err := hr.at(pos)
 		if err != nil {
 			return TimestampOffset{}, false, s.corruptAt(pos, err)
 		}

@@ -168,6 +168,8 @@ func (l *Log) replayProducerBatchesLocked(from, end int64) (int, error) {
 	}
 	segs := *l.segments.Load()
 	n := 0
+	var hr headerReader
+	defer hr.release()
 	for i, s := range segs {
 		if s.base >= end {
 			break
@@ -190,8 +192,9 @@ func (l *Log) replayProducerBatchesLocked(from, end int64) (int, error) {
 			}
 			pos = p
 		}
+		hr.reset(s.log, size)
 		for pos < size {
-			h, err := record.ReadHeaderAt(s.log, pos)
+			h, err := hr.at(pos)
 			if err != nil {
 				return n, s.corruptAt(pos, err)
 			}

@@ -238,8 +238,10 @@ func (s *Segment) readNextOffset() (int64, error) {
 	size := s.size.Load()
 	next := s.base
 	pos := int64(s.offsetIndex.LastEntry().Position)
+	hr := headerReader{f: s.log, limit: size}
+	defer hr.release()
 	for pos < size {
-		h, err := record.ReadHeaderAt(s.log, pos)
+		h, err := hr.at(pos)
 		if err != nil {
 			return 0, s.corruptAt(pos, err)
 		}
@@ -270,8 +272,10 @@ func (s *Segment) loadTimestampsLocked() error {
 	}
 	size := s.size.Load()
 	var bytesSince int64
+	hr := headerReader{f: s.log, limit: size}
+	defer hr.release()
 	for pos := int64(s.offsetIndex.LastEntry().Position); pos < size; {
-		h, err := record.ReadHeaderAt(s.log, pos)
+		h, err := hr.at(pos)
 		if err != nil {
 			return s.corruptAt(pos, err)
 		}

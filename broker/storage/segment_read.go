@@ -12,8 +12,10 @@ import (
 // maxPos. found is false when there is none.
 func (s *Segment) translateOffset(offset int64, maxPos int64) (pos int64, h record.BatchHeader, found bool, err error) {
 	pos = int64(s.offsetIndex.Lookup(offset).Position)
+	hr := headerReader{f: s.log, limit: maxPos}
+	defer hr.release()
 	for i := 0; pos < maxPos; i++ {
-		h, err = record.ReadHeaderAt(s.log, pos)
+		h, err = hr.at(pos)
 		if err != nil {
 			return 0, h, false, s.corruptAt(pos, err)
 		}
@@ -59,8 +61,10 @@ func (s *Segment) batchBoundaryAtOrBelow(startPos, limit int64) (int64, error) {
 		}
 	}
 	s.offsetIndex.x.mu.RUnlock()
+	hr := headerReader{f: s.log, limit: limit}
+	defer hr.release()
 	for i := 0; ; i++ {
-		h, err := record.ReadHeaderAt(s.log, pos)
+		h, err := hr.at(pos)
 		if err != nil {
 			return 0, s.corruptAt(pos, err)
 		}
