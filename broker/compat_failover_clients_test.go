@@ -1,11 +1,7 @@
 package broker_test
 
 import (
-	"bufio"
-	"context"
-	"encoding/json"
 	"fmt"
-	"os/exec"
 	"slices"
 	"strings"
 	"sync"
@@ -19,8 +15,7 @@ import (
 // kcatStream is a long-running kcat consumer whose JSON records are
 // collected.
 type kcatStream struct {
-	cmd  *exec.Cmd
-	done chan struct{}
+	*kcatProc
 
 	mu      sync.Mutex
 	records []kcatMsg
@@ -29,51 +24,16 @@ type kcatStream struct {
 
 func startKcatStream(t *testing.T, kcat string, args ...string) *kcatStream {
 	t.Helper()
-	s := &kcatStream{done: make(chan struct{})}
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-	s.cmd = exec.CommandContext(ctx, kcat, args...)
-	s.cmd.Cancel = func() error { return s.cmd.Process.Signal(syscall.SIGTERM) }
-	s.cmd.WaitDelay = 10 * time.Second
-	stdout, err := s.cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	stderr, err := s.cmd.StderrPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := s.cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	var wg sync.WaitGroup
-	wg.Add(2)
-	go func() {
-		defer wg.Done()
-		sc := bufio.NewScanner(stdout)
-		for sc.Scan() {
-			var m kcatMsg
-			if json.Unmarshal(sc.Bytes(), &m) == nil {
-				s.mu.Lock()
-				s.records = append(s.records, m)
-				s.mu.Unlock()
-			}
-		}
-	}()
-	go func() {
-		defer wg.Done()
-		sc := bufio.NewScanner(stderr)
-		for sc.Scan() {
-			s.mu.Lock()
-			s.stderr.WriteString(sc.Text() + "\n")
-			s.mu.Unlock()
-		}
-	}()
-	go func() {
-		wg.Wait()
-		_ = s.cmd.Wait()
-		cancel()
-		close(s.done)
-	}()
+	s := &kcatStream{}
+	s.kcatProc = startKcat(t, kcat, args, func(m kcatMsg) {
+		s.mu.Lock()
+		s.records = append(s.records, m)
+		s.mu.Unlock()
+	}, func(line string) {
+		s.mu.Lock()
+		s.stderr.WriteString(line + "\n")
+		s.mu.Unlock()
+	})
 	t.Cleanup(func() {
 		_ = s.cmd.Process.Signal(syscall.SIGTERM)
 		<-s.done

@@ -1,11 +1,7 @@
 package broker_test
 
 import (
-	"bufio"
-	"context"
-	"encoding/json"
 	"fmt"
-	"os/exec"
 	"regexp"
 	"strconv"
 	"strings"
@@ -20,9 +16,7 @@ import (
 // kcatMember is a running kcat -G balanced consumer: what it consumed and
 // its latest assignment, parsed from its rebalance lines on stderr.
 type kcatMember struct {
-	cmd    *exec.Cmd
-	cancel context.CancelFunc
-	done   chan struct{}
+	*kcatProc
 
 	mu      sync.Mutex
 	values  map[string]bool
@@ -33,69 +27,36 @@ type kcatMember struct {
 // startKcatMember starts kcat -G; extra are more -X settings (key=value).
 func startKcatMember(t *testing.T, kcat, bootstrap, group, topic, clientID string, extra ...string) *kcatMember {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-	m := &kcatMember{cancel: cancel, done: make(chan struct{}), values: map[string]bool{}, owned: map[string]bool{}}
+	m := &kcatMember{values: map[string]bool{}, owned: map[string]bool{}}
 	args := []string{"-b", bootstrap, "-G", group, "-J", "-u", "-X", "client.id=" + clientID,
 		"-X", "auto.offset.reset=earliest", "-X", "auto.commit.interval.ms=100",
 		"-X", "session.timeout.ms=6000", "-X", "heartbeat.interval.ms=300", "-X", "fetch.wait.max.ms=100"}
 	for _, kv := range extra {
 		args = append(args, "-X", kv)
 	}
-	m.cmd = exec.CommandContext(ctx, kcat, append(args, topic)...)
-	m.cmd.Cancel = func() error { return m.cmd.Process.Signal(syscall.SIGTERM) }
-	m.cmd.WaitDelay = 10 * time.Second
-	stdout, err := m.cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	stderr, err := m.cmd.StderrPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := m.cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	var wg sync.WaitGroup
-	wg.Add(2)
-	go func() {
-		defer wg.Done()
-		sc := bufio.NewScanner(stdout)
-		for sc.Scan() {
-			var msg kcatMsg
-			if json.Unmarshal(sc.Bytes(), &msg) == nil && msg.Payload != nil {
-				m.mu.Lock()
-				m.values[*msg.Payload] = true
-				m.mu.Unlock()
-			}
+	m.kcatProc = startKcat(t, kcat, append(args, topic), func(msg kcatMsg) {
+		if msg.Payload != nil {
+			m.mu.Lock()
+			m.values[*msg.Payload] = true
+			m.mu.Unlock()
 		}
-	}()
-	go func() {
-		defer wg.Done()
-		sc := bufio.NewScanner(stderr)
-		for sc.Scan() {
-			line := sc.Text()
-			if add, tps, ok := parseKcatRebalance(line); ok {
-				m.mu.Lock()
-				if !add && len(tps) > 0 {
-					m.revokes++
-				}
-				for _, tp := range tps {
-					if add {
-						m.owned[tp] = true
-					} else {
-						delete(m.owned, tp)
-					}
-				}
-				m.mu.Unlock()
+	}, func(line string) {
+		if add, tps, ok := parseKcatRebalance(line); ok {
+			m.mu.Lock()
+			if !add && len(tps) > 0 {
+				m.revokes++
 			}
-			t.Logf("%s: %s", clientID, line)
+			for _, tp := range tps {
+				if add {
+					m.owned[tp] = true
+				} else {
+					delete(m.owned, tp)
+				}
+			}
+			m.mu.Unlock()
 		}
-	}()
-	go func() {
-		wg.Wait()
-		_ = m.cmd.Wait()
-		close(m.done)
-	}()
+		t.Logf("%s: %s", clientID, line)
+	})
 	t.Cleanup(m.stop)
 	return m
 }
@@ -157,6 +118,20 @@ func (m *kcatMember) stop() {
 	m.cancel()
 }
 
+// waitTwoPartitionsEach waits until members a and b own two partitions
+// each.
+func waitTwoPartitionsEach(t *testing.T, a, b *kcatMember) {
+	t.Helper()
+	brokertest.WaitFor(t, 20*time.Second, func() error {
+		_, oa := a.state()
+		_, ob := b.state()
+		if oa != 2 || ob != 2 {
+			return fmt.Errorf("a owns %d partitions, b %d, want two each", oa, ob)
+		}
+		return nil
+	})
+}
+
 // TestCompatKcatGroupRebalance: two librdkafka balanced consumers (-G)
 // share a topic after a rebalance, commit their positions, and
 // kafka-consumer-groups --describe shows both members and lag 0; when one
@@ -198,14 +173,7 @@ func kcatGroupRebalance(t *testing.T, kcat string, extra ...string) {
 		return nil
 	})
 	b := startKcatMember(t, kcat, bootstrap, group, topic, "member-b", extra...)
-	brokertest.WaitFor(t, 20*time.Second, func() error {
-		_, oa := a.state()
-		_, ob := b.state()
-		if oa != 2 || ob != 2 {
-			return fmt.Errorf("a owns %d partitions, b %d, want two each", oa, ob)
-		}
-		return nil
-	})
+	waitTwoPartitionsEach(t, a, b)
 	produce("b")
 	brokertest.WaitFor(t, 20*time.Second, func() error {
 		na, _ := a.state()
@@ -273,14 +241,7 @@ func TestCompatKcatStaticMember(t *testing.T) {
 	bootstrap := c.Addr(0)
 	a := startKcatMember(t, kcat, bootstrap, group, topic, "member-a", "group.instance.id=inst-a", "session.timeout.ms=20000")
 	b := startKcatMember(t, kcat, bootstrap, group, topic, "member-b", "group.instance.id=inst-b", "session.timeout.ms=20000")
-	brokertest.WaitFor(t, 20*time.Second, func() error {
-		_, oa := a.state()
-		_, ob := b.state()
-		if oa != 2 || ob != 2 {
-			return fmt.Errorf("a owns %d partitions, b %d, want two each", oa, ob)
-		}
-		return nil
-	})
+	waitTwoPartitionsEach(t, a, b)
 	b.mu.Lock()
 	revokes := b.revokes
 	b.mu.Unlock()
