@@ -99,9 +99,7 @@ func TestControllerChannelOverPeer(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(c.Shutdown)
-	if err := zc.CreateTopic("wire", map[int32][]int32{0: {1}}, nil); err != nil {
-		t.Fatal(err)
-	}
+	createTopic(t, zc, "wire", map[int32][]int32{0: {1}})
 	waitFor(t, waitTimeout, func() error {
 		lais := fb.requests(4)
 		if len(lais) == 0 {

@@ -14,14 +14,10 @@ import (
 // INVALID_UPDATE_VERSION, and sends UpdateMetadata to all brokers."
 func TestControllerAlterIsr(t *testing.T) {
 	t.Parallel()
-	cl := newCluster(t)
-	n1 := cl.startNode(1, nil)
-	waitActive(t, n1)
+	cl, n1 := newActiveCluster(t, nil)
 	zc := cl.zk()
 	cl.registerBroker(zc, 2, "")
-	if err := zc.CreateTopic("ai", map[int32][]int32{0: {1, 2}}, nil); err != nil {
-		t.Fatal(err)
-	}
+	createTopic(t, zc, "ai", map[int32][]int32{0: {1, 2}})
 	wantState(t, zc, "ai", 0, 1, []int32{1, 2}, 0)
 	ctx, cancel := context.WithTimeout(context.Background(), waitTimeout)
 	defer cancel()

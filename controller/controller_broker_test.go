@@ -32,22 +32,13 @@ func wantState(t *testing.T, zc *zkutil.Client, topic string, p, leader int32, i
 // with leader -1.
 func TestControllerBrokerFailure(t *testing.T) {
 	t.Parallel()
-	cl := newCluster(t)
-	n1 := cl.startNode(1, nil)
-	waitActive(t, n1)
+	cl, n1 := newActiveCluster(t, nil)
 	z2, z3 := cl.zk(), cl.zk()
 	cl.registerBroker(z2, 2, "")
 	cl.registerBroker(z3, 3, "")
 	admin := cl.zk()
-	waitFor(t, waitTimeout, func() error {
-		if len(cl.rec.requests(3, 6)) == 0 {
-			return fmt.Errorf("broker 3 unknown to the controller")
-		}
-		return nil
-	})
-	if err := admin.CreateTopic("f", map[int32][]int32{0: {2, 3}, 1: {3, 2}, 2: {2}}, nil); err != nil {
-		t.Fatal(err)
-	}
+	waitBrokerKnown(t, cl, 3)
+	createTopic(t, admin, "f", map[int32][]int32{0: {2, 3}, 1: {3, 2}, 2: {2}})
 	wantState(t, admin, "f", 0, 2, []int32{2, 3}, 0)
 	wantState(t, admin, "f", 2, 2, []int32{2}, 0)
 
@@ -97,22 +88,13 @@ func TestControllerBrokerFailure(t *testing.T) {
 // (topic override read from ZK)" lets the first live replica lead with ISR [leader].
 func TestControllerUncleanLeaderElection(t *testing.T) {
 	t.Parallel()
-	cl := newCluster(t)
-	n1 := cl.startNode(1, nil)
-	waitActive(t, n1)
+	cl, n1 := newActiveCluster(t, nil)
 	z2 := cl.zk()
 	cl.registerBroker(z2, 2, "")
 	admin := cl.zk()
-	waitFor(t, waitTimeout, func() error {
-		if len(cl.rec.requests(2, 6)) == 0 {
-			return fmt.Errorf("broker 2 unknown to the controller")
-		}
-		return nil
-	})
+	waitBrokerKnown(t, cl, 2)
 	// Broker 3 is down at creation, so the ISR is [2] only.
-	if err := admin.CreateTopic("clean", map[int32][]int32{0: {2, 3}}, nil); err != nil {
-		t.Fatal(err)
-	}
+	createTopic(t, admin, "clean", map[int32][]int32{0: {2, 3}})
 	if err := admin.CreateTopic("dirty", map[int32][]int32{0: {2, 3}}, map[string]string{"unclean.leader.election.enable": "true"}); err != nil {
 		t.Fatal(err)
 	}
@@ -141,15 +123,11 @@ func TestControllerUncleanLeaderElection(t *testing.T) {
 // all with its new epoch; partitions whose leader died meanwhile get a new leader.
 func TestControllerFailoverResendsState(t *testing.T) {
 	t.Parallel()
-	cl := newCluster(t)
-	n1 := cl.startNode(1, nil)
-	waitActive(t, n1)
+	cl, n1 := newActiveCluster(t, nil)
 	z3 := cl.zk()
 	cl.registerBroker(z3, 3, "")
 	admin := cl.zk()
-	if err := admin.CreateTopic("keep", map[int32][]int32{0: {1, 3}, 1: {3, 1}}, nil); err != nil {
-		t.Fatal(err)
-	}
+	createTopic(t, admin, "keep", map[int32][]int32{0: {1, 3}, 1: {3, 1}})
 	wantState(t, admin, "keep", 0, 1, []int32{1, 3}, 0)
 	wantState(t, admin, "keep", 1, 3, []int32{3, 1}, 0)
 	n2 := cl.startNode(2, nil)
@@ -213,9 +191,7 @@ func TestControllerFailoverResendsState(t *testing.T) {
 // and its next requests carry the new broker epoch.
 func TestControllerBouncedBroker(t *testing.T) {
 	t.Parallel()
-	cl := newCluster(t)
-	n1 := cl.startNode(1, nil)
-	waitActive(t, n1)
+	cl, _ := newActiveCluster(t, nil)
 	z2, admin := cl.zk(), cl.zk()
 	reg := zkutil.BrokerRegistration{ID: 2, Version: 4, JMXPort: -1,
 		Endpoints: []zkutil.Endpoint{{ListenerName: "PLAINTEXT", SecurityProtocol: "PLAINTEXT", Host: "127.0.0.1", Port: brokerPort(2)}}}
@@ -223,9 +199,7 @@ func TestControllerBouncedBroker(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := admin.CreateTopic("b", map[int32][]int32{0: {2, 1}}, nil); err != nil {
-		t.Fatal(err)
-	}
+	createTopic(t, admin, "b", map[int32][]int32{0: {2, 1}})
 	wantState(t, admin, "b", 0, 2, []int32{2, 1}, 0)
 	reregistered := make(chan int64, 1)
 	z2.OnNewSession(func() {
@@ -275,21 +249,14 @@ func TestControllerBouncedBroker(t *testing.T) {
 // new endpoint) is announced to every broker, and the controller connects to the new endpoint.
 func TestControllerBrokerModification(t *testing.T) {
 	t.Parallel()
-	cl := newCluster(t)
-	n1 := cl.startNode(1, nil)
-	waitActive(t, n1)
+	cl, _ := newActiveCluster(t, nil)
 	z2, admin := cl.zk(), cl.zk()
 	reg := zkutil.BrokerRegistration{ID: 2, Version: 4, JMXPort: -1,
 		Endpoints: []zkutil.Endpoint{{ListenerName: "PLAINTEXT", SecurityProtocol: "PLAINTEXT", Host: "127.0.0.1", Port: brokerPort(2)}}}
 	if _, err := z2.RegisterBroker(reg); err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, waitTimeout, func() error {
-		if len(cl.rec.requests(2, 6)) == 0 {
-			return fmt.Errorf("broker 2 unknown")
-		}
-		return nil
-	})
+	waitBrokerKnown(t, cl, 2)
 	moved := brokerPort(2) + 100 // the recorder sees this port as "broker 102"
 	reg.Endpoints[0].Port = moved
 	if _, err := z2.RegisterBroker(reg); err != nil {
@@ -305,9 +272,7 @@ func TestControllerBrokerModification(t *testing.T) {
 		}
 		return fmt.Errorf("last UpdateMetadata to broker 1: %+v", last.LiveBrokers)
 	})
-	if err := admin.CreateTopic("m", map[int32][]int32{0: {2}}, nil); err != nil {
-		t.Fatal(err)
-	}
+	createTopic(t, admin, "m", map[int32][]int32{0: {2}})
 	waitFor(t, waitTimeout, func() error {
 		if len(leaderAndIsrFor(cl.rec, 102, "m", 0)) == 0 {
 			return fmt.Errorf("no LeaderAndIsr at the new endpoint")

@@ -57,9 +57,7 @@ func topicGone(zc *zkutil.Client, topic string) error {
 // once all replicas are deleted the topic's znodes and marker are removed.
 func TestControllerTopicDeletion(t *testing.T) {
 	t.Parallel()
-	cl := newCluster(t)
-	n1 := cl.startNode(1, nil)
-	waitActive(t, n1)
+	cl, n1 := newActiveCluster(t, nil)
 	zc := cl.zk()
 	cl.registerBroker(zc, 2, "")
 	cl.registerBroker(zc, 3, "")
@@ -100,9 +98,7 @@ func TestControllerTopicDeletion(t *testing.T) {
 		return nil
 	})
 	// The name can be used again.
-	if err := zc.CreateTopic("del", map[int32][]int32{0: {3}}, nil); err != nil {
-		t.Fatal(err)
-	}
+	createTopic(t, zc, "del", map[int32][]int32{0: {3}})
 	wantState(t, zc, "del", 0, 3, []int32{3}, 0)
 }
 
@@ -111,14 +107,10 @@ func TestControllerTopicDeletion(t *testing.T) {
 // broker is back.
 func TestControllerTopicDeletionWaitsForOfflineReplica(t *testing.T) {
 	t.Parallel()
-	cl := newCluster(t)
-	n1 := cl.startNode(1, nil)
-	waitActive(t, n1)
+	cl, n1 := newActiveCluster(t, nil)
 	z2, admin := cl.zk(), cl.zk()
 	cl.registerBroker(z2, 2, "")
-	if err := admin.CreateTopic("wait", map[int32][]int32{0: {1, 2}}, nil); err != nil {
-		t.Fatal(err)
-	}
+	createTopic(t, admin, "wait", map[int32][]int32{0: {1, 2}})
 	wantState(t, admin, "wait", 0, 1, []int32{1, 2}, 0)
 	z2.Close()
 	wantState(t, admin, "wait", 0, 1, []int32{1}, 1)
@@ -150,13 +142,9 @@ func TestControllerTopicDeletionWaitsForOfflineReplica(t *testing.T) {
 // delete.topic.enable=false markers are removed and the topic is kept.
 func TestControllerTopicDeletionMarkers(t *testing.T) {
 	t.Parallel()
-	cl := newCluster(t)
-	n1 := cl.startNode(1, func(c *Config) { c.DeleteTopicDisabled = true })
-	waitActive(t, n1)
+	cl, _ := newActiveCluster(t, func(c *Config) { c.DeleteTopicDisabled = true })
 	zc := cl.zk()
-	if err := zc.CreateTopic("keep", map[int32][]int32{0: {1}}, nil); err != nil {
-		t.Fatal(err)
-	}
+	createTopic(t, zc, "keep", map[int32][]int32{0: {1}})
 	wantState(t, zc, "keep", 0, 1, []int32{1}, 0)
 	if err := zc.MarkTopicForDeletion("keep"); err != nil {
 		t.Fatal(err)
@@ -164,16 +152,7 @@ func TestControllerTopicDeletionMarkers(t *testing.T) {
 	if err := zc.MarkTopicForDeletion("nosuch"); err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, waitTimeout, func() error {
-		marked, err := zc.GetTopicsMarkedForDeletion()
-		if err != nil {
-			return err
-		}
-		if len(marked) != 0 {
-			return fmt.Errorf("markers left: %v", marked)
-		}
-		return nil
-	})
+	waitNoneLeft(t, "markers", zc.GetTopicsMarkedForDeletion)
 	if exists, _ := zc.TopicExists("keep"); !exists {
 		t.Fatal("topic deleted with delete.topic.enable=false")
 	}
@@ -183,14 +162,10 @@ func TestControllerTopicDeletionMarkers(t *testing.T) {
 // deletion are written back out (Kafka's restorePartitionReplicaAssignment).
 func TestControllerTopicDeletionRestoresAssignment(t *testing.T) {
 	t.Parallel()
-	cl := newCluster(t)
-	n1 := cl.startNode(1, nil)
-	waitActive(t, n1)
+	cl, n1 := newActiveCluster(t, nil)
 	z2, admin := cl.zk(), cl.zk()
 	cl.registerBroker(z2, 2, "")
-	if err := admin.CreateTopic("r", map[int32][]int32{0: {2}}, nil); err != nil {
-		t.Fatal(err)
-	}
+	createTopic(t, admin, "r", map[int32][]int32{0: {2}})
 	wantState(t, admin, "r", 0, 2, []int32{2}, 0)
 	z2.Close() // the deletion then waits for broker 2
 	if err := admin.MarkTopicForDeletion("r"); err != nil {
@@ -248,9 +223,7 @@ func TestControllerTopicDeletionRetriesFailedReplica(t *testing.T) {
 	waitActive(t, n1)
 	zc := cl.zk()
 	cl.registerBroker(zc, 2, "")
-	if err := zc.CreateTopic("retry", map[int32][]int32{0: {1, 2}}, nil); err != nil {
-		t.Fatal(err)
-	}
+	createTopic(t, zc, "retry", map[int32][]int32{0: {1, 2}})
 	wantState(t, zc, "retry", 0, 1, []int32{1, 2}, 0)
 	if err := zc.MarkTopicForDeletion("retry"); err != nil {
 		t.Fatal(err)
@@ -279,13 +252,9 @@ func TestControllerTopicDeletionRetriesFailedReplica(t *testing.T) {
 // by the next controller ("load topic deletions in progress").
 func TestControllerTopicDeletionAtFailover(t *testing.T) {
 	t.Parallel()
-	cl := newCluster(t)
-	n1 := cl.startNode(1, nil)
-	waitActive(t, n1)
+	cl, n1 := newActiveCluster(t, nil)
 	zc := cl.zk()
-	if err := zc.CreateTopic("later", map[int32][]int32{0: {1}}, nil); err != nil {
-		t.Fatal(err)
-	}
+	createTopic(t, zc, "later", map[int32][]int32{0: {1}})
 	wantState(t, zc, "later", 0, 1, []int32{1}, 0)
 	n1.c.Shutdown()
 	n1.zk.Close()

@@ -114,9 +114,7 @@ func TestControllerStaleControllerResigns(t *testing.T) {
 	}()
 	<-held
 	admin := cl.zk()
-	if err := admin.CreateTopic("fenced", map[int32][]int32{0: {1, 2}}, nil); err != nil {
-		t.Fatal(err)
-	}
+	createTopic(t, admin, "fenced", map[int32][]int32{0: {1, 2}})
 	waitFor(t, waitTimeout, func() error {
 		a.c.queue.mu.Lock()
 		defer a.c.queue.mu.Unlock()

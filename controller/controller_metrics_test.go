@@ -12,14 +12,10 @@ import (
 // (Kafka's kafka.controller MBeans).
 func TestControllerMetrics(t *testing.T) {
 	t.Parallel()
-	cl := newCluster(t)
-	n1 := cl.startNode(1, nil)
-	waitActive(t, n1)
+	cl, n1 := newActiveCluster(t, nil)
 	gauge := func(name string) int64 { return n1.reg.Get(name).(metrics.Gauge).Value() }
 	zc := cl.zk()
-	if err := zc.CreateTopic("m1", map[int32][]int32{0: {1}, 1: {1}, 2: {7}}, nil); err != nil {
-		t.Fatal(err)
-	}
+	createTopic(t, zc, "m1", map[int32][]int32{0: {1}, 1: {1}, 2: {7}})
 	waitFor(t, waitTimeout, func() error {
 		got := [4]int64{gauge(MetricActiveControllerCount), gauge(MetricGlobalTopicCount), gauge(MetricGlobalPartitionCount), gauge(MetricOfflinePartitionsCount)}
 		if got != [4]int64{1, 1, 3, 1} {

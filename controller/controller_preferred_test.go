@@ -20,15 +20,8 @@ func preferredSetup(t *testing.T, cl *cluster, mod func(*Config)) (*node, *zkuti
 	z2, z3, admin := cl.zk(), cl.zk(), cl.zk()
 	cl.registerBroker(z2, 2, "")
 	cl.registerBroker(z3, 3, "")
-	waitFor(t, waitTimeout, func() error {
-		if len(cl.rec.requests(3, 6)) == 0 {
-			return fmt.Errorf("broker 3 unknown")
-		}
-		return nil
-	})
-	if err := admin.CreateTopic("p", map[int32][]int32{0: {2, 3}, 1: {3, 2}}, nil); err != nil {
-		t.Fatal(err)
-	}
+	waitBrokerKnown(t, cl, 3)
+	createTopic(t, admin, "p", map[int32][]int32{0: {2, 3}, 1: {3, 2}})
 	wantState(t, admin, "p", 0, 2, []int32{2, 3}, 0)
 	z2.Close()
 	wantState(t, admin, "p", 0, 3, []int32{3}, 1)
@@ -142,14 +135,10 @@ func TestControllerAutoLeaderRebalance(t *testing.T) {
 // the ISR for a leaderless partition even though the topic does not allow it by config.
 func TestControllerElectLeadersUnclean(t *testing.T) {
 	t.Parallel()
-	cl := newCluster(t)
-	n1 := cl.startNode(1, nil)
-	waitActive(t, n1)
+	cl, n1 := newActiveCluster(t, nil)
 	z2, admin := cl.zk(), cl.zk()
 	cl.registerBroker(z2, 2, "")
-	if err := admin.CreateTopic("u", map[int32][]int32{0: {2, 3}}, nil); err != nil {
-		t.Fatal(err)
-	}
+	createTopic(t, admin, "u", map[int32][]int32{0: {2, 3}})
 	wantState(t, admin, "u", 0, 2, []int32{2}, 0)
 	cl.registerBroker(cl.zk(), 3, "")
 	z2.Close()

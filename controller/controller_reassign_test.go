@@ -13,22 +13,13 @@ import (
 // reassignCluster: controller 1, brokers 2, 3, 4 registered, topic "r" p0 on [1,2].
 func reassignCluster(t *testing.T) (*cluster, *node, *zkutil.Client) {
 	t.Helper()
-	cl := newCluster(t)
-	n1 := cl.startNode(1, nil)
-	waitActive(t, n1)
+	cl, n1 := newActiveCluster(t, nil)
 	admin := cl.zk()
 	for _, id := range []int32{2, 3, 4} {
 		cl.registerBroker(admin, id, "")
 	}
-	waitFor(t, waitTimeout, func() error {
-		if len(cl.rec.requests(4, 6)) == 0 {
-			return fmt.Errorf("broker 4 unknown")
-		}
-		return nil
-	})
-	if err := admin.CreateTopic("r", map[int32][]int32{0: {1, 2}}, nil); err != nil {
-		t.Fatal(err)
-	}
+	waitBrokerKnown(t, cl, 4)
+	createTopic(t, admin, "r", map[int32][]int32{0: {1, 2}})
 	wantState(t, admin, "r", 0, 1, []int32{1, 2}, 0)
 	return cl, n1, admin
 }
@@ -245,9 +236,7 @@ func TestControllerReassignmentResumesAtFailover(t *testing.T) {
 func TestControllerReassignmentZnodeManyPartitions(t *testing.T) {
 	t.Parallel()
 	_, _, admin := reassignCluster(t)
-	if err := admin.CreateTopic("z", map[int32][]int32{0: {1, 2}, 1: {1, 2}}, nil); err != nil {
-		t.Fatal(err)
-	}
+	createTopic(t, admin, "z", map[int32][]int32{0: {1, 2}, 1: {1, 2}})
 	wantState(t, admin, "z", 1, 1, []int32{1, 2}, 0)
 	if err := admin.CreatePartitionReassignment(map[zkutil.TopicPartition][]int32{
 		{Topic: "z", Partition: 0}: {1, 3}, // needs 3 to catch up

@@ -31,9 +31,7 @@ func TestControllerShutdownStopsGoroutines(t *testing.T) {
 	n2 := cl.startNode(2, nil)
 	waitActive(t, n1, n2)
 	zc := cl.zk()
-	if err := zc.CreateTopic("g", map[int32][]int32{0: {1, 2}}, nil); err != nil {
-		t.Fatal(err)
-	}
+	createTopic(t, zc, "g", map[int32][]int32{0: {1, 2}})
 	wantState(t, zc, "g", 0, 1, []int32{1, 2}, 0)
 	if len(controllerGoroutines()) < 4 {
 		t.Fatalf("expected 2 event loops and 2 senders, got %d goroutines", len(controllerGoroutines()))

@@ -15,9 +15,7 @@ import (
 // OfflineReplica (removed from the ISR). Reply with the partitions it still leads."
 func TestControllerControlledShutdown(t *testing.T) {
 	t.Parallel()
-	cl := newCluster(t)
-	n1 := cl.startNode(1, nil)
-	waitActive(t, n1)
+	cl, n1 := newActiveCluster(t, nil)
 	n3 := cl.startNode(3, nil)
 	z2, admin := cl.zk(), cl.zk()
 	reg := zkutil.BrokerRegistration{ID: 2, Version: 4, JMXPort: -1,
@@ -26,9 +24,7 @@ func TestControllerControlledShutdown(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := admin.CreateTopic("cs", map[int32][]int32{0: {2, 3}, 1: {3, 2}, 2: {2}, 3: {2, 4}}, nil); err != nil {
-		t.Fatal(err)
-	}
+	createTopic(t, admin, "cs", map[int32][]int32{0: {2, 3}, 1: {3, 2}, 2: {2}, 3: {2, 4}})
 	wantState(t, admin, "cs", 0, 2, []int32{2, 3}, 0)
 	wantState(t, admin, "cs", 1, 3, []int32{3, 2}, 0)
 	ctx, cancel := context.WithTimeout(context.Background(), waitTimeout)
@@ -67,9 +63,7 @@ func TestControllerControlledShutdown(t *testing.T) {
 		return nil
 	})
 	// A shutting-down broker does not lead new partitions.
-	if err := admin.CreateTopic("after", map[int32][]int32{0: {2, 3}}, nil); err != nil {
-		t.Fatal(err)
-	}
+	createTopic(t, admin, "after", map[int32][]int32{0: {2, 3}})
 	wantState(t, admin, "after", 0, 3, []int32{3}, 0)
 
 	// Once it is gone and back, it is an ordinary live broker again.

@@ -53,22 +53,13 @@ func updateMetadataFor(rec *recorder, broker int32, topic string, p int32) ([]km
 // LeaderAndIsr IsNew to the replicas and UpdateMetadata to all brokers".
 func TestControllerTopicCreation(t *testing.T) {
 	t.Parallel()
-	cl := newCluster(t)
-	n1 := cl.startNode(1, nil)
-	waitActive(t, n1)
+	cl, n1 := newActiveCluster(t, nil)
 	zc := cl.zk()
 	cl.registerBroker(zc, 2, "")
 	cl.registerBroker(zc, 3, "")
-	waitFor(t, waitTimeout, func() error {
-		if len(cl.rec.requests(3, 6)) == 0 {
-			return fmt.Errorf("broker 3 has no UpdateMetadata yet")
-		}
-		return nil
-	})
+	waitBrokerKnown(t, cl, 3)
 	assignment := map[int32][]int32{0: {2, 3, 1}, 1: {3, 1, 2}}
-	if err := zc.CreateTopic("orders", assignment, nil); err != nil {
-		t.Fatal(err)
-	}
+	createTopic(t, zc, "orders", assignment)
 	for p, replicas := range assignment {
 		waitFor(t, waitTimeout, func() error {
 			st, err := partitionState(t, zc, "orders", p)
@@ -168,13 +159,9 @@ func TestControllerTopicCreation(t *testing.T) {
 // initial ISR and the first live replica leads.
 func TestControllerTopicCreationDeadReplica(t *testing.T) {
 	t.Parallel()
-	cl := newCluster(t)
-	n1 := cl.startNode(1, nil)
-	waitActive(t, n1)
+	cl, n1 := newActiveCluster(t, nil)
 	zc := cl.zk()
-	if err := zc.CreateTopic("t", map[int32][]int32{0: {5, 1}, 1: {5}}, nil); err != nil {
-		t.Fatal(err)
-	}
+	createTopic(t, zc, "t", map[int32][]int32{0: {5, 1}, 1: {5}})
 	waitFor(t, waitTimeout, func() error {
 		st, err := partitionState(t, zc, "t", 0)
 		if err != nil {
@@ -216,14 +203,10 @@ func TestControllerTopicCreationDeadReplica(t *testing.T) {
 // the new ones (PartitionModifications).
 func TestControllerPartitionsAdded(t *testing.T) {
 	t.Parallel()
-	cl := newCluster(t)
-	n1 := cl.startNode(1, nil)
-	waitActive(t, n1)
+	cl, _ := newActiveCluster(t, nil)
 	zc := cl.zk()
 	cl.registerBroker(zc, 2, "")
-	if err := zc.CreateTopic("grow", map[int32][]int32{0: {1, 2}}, nil); err != nil {
-		t.Fatal(err)
-	}
+	createTopic(t, zc, "grow", map[int32][]int32{0: {1, 2}})
 	waitFor(t, waitTimeout, func() error { _, err := partitionState(t, zc, "grow", 0); return err })
 	a, v, err := zc.GetTopicAssignment("grow")
 	if err != nil {
@@ -253,14 +236,10 @@ func TestControllerPartitionsAdded(t *testing.T) {
 // deletes the notifications.
 func TestControllerIsrChangeNotification(t *testing.T) {
 	t.Parallel()
-	cl := newCluster(t)
-	n1 := cl.startNode(1, nil)
-	waitActive(t, n1)
+	cl, _ := newActiveCluster(t, nil)
 	zc := cl.zk()
 	cl.registerBroker(zc, 2, "")
-	if err := zc.CreateTopic("isr", map[int32][]int32{0: {1, 2}}, nil); err != nil {
-		t.Fatal(err)
-	}
+	createTopic(t, zc, "isr", map[int32][]int32{0: {1, 2}})
 	var st zkutil.PartitionState
 	var zkv int32
 	waitFor(t, waitTimeout, func() error {
@@ -290,29 +269,16 @@ func TestControllerIsrChangeNotification(t *testing.T) {
 			return nil
 		})
 	}
-	waitFor(t, waitTimeout, func() error {
-		names, err := zc.GetIsrChangeNotifications()
-		if err != nil {
-			return err
-		}
-		if len(names) != 0 {
-			return fmt.Errorf("notifications left: %v", names)
-		}
-		return nil
-	})
+	waitNoneLeft(t, "notifications", zc.GetIsrChangeNotifications)
 }
 
 // TestControllerEmptyAssignment: a partition with an empty replica list in ZooKeeper (bad
 // input) stays offline without breaking the controller or its request handlers.
 func TestControllerEmptyAssignment(t *testing.T) {
 	t.Parallel()
-	cl := newCluster(t)
-	n1 := cl.startNode(1, func(c *Config) { c.AutoLeaderRebalanceEnable = true })
-	waitActive(t, n1)
+	cl, n1 := newActiveCluster(t, func(c *Config) { c.AutoLeaderRebalanceEnable = true })
 	zc := cl.zk()
-	if err := zc.CreateTopic("empty", map[int32][]int32{0: {}, 1: {1}}, nil); err != nil {
-		t.Fatal(err)
-	}
+	createTopic(t, zc, "empty", map[int32][]int32{0: {}, 1: {1}})
 	wantState(t, zc, "empty", 1, 1, []int32{1}, 0)
 	ctx, cancel := context.WithTimeout(context.Background(), waitTimeout)
 	defer cancel()

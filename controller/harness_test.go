@@ -139,6 +139,51 @@ func waitActive(t *testing.T, nodes ...*node) *node {
 	return active
 }
 
+// newActiveCluster starts broker 1's controller on a new cluster, its Config changed by mod
+// (nil for none), and waits until it is active.
+func newActiveCluster(t *testing.T, mod func(*Config)) (*cluster, *node) {
+	t.Helper()
+	cl := newCluster(t)
+	n1 := cl.startNode(1, mod)
+	waitActive(t, n1)
+	return cl, n1
+}
+
+// createTopic writes topic's replica assignment (partition -> replicas, no config) through zc.
+func createTopic(t *testing.T, zc *zkutil.Client, topic string, assignment map[int32][]int32) {
+	t.Helper()
+	if err := zc.CreateTopic(topic, assignment, nil); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// waitBrokerKnown waits until the controller has sent broker id an UpdateMetadata, that is,
+// it has taken in the broker's registration.
+func waitBrokerKnown(t *testing.T, cl *cluster, id int32) {
+	t.Helper()
+	waitFor(t, waitTimeout, func() error {
+		if len(cl.rec.requests(id, 6)) == 0 {
+			return fmt.Errorf("broker %d unknown to the controller", id)
+		}
+		return nil
+	})
+}
+
+// waitNoneLeft waits until list returns no entries (what names them in the failure).
+func waitNoneLeft(t *testing.T, what string, list func() ([]string, error)) {
+	t.Helper()
+	waitFor(t, waitTimeout, func() error {
+		left, err := list()
+		if err != nil {
+			return err
+		}
+		if len(left) != 0 {
+			return fmt.Errorf("%s left: %v", what, left)
+		}
+		return nil
+	})
+}
+
 // partitionState reads a partition's state znode.
 func partitionState(t *testing.T, c *zkutil.Client, topic string, p int32) (zkutil.PartitionState, error) {
 	t.Helper()
