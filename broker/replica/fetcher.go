@@ -82,6 +82,10 @@ type EpochEndOffset struct {
 type partitionFetchState struct {
 	leaderEpoch int32
 	truncated   bool // truncation by leader epoch done for this epoch
+	// delayedUntil keeps the partition out of requests after an error of
+	// its own (Kafka's AbstractFetcherThread.delayPartitions), so the
+	// other partitions of the leader keep fetching; zero when never delayed.
+	delayedUntil time.Time
 }
 
 // fetchRound is a partition's part in one fetch request.
@@ -113,6 +117,9 @@ type fetcher struct {
 	round map[TopicPartition]fetchRound          // partitions in the current request
 	req   FollowerFetch
 	resp  FollowerFetchResponse
+	// now is the clock read once per round when a partition is delayed;
+	// nextReady the earliest end of a delay seen this round.
+	now, nextReady time.Time
 }
 
 func newFetcher(fm *fetcherManager, leader int32) *fetcher {
@@ -170,9 +177,47 @@ func (f *fetcher) markTruncated(tp TopicPartition, epoch int32) {
 	}
 }
 
-// run is the fetch loop. It returns when the fetcher is stopped.
+// delay keeps tp out of requests for replica.fetch.backoff.ms after err,
+// an error of that partition alone, unless its leader epoch changed since.
+func (f *fetcher) delay(tp TopicPartition, epoch int32, err error) {
+	until := f.fm.m.cfg.Now().Add(f.backoff())
+	f.mu.Lock()
+	if s, ok := f.mu.partitions[tp]; ok && s.leaderEpoch == epoch {
+		s.delayedUntil = until
+	}
+	f.mu.Unlock()
+	f.log.WithError(err).WithFields(logrus.Fields{"topic": tp.Topic, "partition": tp.Partition}).
+		Debug("replica fetch of a partition failed; backing off that partition")
+}
+
+// delayed reports whether s is still in a delay, noting the earliest end
+// of a delay in f.nextReady. It reads the clock at most once per round.
+func (f *fetcher) delayed(s partitionFetchState) bool {
+	if s.delayedUntil.IsZero() {
+		return false
+	}
+	if f.now.IsZero() {
+		f.now = f.fm.m.cfg.Now()
+	}
+	if !f.now.Before(s.delayedUntil) {
+		return false
+	}
+	if f.nextReady.IsZero() || s.delayedUntil.Before(f.nextReady) {
+		f.nextReady = s.delayedUntil
+	}
+	return true
+}
+
+// backoff is replica.fetch.backoff.ms (at least 10 ms).
+func (f *fetcher) backoff() time.Duration {
+	return time.Duration(max(f.fm.cfg.BackoffMs, 10)) * time.Millisecond
+}
+
+// run is the fetch loop. It returns when the fetcher is stopped. After a
+// round that appended data the next request is written at once: the new
+// fetch offsets are what move the leader's high watermark.
 func (f *fetcher) run() {
-	backoff := time.Duration(max(f.fm.cfg.BackoffMs, 10)) * time.Millisecond
+	backoff := f.backoff()
 	for f.ctx.Err() == nil {
 		ep, parts := f.snapshot()
 		if len(parts) == 0 {
@@ -192,12 +237,15 @@ func (f *fetcher) run() {
 	}
 }
 
-// fetchOnce truncates partitions that need it, then sends one fetch.
+// fetchOnce truncates partitions that need it, then sends one fetch. It
+// returns an error when a whole request failed (the caller backs off);
+// an error of one partition only delays that partition.
 func (f *fetcher) fetchOnce(ep LeaderEndpoint, parts map[TopicPartition]partitionFetchState) error {
 	m := f.fm.m
+	f.now, f.nextReady = time.Time{}, time.Time{}
 	var queries map[TopicPartition]EpochQuery // only after a leader or epoch change
 	for tp, s := range parts {
-		if !s.truncated {
+		if !s.truncated && !f.delayed(s) {
 			if queries == nil {
 				queries = make(map[TopicPartition]EpochQuery)
 			}
@@ -218,25 +266,28 @@ func (f *fetcher) fetchOnce(ep LeaderEndpoint, parts map[TopicPartition]partitio
 		if err != nil {
 			return err
 		}
-		var failed error
 		for tp, eo := range ends {
+			s, ok := parts[tp]
+			if !ok {
+				continue
+			}
 			if eo.Err != nil {
-				failed = fmt.Errorf("replica: %s: OffsetsForLeaderEpoch: %w", tp, eo.Err)
+				f.delay(tp, s.leaderEpoch, fmt.Errorf("replica: %s: OffsetsForLeaderEpoch: %w", tp, eo.Err))
 				continue
 			}
 			p := m.Partition(tp)
 			if p == nil {
 				continue
 			}
-			if err := p.truncateForFollower(parts[tp].leaderEpoch, eo); err != nil {
+			if err := p.truncateForFollower(s.leaderEpoch, eo); err != nil {
 				f.log.WithError(err).WithFields(logrus.Fields{"topic": tp.Topic, "partition": tp.Partition}).
 					Warn("truncation by leader epoch failed")
-				failed = err
+				f.delay(tp, s.leaderEpoch, err)
 				continue
 			}
-			f.markTruncated(tp, parts[tp].leaderEpoch)
+			f.markTruncated(tp, s.leaderEpoch)
 		}
-		return failed // fetch with the new positions on the next round
+		return nil // fetch with the new positions on the next round
 	}
 
 	req := &f.req
@@ -245,6 +296,9 @@ func (f *fetcher) fetchOnce(ep LeaderEndpoint, parts map[TopicPartition]partitio
 	clear(f.round)
 	held := false // a throttled partition was left out: its quota is used up
 	for tp, s := range parts {
+		if !s.truncated || f.delayed(s) {
+			continue
+		}
 		p := m.Partition(tp)
 		if p == nil {
 			continue
@@ -270,24 +324,27 @@ func (f *fetcher) fetchOnce(ep LeaderEndpoint, parts map[TopicPartition]partitio
 			LogStartOffset: l.LogStartOffset(), MaxBytes: maxBytes})
 	}
 	if len(req.Partitions) == 0 {
-		if held {
+		switch {
+		case held:
 			f.waitForQuota()
+		case !f.nextReady.IsZero():
+			f.waitFor(f.nextReady.Sub(f.now))
 		}
 		return nil
 	}
 	if err := f.fm.cfg.Source.Fetch(f.ctx, ep, *req, &f.resp); err != nil {
 		return err
 	}
-	var failed error
 	for i := range f.resp.Partitions {
 		r := &f.resp.Partitions[i]
-		rs, ok := f.round[r.TopicPartition]
+		tp := r.TopicPartition
+		rs, ok := f.round[tp]
 		if !ok || rs.answered {
 			continue // not asked for, or answered twice
 		}
 		rs.answered = true
-		f.round[r.TopicPartition] = rs
-		p := m.Partition(r.TopicPartition)
+		f.round[tp] = rs
+		p := m.Partition(tp)
 		if p == nil {
 			continue
 		}
@@ -297,18 +354,28 @@ func (f *fetcher) fetchOnce(ep LeaderEndpoint, parts map[TopicPartition]partitio
 		if r.Err != nil {
 			if errors.Is(r.Err, storage.ErrOffsetOutOfRange) {
 				if err := f.handleOutOfRange(ep, p, rs.leaderEpoch); err != nil {
-					failed = err
+					f.delay(tp, rs.leaderEpoch, err)
 				}
 				continue
 			}
-			failed = r.Err
+			f.delay(tp, rs.leaderEpoch, r.Err)
 			continue
 		}
 		if err := p.appendAsFollower(rs.leaderEpoch, r); err != nil {
-			failed = fmt.Errorf("replica: %s: follower append: %w", r.TopicPartition, err)
+			f.delay(tp, rs.leaderEpoch, fmt.Errorf("replica: %s: follower append: %w", tp, err))
 		}
 	}
-	return failed
+	return nil
+}
+
+// waitFor pauses for d of clock time, or until partitions are added or the
+// fetcher stops.
+func (f *fetcher) waitFor(d time.Duration) {
+	select {
+	case <-f.fm.m.cfg.After(max(d, time.Millisecond)):
+	case <-f.ctx.Done():
+	case <-f.wake:
+	}
 }
 
 // waitForQuota pauses until the follower throttle has bytes again (at most
