@@ -17,7 +17,12 @@
 //     are serialised by Log.mu (STYLE S6.4). LogEndOffset, LogStartOffset,
 //     HighWatermark, RecoveryPoint and Read take no lock: they read atomics
 //     and a copy-on-write segment list, and only pread bytes below the
-//     published end. Flush holds Log.flushMu while it fsyncs, and Log.mu
+//     published end. The published end (logEnd) also carries an immutable
+//     view of the places of the active segment's last 16 batches
+//     (recent_batches.go): the writer only appends to the array behind a
+//     view past its end, and switches to a fresh array on truncation, so a
+//     reader can answer offsets near the end from the view with no lock and
+//     no read of the file. Flush holds Log.flushMu while it fsyncs, and Log.mu
 //     only to snapshot and to publish the recovery point, so fsync never
 //     blocks appends (except flush.messages, which fsyncs in the append
 //     path as Kafka does).
@@ -69,7 +74,7 @@
 //
 // Temporary names: "<file>.deleted" (segment waiting file.delete.delay.ms),
 // "<base>.log.cleaned" and "<base>.log.swap" (compaction), "<file>.tmp"
-// (checkpoint being written). Load removes .deleted, .cleaned and .tmp
+// (checkpoint or producer snapshot being written). Load removes .deleted, .cleaned and .tmp
 // files and completes .swap files.
 //
 // A .log file is a sequence of record batches v2 (see broker/record):
@@ -134,7 +139,11 @@
 // default, like Kafka's, never fsyncs in the append path; replication is
 // the durability mechanism). Flush makes every batch below the log end
 // offset it started from durable and advances the recovery point; each
-// fsync site says what it makes durable.
+// fsync site says what it makes durable. Producer snapshots are written
+// to "<name>.tmp", fsynced and renamed (Kafka fsyncs them too); at close
+// and load the directory is fsynced at once, at a roll by the roll's
+// flush. A failed snapshot never fails the log (it is an optimisation of
+// the next load); at close it withholds .kafka_cleanshutdown.
 //
 // # Recovery
 //

@@ -50,7 +50,7 @@ func TestStorageHeaderReaderMatchesReadHeaderAt(t *testing.T) {
 	for _, p := range starts { // a forward scan
 		check(&hr, p)
 	}
-	check(&hr, size) // at the end: ErrShortBatch
+	check(&hr, size)            // at the end: ErrShortBatch
 	for i := 0; i < 2000; i++ { // random jumps and limits
 		if rng.IntN(10) == 0 {
 			hr.reset(f, starts[rng.IntN(len(starts))]+rng.Int64N(100))
