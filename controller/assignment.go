@@ -3,6 +3,7 @@ package controller
 import (
 	"errors"
 	"fmt"
+	"iter"
 	"math/rand/v2"
 	"slices"
 	"sort"
@@ -101,6 +102,33 @@ func startAndShift(n, fixedStart int, rnd Rand) (start, shift int) {
 	return start, shift
 }
 
+// placement is one partition's place in Kafka's round-robin assignment: the partition id,
+// the index of its first replica in the broker list, and the shift of its followers.
+type placement struct {
+	pid, first, shift int
+}
+
+// placements yields the placements of nPartitions partitions from startPartition over n
+// brokers, as both of Kafka's assignReplicasToBrokers loops walk them: the first replica
+// moves one broker per partition, and the follower shift grows by one each time the
+// partition ids wrap around the brokers. The start and shift are drawn (startAndShift) when
+// the iteration begins.
+func placements(n, nPartitions, fixedStart, startPartition int, rnd Rand) iter.Seq[placement] {
+	return func(yield func(placement) bool) {
+		start, shift := startAndShift(n, fixedStart, rnd)
+		pid := max(0, startPartition)
+		for range nPartitions {
+			if pid > 0 && pid%n == 0 {
+				shift++
+			}
+			if !yield(placement{pid: pid, first: (pid + start) % n, shift: shift}) {
+				return
+			}
+			pid++
+		}
+	}
+}
+
 // replicaIndex is Kafka's AdminUtils.replicaIndex: the follower offset from the first
 // replica never lands on the first replica itself.
 func replicaIndex(first, secondShift, k, n int) int {
@@ -112,20 +140,13 @@ func replicaIndex(first, secondShift, k, n int) int {
 func assignRackUnaware(ids []int32, nPartitions, rf, fixedStart, startPartition int, rnd Rand) map[int32][]int32 {
 	n := len(ids)
 	out := make(map[int32][]int32, nPartitions)
-	start, shift := startAndShift(n, fixedStart, rnd)
-	pid := max(0, startPartition)
-	for range nPartitions {
-		if pid > 0 && pid%n == 0 {
-			shift++
-		}
-		first := (pid + start) % n
+	for pl := range placements(n, nPartitions, fixedStart, startPartition, rnd) {
 		replicas := make([]int32, 0, rf)
-		replicas = append(replicas, ids[first])
+		replicas = append(replicas, ids[pl.first])
 		for j := range rf - 1 {
-			replicas = append(replicas, ids[replicaIndex(first, shift, j, n)])
+			replicas = append(replicas, ids[replicaIndex(pl.first, pl.shift, j, n)])
 		}
-		out[int32(pid)] = replicas
-		pid++
+		out[int32(pl.pid)] = replicas
 	}
 	return out
 }
@@ -167,14 +188,8 @@ func assignRackAware(brokers []BrokerMeta, nPartitions, rf, fixedStart, startPar
 	list := RackAlternatedBrokers(brokers)
 	n := len(list)
 	out := make(map[int32][]int32, nPartitions)
-	start, shift := startAndShift(n, fixedStart, rnd)
-	pid := max(0, startPartition)
-	for range nPartitions {
-		if pid > 0 && pid%n == 0 {
-			shift++
-		}
-		first := (pid + start) % n
-		leader := list[first]
+	for pl := range placements(n, nPartitions, fixedStart, startPartition, rnd) {
+		leader := list[pl.first]
 		replicas := []int32{leader}
 		racksUsed := map[string]struct{}{rackOf[leader]: {}}
 		brokersUsed := map[int32]struct{}{leader: {}}
@@ -183,7 +198,7 @@ func assignRackAware(brokers []BrokerMeta, nPartitions, rf, fixedStart, startPar
 			// Bounded: within n-1 consecutive k every other broker is a candidate once, and
 			// one of them satisfies the rule (an unused broker exists because rf <= n).
 			for range n * n {
-				b := list[replicaIndex(first, shift*numRacks, k, n)]
+				b := list[replicaIndex(pl.first, pl.shift*numRacks, k, n)]
 				k++
 				_, rackUsed := racksUsed[rackOf[b]]
 				_, brokerUsed := brokersUsed[b]
@@ -195,8 +210,7 @@ func assignRackAware(brokers []BrokerMeta, nPartitions, rf, fixedStart, startPar
 				}
 			}
 		}
-		out[int32(pid)] = replicas
-		pid++
+		out[int32(pl.pid)] = replicas
 	}
 	return out
 }
