@@ -12,6 +12,7 @@ import (
 
 	"samsa/broker/group"
 	"samsa/broker/metadata"
+	"samsa/broker/quota"
 	"samsa/broker/replica"
 	"samsa/broker/server"
 	"samsa/broker/storage"
@@ -29,6 +30,9 @@ type Broker struct {
 	apis map[int16]api      // immutable after New
 	meta *metadata.Cache    // internally synchronised
 	mtr  *brokerMetrics     // immutable after New
+	// quotas enforces client byte-rate quotas (quota_wiring.go,
+	// quota_serve.go); internally synchronised.
+	quotas *quota.Manager
 	// dynCfg is cfg with the dynamic broker overrides of /config/brokers
 	// applied (dynamic_config_apply.go); nil until Start has read them.
 	dynCfg atomic.Pointer[config.Broker]
@@ -86,6 +90,7 @@ func New(cfg *config.Broker, opts Options) (*Broker, error) {
 		meta: metadata.New(),
 		mtr:  newBrokerMetrics(opts.Registry),
 	}
+	b.quotas = newQuotaManager(opts)
 	b.sessionCh = make(chan struct{}, 1)
 	b.id.Store(cfg.BrokerID)
 	b.mu.addrs = make(map[string]net.Addr)

@@ -14,8 +14,10 @@ import (
 // handles the notifications above the last one seen, re-reading the full
 // config of each named topic and applying it to the hosted partitions, and
 // for brokers/<default> or brokers/<this id> reloading the dynamic broker
-// configs (dynamic_config_apply.go). users/ and clients/ notifications are
-// ignored: Samsa enforces no quotas.
+// configs (dynamic_config_apply.go), and for users/ and clients/ entities
+// re-reading that entity's client quotas (quota_wiring.go). Client quotas
+// are loaded in full when the loop starts (retried on each wake until a
+// load succeeds).
 func (b *Broker) configChangeLoop(ctx context.Context) {
 	wake := make(chan struct{}, 1)
 	signal := func() {
@@ -28,11 +30,19 @@ func (b *Broker) configChangeLoop(ctx context.Context) {
 	defer cancel()
 	signal()
 	last := int64(-1)
+	quotasLoaded := false
 	for {
 		select {
 		case <-ctx.Done():
 			return
 		case <-wake:
+		}
+		if !quotasLoaded {
+			if err := b.loadClientQuotas(); err != nil {
+				b.log.WithError(err).Warn("loading client quotas failed")
+			} else {
+				quotasLoaded = true
+			}
 		}
 		nodes, err := b.zk.GetConfigChanges()
 		if err != nil {
@@ -48,6 +58,15 @@ func (b *Broker) configChangeLoop(ctx context.Context) {
 			entity, _, err := b.zk.ReadConfigChange(n)
 			if err != nil {
 				continue // deleted meanwhile (expired notification)
+			}
+			if strings.HasPrefix(entity, zkutil.ConfigTypeUser+"/") || strings.HasPrefix(entity, zkutil.ConfigTypeClient+"/") {
+				if quotasLoaded {
+					if err := b.applyQuotaChange(entity); err != nil {
+						b.log.WithError(err).WithField("entity", entity).Warn("applying a client quota change failed")
+						quotasLoaded = false // reload everything on the next wake
+					}
+				}
+				continue
 			}
 			if name, ok := strings.CutPrefix(entity, zkutil.ConfigTypeBroker+"/"); ok {
 				if name == defaultBrokerEntity || name == strconv.Itoa(int(b.ID())) {

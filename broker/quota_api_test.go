@@ -1,0 +1,247 @@
+package broker_test
+
+import (
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/IBM/sarama"
+	"github.com/twmb/franz-go/pkg/kmsg"
+
+	"samsa/broker/brokertest"
+	"samsa/broker/record"
+	"samsa/broker/wire"
+)
+
+// quotaRun is what one client measured.
+type quotaRun struct {
+	took        time.Duration
+	maxThrottle int64 // ms, from Sarama's throttle-time-in-ms
+}
+
+// produceAll sends quotaMsgs messages of quotaMsgSize with a Sarama
+// SyncProducer using clientID.
+func produceAll(t *testing.T, c *brokertest.Cluster, topic, clientID string) quotaRun {
+	cfg, reg := quotaSaramaConfig(clientID)
+	p := c.SyncProducer(t, cfg)
+	val := make([]byte, quotaMsgSize)
+	start := time.Now()
+	for i := 0; i < quotaMsgs; i++ {
+		if _, _, err := p.SendMessage(&sarama.ProducerMessage{Topic: topic, Value: sarama.ByteEncoder(val)}); err != nil {
+			t.Errorf("%s: message %d: %v", clientID, i, err)
+			break
+		}
+	}
+	return quotaRun{took: time.Since(start), maxThrottle: saramaMaxThrottle(reg)}
+}
+
+// consumeAll reads quotaMsgs messages from the start of partition 0 with a
+// Sarama consumer using clientID.
+func consumeAll(t *testing.T, c *brokertest.Cluster, topic, clientID string) quotaRun {
+	cfg, reg := quotaSaramaConfig(clientID)
+	consumer, err := sarama.NewConsumerFromClient(c.Sarama(t, cfg))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer consumer.Close()
+	start := time.Now()
+	pc, err := consumer.ConsumePartition(topic, 0, sarama.OffsetOldest)
+	if err != nil {
+		t.Errorf("%s: %v", clientID, err)
+		return quotaRun{}
+	}
+	defer pc.Close()
+	timeout := time.After(90 * time.Second)
+	for n := 0; n < quotaMsgs; {
+		select {
+		case <-pc.Messages():
+			n++
+		case err := <-pc.Errors():
+			t.Errorf("%s: %v", clientID, err)
+			return quotaRun{}
+		case <-timeout:
+			t.Errorf("%s: %d of %d messages after 90 s", clientID, n, quotaMsgs)
+			return quotaRun{}
+		}
+	}
+	return quotaRun{took: time.Since(start), maxThrottle: saramaMaxThrottle(reg)}
+}
+
+// inParallel runs a slow and a fast client at the same time.
+func inParallel(slow, fast func() quotaRun) (quotaRun, quotaRun) {
+	var s, f quotaRun
+	var wg sync.WaitGroup
+	wg.Add(2)
+	go func() { defer wg.Done(); s = slow() }()
+	go func() { defer wg.Done(); f = fast() }()
+	wg.Wait()
+	return s, f
+}
+
+func checkThrottled(t *testing.T, name string, r quotaRun) {
+	t.Helper()
+	t.Logf("%s: %v, max throttle %d ms", name, r.took, r.maxThrottle)
+	if r.took < quotaMinDuration || r.took > 60*time.Second {
+		t.Errorf("%s took %v, want between %v and 60s under a %d B/s quota", name, r.took, quotaMinDuration, quotaSmall)
+	}
+	if r.maxThrottle <= 0 {
+		t.Errorf("%s: Sarama saw no throttle time", name)
+	}
+}
+
+func checkUnthrottled(t *testing.T, name string, r quotaRun) {
+	t.Helper()
+	t.Logf("%s: %v, max throttle %d ms", name, r.took, r.maxThrottle)
+	if r.took >= quotaMinDuration || r.maxThrottle != 0 {
+		t.Errorf("%s took %v with throttle %d ms, want unthrottled", name, r.took, r.maxThrottle)
+	}
+}
+
+// TestQuotaProduceByteRate: a producer_byte_rate set with
+// AlterClientQuotas on client-id "slow" holds a Sarama producer to it
+// (throttle times, no errors) while client-id "fast" produces unthrottled
+// at the same time; removing the quota lifts the throttle, without a
+// restart.
+func TestQuotaProduceByteRate(t *testing.T) {
+	c := brokertest.NewCluster(t, 1)
+	c.CreateTopic(t, "q", 1, 1)
+	admin := c.Admin(t, brokertest.SaramaConfig(sarama.V2_8_0_0))
+	setClientQuota(t, admin, "slow", "producer_byte_rate", quotaSmall)
+	setClientQuota(t, admin, "probe", "producer_byte_rate", 1)
+	awaitProbeThrottle(t, c, "q", true) // also: a raw Produce v8 answer carries throttle_time_ms
+
+	slow, fast := inParallel(
+		func() quotaRun { return produceAll(t, c, "q", "slow") },
+		func() quotaRun { return produceAll(t, c, "q", "fast") })
+	checkThrottled(t, "slow", slow)
+	checkUnthrottled(t, "fast", fast)
+
+	setClientQuota(t, admin, "slow", "producer_byte_rate", 0)
+	setClientQuota(t, admin, "probe", "producer_byte_rate", 0)
+	awaitProbeThrottle(t, c, "q", false)
+	checkUnthrottled(t, "slow without quota", produceAll(t, c, "q", "slow"))
+}
+
+// TestQuotaFetchByteRate: the same for consumer_byte_rate and Sarama
+// consumers fetching one partition.
+func TestQuotaFetchByteRate(t *testing.T) {
+	c := brokertest.NewCluster(t, 1)
+	c.CreateTopic(t, "qc", 1, 1)
+	produceAll(t, c, "qc", "filler")
+	admin := c.Admin(t, brokertest.SaramaConfig(sarama.V2_8_0_0))
+	setClientQuota(t, admin, "slowc", "consumer_byte_rate", quotaSmall)
+	setClientQuota(t, admin, "probe", "producer_byte_rate", 1)
+	awaitProbeThrottle(t, c, "qc", true)
+
+	slow, fast := inParallel(
+		func() quotaRun { return consumeAll(t, c, "qc", "slowc") },
+		func() quotaRun { return consumeAll(t, c, "qc", "fastc") })
+	checkThrottled(t, "slowc", slow)
+	checkUnthrottled(t, "fastc", fast)
+
+	setClientQuota(t, admin, "slowc", "consumer_byte_rate", 0)
+	setClientQuota(t, admin, "probe", "producer_byte_rate", 0)
+	awaitProbeThrottle(t, c, "qc", false)
+	checkUnthrottled(t, "slowc without quota", consumeAll(t, c, "qc", "slowc"))
+}
+
+// TestQuotaMutesConnection: over its quota a client's answer leaves at
+// once with throttle_time_ms (KIP-219) and its connection reads nothing
+// more until the throttle time has passed; an acks=0 produce, which has no
+// answer, mutes the connection too (Kafka throttles it all the same).
+func TestQuotaMutesConnection(t *testing.T) {
+	c := brokertest.NewCluster(t, 1)
+	c.CreateTopic(t, "qm", 1, 1)
+	admin := c.Admin(t, brokertest.SaramaConfig(sarama.V2_8_0_0))
+	// A ~0.7 KB request against 50 B/s over a 10 s window: a throttle of a
+	// few seconds.
+	setClientQuota(t, admin, "mute-acks1", "producer_byte_rate", 50)
+	setClientQuota(t, admin, "mute-acks0", "producer_byte_rate", 50)
+	setClientQuota(t, admin, "probe", "producer_byte_rate", 1)
+	awaitProbeThrottle(t, c, "qm", true)
+
+	for _, acks := range []int16{1, 0} {
+		client := "mute-acks1"
+		if acks == 0 {
+			client = "mute-acks0"
+		}
+		rc := dialQuotaConn(t, c.Addr(0), client)
+		start := time.Now()
+		preq := quotaProduce(t, "qm", acks)
+		rc.write(preq)
+		want := time.Second // acks=0: at least (512+)/10/50-1 ≈ 0.4 × 10 s
+		if acks != 0 {
+			resp := rc.read(preq).(*kmsg.ProduceResponse)
+			if d := time.Since(start); d > 2*time.Second {
+				t.Errorf("acks=1: throttled answer took %v, want at once", d)
+			}
+			if resp.ThrottleMillis <= 0 {
+				t.Fatalf("acks=1: throttle_time_ms %d", resp.ThrottleMillis)
+			}
+			want = time.Duration(resp.ThrottleMillis) * time.Millisecond * 8 / 10
+		}
+		md := kmsg.NewPtrMetadataRequest()
+		md.SetVersion(1)
+		rc.write(md)
+		rc.read(md)
+		if d := time.Since(start); d < want {
+			t.Errorf("acks=%d: request behind the throttled one answered after %v, want >= %v", acks, d, want)
+		}
+	}
+}
+
+// quotaConn is a raw connection with a client id, writing and reading in
+// lockstep.
+type quotaConn struct {
+	t        *testing.T
+	rc       *rawConn
+	clientID string
+	corr     int32
+}
+
+func dialQuotaConn(t *testing.T, addr, clientID string) *quotaConn {
+	return &quotaConn{t: t, rc: dialRaw(t, addr), clientID: clientID}
+}
+
+func (q *quotaConn) write(req kmsg.Request) {
+	q.t.Helper()
+	q.corr++
+	if err := q.rc.c.SetDeadline(time.Now().Add(30 * time.Second)); err != nil {
+		q.t.Fatal(err)
+	}
+	if _, err := q.rc.c.Write(wire.AppendRequest(nil, req, q.corr, &q.clientID)); err != nil {
+		q.t.Fatal(err)
+	}
+}
+
+func (q *quotaConn) read(req kmsg.Request) kmsg.Response {
+	q.t.Helper()
+	frame, err := wire.ReadFrame(q.rc.c, 64<<20, nil)
+	if err != nil {
+		q.t.Fatal(err)
+	}
+	resp, err := wire.ParseResponse(frame, req, q.corr)
+	if err != nil {
+		q.t.Fatal(err)
+	}
+	return resp
+}
+
+// quotaProduce is a Produce v8 of one 512-byte record.
+func quotaProduce(t *testing.T, topic string, acks int16) *kmsg.ProduceRequest {
+	batch, err := record.Build(record.NewBuildHeader(0, time.Now().UnixMilli()),
+		[]record.Record{{Value: make([]byte, 512)}}, record.CodecNone)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req := kmsg.NewPtrProduceRequest()
+	req.SetVersion(8)
+	req.Acks, req.TimeoutMillis = acks, 10000
+	rt := kmsg.NewProduceRequestTopic()
+	rt.Topic = topic
+	rp := kmsg.NewProduceRequestTopicPartition()
+	rp.Records = batch
+	rt.Partitions = append(rt.Partitions, rp)
+	req.Topics = append(req.Topics, rt)
+	return req
+}
