@@ -49,9 +49,7 @@ func TestControllerElectionTwoCompete(t *testing.T) {
 // the ephemeral /controller; the other broker wins with the next epoch.
 func TestControllerFailoverOnSessionClose(t *testing.T) {
 	t.Parallel()
-	cl := newCluster(t)
-	a := cl.startNode(1, nil)
-	waitActive(t, a)
+	cl, a := newActiveCluster(t, nil)
 	b := cl.startNode(2, nil)
 	a.c.Shutdown()
 	a.zk.Close()
@@ -65,9 +63,7 @@ func TestControllerFailoverOnSessionClose(t *testing.T) {
 // ("before the new session, the broker resigns") and an election with a bumped epoch follows.
 func TestControllerSessionExpiryMovesControl(t *testing.T) {
 	t.Parallel()
-	cl := newCluster(t)
-	a := cl.startNode(1, nil)
-	waitActive(t, a)
+	cl, a := newActiveCluster(t, nil)
 	b := cl.startNode(2, nil)
 	zktest.ExpireSession(t, a.zk)
 	waitFor(t, waitTimeout, func() error {
@@ -91,9 +87,7 @@ func TestControllerSessionExpiryMovesControl(t *testing.T) {
 // (KAFKA-6082), and the partition states carry the new controller's epoch.
 func TestControllerStaleControllerResigns(t *testing.T) {
 	t.Parallel()
-	cl := newCluster(t)
-	a := cl.startNode(1, nil)
-	waitActive(t, a)
+	cl, a := newActiveCluster(t, nil)
 	b := cl.startNode(2, nil)
 	waitFor(t, waitTimeout, func() error {
 		var known bool
@@ -169,9 +163,7 @@ func TestControllerStaleControllerResigns(t *testing.T) {
 // new-session hook it handles first.
 func TestControllerSessionExpirySingleBroker(t *testing.T) {
 	t.Parallel()
-	cl := newCluster(t)
-	a := cl.startNode(1, nil)
-	waitActive(t, a)
+	_, a := newActiveCluster(t, nil)
 	for round := int32(2); round <= 3; round++ {
 		zktest.ExpireSession(t, a.zk)
 		waitFor(t, waitTimeout, func() error {

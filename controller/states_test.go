@@ -1,6 +1,10 @@
 package controller
 
-import "testing"
+import (
+	"fmt"
+	"slices"
+	"testing"
+)
 
 // TestControllerPartitionTransitions checks every (from, to) pair against Kafka's
 // PartitionState.validPreviousStates.
@@ -12,19 +16,7 @@ func TestControllerPartitionTransitions(t *testing.T) {
 		OfflinePartition:     {NewPartition, OnlinePartition, OfflinePartition},
 		NonExistentPartition: {OfflinePartition},
 	}
-	for _, to := range all {
-		for _, from := range all {
-			want := false
-			for _, v := range valid[to] {
-				want = want || v == from
-			}
-			t.Run(from.String()+"->"+to.String(), func(t *testing.T) {
-				if got := ValidPartitionTransition(from, to); got != want {
-					t.Fatalf("got %v, want %v", got, want)
-				}
-			})
-		}
-	}
+	checkTransitions(t, all, valid, ValidPartitionTransition)
 }
 
 // TestControllerReplicaTransitions checks every (from, to) pair against Kafka 2.8's
@@ -41,14 +33,21 @@ func TestControllerReplicaTransitions(t *testing.T) {
 		ReplicaDeletionIneligible: {OfflineReplica, ReplicaDeletionStarted},
 		NonExistentReplica:        {ReplicaDeletionSuccessful},
 	}
+	checkTransitions(t, all, valid, ValidReplicaTransition)
+}
+
+// checkTransitions runs one subtest per (from, to) pair of all: valid(from, to) must be true
+// exactly when from is among allowed[to] (Kafka's validPreviousStates).
+func checkTransitions[S interface {
+	comparable
+	fmt.Stringer
+}](t *testing.T, all []S, allowed map[S][]S, valid func(from, to S) bool) {
+	t.Helper()
 	for _, to := range all {
 		for _, from := range all {
-			want := false
-			for _, v := range valid[to] {
-				want = want || v == from
-			}
+			want := slices.Contains(allowed[to], from)
 			t.Run(from.String()+"->"+to.String(), func(t *testing.T) {
-				if got := ValidReplicaTransition(from, to); got != want {
+				if got := valid(from, to); got != want {
 					t.Fatalf("got %v, want %v", got, want)
 				}
 			})
