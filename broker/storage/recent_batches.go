@@ -23,8 +23,13 @@ package storage
 const recentBatchesWindow = 16
 
 // recentBatchesCap is the capacity of a backing array: one allocation of
-// 128 places (4 KiB) serves 112 appended batches.
-const recentBatchesCap = 128
+// 128 places (4 KiB) serves 112 appended batches. A segment's first array
+// holds recentBatchesFirstCap (1 KiB), so a partition that takes few
+// appends costs little.
+const (
+	recentBatchesCap      = 128
+	recentBatchesFirstCap = 2 * recentBatchesWindow
+)
 
 // batchPlace is where one batch of a segment's .log lies.
 type batchPlace struct {
@@ -49,7 +54,11 @@ func (r *recentBatches) add(p batchPlace) {
 		r.reset() // not contiguous: never expected, start over
 	}
 	if len(r.buf) == cap(r.buf) {
-		fresh := make([]batchPlace, 0, recentBatchesCap)
+		c := recentBatchesCap
+		if r.buf == nil {
+			c = recentBatchesFirstCap
+		}
+		fresh := make([]batchPlace, 0, c)
 		r.buf = append(fresh, r.buf[max(0, len(r.buf)-recentBatchesWindow+1):]...)
 	}
 	r.buf = append(r.buf, p)
@@ -71,7 +80,7 @@ func (r *recentBatches) truncateTo(pos int64) {
 		return
 	}
 	keep := r.buf[max(0, n-recentBatchesWindow):n]
-	r.buf = append(make([]batchPlace, 0, recentBatchesCap), keep...)
+	r.buf = append(make([]batchPlace, 0, recentBatchesFirstCap), keep...)
 }
 
 // view returns the last places if they describe the tail of a segment of
