@@ -123,6 +123,7 @@ func (c *Client) Close() error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.dropLocked()
+	c.intr.release()
 	return nil
 }
 
@@ -294,13 +295,13 @@ func (c *Client) roundTripLocked(ctx context.Context, req kmsg.Request, buf []by
 	conn.SetDeadline(deadline)
 	// Interrupt blocked I/O when ctx ends or the client closes (interrupt.go). The deadline
 	// above is set first, so an interruption is never overwritten by it.
-	c.intr.arm(conn)
+	c.intr.arm(ctx, conn)
 	defer c.intr.disarm()
 	if c.closeCtx.Err() != nil {
 		return nil, 0, ErrClosed
 	}
-	if stop := c.intr.watch(ctx); stop != nil {
-		defer c.intr.unwatch(stop)
+	if err := ctx.Err(); err != nil {
+		return nil, 0, err
 	}
 
 	c.mu.corr++

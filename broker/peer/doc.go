@@ -23,8 +23,9 @@
 //
 // A Client sends one request at a time and is safe for concurrent use (calls queue on its
 // mutex); use one Client per destination and goroutine, as S6.5 prescribes. Client starts no
-// goroutines of its own (context.AfterFunc callbacks only set deadlines). Close interrupts an
-// in-flight call. Pool is safe for concurrent use and closes its clients on Close.
+// goroutines of its own (context.AfterFunc callbacks only set deadlines). A call's ctx watch is
+// kept for the next call with the same ctx (interrupt.go) and released by Close, so close a
+// Client you stop using. Close interrupts an in-flight call. Pool is safe for concurrent use and closes its clients on Close.
 //
 // # Failures
 //

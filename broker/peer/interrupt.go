@@ -8,41 +8,63 @@ import (
 )
 
 // interrupter unblocks the I/O of a Client's in-flight call when the call's ctx ends or the
-// Client closes, by setting a past deadline on the call's connection. It is set up once per
-// Client so that a call costs no allocation for a ctx that is never done and about two (those
-// of context.AfterFunc) otherwise, instead of a channel and closures per call.
+// Client closes, by setting a past deadline on the call's connection.
 //
-// Only one call is armed at a time (calls hold Client.mu). A ctx callback that has started is
-// always waited for before the call returns (unwatch), so it can never hit the next call.
+// The ctx watch (context.AfterFunc) is kept from call to call while callers pass the same ctx
+// (one with the same Done channel, which ends at the same moment), as a replica fetcher does
+// with its lifetime ctx, so such calls cost no allocation; a call with another ctx replaces
+// it, and Close releases it (a Client dropped without Close keeps its last watch registered
+// with that ctx until the ctx ends). Calls hold Client.mu, so one call at a time is armed and the
+// watch fields are only touched under Client.mu. A watch's callback interrupts the armed call
+// only if that call's ctx is done, so a ctx that ends between calls, or the previous caller's
+// ctx, can never interrupt a later call; calls re-check their ctx after arming (see arm).
 type interrupter struct {
 	onDone func()        // immutable; the ctx callback, bound once
-	fired  chan struct{} // immutable; buffer 1: onDone ran
-	mu     sync.Mutex
-	conn   net.Conn // guarded by mu; the armed call's connection, nil between calls
+	fired  chan struct{} // immutable; buffer 1: onDone ran for the current watch
+
+	watched <-chan struct{} // guarded by Client.mu; the Done channel of the live watch's ctx
+	stop    func() bool     // guarded by Client.mu; stops the live watch; nil if none
+
+	mu      sync.Mutex
+	conn    net.Conn        // guarded by mu; the armed call's connection, nil between calls
+	connCtx context.Context // guarded by mu; the armed call's ctx
 }
 
 func (in *interrupter) init() {
 	in.fired = make(chan struct{}, 1)
 	in.onDone = func() {
-		in.interrupt()
+		in.mu.Lock()
+		if in.conn != nil && in.connCtx.Err() != nil {
+			in.conn.SetDeadline(time.Unix(1, 0))
+		}
+		in.mu.Unlock()
 		in.fired <- struct{}{}
 	}
 }
 
-// arm makes conn the connection interrupt acts on.
-func (in *interrupter) arm(conn net.Conn) {
+// arm makes conn, used by a call with ctx, the connection interrupt acts on, and watches ctx.
+// The caller then checks ctx.Err() and its close state: an end that came before arm is seen
+// there, one after it interrupts conn.
+func (in *interrupter) arm(ctx context.Context, conn net.Conn) {
 	in.mu.Lock()
-	in.conn = conn
+	in.conn, in.connCtx = conn, ctx
 	in.mu.Unlock()
+	done := ctx.Done()
+	if done == nil || done == in.watched {
+		return
+	}
+	in.release()
+	in.watched, in.stop = done, context.AfterFunc(ctx, in.onDone)
 }
 
+// disarm ends the call: interrupt no longer acts on its connection.
 func (in *interrupter) disarm() {
 	in.mu.Lock()
-	in.conn = nil
+	in.conn, in.connCtx = nil, nil
 	in.mu.Unlock()
 }
 
-// interrupt sets a past deadline on the armed connection, if any.
+// interrupt sets a past deadline on the armed connection, if any (Client.Close).
 func (in *interrupter) interrupt() {
 	in.mu.Lock()
 	defer in.mu.Unlock()
@@ -51,18 +73,14 @@ func (in *interrupter) interrupt() {
 	}
 }
 
-// watch interrupts the armed call when ctx ends. It returns nil when ctx can never end;
-// otherwise the caller passes the result to unwatch before the call returns.
-func (in *interrupter) watch(ctx context.Context) (stop func() bool) {
-	if ctx.Done() == nil {
-		return nil
+// release stops the live watch, if any; if its callback already started it waits for it, so
+// no callback of it runs afterwards.
+func (in *interrupter) release() {
+	if in.stop == nil {
+		return
 	}
-	return context.AfterFunc(ctx, in.onDone)
-}
-
-// unwatch stops a watch and, if its callback already started, waits for it to finish.
-func (in *interrupter) unwatch(stop func() bool) {
-	if !stop() {
+	if !in.stop() {
 		<-in.fired
 	}
+	in.watched, in.stop = nil, nil
 }

@@ -57,15 +57,21 @@ func decodeInto(frame []byte, req kmsg.Request, resp kmsg.Response, corr int32) 
 	if got := int32(binary.BigEndian.Uint32(frame)); got != corr {
 		return fmt.Errorf("%w: got %d, want %d", wire.ErrCorrelation, got, corr)
 	}
-	b := kbin.Reader{Src: frame[4:]}
+	body := frame[4:]
 	if req.IsFlexible() {
-		kmsg.SkipTags(&b)
-		if !b.Ok() {
-			return fmt.Errorf("%w: %s response header", wire.ErrMalformed, kmsg.NameForKey(req.Key()))
+		if len(body) > 0 && body[0] == 0 {
+			body = body[1:] // no tagged fields, the usual header
+		} else {
+			b := kbin.Reader{Src: body}
+			kmsg.SkipTags(&b)
+			if !b.Ok() {
+				return fmt.Errorf("%w: %s response header", wire.ErrMalformed, kmsg.NameForKey(req.Key()))
+			}
+			body = b.Src
 		}
 	}
 	resp.SetVersion(req.GetVersion())
-	if err := resp.ReadFrom(b.Src); err != nil {
+	if err := resp.ReadFrom(body); err != nil {
 		return fmt.Errorf("%w: %s v%d response body: %v", wire.ErrMalformed, kmsg.NameForKey(req.Key()), req.GetVersion(), err)
 	}
 	return nil
