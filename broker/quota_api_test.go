@@ -148,9 +148,11 @@ func TestQuotaFetchByteRate(t *testing.T) {
 // TestQuotaMutesConnection: over its quota a client's answer leaves at
 // once with throttle_time_ms (KIP-219) and its connection reads nothing
 // more until the throttle time has passed; an acks=0 produce, which has no
-// answer, mutes the connection too (Kafka throttles it all the same).
+// answer, mutes the connection too (Kafka throttles it all the same). The
+// client's byte-rate and throttle-time metrics are served under Kafka's
+// names.
 func TestQuotaMutesConnection(t *testing.T) {
-	c := brokertest.NewCluster(t, 1)
+	c := brokertest.NewCluster(t, 1, brokertest.WithProperty("metrics.listener", "http://127.0.0.1:0"))
 	c.CreateTopic(t, "qm", 1, 1)
 	admin := c.Admin(t, brokertest.SaramaConfig(sarama.V2_8_0_0))
 	// A ~0.7 KB request against 50 B/s over a 10 s window: a throttle of a
@@ -186,6 +188,12 @@ func TestQuotaMutesConnection(t *testing.T) {
 		rc.read(md)
 		if d := time.Since(start); d < want {
 			t.Errorf("acks=%d: request behind the throttled one answered after %v, want >= %v", acks, d, want)
+		}
+	}
+	for _, m := range []string{`kafka_server_produce_byte_rate{client_id="mute-acks1"}`,
+		`kafka_server_produce_throttle_time{client_id="mute-acks0"}`} {
+		if v, err := scrapeValue(c, 0, m); err != nil || v <= 0 {
+			t.Errorf("%s = %v, %v; want > 0", m, v, err)
 		}
 	}
 }
@@ -244,4 +252,65 @@ func quotaProduce(t *testing.T, topic string, acks int16) *kmsg.ProduceRequest {
 	rt.Partitions = append(rt.Partitions, rp)
 	req.Topics = append(req.Topics, rt)
 	return req
+}
+
+// TestQuotaFollowersNeverThrottled: a consumer_byte_rate of 1 B/s on the
+// default client-id throttles consumers but never the followers' fetches,
+// so acks=all produces still complete at once; the default entity comes
+// from /config/clients/<default>.
+func TestQuotaFollowersNeverThrottled(t *testing.T) {
+	c := brokertest.NewCluster(t, 2)
+	c.CreateTopic(t, "qf", 1, 2)
+	c.WaitForISR(t, "qf", 0, 2)
+	admin := c.Admin(t, brokertest.SaramaConfig(sarama.V2_8_0_0))
+	def := []sarama.QuotaEntityComponent{{EntityType: sarama.QuotaEntityClientID, MatchType: sarama.QuotaMatchDefault}}
+	if err := admin.AlterClientQuotas(def, sarama.ClientQuotasOp{Key: "consumer_byte_rate", Value: 1}, false); err != nil {
+		t.Fatal(err)
+	}
+	setClientQuota(t, admin, "probe", "producer_byte_rate", 1)
+	for i := 0; i < c.N(); i++ {
+		brokertest.WaitFor(t, 20*time.Second, func() error {
+			if rawProduceThrottleOn(t, c, i, "qf", "probe") <= 0 {
+				return errWant(true)
+			}
+			return nil
+		})
+	}
+	cfg, reg := quotaSaramaConfig("acks-all")
+	cfg.Producer.RequiredAcks = sarama.WaitForAll
+	p := c.SyncProducer(t, cfg)
+	val := make([]byte, quotaMsgSize)
+	start := time.Now()
+	for i := 0; i < 128; i++ { // 1 MiB: at 1 B/s a throttled follower would take days
+		if _, _, err := p.SendMessage(&sarama.ProducerMessage{Topic: "qf", Value: sarama.ByteEncoder(val)}); err != nil {
+			t.Fatalf("message %d: %v", i, err)
+		}
+	}
+	if d := time.Since(start); d > 20*time.Second || saramaMaxThrottle(reg) != 0 {
+		t.Fatalf("acks=all produce of 1 MiB took %v (throttle %d ms)", d, saramaMaxThrottle(reg))
+	}
+	// A consumer under the default quota is throttled.
+	leader := c.Index(c.WaitForLeader(t, "qf", 0))
+	fr := kmsg.NewPtrFetchRequest()
+	fr.SetVersion(11)
+	fr.ReplicaID, fr.MaxWaitMillis, fr.MinBytes, fr.MaxBytes = -1, 0, 1, 1<<20
+	ft := kmsg.NewFetchRequestTopic()
+	ft.Topic = "qf"
+	fp := kmsg.NewFetchRequestTopicPartition()
+	fp.PartitionMaxBytes, fp.CurrentLeaderEpoch = 1<<20, -1
+	ft.Partitions = append(ft.Partitions, fp)
+	fr.Topics = append(fr.Topics, ft)
+	resp := rawRoundTrip(t, c.Addr(leader), "some-consumer", fr).(*kmsg.FetchResponse)
+	if resp.ThrottleMillis <= 0 || len(resp.Topics) != 0 {
+		t.Fatalf("consumer fetch under 1 B/s: throttle %d ms, %d topics; want throttled and empty", resp.ThrottleMillis, len(resp.Topics))
+	}
+}
+
+// rawProduceThrottleOn sends one small produce with clientID to broker i
+// and returns the answer's throttle_time_ms (a broker that does not lead the
+// partition answers NOT_LEADER, throttled all the same).
+func rawProduceThrottleOn(t *testing.T, c *brokertest.Cluster, i int, topic, clientID string) int32 {
+	t.Helper()
+	resp := rawRoundTrip(t, c.Addr(i), clientID, quotaProduce(t, topic, 1)).(*kmsg.ProduceResponse)
+	return resp.ThrottleMillis
 }
