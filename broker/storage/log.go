@@ -280,13 +280,23 @@ func (l *Log) Failed() error {
 // every file. It returns an error if the producer snapshot or any close
 // failed or the log had failed, so the caller does not write the
 // clean-shutdown marker.
-func (l *Log) Close() error {
+func (l *Log) Close() error { return l.close(true) }
+
+// closeForDelete is Close for a log about to be deleted (Manager.DeleteLog):
+// no producer snapshot is written (its fsyncs would only slow down
+// deleting many partitions).
+func (l *Log) closeForDelete() error { return l.close(false) }
+
+func (l *Log) close(snapshot bool) error {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if l.mu.closed {
 		return nil
 	}
-	err := l.onCloseProducerStateLocked()
+	var err error
+	if snapshot {
+		err = l.onCloseProducerStateLocked()
+	}
 	l.mu.closed = true
 	err = errors.Join(err, l.closeSegmentsLocked())
 	if l.mu.failed != nil {

@@ -318,7 +318,7 @@ func (m *Manager) DeleteLog(tp TopicPartition) error {
 	m.rollFlush.Lock()
 	delete(m.rollFlush.pending, ml.log)
 	m.rollFlush.Unlock()
-	if err := ml.log.Close(); err != nil && !errors.Is(err, ErrStorage) {
+	if err := ml.log.closeForDelete(); err != nil && !errors.Is(err, ErrStorage) {
 		m.logger.WithError(err).Warn("storage: closing deleted log")
 	}
 	if tl, ok := m.cfg.Cleaner.(truncationListener); ok {

@@ -203,3 +203,41 @@ func TestStorageProducerSnapshotFailureKeepsLogOnline(t *testing.T) {
 		t.Fatalf("healed close wrote no snapshot: %v", err)
 	}
 }
+
+// Through the Manager: a clean Close makes each log's producer snapshot
+// durable before it writes .kafka_cleanshutdown, and DeleteLog writes no
+// snapshot for a log it is about to remove.
+func TestStorageManagerProducerSnapshotBeforeMarker(t *testing.T) {
+	root := t.TempDir()
+	clock := newFakeClock()
+	tfs := &syncTraceFS{FS: OSFS{}}
+	m := newTestManager(t, []string{root}, clock, func(c *ManagerConfig) { c.FS = tfs })
+	ts := clock.Now().UnixMilli()
+	for _, topic := range []string{"kept", "gone"} {
+		l, err := m.GetOrCreateLog(TopicPartition{topic, 0}, smallConfig())
+		if err != nil {
+			t.Fatal(err)
+		}
+		appendLeader(t, l, idemBatch(t, 9, 0, 0, 2, ts))
+	}
+	if err := m.DeleteLog(TopicPartition{"gone", 0}); err != nil {
+		t.Fatal(err)
+	}
+	if err := m.Close(); err != nil {
+		t.Fatal(err)
+	}
+	name := filepath.Base(producerSnapshotPath("", 2))
+	ev := tfs.trace()
+	s := indexOf(ev, 0, "sync "+name+TmpFileSuffix)
+	if s < 0 || indexOf(ev, s+1, "sync "+name+TmpFileSuffix) >= 0 {
+		t.Fatalf("want exactly one snapshot fsync (the kept log's), events %q", ev)
+	}
+	d := indexOf(ev, s, "syncdir kept-0")
+	marker := indexOf(ev, s, "syncdir "+filepath.Base(root)) // the marker's directory sync
+	if d < 0 || marker < d {
+		t.Fatalf("snapshot fsync at %d, its dir sync at %d, marker dir sync at %d: %q", s, d, marker, ev)
+	}
+	if _, err := os.Stat(filepath.Join(root, CleanShutdownFile)); err != nil {
+		t.Fatal(err)
+	}
+}
