@@ -90,7 +90,7 @@ func New(cfg *config.Broker, opts Options) (*Broker, error) {
 		meta: metadata.New(),
 		mtr:  newBrokerMetrics(opts.Registry),
 	}
-	b.quotas = newQuotaManager(opts)
+	b.quotas = newQuotaManager(cfg, opts)
 	b.sessionCh = make(chan struct{}, 1)
 	b.id.Store(cfg.BrokerID)
 	b.mu.addrs = make(map[string]net.Addr)

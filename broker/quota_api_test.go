@@ -1,6 +1,7 @@
 package broker_test
 
 import (
+	"math"
 	"sync"
 	"testing"
 	"time"
@@ -313,4 +314,23 @@ func rawProduceThrottleOn(t *testing.T, c *brokertest.Cluster, i int, topic, cli
 	t.Helper()
 	resp := rawRoundTrip(t, c.Addr(i), clientID, quotaProduce(t, topic, 1)).(*kmsg.ProduceResponse)
 	return resp.ThrottleMillis
+}
+
+// TestQuotaStaticDefaultAndWindowConfig: quota.producer.default throttles a
+// client-id no dynamic quota names, and the throttle time follows Kafka's
+// formula over quota.window.num samples of quota.window.size.seconds:
+// one request of S bytes over the minimum window of (3-1) × 1 s observes
+// S/2 B/s, so the throttle is (S/2 - 100) / 100 × 2000 ms.
+func TestQuotaStaticDefaultAndWindowConfig(t *testing.T) {
+	c := brokertest.NewCluster(t, 1, brokertest.WithProperty("quota.producer.default", "100"),
+		brokertest.WithProperty("quota.window.num", "3"), brokertest.WithProperty("quota.window.size.seconds", "1"))
+	c.CreateTopic(t, "qs", 1, 1)
+	req := quotaProduce(t, "qs", 1)
+	id := "static"
+	size := float64(len(wire.AppendRequest(nil, req, 1, &id)) - 4)
+	want := int32(math.Floor((size/2-100)/100*2000 + 0.5))
+	resp := rawRoundTrip(t, c.Addr(0), id, req).(*kmsg.ProduceResponse)
+	if resp.ThrottleMillis != want {
+		t.Fatalf("throttle_time_ms %d for a %v-byte request, want %d", resp.ThrottleMillis, size, want)
+	}
 }

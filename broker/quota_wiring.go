@@ -2,10 +2,12 @@ package broker
 
 import (
 	"strings"
+	"time"
 
 	metrics "github.com/rcrowley/go-metrics"
 
 	"samsa/broker/quota"
+	"samsa/config"
 	"samsa/zkutil"
 )
 
@@ -33,13 +35,20 @@ const (
 	metricQuotaThrottleTime = "throttle-time"
 )
 
-// newQuotaManager returns the broker's quota manager, registering each
-// sensor's byte-rate and throttle-time gauges in reg while it lives.
-func newQuotaManager(opts Options) *quota.Manager {
+// newQuotaManager returns the broker's quota manager (quota.window.num
+// samples of quota.window.size.seconds; the static quota.producer.default
+// and quota.consumer.default below every dynamic entity), registering each
+// sensor's byte-rate and throttle-time gauges in the registry while it
+// lives.
+func newQuotaManager(cfg *config.Broker, opts Options) *quota.Manager {
 	reg := opts.Registry
 	return quota.NewManager(quota.Options{
-		Config: quota.DefaultConfig(),
+		Config: quota.Config{Samples: int(cfg.QuotaWindowNum), Window: time.Duration(cfg.QuotaWindowSizeSeconds) * time.Second},
 		Now:    opts.Now,
+		StaticClientQuota: map[quota.Kind]float64{
+			quota.Produce: float64(cfg.QuotaProducerDefault),
+			quota.Fetch:   float64(cfg.QuotaConsumerDefault),
+		},
 		SensorAdded: func(k quota.Kind, t quota.Tags, s *quota.Sensor) {
 			rate := quotaMetricName(k, metricQuotaByteRate, t)
 			thr := quotaMetricName(k, metricQuotaThrottleTime, t)

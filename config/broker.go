@@ -114,6 +114,10 @@ type Broker struct {
 	GroupMinSessionTimeoutMs                 int32    // group.min.session.timeout.ms
 	GroupMaxSessionTimeoutMs                 int32    // group.max.session.timeout.ms
 	GroupMaxSize                             int32    // group.max.size
+	QuotaWindowNum                           int32    // quota.window.num
+	QuotaWindowSizeSeconds                   int32    // quota.window.size.seconds
+	QuotaProducerDefault                     int64    // quota.producer.default
+	QuotaConsumerDefault                     int64    // quota.consumer.default
 	TransactionStateLogNumPartitions         int32    // transaction.state.log.num.partitions
 	TransactionStateLogReplicationFactor     int16    // transaction.state.log.replication.factor
 	TransactionStateLogMinISR                int32    // transaction.state.log.min.isr

@@ -135,6 +135,13 @@ var BrokerKeys = []Key{
 	{Name: "group.max.session.timeout.ms", Field: "GroupMaxSessionTimeoutMs", Type: TypeInt, Default: "1800000", Doc: "Largest session timeout a member may ask for."},
 	{Name: "group.max.size", Field: "GroupMaxSize", Type: TypeInt, Default: intMax, Valid: atLeast(1), Doc: "Most members a group may have."},
 
+	// Client quotas (Kafka 2.8 ClientQuotaManagerConfig); the quotas themselves are dynamic
+	// (/config/users, /config/clients).
+	{Name: "quota.window.num", Field: "QuotaWindowNum", Type: TypeInt, Default: "11", Valid: atLeast(1), Doc: "Samples over which client byte rates are measured (producer_byte_rate, consumer_byte_rate)."},
+	{Name: "quota.window.size.seconds", Field: "QuotaWindowSizeSeconds", Type: TypeInt, Default: "1", Valid: atLeast(1), Doc: "Length of each client quota sample."},
+	{Name: "quota.producer.default", Field: "QuotaProducerDefault", Type: TypeLong, Default: longMax, Valid: atLeast(1), Doc: "Deprecated: producer_byte_rate of every client-id no dynamic quota matches; the default means none."},
+	{Name: "quota.consumer.default", Field: "QuotaConsumerDefault", Type: TypeLong, Default: longMax, Valid: atLeast(1), Doc: "Deprecated: consumer_byte_rate of every client-id no dynamic quota matches; the default means none."},
+
 	// Transactions: accepted so stock server.properties loads cleanly.
 	{Name: "transaction.state.log.num.partitions", Field: "TransactionStateLogNumPartitions", Type: TypeInt, Default: "50", Valid: atLeast(1), Doc: "Partitions of __transaction_state." + noEffect},
 	{Name: "transaction.state.log.replication.factor", Field: "TransactionStateLogReplicationFactor", Type: TypeShort, Default: "3", Valid: atLeast(1), Doc: "Replication factor of __transaction_state." + noEffect},

@@ -67,8 +67,14 @@ type Tags struct{ User, Client string }
 // user, a client-id level one per client id, also when the matching entity is a default. No
 // match is Unlimited with client-id tags.
 func Resolve(t Table, user, client string) (Tags, float64) {
+	return resolve(t, Unlimited, user, client)
+}
+
+// resolve is Resolve with a static client-id quota below the eight levels
+// (Kafka's quota.producer.default / quota.consumer.default).
+func resolve(t Table, static float64, user, client string) (Tags, float64) {
 	if len(t) == 0 {
-		return Tags{Client: client}, Unlimited
+		return Tags{Client: client}, static
 	}
 	both, userOnly, clientOnly := Tags{user, client}, Tags{User: user}, Tags{Client: client}
 	if q, ok := t[UserClientEntity(user, client)]; ok {
@@ -95,5 +101,5 @@ func Resolve(t Table, user, client string) (Tags, float64) {
 	if q, ok := t[DefaultClientEntity]; ok {
 		return clientOnly, q
 	}
-	return clientOnly, Unlimited
+	return clientOnly, static
 }

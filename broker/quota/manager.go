@@ -36,6 +36,10 @@ const (
 type Options struct {
 	Config Config           // sampling; zero: DefaultConfig
 	Now    func() time.Time // clock; nil: time.Now
+	// StaticClientQuota is, per Kind, the bound of a client-id no configured entity matches
+	// (Kafka's deprecated quota.producer.default and quota.consumer.default); absent or
+	// Unlimited: none. A static quota enables its kind from the start.
+	StaticClientQuota map[Kind]float64
 	// SensorAdded and SensorRemoved, when set, are told when a sensor is created and when
 	// it expires (to register and unregister its metrics). They run with the Manager's
 	// lock held and must not call back into it.
@@ -51,6 +55,7 @@ type Manager struct {
 }
 
 type kindState struct {
+	static    float64               // immutable after NewManager
 	table     atomic.Pointer[Table] // immutable once stored
 	mu        sync.RWMutex
 	sensors   map[Tags]*Sensor // guarded by mu
@@ -67,7 +72,13 @@ func NewManager(opts Options) *Manager {
 	}
 	m := &Manager{opts: opts}
 	for i := range m.kinds {
-		m.kinds[i].sensors = make(map[Tags]*Sensor)
+		ks := &m.kinds[i]
+		ks.sensors = make(map[Tags]*Sensor)
+		ks.static = Unlimited
+		if q, ok := opts.StaticClientQuota[Kind(i)]; ok && q > 0 && q < Unlimited {
+			ks.static = q
+			m.active.Store(m.active.Load() | 1<<i)
+		}
 	}
 	return m
 }
@@ -76,14 +87,15 @@ func NewManager(opts Options) *Manager {
 func (m *Manager) Config() Config { return m.opts.Config }
 
 // SetQuotas replaces the configured entities of kind k (a quota change takes effect with the
-// next request). An empty or nil t disables the kind: requests are no longer recorded.
+// next request). An empty or nil t disables the kind (requests are no longer recorded) unless
+// it has a static client quota.
 func (m *Manager) SetQuotas(k Kind, t Table) {
 	ks := &m.kinds[k]
 	ks.table.Store(&t)
 	for {
 		old := m.active.Load()
 		nw := old &^ (1 << k)
-		if len(t) > 0 {
+		if len(t) > 0 || ks.static < Unlimited {
 			nw |= 1 << k
 		}
 		if m.active.CompareAndSwap(old, nw) {
@@ -116,7 +128,7 @@ func (m *Manager) Get(k Kind, user, client string) Handle {
 	if !m.Enabled(k) {
 		return Handle{}
 	}
-	tags, bound := Resolve(m.Quotas(k), user, client)
+	tags, bound := resolve(m.Quotas(k), m.kinds[k].static, user, client)
 	return Handle{s: m.sensor(k, tags), bound: bound}
 }
 

@@ -123,3 +123,22 @@ func TestQuotaManagerConcurrent(t *testing.T) {
 		t.Fatalf("%d sensors, want 3", n)
 	}
 }
+
+// The static client quota applies below every dynamic entity and enables its kind alone.
+func TestQuotaManagerStaticClientQuota(t *testing.T) {
+	m := NewManager(Options{StaticClientQuota: map[Kind]float64{Produce: 500}})
+	if !m.Enabled(Produce) || m.Enabled(Fetch) {
+		t.Fatal("static produce quota does not enable exactly produce")
+	}
+	if h := m.Get(Produce, "ANONYMOUS", "x"); h.Bound() != 500 {
+		t.Fatalf("bound %v, want the static 500", h.Bound())
+	}
+	m.SetQuotas(Produce, Table{DefaultUserEntity: 7})
+	if h := m.Get(Produce, "ANONYMOUS", "x"); h.Bound() != 7 {
+		t.Fatalf("bound %v, want the user default 7", h.Bound())
+	}
+	m.SetQuotas(Produce, nil)
+	if !m.Enabled(Produce) {
+		t.Fatal("removing dynamic quotas disabled the static one")
+	}
+}
