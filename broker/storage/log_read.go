@@ -56,11 +56,7 @@ func (r ReadResult) WriteTo(w io.Writer) (int64, error) {
 // outside [LogStartOffset, LogEndOffset] returns ErrOffsetOutOfRange; a
 // malformed segment returns an error matching ErrCorrupt.
 func (l *Log) Read(offset int64, maxBytes int, upTo int64, minOneBatch bool) (ReadResult, error) {
-	return l.readFrom(l.end.Load(), offset, maxBytes, upTo, minOneBatch)
-}
-
-// readFrom is Read against the published end end.
-func (l *Log) readFrom(end *logEnd, offset int64, maxBytes int, upTo int64, minOneBatch bool) (ReadResult, error) {
+	end := l.end.Load()
 	res := ReadResult{
 		LogStartOffset: l.logStartOffset.Load(),
 		LogEndOffset:   end.offset,
