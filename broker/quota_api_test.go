@@ -1,6 +1,7 @@
 package broker_test
 
 import (
+	"fmt"
 	"math"
 	"sync"
 	"testing"
@@ -12,6 +13,7 @@ import (
 	"samsa/broker/brokertest"
 	"samsa/broker/record"
 	"samsa/broker/wire"
+	"samsa/zkutil"
 )
 
 // quotaRun is what one client measured.
@@ -333,4 +335,41 @@ func TestQuotaStaticDefaultAndWindowConfig(t *testing.T) {
 	if resp.ThrottleMillis != want {
 		t.Fatalf("throttle_time_ms %d for a %v-byte request, want %d", resp.ThrottleMillis, size, want)
 	}
+}
+
+// TestQuotaUserEntitiesFromZooKeeper: quotas written straight to
+// ZooKeeper with a /config/changes notification (as kafka-configs
+// --zookeeper writes them) apply to the PLAINTEXT principal ANONYMOUS,
+// with Kafka's precedence: users/ANONYMOUS/clients/vip beats
+// users/ANONYMOUS for client-id vip only.
+func TestQuotaUserEntitiesFromZooKeeper(t *testing.T) {
+	c := brokertest.NewCluster(t, 1)
+	c.CreateTopic(t, "qz", 1, 1)
+	zk := c.Broker(0).ZooKeeper()
+	set := func(typ, name, value string) {
+		t.Helper()
+		cfg := map[string]string{}
+		if value != "" {
+			cfg["producer_byte_rate"] = value
+		}
+		if err := zk.SetEntityConfig(typ, name, cfg); err != nil {
+			t.Fatal(err)
+		}
+	}
+	throttled := func(client string, want bool) {
+		t.Helper()
+		brokertest.WaitFor(t, 20*time.Second, func() error {
+			if got := rawProduceThrottle(t, c.Addr(0), "qz", client) > 0; got != want {
+				return fmt.Errorf("client %s throttled %v, want %v", client, got, want)
+			}
+			return nil
+		})
+	}
+	set(zkutil.ConfigTypeUser, "ANONYMOUS", "1")
+	throttled("other", true)
+	set(zkutil.ConfigTypeUser+"/ANONYMOUS/"+zkutil.ConfigTypeClient, "vip", "1000000000")
+	throttled("vip", false)
+	throttled("other2", true)
+	set(zkutil.ConfigTypeUser, "ANONYMOUS", "") // quota removed, entity kept
+	throttled("other3", false)
 }
