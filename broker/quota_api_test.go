@@ -239,7 +239,7 @@ func (q *quotaConn) read(req kmsg.Request) kmsg.Response {
 }
 
 // quotaProduce is a Produce v8 of one 512-byte record.
-func quotaProduce(t *testing.T, topic string, acks int16) *kmsg.ProduceRequest {
+func quotaProduce(t testing.TB, topic string, acks int16) *kmsg.ProduceRequest {
 	batch, err := record.Build(record.NewBuildHeader(0, time.Now().UnixMilli()),
 		[]record.Record{{Value: make([]byte, 512)}}, record.CodecNone)
 	if err != nil {

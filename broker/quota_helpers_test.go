@@ -60,7 +60,7 @@ func rawProduceThrottle(t *testing.T, addr, topic, clientID string) int32 {
 }
 
 // rawRoundTrip sends req with clientID on a fresh connection.
-func rawRoundTrip(t *testing.T, addr, clientID string, req kmsg.Request) kmsg.Response {
+func rawRoundTrip(t testing.TB, addr, clientID string, req kmsg.Request) kmsg.Response {
 	t.Helper()
 	c, err := net.DialTimeout("tcp", addr, 5*time.Second)
 	if err != nil {
