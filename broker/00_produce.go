@@ -17,9 +17,9 @@ package broker
 //     partition INVALID_REQUIRED_ACKS, unread (no CRC, leadership or
 //     internal-topic check), nothing appended, no failed-produce meter.
 //   - Message sets v0/v1 (Produce v0-2) are converted to one record batch
-//     v2 before the append; Samsa stores only v2. From v3 a partition must
-//     carry exactly one record batch v2 (INVALID_RECORD otherwise, as
-//     Kafka's ProduceRequest.validateRecords).
+//     v2 before the append; Samsa stores only v2. From v3 every partition
+//     goes through validateProduceRecords (Kafka's
+//     ProduceRequest.validateRecords) first, whatever acks says.
 //   - Validation and offset assignment happen in broker/storage (CRC,
 //     framing, record counts, max.message.bytes, timestamps):
 //     CORRUPT_MESSAGE, INVALID_RECORD, MESSAGE_TOO_LARGE, INVALID_TIMESTAMP,
@@ -194,20 +194,22 @@ var errProduceRequestCheck = errors.New("broker: produce request check")
 // produceOne converts (if needed) and appends one partition's records.
 // Errors of the request checks also wrap errProduceRequestCheck.
 func (b *Broker) produceOne(version int16, tp replica.TopicPartition, records []byte, acks int16) (replica.AppendResult, error) {
+	// Kafka's KafkaApis checks the metadata cache, then
+	// ProduceRequest.validateRecords, before the append. The metadata is
+	// only consulted when validation fails, so the happy path costs no
+	// lookup and a partition the broker leads but has no metadata for yet
+	// still takes appends.
+	if err := validateProduceRecords(version, records); err != nil {
+		if _, ok := b.meta.Snapshot().Partition(tp.Topic, tp.Partition); !ok {
+			return replica.AppendResult{}, fmt.Errorf("%w: %w: %s", errProduceRequestCheck, errUnknownTopic, tp)
+		}
+		return replica.AppendResult{}, fmt.Errorf("%w: %w", errProduceRequestCheck, err)
+	}
 	magic, err := record.Magic(records)
 	if err != nil {
 		return replica.AppendResult{}, fmt.Errorf("%w: %w: %w", errProduceRequestCheck, record.ErrCorrupt, err)
 	}
 	switch {
-	case magic < record.MagicV2 && version >= 3:
-		// Kafka ProduceRequest.validateRecords.
-		return replica.AppendResult{}, fmt.Errorf("%w: %w: produce v%d carries message format v%d; v3+ needs record batch v2",
-			errProduceRequestCheck, record.ErrInvalidRecord, version, magic)
-	case version >= 3 && !singleBatch(records):
-		return replica.AppendResult{}, fmt.Errorf("%w: %w: produce v%d must carry exactly one record batch per partition",
-			errProduceRequestCheck, record.ErrInvalidRecord, version)
-	case version >= 3 && version < 7 && usesZstd(records):
-		return replica.AppendResult{}, fmt.Errorf("%w: %w: zstd needs produce v7+", errProduceRequestCheck, errUnsupportedCompression)
 	case isInternalTopic(tp.Topic):
 		return replica.AppendResult{}, fmt.Errorf("%w: %w: cannot append to internal topic %s", errProduceRequestCheck, errInvalidTopic, tp.Topic)
 	}
@@ -225,28 +227,6 @@ func (b *Broker) produceOne(version int16, tp replica.TopicPartition, records []
 		return replica.AppendResult{}, fmt.Errorf("%w: record batch v2 in produce v%d", record.ErrCorrupt, version)
 	}
 	return b.replicas.AppendAsLeader(tp, batches, acks)
-}
-
-// singleBatch reports whether buf frames exactly one complete batch (a
-// corrupt or short one is left to the CRC and framing checks).
-func singleBatch(buf []byte) bool {
-	_, rest, err := record.NextBatch(buf)
-	return err != nil || len(rest) == 0
-}
-
-// usesZstd reports whether any complete batch of buf is zstd-compressed.
-func usesZstd(buf []byte) bool {
-	for len(buf) > 0 {
-		bt, rest, err := record.NextBatch(buf)
-		if err != nil {
-			return false
-		}
-		if bt.Compression() == record.CodecZstd {
-			return true
-		}
-		buf = rest
-	}
-	return false
 }
 
 func (b *Broker) setProduceErr(rp *kmsg.ProduceResponseTopicPartition, err error) {

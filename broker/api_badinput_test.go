@@ -75,7 +75,8 @@ func TestAPIBadInputClosesConnection(t *testing.T) {
 }
 
 // TestAPIProduceCorruptBatch: a CRC mismatch answers CORRUPT_MESSAGE for
-// the partition and the connection stays usable.
+// the partition and the connection stays usable; framing faults answer as
+// Kafka 2.8 does.
 func TestAPIProduceCorruptBatch(t *testing.T) {
 	c := brokertest.NewCluster(t, 1)
 	c.CreateTopic(t, "crc", 1, 1)
@@ -110,8 +111,20 @@ func TestAPIProduceCorruptBatch(t *testing.T) {
 	if code := produce(good); code != 0 {
 		t.Fatalf("good batch after a corrupt one: code %d", code)
 	}
-	if code := produce([]byte{1, 2, 3}); code != kerr.CorruptMessage.Code {
-		t.Fatalf("garbage: code %d, want CORRUPT_MESSAGE", code)
+	// Kafka 2.8's ProduceRequest.validateRecords: from v3 a partition
+	// without one complete batch is INVALID_RECORD (its batch iterator
+	// sees nothing), a batch size below the record overhead is
+	// CORRUPT_MESSAGE.
+	if code := produce([]byte{1, 2, 3}); code != kerr.InvalidRecord.Code {
+		t.Fatalf("garbage: code %d, want INVALID_RECORD", code)
+	}
+	if code := produce(good[:len(good)-1]); code != kerr.InvalidRecord.Code {
+		t.Fatalf("truncated batch: code %d, want INVALID_RECORD", code)
+	}
+	tiny := append([]byte(nil), good...)
+	binary.BigEndian.PutUint32(tiny[8:], 5)
+	if code := produce(tiny); code != kerr.CorruptMessage.Code {
+		t.Fatalf("batch length 5: code %d, want CORRUPT_MESSAGE", code)
 	}
 	two := append(append([]byte(nil), good...), good...)
 	if code := produce(two); code != kerr.InvalidRecord.Code {
