@@ -6,6 +6,7 @@ import (
 	"net"
 	"strconv"
 	"sync"
+	"time"
 
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kmsg"
@@ -72,7 +73,11 @@ func (s *peerFetchSource) clientAt(id int32, addr string) (*peer.Client, error) 
 	} else if ok {
 		c.Close()
 	}
-	c := peer.New(addr, "replica-fetcher-"+itoa(s.b.ID()), s.b.peerOptions()...)
+	// replica.socket.timeout.ms bounds every request, as Kafka's
+	// ReplicaFetcherBlockingSend does: a leader that stops answering
+	// without closing the connection fails the fetch instead of hanging it.
+	opts := append(s.b.peerOptions(), peer.WithRequestTimeout(time.Duration(s.b.cfg.ReplicaSocketTimeoutMs)*time.Millisecond))
+	c := peer.New(addr, "replica-fetcher-"+itoa(s.b.ID()), opts...)
 	s.clients[id] = c
 	return c, nil
 }

@@ -292,6 +292,11 @@ func (c *Client) roundTripLocked(ctx context.Context, req kmsg.Request, buf []by
 		return nil, 0, err
 	}
 	deadline, _ := ctx.Deadline()
+	if t := c.opts.requestTimeout; t > 0 {
+		if d := time.Now().Add(t); deadline.IsZero() || d.Before(deadline) {
+			deadline = d
+		}
+	}
 	conn.SetDeadline(deadline)
 	// Interrupt blocked I/O when ctx ends or the client closes (interrupt.go). The deadline
 	// above is set first, so an interruption is never overwritten by it.

@@ -31,6 +31,7 @@ type options struct {
 	maxResponseSize     int32
 	backoff, backoffMax time.Duration
 	dialTimeout         time.Duration
+	requestTimeout      time.Duration // 0: none
 	maxVersions         map[int16]int16
 	dial                func(ctx context.Context, network, addr string) (net.Conn, error)
 }
@@ -83,6 +84,18 @@ func WithDialTimeout(d time.Duration) Option {
 	return func(o *options) {
 		if d > 0 {
 			o.dialTimeout = d
+		}
+	}
+}
+
+// WithRequestTimeout bounds each call's I/O by d, in addition to its ctx's deadline (Kafka's
+// request.timeout.ms; replica fetchers use replica.socket.timeout.ms), without deriving a ctx
+// per call. A call that runs out of it returns an error wrapping os.ErrDeadlineExceeded and
+// drops the connection. d <= 0 (the default) sets no bound.
+func WithRequestTimeout(d time.Duration) Option {
+	return func(o *options) {
+		if d > 0 {
+			o.requestTimeout = d
 		}
 	}
 }

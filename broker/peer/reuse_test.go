@@ -7,6 +7,7 @@ import (
 	"errors"
 	"io"
 	"net"
+	"os"
 	"testing"
 	"time"
 
@@ -313,5 +314,29 @@ func TestPeerWatchFollowsTheCallsContext(t *testing.T) {
 	cancelEarlier()
 	if err := <-done; !errors.Is(err, context.DeadlineExceeded) {
 		t.Fatalf("a call was ended by an earlier call's ctx: err = %v after %v", err, time.Since(begin))
+	}
+}
+
+// TestPeerRequestTimeout: with WithRequestTimeout a call whose ctx has no deadline still ends
+// when the broker does not answer, and the next call works on a new connection.
+func TestPeerRequestTimeout(t *testing.T) {
+	b := newBroker()
+	_, addr := start(t, b)
+	c, err := peer.Dial(ctxT(t), addr, "c", peer.WithRequestTimeout(200*time.Millisecond),
+		peer.WithReconnectBackoff(time.Millisecond, time.Millisecond))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	begin := time.Now()
+	_, err = c.RequestInto(context.Background(), kmsg.NewPtrHeartbeatRequest(), kmsg.NewPtrHeartbeatResponse(), nil)
+	if !errors.Is(err, os.ErrDeadlineExceeded) {
+		t.Fatalf("err = %v", err)
+	}
+	if d := time.Since(begin); d < 150*time.Millisecond || d > 5*time.Second {
+		t.Fatalf("timed out after %v, want about 200ms", d)
+	}
+	if _, err := c.Request(context.Background(), metadata("m")); err != nil {
+		t.Fatalf("after a timeout: %v", err)
 	}
 }
