@@ -20,8 +20,9 @@
 // stopped by Shutdown: the server's Serve loop (lifecycle.go), the
 // ZooKeeper session watcher (re-registration after session expiry), the
 // /config/changes listener that applies topic and dynamic broker config
-// changes (config_changes.go; topic configs are re-read from ZooKeeper on
-// each notification, there is no periodic refresher), the replication
+// changes and client quotas (config_changes.go; topic configs and quota
+// entities are re-read from ZooKeeper on each notification, there is no
+// periodic refresher), the replication
 // throttle loop (controller_wiring.go) and, with metrics.listener, the
 // Prometheus endpoint's closer (metrics_listener.go). Through replica run
 // the ISR loop and the follower fetchers; the controller and the group
