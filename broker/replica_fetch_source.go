@@ -165,6 +165,11 @@ func (s *peerFetchSource) Fetch(ctx context.Context, leader replica.LeaderEndpoi
 		topics[i].Partitions = append(topics[i].Partitions, rp)
 	}
 	req.Topics = topics
+	// Fields a lower version does not carry must not keep an earlier
+	// answer's values; the topics slice is kept for kmsg to reuse.
+	respTopics := sc.resp.Topics
+	*sc.resp = kmsg.NewFetchResponse()
+	sc.resp.Topics = respTopics
 	sc.frame, err = c.RequestInto(ctx, req, sc.resp, sc.frame)
 	if err != nil {
 		return err

@@ -33,9 +33,18 @@
 // writes every 2.5 s once the changes have been quiet for 5 s or the last
 // write is 60 s old (Kafka's maybePropagateIsrChanges).
 //
+// Follower fetchers (fetcher.go): after a round that appended data the next
+// fetch is sent at once, from the fetcher's own goroutine (the new fetch
+// offsets are what move the leader's high watermark). A failed request
+// pauses the whole fetcher for replica.fetch.backoff.ms; an error of one
+// partition only keeps that partition out of requests for as long (Kafka's
+// delayPartitions). A fetcher reuses its request, snapshot and response
+// from round to round; FetchSource.Fetch fills a FollowerFetchResponse
+// whose record bytes stay valid until the next Fetch with it.
+//
 // Time is injected (STYLE S6.11): Config.Now reads the clock and
-// Config.After times the ISR loop, the fetchers' error backoff and their
-// quota pause, so tests can drive them with a manual clock.
+// Config.After times the ISR loop, the fetchers' error backoff, partition
+// delays and quota pause, so tests can drive them with a manual clock.
 //
 // Goroutines, all owned by the Manager and stopped by Manager.Close: the
 // ISR loop (started by New when Config.Isr is set) and the follower
