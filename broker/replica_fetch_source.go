@@ -110,7 +110,7 @@ func fetchError(code int16) error {
 type fetchScratch struct {
 	req    *kmsg.FetchRequest
 	resp   *kmsg.FetchResponse
-	frame  []byte
+	frame  []byte         // the last answer's frame (its length), reused
 	topics map[string]int // topic -> index in req.Topics, while building
 	ep     replica.LeaderEndpoint
 	addr   string // ep's address
@@ -170,6 +170,11 @@ func (s *peerFetchSource) Fetch(ctx context.Context, leader replica.LeaderEndpoi
 	respTopics := sc.resp.Topics
 	*sc.resp = kmsg.NewFetchResponse()
 	sc.resp.Topics = respTopics
+	// The fetcher is done with the previous answer's records. A frame grown
+	// by a catch-up burst is let go once answers are small again.
+	if cap(sc.frame) > 1<<20 && len(sc.frame) < cap(sc.frame)/4 {
+		sc.frame = nil
+	}
 	sc.frame, err = c.RequestInto(ctx, req, sc.resp, sc.frame)
 	if err != nil {
 		return err

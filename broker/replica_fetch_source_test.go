@@ -148,6 +148,9 @@ func TestAPIReplicaFetchSourceReusesResponse(t *testing.T) {
 		{{TopicPartition: replica.TopicPartition{Topic: "b", Partition: 1}, FetchOffset: 21, MaxBytes: 64 << 10}},
 		{{TopicPartition: replica.TopicPartition{Topic: "a", Partition: 9}, FetchOffset: 5, MaxBytes: 64},
 			{TopicPartition: replica.TopicPartition{Topic: "c", Partition: 0}, FetchOffset: 7, MaxBytes: 8}},
+		{{TopicPartition: replica.TopicPartition{Topic: "a", Partition: 0}, FetchOffset: 11, MaxBytes: 4 << 20}},
+		{{TopicPartition: replica.TopicPartition{Topic: "a", Partition: 0}, FetchOffset: 12, MaxBytes: 64}},
+		{{TopicPartition: replica.TopicPartition{Topic: "a", Partition: 0}, FetchOffset: 13, MaxBytes: 64}},
 	}
 	for i, parts := range rounds {
 		req := replica.FollowerFetch{ReplicaID: 1, MaxWaitMs: 500, MinBytes: 1, MaxBytes: 10 << 20, Partitions: parts}
@@ -174,6 +177,11 @@ func TestAPIReplicaFetchSourceReusesResponse(t *testing.T) {
 				t.Fatalf("round %d: %s: err %v, hw %d, %d bytes", i, p.TopicPartition, r.Err, r.HighWatermark, len(r.Records))
 			}
 		}
+	}
+	// The 4 MiB frame of the catch-up round was let go once answers were
+	// small again.
+	if sc := resp.Scratch.(*fetchScratch); cap(sc.frame) > 1<<20 {
+		t.Fatalf("a %d-byte frame kept after small answers", cap(sc.frame))
 	}
 }
 
