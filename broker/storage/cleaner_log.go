@@ -68,12 +68,11 @@ func (r *cleanRun) clean(ltc *logToClean) (int64, error) {
 		}
 		horizon = mt - cfg.DeleteRetentionMs
 	}
-	producers := &producerLastBatches{segs: ltc.segs}
 	// Every segment below end is rewritten, the clean ones too: their
 	// keys may have newer values in the dirty section.
 	toClean := segmentsInRange(nonActive, 0, end)
 	for _, g := range groupSegmentsBySize(toClean, int64(cfg.SegmentBytes), int64(cfg.SegmentIndexBytes), ltc.firstUncleanable) {
-		if err := r.cleanSegments(l, g, horizon, producers, ltc.truncations); err != nil {
+		if err := r.cleanSegments(l, g, horizon, ltc.truncations); err != nil {
 			return 0, err
 		}
 	}
@@ -137,55 +136,21 @@ func (r *cleanRun) buildOffsetMap(segs []*Segment, start, end int64) error {
 	return nil
 }
 
-// producerLastBatches answers "is this the last data batch of its
-// producer in the log?". Kafka keeps that batch through cleaning (possibly
-// emptied) so the producer's last sequence number survives a restart; we
-// treat every producer in the log as active. The header scan behind it
-// runs only if a pass empties a batch that has a producer id.
-type producerLastBatches struct {
-	segs []*Segment
-	last map[int64]int64 // producer id → last offset of its last data batch; nil until needed
-}
-
-func (p *producerLastBatches) isLast(pid, lastOffset int64) (bool, error) {
-	if p.last == nil {
-		m, err := lastBatchOfProducers(p.segs)
-		if err != nil {
-			return false, err
-		}
-		p.last = m
-	}
-	return p.last[pid] == lastOffset, nil
-}
-
-// lastBatchOfProducers maps each producer id to the last offset of its
-// last data batch in segs, reading headers only.
-func lastBatchOfProducers(segs []*Segment) (map[int64]int64, error) {
-	out := make(map[int64]int64)
-	for _, s := range segs {
-		size := s.Size()
-		for pos := int64(0); pos < size; {
-			h, err := record.ReadHeaderAt(s.log, pos)
-			if err != nil {
-				return nil, s.corruptAt(pos, err)
-			}
-			if h.ProducerID >= 0 && !h.IsControl() {
-				out[h.ProducerID] = h.LastOffset()
-			}
-			pos += h.Size()
-		}
-	}
-	return out, nil
-}
-
 // cleanSegments writes the retained batches of group into one
 // "<base>.log.cleaned" file, fsyncs it, gives it the last segment's
 // modification time, builds its indexes ("<base>.index.cleaned",
 // "<base>.timeindex.cleaned") and swaps it in for the group (Kafka's
 // Cleaner.cleanSegments). Everything but the swap runs without the log's
 // lock.
-func (r *cleanRun) cleanSegments(l *Log, group []*Segment, horizon int64, producers *producerLastBatches, truncations int64) (err error) {
+func (r *cleanRun) cleanSegments(l *Log, group []*Segment, horizon int64, truncations int64) (err error) {
 	base := group[0].base
+	// The producers whose last batch must stay are read from the log's
+	// producer table once per group, as Kafka's cleanSegments reads
+	// log.lastRecordsOfActiveProducers: expired producers are not in it.
+	producers, ok := l.activeProducerLastOffsets()
+	if !ok {
+		return errCleaningAborted // the log has no producer state (not loaded)
+	}
 	cleanedPath := segmentFileName(l.dir, base, LogFileSuffix) + CleanedFileSuffix
 	f, err := l.fs.OpenFile(cleanedPath, os.O_CREATE|os.O_RDWR|os.O_TRUNC, 0o644)
 	if err != nil {
@@ -246,7 +211,7 @@ func (r *cleanRun) cleanSegments(l *Log, group []*Segment, horizon int64, produc
 // only retained records (Kafka's Cleaner.cleanInto). Untouched batches are
 // copied byte for byte; a batch that lost records is rebuilt with its base
 // offset, last offset, leader epoch, producer fields and codec.
-func (r *cleanRun) cleanInto(s *Segment, size int64, w *cleanedWriter, retainDeletes bool, producers *producerLastBatches) error {
+func (r *cleanRun) cleanInto(s *Segment, size int64, w *cleanedWriter, retainDeletes bool, producers map[int64]int64) error {
 	var kept []record.Record
 	_, stop, err := ScanBatches(s.log, size, s.base, func(_ int64, b record.Batch) error {
 		if r.aborted() {
@@ -276,14 +241,11 @@ func (r *cleanRun) cleanInto(s *Segment, size int64, w *cleanedWriter, retainDel
 			return w.write(b)
 		}
 		if len(kept) == 0 {
-			// Every record superseded: the batch goes, unless it is its
-			// producer's last.
-			if b.ProducerID() < 0 {
+			// Every record superseded: the batch goes, unless it holds
+			// the last sequence of a producer that is still active
+			// (Kafka's RETAIN_EMPTY for isBatchLastRecordOfProducer).
+			if !retainsProducerState(producers, b) {
 				return nil
-			}
-			last, err := producers.isLast(b.ProducerID(), b.LastOffset())
-			if err != nil || !last {
-				return err
 			}
 		}
 		nb, err := rebuildBatch(b, kept)
@@ -299,6 +261,18 @@ func (r *cleanRun) cleanInto(s *Segment, size int64, w *cleanedWriter, retainDel
 		return &CorruptError{Path: s.log.Name(), Err: stop}
 	}
 	return nil
+}
+
+// retainsProducerState reports whether b is the last data batch of a
+// producer in active, the producers' last data offsets (Kafka 2.8's
+// isBatchLastRecordOfProducer with a last data offset; markers, Kafka's
+// other case, are always kept here).
+func retainsProducerState(active map[int64]int64, b record.Batch) bool {
+	if b.ProducerID() < 0 {
+		return false
+	}
+	last, ok := active[b.ProducerID()]
+	return ok && last == b.LastOffset()
 }
 
 // shouldRetain is Kafka's Cleaner.shouldRetainRecord minus transactions:

@@ -16,13 +16,15 @@ import (
 // TestStorageCleanerProducerLastBatch checks Kafka's rule for idempotent
 // producers: the last batch of a producer survives cleaning, emptied if all
 // its records were superseded, so its sequence number is not lost; earlier
-// batches of that producer go like any other.
+// batches of that producer go like any other. The producer's batches carry
+// the current time, so it is active (cleaner_producer_test.go covers
+// expired producers).
 func TestStorageCleanerProducerLastBatch(t *testing.T) {
 	root := t.TempDir()
 	cfg := cleanerTestConfig()
 	l := openCleanerTestLog(t, root, cfg)
 	for i, k := range []string{"k1", "k2"} {
-		h := record.NewBuildHeader(0, 1000)
+		h := record.NewBuildHeader(0, time.Now().UnixMilli())
 		h.ProducerID, h.ProducerEpoch, h.BaseSequence = 7, 3, int32(i)
 		b, err := record.Build(h, []record.Record{{Key: []byte(k), Value: []byte("a")}}, record.CodecNone)
 		if err != nil {

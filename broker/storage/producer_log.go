@@ -51,6 +51,32 @@ func (l *Log) removeExpiredProducersLocked() int {
 	return l.mu.producers.removeExpired(l.now().UnixMilli(), producerExpirationMs(l.Config()))
 }
 
+// activeProducerLastOffsets maps every producer in the table that has not
+// expired by the log's clock to the last offset of its last data batch
+// (Kafka 2.8's Log.lastRecordsOfActiveProducers; producers with only a
+// marker left are omitted: the cleaner keeps markers anyway). The cleaner
+// keeps exactly these batches, emptied if need be, so that a restart or a
+// retried batch finds the producer's last sequence and offsets; an
+// expired producer's batches are cleaned like any other. An entry that
+// has expired but that retention has not yet removed counts as expired:
+// a load would drop it too. ok is false before the table is loaded.
+func (l *Log) activeProducerLastOffsets() (active map[int64]int64, ok bool) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	ps := l.mu.producers
+	if ps == nil {
+		return nil, false
+	}
+	nowMs, expMs := l.now().UnixMilli(), producerExpirationMs(l.Config())
+	active = make(map[int64]int64, len(ps.producers))
+	for pid, e := range ps.producers {
+		if off := e.lastDataOffset(); off >= 0 && !producerExpired(e, nowMs, expMs) {
+			active[pid] = off
+		}
+	}
+	return active, true
+}
+
 func producerExpirationMs(c Config) int64 {
 	if c.ProducerIDExpirationMs <= 0 {
 		return DefaultProducerIDExpirationMs
