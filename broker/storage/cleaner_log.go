@@ -237,15 +237,21 @@ func (r *cleanRun) cleanInto(s *Segment, size int64, w *cleanedWriter, retainDel
 		}
 		r.stats.recordsRead += int64(len(recs))
 		r.stats.recordsRetained += int64(len(kept))
-		if len(kept) == len(recs) {
+		if len(kept) == len(recs) && len(kept) > 0 {
 			return w.write(b)
 		}
 		if len(kept) == 0 {
-			// Every record superseded: the batch goes, unless it holds
-			// the last sequence of a producer that is still active
-			// (Kafka's RETAIN_EMPTY for isBatchLastRecordOfProducer).
+			// Every record superseded, or an empty batch an earlier pass
+			// kept: the batch goes, unless it holds the last sequence of
+			// a producer that is still active (Kafka's RETAIN_EMPTY for
+			// isBatchLastRecordOfProducer, DELETE_EMPTY otherwise). So a
+			// producer's empty batch goes at the first pass after the
+			// producer expired or wrote again.
 			if !retainsProducerState(producers, b) {
 				return nil
+			}
+			if len(recs) == 0 {
+				return w.write(b) // already empty: copied as it is
 			}
 		}
 		nb, err := rebuildBatch(b, kept)
