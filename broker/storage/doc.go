@@ -34,7 +34,8 @@
 //     checkpoint writer and the cleaner threads (Cleaner, cleaner*.go).
 //   - Lock order: Manager.createMu → Manager.mu; Log.flushMu → Log.mu →
 //     index locks and LeaderEpochCache.mu. The cleaner takes Log.mu only to
-//     swap a cleaned segment in and to read a log's truncation count.
+//     swap a cleaned segment in, to read a log's truncation count and to
+//     read which producers are active (once per segment group).
 //   - The Log calls the Manager while holding Log.mu: OnRoll
 //     (Manager.onRoll takes Manager.rollFlush to queue the log for a
 //     background flush, then signals the flusher without blocking),
