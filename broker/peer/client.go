@@ -301,7 +301,7 @@ func (c *Client) roundTripLocked(ctx context.Context, req kmsg.Request, buf []by
 	// Interrupt blocked I/O when ctx ends or the client closes (interrupt.go). The deadline
 	// above is set first, so an interruption is never overwritten by it.
 	c.intr.arm(ctx, conn)
-	defer c.intr.disarm()
+	defer c.intr.disarm(ctx)
 	if c.closeCtx.Err() != nil {
 		return nil, 0, ErrClosed
 	}

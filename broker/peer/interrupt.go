@@ -10,14 +10,16 @@ import (
 // interrupter unblocks the I/O of a Client's in-flight call when the call's ctx ends or the
 // Client closes, by setting a past deadline on the call's connection.
 //
-// The ctx watch (context.AfterFunc) is kept from call to call while callers pass the same ctx
-// (one with the same Done channel, which ends at the same moment), as a replica fetcher does
-// with its lifetime ctx, so such calls cost no allocation; a call with another ctx replaces
-// it, and Close releases it (a Client dropped without Close keeps its last watch registered
-// with that ctx until the ctx ends). Calls hold Client.mu, so one call at a time is armed and the
-// watch fields are only touched under Client.mu. A watch's callback interrupts the armed call
-// only if that call's ctx is done, so a ctx that ends between calls, or the previous caller's
-// ctx, can never interrupt a later call; calls re-check their ctx after arming (see arm).
+// The watch (context.AfterFunc) of a ctx without a deadline is kept from call to call while
+// callers pass the same ctx (one with the same Done channel, which ends at the same moment),
+// as a replica fetcher does with its lifetime ctx, so such calls cost no allocation; a call
+// with another ctx replaces it, a ctx with a deadline is taken for a per-call one and released
+// when its call ends, and Close releases any (a Client dropped without Close keeps its last
+// watch registered with that ctx until the ctx ends). Calls hold Client.mu, so one call at a
+// time is armed and the watch fields are only touched under Client.mu. A watch's callback
+// interrupts the armed call only if that call's ctx is done, so a ctx that ends between calls,
+// or the previous caller's ctx, can never interrupt a later call; calls re-check their ctx
+// after arming (see arm).
 type interrupter struct {
 	onDone func()        // immutable; the ctx callback, bound once
 	fired  chan struct{} // immutable; buffer 1: onDone ran for the current watch
@@ -57,11 +59,16 @@ func (in *interrupter) arm(ctx context.Context, conn net.Conn) {
 	in.watched, in.stop = done, context.AfterFunc(ctx, in.onDone)
 }
 
-// disarm ends the call: interrupt no longer acts on its connection.
-func (in *interrupter) disarm() {
+// disarm ends the call made with ctx: interrupt no longer acts on its connection. A ctx with
+// a deadline is taken for a per-call ctx, which ends soon after the call: its watch is
+// released now, so that its end does not start a callback goroutine for nothing.
+func (in *interrupter) disarm(ctx context.Context) {
 	in.mu.Lock()
 	in.conn, in.connCtx = nil, nil
 	in.mu.Unlock()
+	if _, ok := ctx.Deadline(); ok {
+		in.release()
+	}
 }
 
 // interrupt sets a past deadline on the armed connection, if any (Client.Close).

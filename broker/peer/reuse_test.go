@@ -176,7 +176,8 @@ func TestPeerRequestIntoAllocations(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer c.Close()
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	// A lifetime ctx without a deadline, as a replica fetcher's.
+	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	req, resp := fetchReq(5, 512), kmsg.NewPtrFetchResponse()
 	buf, err := c.RequestInto(ctx, req, resp, nil)
