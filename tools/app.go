@@ -105,6 +105,8 @@ func NewApp(env Env) *cli.App {
 			leaderElectionCommand(env),
 			preferredReplicaElectionCommand(env),
 			consumerGroupsCommand(env),
+			verifiableProducerCommand(env),
+			verifiableConsumerCommand(env),
 		},
 	}
 	for _, cmd := range app.Commands {
