@@ -107,6 +107,7 @@ func NewApp(env Env) *cli.App {
 			consumerGroupsCommand(env),
 			verifiableProducerCommand(env),
 			verifiableConsumerCommand(env),
+			replicaVerificationCommand(env),
 		},
 	}
 	for _, cmd := range app.Commands {
