@@ -29,6 +29,7 @@ package tools
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"os/signal"
 	"sort"
@@ -246,7 +247,9 @@ func runVerifiableConsumer(env Env, a parsedArgs) error {
 			if errors.Is(err, sarama.ErrClosedConsumerGroup) || ctx.Err() != nil {
 				break
 			}
-			errLog.WithError(err).Error("Error during processing, terminating consumer process")
+			if v.failure == nil {
+				fmt.Fprintf(env.Stderr, "ERROR Error during processing, terminating consumer process: %v\n", err)
+			}
 			break
 		}
 	}
@@ -257,7 +260,7 @@ func runVerifiableConsumer(env Env, a parsedArgs) error {
 	close(stopPoll)
 	<-pollDone
 	if v.failure != nil {
-		errLog.Errorf("Error during processing, terminating consumer process: %v", v.failure)
+		fmt.Fprintf(env.Stderr, "ERROR Error during processing, terminating consumer process: %v\n", v.failure)
 	}
 	v.events.print(v.events.event("shutdown_complete"))
 	return nil

@@ -175,6 +175,7 @@ func produceVerifiable(t *testing.T, n int, args ...string) []jsonEvent {
 		t.Fatalf("producer: exit %d\n%s\nstderr: %s", code, out, errOut)
 	}
 	lines := strings.Split(strings.TrimSpace(out), "\n")
+	t.Logf("kafka-verifiable-producer (first and last lines):\n%s\n...\n%s", strings.Join(lines[:min(3, len(lines))], "\n"), strings.Join(lines[max(len(lines)-3, 0):], "\n"))
 	evs := parseEvents(t, out)
 	if evs[0]["name"] != "startup_complete" || evs[len(evs)-2]["name"] != "shutdown_complete" || evs[len(evs)-1]["name"] != "tool_data" {
 		t.Fatalf("event order: first %v, last %v %v", evs[0]["name"], evs[len(evs)-2]["name"], evs[len(evs)-1]["name"])
@@ -289,6 +290,7 @@ func TestToolVerifiableCluster(t *testing.T) {
 		committed := map[int64]int64{}
 		for i, cs := range consumers {
 			out := cs.out.String()
+			t.Logf("kafka-verifiable-consumer %d:\n%s", i, out)
 			evs := parseEvents(t, out)
 			if evs[0]["name"] != "startup_complete" || evs[len(evs)-1]["name"] != "shutdown_complete" {
 				t.Errorf("consumer %d: first %v last %v", i, evs[0]["name"], evs[len(evs)-1]["name"])
@@ -354,6 +356,15 @@ func TestToolVerifiableCluster(t *testing.T) {
 		revoked := eventsNamed(evs, "partitions_revoked")
 		if sum != 50 || len(revoked) == 0 || evs[len(evs)-1]["name"] != "shutdown_complete" || evs[len(evs)-2]["name"] != "partitions_revoked" {
 			t.Errorf("sum %d, events:\n%s", sum, out)
+		}
+		// A group with no committed offsets and --reset-policy none stops
+		// as Kafka's NoOffsetForPartitionException does.
+		out, errOut, code = runTool(t, "", "kafka-verifiable-consumer", "--broker-list", boot, "--topic", "vt", "--group-id", "vnone",
+			"--reset-policy", "none", "--session-timeout", "10000")
+		evs = parseEvents(t, out)
+		if code != 0 || !strings.Contains(errOut, "Undefined offset with no reset policy for partitions: [vt-0, vt-1, vt-2, vt-3]") ||
+			len(eventsNamed(evs, "records_consumed")) != 0 || evs[len(evs)-1]["name"] != "shutdown_complete" {
+			t.Errorf("none: exit %d\n%s\nstderr: %s", code, out, errOut)
 		}
 	})
 }
