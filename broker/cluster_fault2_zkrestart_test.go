@@ -49,9 +49,5 @@ func TestClusterFault2ZKRestart(t *testing.T) {
 		return nil
 	})
 	t.Logf("%.1fs: every partition led by a live broker", time.Since(start).Seconds())
-	waitAllAcks(ks, 100, 60*time.Second)
-	c.Start(victim)
-	waitFullISRs(t, c, topics, 30*time.Second)
-	waitAllAcks(ks, 50, 30*time.Second)
-	verifyAll(t, c, ks)
+	rejoinAndVerify(t, c, victim, topics, ks)
 }

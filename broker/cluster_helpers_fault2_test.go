@@ -112,6 +112,19 @@ func verifyAll(t *testing.T, c *brokertest.ProcCluster, ks []*ackChecker) {
 	}
 }
 
+// rejoinAndVerify ends a led-topics scenario (ledTopics) whose broker
+// victim was killed and every partition has a live leader again: producing
+// goes on without it (100 more acknowledgements per checker), it starts
+// again, every ISR fills, 50 more acknowledgements, then verifyAll.
+func rejoinAndVerify(t *testing.T, c *brokertest.ProcCluster, victim int, topics []string, ks []*ackChecker) {
+	t.Helper()
+	waitAllAcks(ks, 100, 60*time.Second)
+	c.Start(victim)
+	waitFullISRs(t, c, topics, 30*time.Second)
+	waitAllAcks(ks, 50, 30*time.Second)
+	verifyAll(t, c, ks)
+}
+
 // verifyCutLeader ends a scenario in which a leader cut off from
 // ZooKeeper or its followers was sent value directly (rawProduce): after
 // 100 more acknowledgements it checks every record k acknowledged, that
