@@ -22,7 +22,7 @@ const (
 	rvFetchVersion   = 11
 	rvDebuggingID    = -2
 	rvSocketTimeout  = 30 * time.Second
-	rvMaxFrameExtra  = 1 << 20
+	rvMaxFrameExtra  = 64 << 20 // a batch larger than --fetch-size still comes whole (KIP-74)
 	rvMaxFrameCap    = 1<<31 - 1
 	rvRetryBackoffMs = 100
 )

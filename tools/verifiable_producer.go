@@ -255,8 +255,10 @@ func (p *verifiableProducer) drainErrors(producer sarama.AsyncProducer) {
 	for e := range producer.Errors() {
 		meta := e.Msg.Metadata.(sendMeta)
 		class, message := javaExceptionOf(e.Err)
-		p.events.print(p.events.event("producer_send_error").nullableStr("key", meta.key).
-			str("value", meta.value).str("topic", e.Msg.Topic).str("exception", "class "+class).str("message", message))
+		// Jackson lists FailedSend's fields (topic, key, value, exception)
+		// in declaration order, then the getter-only message.
+		p.events.print(p.events.event("producer_send_error").str("topic", e.Msg.Topic).nullableStr("key", meta.key).
+			str("value", meta.value).str("exception", "class "+class).str("message", message))
 		p.inflight.Done()
 	}
 }

@@ -231,6 +231,21 @@ func TestToolVerifiableCluster(t *testing.T) {
 		}
 	})
 
+	t.Run("producer-errors", func(t *testing.T) {
+		out, errOut, code := runTool(t, "", "kafka-verifiable-producer", "--topic", "no-such-topic", "--bootstrap-server", boot, "--max-messages", "2")
+		if code != 0 {
+			t.Fatalf("exit %d: %s", code, errOut)
+		}
+		errRe := regexp.MustCompile(`(?m)^\{"timestamp":\d+,"name":"producer_send_error","topic":"no-such-topic","key":null,"value":"[01]","exception":"class org\.apache\.kafka\.common\.[\w.]+","message":"[^"]+"\}$`)
+		if n := len(errRe.FindAllString(out, -1)); n != 2 {
+			t.Errorf("%d producer_send_error lines:\n%s", n, out)
+		}
+		evs := parseEvents(t, out)
+		if td := evs[len(evs)-1]; num(td["sent"]) != 2 || num(td["acked"]) != 0 || td["avg_throughput"] != 0.0 {
+			t.Errorf("tool_data %v", td)
+		}
+	})
+
 	t.Run("consumer-group", func(t *testing.T) {
 		c.CreateTopic(t, "vg", 4, 1)
 		args := []string{"kafka-verifiable-consumer", "--bootstrap-server", boot, "--topic", "vg", "--group-id", "vgroup",
@@ -365,6 +380,22 @@ func TestToolVerifiableCluster(t *testing.T) {
 		if code != 0 || !strings.Contains(errOut, "Undefined offset with no reset policy for partitions: [vt-0, vt-1, vt-2, vt-3]") ||
 			len(eventsNamed(evs, "records_consumed")) != 0 || evs[len(evs)-1]["name"] != "shutdown_complete" {
 			t.Errorf("none: exit %d\n%s\nstderr: %s", code, out, errOut)
+		}
+	})
+}
+
+func FuzzToolVerifiableJSONQuote(f *testing.F) {
+	for _, s := range []string{"", "plain", "a\"b\\c", "\x00\x1f\n\t", "é\u2028", "\xff\xfe"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		q := jacksonQuote(s)
+		var back string
+		if err := json.Unmarshal([]byte(q), &back); err != nil {
+			t.Fatalf("%q quoted as %s: %v", s, q, err)
+		}
+		if want := strings.ToValidUTF8(s, "\uFFFD"); back != want {
+			t.Fatalf("%q round-tripped to %q", want, back)
 		}
 	})
 }
