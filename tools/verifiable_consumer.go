@@ -62,6 +62,9 @@ var verifiableConsumerArgs = []argSpec{
 // maxPollRecords is Kafka's max.poll.records default.
 const maxPollRecords = 500
 
+// consumerRejoinBackoff is the pause after a failed join before the next.
+const consumerRejoinBackoff = time.Second
+
 func verifiableConsumerCommand(env Env) *cli.Command {
 	return &cli.Command{
 		Name:            "kafka-verifiable-consumer",
@@ -236,27 +239,36 @@ func runVerifiableConsumer(env Env, a parsedArgs) error {
 		}
 	}()
 	errLog := toolLogger(env, "verifiable-consumer")
+	errsDone := make(chan struct{})
 	go func() {
+		defer close(errsDone)
 		for err := range group.Errors() {
 			errLog.WithError(err).Error("consumer group error")
 		}
 	}()
 	h := &verifiableHandler{v: v, ctx: ctx}
 	for ctx.Err() == nil {
-		if err := group.Consume(ctx, []string{v.topic}, h); err != nil {
-			if errors.Is(err, sarama.ErrClosedConsumerGroup) || ctx.Err() != nil {
-				break
-			}
-			if v.failure == nil {
-				fmt.Fprintf(env.Stderr, "ERROR Error during processing, terminating consumer process: %v\n", err)
-			}
+		err := group.Consume(ctx, []string{v.topic}, h)
+		if err == nil || ctx.Err() != nil {
+			continue
+		}
+		if errors.Is(err, sarama.ErrClosedConsumerGroup) {
 			break
 		}
+		// A failed join or sync: the Java consumer keeps trying, so do we.
+		errLog.WithError(err).Error("joining the group failed; retrying")
+		t := time.NewTimer(consumerRejoinBackoff)
+		select {
+		case <-t.C:
+		case <-ctx.Done():
+		}
+		t.Stop()
 	}
 	// Close leaves the group; Consume has returned, so no claim or
 	// Cleanup is left to hand the poll loop anything.
 	cancel()
 	group.Close()
+	<-errsDone
 	close(stopPoll)
 	<-pollDone
 	if v.failure != nil {
