@@ -255,6 +255,12 @@ func runVerifiableConsumer(env Env, a parsedArgs) error {
 		if errors.Is(err, sarama.ErrClosedConsumerGroup) {
 			break
 		}
+		if code, fatal := fatalJoinError(err); fatal {
+			// The Java consumer's poll throws; the tool logs and closes.
+			class, msg := javaExceptionOf(code)
+			fmt.Fprintf(env.Stderr, "ERROR Error during processing, terminating consumer process: %s: %s\n", class, msg)
+			break
+		}
 		// A failed join or sync: the Java consumer keeps trying, so do we.
 		errLog.WithError(err).Error("joining the group failed; retrying")
 		t := time.NewTimer(consumerRejoinBackoff)
@@ -276,6 +282,21 @@ func runVerifiableConsumer(env Env, a parsedArgs) error {
 	}
 	v.events.print(v.events.event("shutdown_complete"))
 	return nil
+}
+
+// fatalJoinError reports whether err holds a group error the Java
+// consumer does not retry (it throws from poll).
+func fatalJoinError(err error) (sarama.KError, bool) {
+	var ke sarama.KError
+	if !errors.As(err, &ke) {
+		return 0, false
+	}
+	switch ke {
+	case sarama.ErrInvalidSessionTimeout, sarama.ErrInconsistentGroupProtocol, sarama.ErrInvalidGroupId,
+		sarama.ErrGroupAuthorizationFailed, sarama.ErrFencedInstancedId, sarama.ErrGroupMaxSizeReached:
+		return ke, true
+	}
+	return 0, false
 }
 
 // pollLoop is the Kafka tool's run loop: each iteration takes what is

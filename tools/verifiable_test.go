@@ -372,6 +372,14 @@ func TestToolVerifiableCluster(t *testing.T) {
 		if sum != 50 || len(revoked) == 0 || evs[len(evs)-1]["name"] != "shutdown_complete" || evs[len(evs)-2]["name"] != "partitions_revoked" {
 			t.Errorf("sum %d, events:\n%s", sum, out)
 		}
+		// A session timeout the broker refuses ends the run (Kafka's poll
+		// throws InvalidSessionTimeoutException).
+		out, errOut, code = runTool(t, "", "kafka-verifiable-consumer", "--broker-list", boot, "--topic", "vt", "--group-id", "vshort",
+			"--session-timeout", "1000")
+		evs = parseEvents(t, out)
+		if code != 0 || !strings.Contains(errOut, "org.apache.kafka.common.errors.InvalidSessionTimeoutException") || evs[len(evs)-1]["name"] != "shutdown_complete" {
+			t.Errorf("short session: exit %d\n%s\nstderr: %s", code, out, errOut)
+		}
 		// A group with no committed offsets and --reset-policy none stops
 		// as Kafka's NoOffsetForPartitionException does.
 		out, errOut, code = runTool(t, "", "kafka-verifiable-consumer", "--broker-list", boot, "--topic", "vt", "--group-id", "vnone",
