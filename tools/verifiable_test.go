@@ -356,7 +356,9 @@ func TestToolVerifiableCluster(t *testing.T) {
 	})
 
 	t.Run("consumer-max-messages", func(t *testing.T) {
-		out, errOut, code := runTool(t, "", "kafka-verifiable-consumer", "--broker-list", boot, "--topic", "vt", "--group-id", "vmax",
+		c.CreateTopic(t, "vm", 4, 1)
+		produceVerifiable(t, 60, "--topic", "vm", "--bootstrap-server", boot)
+		out, errOut, code := runTool(t, "", "kafka-verifiable-consumer", "--broker-list", boot, "--topic", "vm", "--group-id", "vmax",
 			"--max-messages", "50", "--session-timeout", "10000")
 		if code != 0 {
 			t.Fatalf("exit %d: %s", code, errOut)
@@ -374,7 +376,7 @@ func TestToolVerifiableCluster(t *testing.T) {
 		}
 		// A session timeout the broker refuses ends the run (Kafka's poll
 		// throws InvalidSessionTimeoutException).
-		out, errOut, code = runTool(t, "", "kafka-verifiable-consumer", "--broker-list", boot, "--topic", "vt", "--group-id", "vshort",
+		out, errOut, code = runTool(t, "", "kafka-verifiable-consumer", "--broker-list", boot, "--topic", "vm", "--group-id", "vshort",
 			"--session-timeout", "1000")
 		evs = parseEvents(t, out)
 		if code != 0 || !strings.Contains(errOut, "org.apache.kafka.common.errors.InvalidSessionTimeoutException") || evs[len(evs)-1]["name"] != "shutdown_complete" {
@@ -382,10 +384,10 @@ func TestToolVerifiableCluster(t *testing.T) {
 		}
 		// A group with no committed offsets and --reset-policy none stops
 		// as Kafka's NoOffsetForPartitionException does.
-		out, errOut, code = runTool(t, "", "kafka-verifiable-consumer", "--broker-list", boot, "--topic", "vt", "--group-id", "vnone",
+		out, errOut, code = runTool(t, "", "kafka-verifiable-consumer", "--broker-list", boot, "--topic", "vm", "--group-id", "vnone",
 			"--reset-policy", "none", "--session-timeout", "10000")
 		evs = parseEvents(t, out)
-		if code != 0 || !strings.Contains(errOut, "Undefined offset with no reset policy for partitions: [vt-0, vt-1, vt-2, vt-3]") ||
+		if code != 0 || !strings.Contains(errOut, "Undefined offset with no reset policy for partitions: [vm-0, vm-1, vm-2, vm-3]") ||
 			len(eventsNamed(evs, "records_consumed")) != 0 || evs[len(evs)-1]["name"] != "shutdown_complete" {
 			t.Errorf("none: exit %d\n%s\nstderr: %s", code, out, errOut)
 		}
