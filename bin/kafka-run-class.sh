@@ -23,6 +23,14 @@ case "$class" in
   kafka.admin.LogDirsCommand) cmd=kafka-log-dirs ;;
   kafka.admin.TopicCommand) cmd=kafka-topics ;;
   kafka.admin.ConfigCommand) cmd=kafka-configs ;;
+  kafka.admin.ConsumerGroupCommand) cmd=kafka-consumer-groups ;;
+  kafka.admin.ReassignPartitionsCommand) cmd=kafka-reassign-partitions ;;
+  kafka.admin.LeaderElectionCommand) cmd=kafka-leader-election ;;
+  kafka.admin.PreferredReplicaLeaderElectionCommand) cmd=kafka-preferred-replica-election ;;
+  kafka.tools.ReplicaVerificationTool) cmd=kafka-replica-verification ;;
+  org.apache.kafka.tools.VerifiableProducer) cmd=kafka-verifiable-producer ;;
+  org.apache.kafka.tools.VerifiableConsumer) cmd=kafka-verifiable-consumer ;;
+  kafka.Kafka) cmd=kafka-server-start ;;
   *)
     echo "Error: Could not find or load main class $class" >&2
     exit 1

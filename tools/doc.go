@@ -8,6 +8,8 @@
 // configs*.go (kafka-configs for topics, brokers, users and clients, through
 // ZooKeeper or the Admin API), doctor*.go (samsa doctor: host and cluster
 // checks), producer_perf.go and consumer_perf.go (the perf tests),
+// verifiable_*.go (kafka-verifiable-producer/-consumer, JSON events as
+// Kafka's), replica_verification*.go (kafka-replica-verification),
 // zookeeper_shell.go, dump_log*.go (kafka-dump-log), client_config.go (Java
 // client properties → Sarama). Messages the user sees are worded as Kafka's tools
 // word them (toolError), byte for byte where Kafka's output is parsed by
