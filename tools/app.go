@@ -112,6 +112,11 @@ func NewApp(env Env) *cli.App {
 	}
 	for _, cmd := range app.Commands {
 		name := cmd.Name
+		// No "help" subcommand (Kafka's tools have none): urfave/cli would
+		// append its package-level help command to every command and write
+		// into it on each run, a data race between concurrent Runs. --help
+		// still prints the command's help.
+		cmd.HideHelpCommand = true
 		// Usage errors go to stderr with exit code 1, as Kafka's tools do,
 		// and leave stdout clean for scripts.
 		cmd.OnUsageError = func(_ *cli.Context, err error, _ bool) error {

@@ -22,7 +22,9 @@
 // Concurrency: NewApp and Run may be called from several goroutines with
 // separate Envs (tests do). A command's goroutines (consumer partitions,
 // producer error drain, the broker) are owned by that command's Action and
-// stopped before it returns. No package-level mutable state.
+// stopped before it returns. No package-level mutable state of our own;
+// urfave/cli's shared help flag and help command are made safe for that in
+// help_flag.go and NewApp (TestToolRunConcurrently).
 //
 // Exit codes: 0 on success; 1 on a usage error (message on stderr) or a
 // failed command (kafka-topics prints "Error while executing topic command :
