@@ -3,10 +3,16 @@ package broker
 // Fetch: v0-12
 //
 // Behaviour:
-//   - Consumers (replica_id -1) read from the leader up to the high
-//     watermark (also for read_committed: there are no transactions, so the
-//     last stable offset equals the HW). Fetching from followers (KIP-392)
-//     is not offered: preferred_read_replica is always -1.
+//   - Consumers (replica_id -1, and the debugging consumer -2 of
+//     kafka-replica-verification) read up to the high watermark (also for
+//     read_committed: there are no transactions, so the last stable offset
+//     equals the HW). v0-10 must fetch from the leader
+//     (NOT_LEADER_OR_FOLLOWER elsewhere). v11+ (KIP-392) may also fetch from
+//     a follower, which answers from its own log up to its own high
+//     watermark after checking current_leader_epoch against its view of the
+//     epoch, as Kafka 2.8. preferred_read_replica is always -1: Kafka 2.8's
+//     default replica.selector.class is unset, so it never names one, and
+//     Samsa offers no selector.
 //   - Followers (replica_id >= 0) read up to the log end; the leader
 //     records the follower's fetch offset as its log end offset and moves
 //     the high watermark to the smallest log end offset in the ISR
@@ -39,8 +45,8 @@ package broker
 //     aborted transactions (always none), record batch v2.
 //   - v5: log_start_offset. v7: sessions (KIP-227; see above).
 //   - v9: current leader epoch (KIP-320). v11: rack and preferred read
-//     replica (KIP-392; rack ignored). v12: flexible; last fetched epoch
-//     accepted, diverging epoch never set (followers use
+//     replica (KIP-392: follower reads; rack ignored). v12: flexible; last
+//     fetched epoch accepted, diverging epoch never set (followers use
 //     OffsetsForLeaderEpoch).
 
 import (
@@ -108,6 +114,11 @@ func (b *Broker) handleFetch(r *request) (kmsg.Response, error) {
 	if replicaID < 0 {
 		replicaID = replica.ConsumerReplicaID
 	}
+	// KIP-392: Kafka 2.8 serves consumer fetches (-1, and the debugging -2)
+	// of v11+ from followers too (ReplicaManager.fetchMessages:
+	// fetchOnlyFromLeader = isFromFollower || clientMetadata.isEmpty, the
+	// client metadata being set from v11).
+	anyReplica := req.ReplicaID < 0 && req.Version >= 11
 	// read reads every partition once and reports whether the request can
 	// be answered now.
 	read := func() bool {
@@ -119,7 +130,7 @@ func (b *Broker) handleFetch(r *request) (kmsg.Response, error) {
 			limit := min(int64(max(fp.req.PartitionMaxBytes, 0)), max(remaining, 0))
 			rp := replica.ReadParams{ReplicaID: replicaID, FetchOffset: fp.req.FetchOffset,
 				MaxBytes: int(limit), CurrentLeaderEpoch: -1,
-				MinOneBatch: total == 0, FollowerLogStartOffset: -1}
+				MinOneBatch: total == 0, FollowerLogStartOffset: -1, AnyReplica: anyReplica}
 			if req.Version >= 5 {
 				rp.FollowerLogStartOffset = fp.req.LogStartOffset
 			}

@@ -4,13 +4,17 @@ package broker
 //
 // Behaviour:
 //   - Timestamp -2 (earliest): the log start offset. -1 (latest): the high
-//     watermark for consumers (the log end offset for replica ids >= 0);
+//     watermark for consumers (replica id -1; the log end offset for any
+//     other replica id, -2 included, which Kafka gives no isolation level);
 //     read_committed gives the same since there are no transactions.
 //   - Any other timestamp: the first offset whose record timestamp is at or
-//     after it (from the time indexes), if that offset is below the high
-//     watermark; otherwise offset -1 and timestamp -1, as Kafka.
-//   - Only the leader answers (NOT_LEADER_FOR_PARTITION elsewhere);
-//     unknown partitions answer UNKNOWN_TOPIC_OR_PARTITION.
+//     after it (from the time indexes), if that offset is below that limit;
+//     otherwise offset -1 and timestamp -1, as Kafka.
+//   - Only the leader answers (NOT_LEADER_FOR_PARTITION elsewhere), except
+//     for the debugging replica id -2 (kafka-replica-verification), which
+//     any replica with a log answers from its own log, as Kafka 2.8
+//     (fetchOnlyFromLeader = replicaId != DEBUGGING_REPLICA_ID); unknown
+//     partitions answer UNKNOWN_TOPIC_OR_PARTITION.
 //   - v0 (legacy, max_num_offsets): up to max_num_offsets offsets, newest
 //     first, from the segment base offsets and the log end, each paired with
 //     the segment's largest timestamp (Kafka used the file's mtime): -1 from

@@ -20,9 +20,12 @@ type OffsetAnswer struct {
 
 // ListOffset answers ListOffsets for one partition (Kafka
 // Partition.fetchOffsetForTimestamp): timestamp -2 is the log start offset,
-// -1 the high watermark for consumers (the log end for replica ids >= 0),
-// otherwise the first offset with a timestamp >= ts that is below the
-// high watermark. Only the leader answers. Errors: ErrUnknownPartition,
+// -1 the high watermark for consumers (the log end for any other replica
+// id, the debugging -2 included, as Kafka gives them no isolation level),
+// otherwise the first offset with a timestamp >= ts that is below that
+// limit. Only the leader answers, except to the debugging replica id -2,
+// which any replica with a log answers from its own log (Kafka's
+// fetchOnlyFromLeader = replicaId != DEBUGGING_REPLICA_ID). Errors: ErrUnknownPartition,
 // ErrNotLeader, ErrFencedLeaderEpoch, ErrUnknownLeaderEpoch, storage errors.
 func (m *Manager) ListOffset(tp TopicPartition, ts int64, replicaID, currentLeaderEpoch int32) (OffsetAnswer, error) {
 	p := m.Partition(tp)
@@ -31,8 +34,8 @@ func (m *Manager) ListOffset(tp TopicPartition, ts int64, replicaID, currentLead
 	}
 	p.mu.RLock()
 	defer p.mu.RUnlock()
-	if !p.isLeaderLocked() {
-		return OffsetAnswer{}, fmt.Errorf("%w: %s (leader %d)", ErrNotLeader, tp, p.mu.leader)
+	if err := p.offsetsReplicaLocked(replicaID); err != nil {
+		return OffsetAnswer{}, err
 	}
 	if err := p.checkEpochLocked(currentLeaderEpoch); err != nil {
 		return OffsetAnswer{}, err
@@ -40,7 +43,7 @@ func (m *Manager) ListOffset(tp TopicPartition, ts int64, replicaID, currentLead
 	l := p.mu.data
 	ans := OffsetAnswer{Found: true, Timestamp: -1, LeaderEpoch: p.mu.leaderEpoch}
 	limit := l.HighWatermark()
-	if replicaID >= 0 {
+	if replicaID != ConsumerReplicaID {
 		limit = l.LogEndOffset()
 	}
 	switch ts {
@@ -180,8 +183,9 @@ func (m *Manager) WaitLowWatermark(ctx context.Context, tp TopicPartition, offse
 // up to maxNum offsets, newest first, taken from the segments' base offsets
 // and the log end, each paired with the segment's largest timestamp (the
 // log end with now): for -1 all of them from the log end, for -2 only the
-// log start, otherwise those whose time is at or before ts. Consumers see
-// nothing past the high watermark (it replaces larger offsets).
+// log start, otherwise those whose time is at or before ts. Consumers
+// (replica id -1) see nothing past the high watermark (it replaces larger
+// offsets). The leader answers; any replica with a log answers -2.
 func (m *Manager) LegacyOffsets(tp TopicPartition, ts int64, maxNum int32, replicaID int32) ([]int64, error) {
 	p := m.Partition(tp)
 	if p == nil {
@@ -189,8 +193,8 @@ func (m *Manager) LegacyOffsets(tp TopicPartition, ts int64, maxNum int32, repli
 	}
 	p.mu.RLock()
 	defer p.mu.RUnlock()
-	if !p.isLeaderLocked() {
-		return nil, fmt.Errorf("%w: %s (leader %d)", ErrNotLeader, tp, p.mu.leader)
+	if err := p.offsetsReplicaLocked(replicaID); err != nil {
+		return nil, err
 	}
 	l := p.mu.data
 	type offTime struct{ off, ts int64 }
@@ -225,7 +229,7 @@ func (m *Manager) LegacyOffsets(tp TopicPartition, ts int64, maxNum int32, repli
 	if ts == storage.EarliestTimestamp && len(out) > 0 {
 		out[0] = l.LogStartOffset()
 	}
-	if replicaID < 0 {
+	if replicaID == ConsumerReplicaID {
 		hw := l.HighWatermark()
 		trimmed := out[:0:0]
 		capped := false
@@ -245,4 +249,14 @@ func (m *Manager) LegacyOffsets(tp TopicPartition, ts int64, maxNum int32, repli
 		out = trimmed
 	}
 	return out, nil
+}
+
+// offsetsReplicaLocked reports whether this replica may answer a ListOffsets
+// from replicaID: the leader always, any replica with a log when the
+// debugging replica id -2 asks (ErrNotLeader otherwise).
+func (p *Partition) offsetsReplicaLocked(replicaID int32) error {
+	if p.isLeaderLocked() || (replicaID == DebuggingReplicaID && p.mu.data != nil) {
+		return nil
+	}
+	return fmt.Errorf("%w: %s (leader %d)", ErrNotLeader, p.tp, p.mu.leader)
 }

@@ -8,8 +8,13 @@ import (
 )
 
 // ConsumerReplicaID is the replica id of a fetch from a client (Kafka's
-// CONSUMER_REPLICA_ID); -2 (debugging) reads like a follower.
+// CONSUMER_REPLICA_ID). The debugging consumer (-2, DebuggingReplicaID) reads
+// like a consumer: up to the high watermark, without follower bookkeeping.
 const ConsumerReplicaID = -1
+
+// DebuggingReplicaID is the replica id of kafka-replica-verification's
+// fetches and ListOffsets (Kafka's DEBUGGING_REPLICA_ID).
+const DebuggingReplicaID = -2
 
 // ReadParams describe one partition of a fetch.
 type ReadParams struct {
@@ -27,6 +32,12 @@ type ReadParams struct {
 	// FollowerLogStartOffset is a follower's log start offset (Fetch v5+;
 	// -1 when absent).
 	FollowerLogStartOffset int64
+	// AnyReplica lets a consumer read (ReplicaID < 0) be served by a
+	// follower replica, from its own log up to its own high watermark
+	// (KIP-392; Kafka's fetchOnlyFromLeader = false, which Kafka 2.8 sets for
+	// consumer Fetch v11+). Ignored for replication fetches (ReplicaID >= 0),
+	// which always need the leader.
+	AnyReplica bool
 }
 
 // ReadResult is what a fetch gets for one partition.
@@ -40,9 +51,11 @@ type ReadResult struct {
 }
 
 // Read reads one partition for a fetch (Kafka ReplicaManager.readFromLocalLog).
-// Consumers read up to the high watermark and must fetch from the leader;
-// a follower's fetch first records its position (its log end offset),
-// which may advance the high watermark, and reads up to the log end.
+// Consumers read up to the high watermark and must fetch from the leader
+// unless rp.AnyReplica is set (then a follower answers from its own log, up
+// to its own high watermark); a follower's fetch first records its position
+// (its log end offset), which may advance the high watermark, and reads up
+// to the log end.
 // Errors: ErrUnknownPartition, ErrNotLeader, ErrFencedLeaderEpoch,
 // ErrUnknownLeaderEpoch, storage.ErrOffsetOutOfRange.
 func (m *Manager) Read(tp TopicPartition, rp ReadParams) (ReadResult, error) {
@@ -66,6 +79,9 @@ func (p *Partition) read(rp ReadParams) (res ReadResult, hwMoved, expand bool, e
 	p.mu.RLock()
 	defer p.mu.RUnlock()
 	if !p.isLeaderLocked() {
+		if rp.AnyReplica && rp.ReplicaID < 0 {
+			return p.readAsFollowerLocked(rp)
+		}
 		return ReadResult{}, false, false, fmt.Errorf("%w: %s (leader %d)", ErrNotLeader, p.tp, p.mu.leader)
 	}
 	if err := p.checkEpochLocked(rp.CurrentLeaderEpoch); err != nil {
@@ -89,6 +105,31 @@ func (p *Partition) read(rp ReadParams) (res ReadResult, hwMoved, expand bool, e
 	}
 	res.Records = rr.Regions
 	return res, hwMoved, expand, nil
+}
+
+// readAsFollowerLocked serves a consumer read on a replica that does not
+// lead the partition (KIP-392), as Kafka's Partition.readRecords with
+// fetchOnlyFromLeader false: the current leader epoch is checked first
+// (FENCED_LEADER_EPOCH / UNKNOWN_LEADER_EPOCH against this replica's view of
+// the epoch), a replica without a log answers NOT_LEADER_OR_FOLLOWER, and the
+// read stops at this replica's high watermark (the last stable offset too:
+// there are no transactions). Nothing is recorded about the reader.
+func (p *Partition) readAsFollowerLocked(rp ReadParams) (ReadResult, bool, bool, error) {
+	if err := p.checkEpochLocked(rp.CurrentLeaderEpoch); err != nil {
+		return ReadResult{}, false, false, err
+	}
+	l := p.mu.data
+	if l == nil {
+		return ReadResult{}, false, false, fmt.Errorf("%w: %s (no local log)", ErrNotLeader, p.tp)
+	}
+	hw := l.HighWatermark()
+	res := ReadResult{HighWatermark: hw, LastStableOffset: hw, LogStartOffset: l.LogStartOffset()}
+	rr, err := l.Read(rp.FetchOffset, rp.MaxBytes, hw, rp.MinOneBatch)
+	if err != nil {
+		return res, false, false, err
+	}
+	res.Records = rr.Regions
+	return res, false, false, nil
 }
 
 // checkEpochLocked validates a request's current leader epoch (KIP-320).
