@@ -1,8 +1,10 @@
 // Package replica is the broker's ReplicaManager: the partitions this
 // broker hosts, whether it leads or follows each, the ISR and the high
 // watermark, appends with acks semantics and min.insync.replicas, reads for
-// consumers and followers, and (fetcher.go) the follower fetchers that copy
-// the leaders' logs.
+// consumers and followers (read.go; a consumer read with
+// ReadParams.AnyReplica may also be served by a follower replica up to its
+// own high watermark, KIP-392), and (fetcher.go) the follower fetchers that
+// copy the leaders' logs.
 //
 // Domain types only: LeaderAndIsr and StopReplica arrive as the plain
 // structs of types.go; the broker's API handlers translate kmsg requests
