@@ -113,6 +113,19 @@ func start(t *testing.T, h server.Handler) (*server.Server, string) {
 	return s, addr.String()
 }
 
+// dialPeer starts a server for h and dials it as clientID; the client is
+// closed when the test ends, before the server shuts down.
+func dialPeer(t *testing.T, h server.Handler, clientID string, opts ...peer.Option) *peer.Client {
+	t.Helper()
+	_, addr := start(t, h)
+	c, err := peer.Dial(ctxT(t), addr, clientID, opts...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close() })
+	return c
+}
+
 func ctxT(t *testing.T) context.Context {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	t.Cleanup(cancel)
@@ -131,12 +144,7 @@ func metadata(topics ...string) *kmsg.MetadataRequest {
 
 func TestPeerNegotiatesHighestCommonVersion(t *testing.T) {
 	b := newBroker()
-	_, addr := start(t, b)
-	c, err := peer.Dial(ctxT(t), addr, "controller-1")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
+	c := dialPeer(t, b, "controller-1")
 	resp, err := c.Request(ctxT(t), metadata("a"))
 	if err != nil {
 		t.Fatal(err)
@@ -175,12 +183,7 @@ func TestPeerNegotiatesHighestCommonVersion(t *testing.T) {
 
 func TestPeerMaxVersionsCap(t *testing.T) {
 	b := newBroker()
-	_, addr := start(t, b)
-	c, err := peer.Dial(ctxT(t), addr, "c", peer.WithMaxVersions(map[int16]int16{3: 1, 0: 2}))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
+	c := dialPeer(t, b, "c", peer.WithMaxVersions(map[int16]int16{3: 1, 0: 2}))
 	if resp, err := c.Request(ctxT(t), metadata()); err != nil || resp.GetVersion() != 1 {
 		t.Fatalf("%v", err)
 	}
@@ -195,12 +198,7 @@ func TestPeerMaxVersionsCap(t *testing.T) {
 func TestPeerApiVersionsFallback(t *testing.T) {
 	b := newBroker()
 	b.avMax = 2
-	_, addr := start(t, b)
-	c, err := peer.Dial(ctxT(t), addr, "c")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
+	c := dialPeer(t, b, "c")
 	if got := b.versions(18); len(got) != 2 || got[0] != 3 || got[1] != 2 {
 		t.Fatalf("ApiVersions sent as %v", got)
 	}
@@ -211,12 +209,7 @@ func TestPeerApiVersionsFallback(t *testing.T) {
 
 func TestPeerReconnectsAfterFailure(t *testing.T) {
 	b := newBroker()
-	_, addr := start(t, b)
-	c, err := peer.Dial(ctxT(t), addr, "c", peer.WithReconnectBackoff(time.Millisecond, 10*time.Millisecond))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
+	c := dialPeer(t, b, "c", peer.WithReconnectBackoff(time.Millisecond, 10*time.Millisecond))
 	if _, err := c.Request(ctxT(t), kmsg.NewPtrLeaveGroupRequest()); err == nil {
 		t.Fatal("no error from a dropped connection")
 	}
@@ -281,12 +274,7 @@ func TestPeerDialFails(t *testing.T) {
 
 func TestPeerContextDeadlineDropsConnection(t *testing.T) {
 	b := newBroker()
-	_, addr := start(t, b)
-	c, err := peer.Dial(ctxT(t), addr, "c", peer.WithReconnectBackoff(time.Millisecond, time.Millisecond))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
+	c := dialPeer(t, b, "c", peer.WithReconnectBackoff(time.Millisecond, time.Millisecond))
 	ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
 	defer cancel()
 	start := time.Now()
@@ -332,12 +320,7 @@ func TestPeerCloseInterruptsRequest(t *testing.T) {
 
 func TestPeerAcksZeroProduce(t *testing.T) {
 	b := newBroker()
-	_, addr := start(t, b)
-	c, err := peer.Dial(ctxT(t), addr, "c")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
+	c := dialPeer(t, b, "c")
 	p := kmsg.NewPtrProduceRequest()
 	p.Acks = 0
 	if resp, err := c.Request(ctxT(t), p); resp != nil || err != nil {
@@ -350,12 +333,7 @@ func TestPeerAcksZeroProduce(t *testing.T) {
 
 func TestPeerConcurrentRequests(t *testing.T) {
 	b := newBroker()
-	_, addr := start(t, b)
-	c, err := peer.Dial(ctxT(t), addr, "c")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
+	c := dialPeer(t, b, "c")
 	var wg sync.WaitGroup
 	errs := make(chan error, 8)
 	for g := 0; g < 8; g++ {

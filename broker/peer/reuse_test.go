@@ -62,14 +62,10 @@ func fetchReq(offset int64, size int32) *kmsg.FetchRequest {
 
 func TestPeerRequestIntoReusesFrameAndResponse(t *testing.T) {
 	b := fetchBroker{newBroker()}
-	_, addr := start(t, b)
-	c, err := peer.Dial(ctxT(t), addr, "replica-fetcher-1")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
+	c := dialPeer(t, b, "replica-fetcher-1")
 	resp := kmsg.NewPtrFetchResponse()
 	var buf []byte
+	var err error
 	// Sizes shrink and grow: the frame is reused when it fits and grown when not, and the
 	// decoded response never carries bytes of an earlier answer.
 	for i, size := range []int32{4096, 64, 64 << 10, 8, 4096} {
@@ -202,12 +198,7 @@ func TestPeerRequestIntoAllocations(t *testing.T) {
 
 func TestPeerRequestIntoRefuses(t *testing.T) {
 	b := newBroker()
-	_, addr := start(t, b)
-	c, err := peer.Dial(ctxT(t), addr, "c")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
+	c := dialPeer(t, b, "c")
 	if _, err := c.RequestInto(ctxT(t), kmsg.NewPtrApiVersionsRequest(), kmsg.NewPtrApiVersionsResponse(), nil); err == nil {
 		t.Fatal("ApiVersions accepted")
 	}
@@ -228,12 +219,7 @@ func TestPeerRequestIntoRefuses(t *testing.T) {
 // and checks each returns context.Canceled and the interruption never reaches the next call.
 func TestPeerCancelInterruptsOnlyItsCall(t *testing.T) {
 	b := newBroker()
-	_, addr := start(t, b)
-	c, err := peer.Dial(ctxT(t), addr, "c", peer.WithReconnectBackoff(time.Millisecond, time.Millisecond))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
+	c := dialPeer(t, b, "c", peer.WithReconnectBackoff(time.Millisecond, time.Millisecond))
 	for i := 0; i < 5; i++ {
 		before := len(b.versions(12))
 		ctx, cancel := context.WithCancel(context.Background())
@@ -269,12 +255,7 @@ func TestPeerCancelInterruptsOnlyItsCall(t *testing.T) {
 // a later call made with another ctx (that call ends by its own deadline).
 func TestPeerWatchFollowsTheCallsContext(t *testing.T) {
 	b := newBroker()
-	_, addr := start(t, b)
-	c, err := peer.Dial(ctxT(t), addr, "c", peer.WithReconnectBackoff(time.Millisecond, time.Millisecond))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
+	c := dialPeer(t, b, "c", peer.WithReconnectBackoff(time.Millisecond, time.Millisecond))
 	parkedCall := func(ctx context.Context) <-chan error {
 		before := len(b.versions(12))
 		done := make(chan error, 1)
