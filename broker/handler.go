@@ -12,12 +12,6 @@ import (
 	"samsa/broker/wire"
 )
 
-// API keys of the two requests client byte-rate quotas apply to.
-const (
-	produceAPIKey = 0
-	fetchAPIKey   = 1
-)
-
 // handler adapts the Broker to server.Handler: it checks the request
 // against the API table and calls the API's handler.
 type handler struct{ b *Broker }
@@ -47,7 +41,7 @@ func (h handler) Serve(ctx context.Context, c *server.Conn, req *wire.Request) (
 	}
 	r := &request{ctx: ctx, hdr: &req.Header, body: req.Body, listener: c.ListenerName(), clientHost: clientHost(c)}
 	b.debugRequest(r)
-	if (req.Key == produceAPIKey || req.Key == fetchAPIKey) && b.quotas.AnyEnabled() {
+	if (req.Key == kmsg.Produce.Int16() || req.Key == kmsg.Fetch.Int16()) && b.quotas.AnyEnabled() {
 		return b.serveWithQuota(c, req, row, r) // client byte-rate quotas (quota_serve.go)
 	}
 	return row.handle(b, r)
