@@ -52,6 +52,8 @@ func TestClusterSaramaAsyncProducer(t *testing.T) {
 	var wg sync.WaitGroup
 	wg.Add(1)
 	counts := map[int32]int{}
+	// Every answer is drained, errors included, so the input never blocks;
+	// every wait below is bounded.
 	go func() {
 		defer wg.Done()
 		for i := 0; i < n; i++ {
@@ -60,19 +62,29 @@ func TestClusterSaramaAsyncProducer(t *testing.T) {
 				counts[m.Partition]++
 			case err := <-p.Errors():
 				t.Errorf("produce: %v", err)
-				return
 			case <-time.After(30 * time.Second):
-				t.Errorf("timed out after %d successes", i)
+				t.Errorf("timed out after %d answers", i)
 				return
 			}
 		}
 	}()
 	for i := 0; i < n; i++ {
-		p.Input() <- &sarama.ProducerMessage{Topic: "async", Key: sarama.StringEncoder(fmt.Sprint(i)), Value: sarama.StringEncoder(fmt.Sprint(i))}
+		select {
+		case p.Input() <- &sarama.ProducerMessage{Topic: "async", Key: sarama.StringEncoder(fmt.Sprint(i)), Value: sarama.StringEncoder(fmt.Sprint(i))}:
+		case <-time.After(30 * time.Second):
+			t.Fatalf("the producer took no input for 30 s after %d messages", i)
+		}
 	}
 	wg.Wait()
-	if err := p.Close(); err != nil {
-		t.Fatal(err)
+	closed := make(chan error, 1)
+	go func() { closed <- p.Close() }()
+	select {
+	case err := <-closed:
+		if err != nil {
+			t.Fatal(err)
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("the producer did not close within 30 s: answers to in-flight requests never came")
 	}
 	cl := c.Sarama(t, cfg)
 	total := int64(0)
