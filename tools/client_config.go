@@ -57,7 +57,20 @@ func newSaramaConfig(clientID, configFile string, props map[string]string) (*sar
 			return nil, fmt.Errorf("tools: invalid value %q for client property %s: %w", all[k], k, err)
 		}
 	}
+	lingerOnlyWithFrequency(cfg)
 	return cfg, nil
+}
+
+// lingerOnlyWithFrequency keeps Kafka's meaning of batch.size with linger.ms=0: send at once.
+// Kafka's batch.size is only a ceiling; Sarama's Flush.Bytes is a threshold that holds a short
+// batch back, and with no Flush.Frequency a short last batch is never sent, not even by Close
+// (Sarama warns "messages may not get flushed"): a perf test or console producer would hang at
+// its end. So a size threshold stays only when a linger time bounds the wait.
+func lingerOnlyWithFrequency(cfg *sarama.Config) {
+	if cfg.Producer.Flush.Frequency <= 0 {
+		cfg.Producer.Flush.Bytes = 0
+		cfg.Producer.Flush.Messages = 0
+	}
 }
 
 // newQueryClient connects a Sarama client for a tool that only reads or

@@ -81,6 +81,16 @@ func TestToolClientProperties(t *testing.T) {
 			t.Errorf("%v accepted", bad)
 		}
 	}
+	// batch.size is only a ceiling in Kafka: with linger.ms=0 a short batch goes at once, so
+	// no Sarama flush threshold may hold it back (it would never be sent without a frequency).
+	cfg, err = newSaramaConfig("id", "", map[string]string{"batch.size": "16384"})
+	if err != nil || cfg.Producer.Flush.Bytes != 0 || cfg.Producer.Flush.Frequency != 0 {
+		t.Errorf("batch.size without linger.ms: flush %+v, %v", cfg.Producer.Flush, err)
+	}
+	cfg, err = newSaramaConfig("id", "", map[string]string{"batch.size": "16384", "linger.ms": "20"})
+	if err != nil || cfg.Producer.Flush.Bytes != 16384 || cfg.Producer.Flush.Frequency != 20*time.Millisecond {
+		t.Errorf("batch.size with linger.ms: flush %+v, %v", cfg.Producer.Flush, err)
+	}
 	if _, err := parsePropertyArgs([]string{"novalue"}); err == nil {
 		t.Error("property without '=' accepted")
 	}

@@ -2,6 +2,7 @@ package tools
 
 import (
 	"bytes"
+	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -125,6 +126,24 @@ func TestToolPerfCluster(t *testing.T) {
 	}
 	if !strings.Contains(out, "\nMetric Name") || !regexp.MustCompile(`\nproducer-metrics:record-send-rate:\{client-id=perf-producer-client\} +: \d+\.\d{3}\n`).MatchString(out) {
 		t.Errorf("metrics not in Kafka's layout:\n%s", out)
+	}
+
+	// batch.size with Kafka's default linger.ms=0: the last short batch is sent at once, so
+	// the run ends (7 records never fill a 16 KiB batch).
+	c.CreateTopic(t, "perf-nolinger", 1, 1)
+	done := make(chan string, 1)
+	go func() {
+		out, errOut, code := runTool(t, "", "kafka-producer-perf-test", "--topic", "perf-nolinger", "--num-records", "7", "--record-size", "100",
+			"--throughput", "-1", "--producer-props", "bootstrap.servers="+boot, "batch.size=16384")
+		done <- fmt.Sprintf("exit %d\n%s\nstderr: %s", code, out, errOut)
+	}()
+	select {
+	case res := <-done:
+		if !strings.HasPrefix(res, "exit 0\n") || !strings.Contains(res, "7 records sent") {
+			t.Fatalf("batch.size without linger.ms: %s", res)
+		}
+	case <-time.After(60 * time.Second):
+		t.Fatal("batch.size without linger.ms: the producer perf test did not finish within 60 s")
 	}
 
 	// Throttled: 2000 records at 1000/s take more than a second (Kafka's
