@@ -193,23 +193,8 @@ func TestAPIFetchFromFollower(t *testing.T) {
 func TestAPIFetchFromFollowerFencedEpoch(t *testing.T) {
 	c := brokertest.NewCluster(t, 2)
 	l, _ := followerSetup(t, c, "fe", 5)
-	tp := replica.TopicPartition{Topic: "fe"}
-	old := c.Broker(l).Replicas().Partition(tp).State().LeaderEpoch
-	// The old leader comes back as a follower of the new epoch.
-	c.Kill(l)
-	brokertest.WaitFor(t, 30*time.Second, func() error {
-		if s := c.Broker(1 - l).Replicas().Partition(tp).State(); !s.IsLeader {
-			return fmt.Errorf("broker %d not leader yet", 1-l)
-		}
-		return nil
-	})
-	c.Restart(l)
-	c.WaitForISR(t, "fe", 0, 2)
+	old, now := demoteLeader(t, c, l, "fe")
 	waitFollowerHW(t, c, l, "fe", 5)
-	now := c.Broker(l).Replicas().Partition(tp).State().LeaderEpoch
-	if now <= old {
-		t.Fatalf("epoch %d after the leader change, was %d", now, old)
-	}
 	if rp := followerFetch(t, c.Addr(l), "fe", 11, -1, 0, old, 0); rp.ErrorCode != kerr.FencedLeaderEpoch.Code {
 		t.Errorf("old epoch: error %d, want FENCED_LEADER_EPOCH", rp.ErrorCode)
 	}
@@ -219,6 +204,29 @@ func TestAPIFetchFromFollowerFencedEpoch(t *testing.T) {
 	}
 }
 
+// demoteLeader kills broker l, the leader of topic-0 on a 2-broker cluster, waits until the
+// other broker leads, restarts l as a follower of the new epoch and waits for a full ISR. It
+// returns the leader epoch before and after the change.
+func demoteLeader(t *testing.T, c *brokertest.Cluster, l int, topic string) (old, now int32) {
+	t.Helper()
+	tp := replica.TopicPartition{Topic: topic}
+	old = c.Broker(l).Replicas().Partition(tp).State().LeaderEpoch
+	c.Kill(l)
+	brokertest.WaitFor(t, 30*time.Second, func() error {
+		if s := c.Broker(1 - l).Replicas().Partition(tp).State(); !s.IsLeader {
+			return fmt.Errorf("broker %d not leader yet", 1-l)
+		}
+		return nil
+	})
+	c.Restart(l)
+	c.WaitForISR(t, topic, 0, 2)
+	now = c.Broker(l).Replicas().Partition(tp).State().LeaderEpoch
+	if now <= old {
+		t.Fatalf("epoch %d after the leader change, was %d", now, old)
+	}
+	return old, now
+}
+
 // TestAPIListOffsetsDebuggingReplicaOnFollower: as Kafka 2.8, ListOffsets
 // from replica id -2 is answered by a follower (latest = its log end), while
 // a consumer's (-1) gets NOT_LEADER_OR_FOLLOWER there.
@@ -226,21 +234,7 @@ func TestAPIListOffsetsDebuggingReplicaOnFollower(t *testing.T) {
 	c := brokertest.NewCluster(t, 2)
 	_, f := followerSetup(t, c, "lo", 7)
 	list := func(version int16, replicaID int32, ts int64) kmsg.ListOffsetsResponseTopicPartition {
-		rc := dialRaw(t, c.Addr(f))
-		req := kmsg.NewPtrListOffsetsRequest()
-		req.SetVersion(version)
-		req.ReplicaID = replicaID
-		rt := kmsg.NewListOffsetsRequestTopic()
-		rt.Topic = "lo"
-		rp := kmsg.NewListOffsetsRequestTopicPartition()
-		rp.Timestamp, rp.MaxNumOffsets, rp.CurrentLeaderEpoch = ts, 1, -1
-		rt.Partitions = append(rt.Partitions, rp)
-		req.Topics = append(req.Topics, rt)
-		kr, err := rc.roundTrip(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return kr.(*kmsg.ListOffsetsResponse).Topics[0].Partitions[0]
+		return listOffsetsOne(t, c.Addr(f), "lo", version, replicaID, -1, ts)
 	}
 	for _, v := range []int16{1, 4, 6} {
 		if p := list(v, -2, -1); p.ErrorCode != 0 || p.Offset != 7 {

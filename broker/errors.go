@@ -60,7 +60,12 @@ func (b *Broker) errorCode(err error) int16 {
 	switch {
 	case errors.As(err, &ke):
 		return ke.Code
-	case errors.Is(err, replica.ErrUnknownPartition), errors.Is(err, errUnknownTopic):
+	case errors.Is(err, replica.ErrUnknownPartition):
+		if b.knownButNotHosted(err) {
+			return kerr.NotLeaderForPartition.Code
+		}
+		return kerr.UnknownTopicOrPartition.Code
+	case errors.Is(err, errUnknownTopic):
 		return kerr.UnknownTopicOrPartition.Code
 	case errors.Is(err, replica.ErrNotLeader):
 		return kerr.NotLeaderForPartition.Code
@@ -163,4 +168,17 @@ func (b *Broker) errorCode(err error) int16 {
 	}
 	b.log.WithError(err).Warn("unmapped error answered as UNKNOWN_SERVER_ERROR")
 	return kerr.UnknownServerError.Code
+}
+
+// knownButNotHosted reports whether err names a partition this broker does not host but its
+// metadata knows: Kafka's getPartitionOrError answers NOT_LEADER_OR_FOLLOWER then (a produce or
+// fetch that reached a broker after a reassignment moved the replica away), so the client
+// refreshes its metadata instead of treating the partition as missing.
+func (b *Broker) knownButNotHosted(err error) bool {
+	var upe *replica.UnknownPartitionError
+	if !errors.As(err, &upe) {
+		return false
+	}
+	_, ok := b.meta.Snapshot().Partition(upe.TP.Topic, upe.TP.Partition)
+	return ok
 }

@@ -26,7 +26,7 @@ type AppendResult struct {
 func (m *Manager) AppendAsLeader(tp TopicPartition, batches []byte, requiredAcks int16) (AppendResult, error) {
 	p := m.Partition(tp)
 	if p == nil {
-		return AppendResult{}, fmt.Errorf("%w: %s", ErrUnknownPartition, tp)
+		return AppendResult{}, unknownPartition(tp)
 	}
 	res, hwMoved, err := p.appendAsLeader(batches, requiredAcks)
 	if err != nil {

@@ -2,6 +2,23 @@ package replica
 
 import "errors"
 
+// UnknownPartitionError is ErrUnknownPartition for one partition (errors.Is matches it), so
+// the broker can tell a partition that exists nowhere from one that exists but is not hosted
+// here: Kafka's ReplicaManager.getPartitionOrError answers NOT_LEADER_OR_FOLLOWER for the
+// second when its metadata cache knows the partition, so clients refresh their metadata.
+type UnknownPartitionError struct {
+	TP TopicPartition
+}
+
+func (e *UnknownPartitionError) Error() string {
+	return ErrUnknownPartition.Error() + ": " + e.TP.String()
+}
+
+// Unwrap makes errors.Is(err, ErrUnknownPartition) hold.
+func (e *UnknownPartitionError) Unwrap() error { return ErrUnknownPartition }
+
+func unknownPartition(tp TopicPartition) error { return &UnknownPartitionError{TP: tp} }
+
 // Sentinel errors of the replica manager. broker/errors.go maps each to its
 // Kafka error code; callers test them with errors.Is.
 var (

@@ -30,14 +30,15 @@ type OffsetAnswer struct {
 func (m *Manager) ListOffset(tp TopicPartition, ts int64, replicaID, currentLeaderEpoch int32) (OffsetAnswer, error) {
 	p := m.Partition(tp)
 	if p == nil {
-		return OffsetAnswer{}, fmt.Errorf("%w: %s", ErrUnknownPartition, tp)
+		return OffsetAnswer{}, unknownPartition(tp)
 	}
 	p.mu.RLock()
 	defer p.mu.RUnlock()
-	if err := p.offsetsReplicaLocked(replicaID); err != nil {
+	// Epoch first, then leadership (Kafka's Partition.getLocalLog).
+	if err := p.checkEpochLocked(currentLeaderEpoch); err != nil {
 		return OffsetAnswer{}, err
 	}
-	if err := p.checkEpochLocked(currentLeaderEpoch); err != nil {
+	if err := p.offsetsReplicaLocked(replicaID); err != nil {
 		return OffsetAnswer{}, err
 	}
 	l := p.mu.data
@@ -92,15 +93,16 @@ type EpochEnd struct {
 func (m *Manager) EndOffsetForEpoch(tp TopicPartition, epoch, currentLeaderEpoch, replicaID int32) (EpochEnd, error) {
 	p := m.Partition(tp)
 	if p == nil {
-		return EpochEnd{}, fmt.Errorf("%w: %s", ErrUnknownPartition, tp)
+		return EpochEnd{}, unknownPartition(tp)
 	}
 	p.mu.RLock()
 	defer p.mu.RUnlock()
-	if p.mu.data == nil || (replicaID != -2 && !p.isLeaderLocked()) {
-		return EpochEnd{}, fmt.Errorf("%w: %s (leader %d)", ErrNotLeader, tp, p.mu.leader)
-	}
+	// Epoch first, then leadership (Kafka's Partition.getLocalLog).
 	if err := p.checkEpochLocked(currentLeaderEpoch); err != nil {
 		return EpochEnd{}, err
+	}
+	if p.mu.data == nil || (replicaID != -2 && !p.isLeaderLocked()) {
+		return EpochEnd{}, fmt.Errorf("%w: %s (leader %d)", ErrNotLeader, tp, p.mu.leader)
 	}
 	l := p.mu.data
 	e, off := l.EndOffsetForEpoch(epoch)
@@ -115,7 +117,7 @@ func (m *Manager) EndOffsetForEpoch(tp TopicPartition, epoch, currentLeaderEpoch
 func (m *Manager) DeleteRecords(tp TopicPartition, offset int64) (int64, error) {
 	p := m.Partition(tp)
 	if p == nil {
-		return -1, fmt.Errorf("%w: %s", ErrUnknownPartition, tp)
+		return -1, unknownPartition(tp)
 	}
 	p.mu.RLock()
 	defer p.mu.RUnlock()
@@ -189,7 +191,7 @@ func (m *Manager) WaitLowWatermark(ctx context.Context, tp TopicPartition, offse
 func (m *Manager) LegacyOffsets(tp TopicPartition, ts int64, maxNum int32, replicaID int32) ([]int64, error) {
 	p := m.Partition(tp)
 	if p == nil {
-		return nil, fmt.Errorf("%w: %s", ErrUnknownPartition, tp)
+		return nil, unknownPartition(tp)
 	}
 	p.mu.RLock()
 	defer p.mu.RUnlock()

@@ -61,7 +61,7 @@ type ReadResult struct {
 func (m *Manager) Read(tp TopicPartition, rp ReadParams) (ReadResult, error) {
 	p := m.Partition(tp)
 	if p == nil {
-		return ReadResult{}, fmt.Errorf("%w: %s", ErrUnknownPartition, tp)
+		return ReadResult{}, unknownPartition(tp)
 	}
 	res, hwMoved, expand, err := p.read(rp)
 	if expand {
@@ -78,14 +78,17 @@ func (m *Manager) Read(tp TopicPartition, rp ReadParams) (ReadResult, error) {
 func (p *Partition) read(rp ReadParams) (res ReadResult, hwMoved, expand bool, err error) {
 	p.mu.RLock()
 	defer p.mu.RUnlock()
+	// The current leader epoch is checked before leadership, as Kafka's
+	// Partition.getLocalLog: a client with an old epoch learns it is fenced
+	// (and refreshes its metadata) whichever broker it reached.
+	if err := p.checkEpochLocked(rp.CurrentLeaderEpoch); err != nil {
+		return ReadResult{}, false, false, err
+	}
 	if !p.isLeaderLocked() {
 		if rp.AnyReplica && rp.ReplicaID < 0 {
 			return p.readAsFollowerLocked(rp)
 		}
 		return ReadResult{}, false, false, fmt.Errorf("%w: %s (leader %d)", ErrNotLeader, p.tp, p.mu.leader)
-	}
-	if err := p.checkEpochLocked(rp.CurrentLeaderEpoch); err != nil {
-		return ReadResult{}, false, false, err
 	}
 	l := p.mu.data
 	upTo := l.HighWatermark()
@@ -109,15 +112,12 @@ func (p *Partition) read(rp ReadParams) (res ReadResult, hwMoved, expand bool, e
 
 // readAsFollowerLocked serves a consumer read on a replica that does not
 // lead the partition (KIP-392), as Kafka's Partition.readRecords with
-// fetchOnlyFromLeader false: the current leader epoch is checked first
+// fetchOnlyFromLeader false: the caller has checked the current leader epoch
 // (FENCED_LEADER_EPOCH / UNKNOWN_LEADER_EPOCH against this replica's view of
-// the epoch), a replica without a log answers NOT_LEADER_OR_FOLLOWER, and the
+// the epoch); a replica without a log answers NOT_LEADER_OR_FOLLOWER, and the
 // read stops at this replica's high watermark (the last stable offset too:
 // there are no transactions). Nothing is recorded about the reader.
 func (p *Partition) readAsFollowerLocked(rp ReadParams) (ReadResult, bool, bool, error) {
-	if err := p.checkEpochLocked(rp.CurrentLeaderEpoch); err != nil {
-		return ReadResult{}, false, false, err
-	}
 	l := p.mu.data
 	if l == nil {
 		return ReadResult{}, false, false, fmt.Errorf("%w: %s (no local log)", ErrNotLeader, p.tp)
@@ -206,7 +206,7 @@ type LocalRead struct {
 func (m *Manager) ReadLocal(tp TopicPartition, offset int64, maxBytes int) (LocalRead, error) {
 	p := m.Partition(tp)
 	if p == nil {
-		return LocalRead{}, fmt.Errorf("%w: %s", ErrUnknownPartition, tp)
+		return LocalRead{}, unknownPartition(tp)
 	}
 	p.mu.RLock()
 	defer p.mu.RUnlock()
