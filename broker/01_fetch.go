@@ -194,7 +194,11 @@ func (b *Broker) handleFetch(r *request) (kmsg.Response, error) {
 			rp.LastStableOffset = fp.res.LastStableOffset
 			rp.LogStartOffset = fp.res.LogStartOffset
 			if fp.size > 0 {
-				b.mtr.fetched(fp.tp.Topic, req.ReplicaID >= 0, fp.size)
+				if r.heldBytesOut != nil {
+					*r.heldBytesOut = append(*r.heldBytesOut, topicBytes{fp.tp.Topic, fp.size})
+				} else {
+					b.mtr.fetched(fp.tp.Topic, req.ReplicaID >= 0, fp.size)
+				}
 				if fp.throttled {
 					b.replicas.LeaderThrottle.Record(fp.size)
 				}

@@ -20,6 +20,16 @@ type request struct {
 	// clientHost is the peer's address as Kafka reports it in group
 	// descriptions ("/127.0.0.1").
 	clientHost string
+	// heldBytesOut, when non-nil, collects a consumer fetch's BytesOutPerSec marks instead of
+	// marking them: the quota layer marks them only if the answer is sent (a throttled fetch
+	// is answered empty, and Kafka counts the bytes of the response it sends).
+	heldBytesOut *[]topicBytes
+}
+
+// topicBytes is one partition's fetched size, for the held BytesOutPerSec marks.
+type topicBytes struct {
+	topic string
+	size  int64
 }
 
 // handlerFunc answers one request. A nil response with a nil error means

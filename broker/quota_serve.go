@@ -26,7 +26,9 @@ import (
 //     the quota window (Kafka's getMaxValueInQuotaWindow), then the answer's
 //     size is recorded; over the quota, the bytes are taken back out of the
 //     rate, the answer is an empty one carrying throttle_time_ms and the
-//     connection is muted for that long.
+//     connection is muted for that long. BytesOutPerSec counts only what
+//     is sent (Kafka marks it from the response it sends), so the handler
+//     holds its marks (request.heldBytesOut) until the quota has decided.
 //   - Every request version is answered at once and the connection muted
 //     (KIP-219, Kafka 2.0+): clients that honour throttle_time_ms (Produce
 //     v6+, Fetch v8+) wait by themselves; older ones find their next
@@ -64,6 +66,8 @@ func (b *Broker) serveWithQuota(c *server.Conn, req *wire.Request, row api, r *r
 			return row.handle(b, r)
 		}
 		capFetchToQuotaWindow(body, h.MaxValueInWindow())
+		var held []topicBytes
+		r.heldBytesOut = &held
 		resp, err := row.handle(b, r)
 		if err != nil || resp == nil {
 			return resp, err
@@ -71,6 +75,9 @@ func (b *Broker) serveWithQuota(c *server.Conn, req *wire.Request, row api, r *r
 		size := float64(responseSize(req, resp))
 		ms := h.Record(size)
 		if ms <= 0 {
+			for _, tb := range held {
+				b.mtr.fetched(tb.topic, false, tb.size)
+			}
 			return resp, nil
 		}
 		h.Unrecord(size)
