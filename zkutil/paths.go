@@ -119,6 +119,12 @@ func IsrChangeNotificationSeqPath(node string) string { return isrChangeNotifica
 // LogDirEventNotificationPath is /log_dir_event_notification.
 func LogDirEventNotificationPath() string { return logDirEventNotificationPath }
 
+// LogDirEventNotificationSeqPath is /log_dir_event_notification/<node> for a
+// child name returned by GetLogDirEventNotifications.
+func LogDirEventNotificationSeqPath(node string) string {
+	return logDirEventNotificationPath + "/" + node
+}
+
 // ConfigPath is /config.
 func ConfigPath() string { return configPath }
 
