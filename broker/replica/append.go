@@ -24,9 +24,9 @@ type AppendResult struct {
 // for replication; see WaitReplicated. Errors: ErrUnknownPartition,
 // ErrNotLeader, ErrNotEnoughReplicas, record and storage validation errors.
 func (m *Manager) AppendAsLeader(tp TopicPartition, batches []byte, requiredAcks int16) (AppendResult, error) {
-	p := m.Partition(tp)
-	if p == nil {
-		return AppendResult{}, unknownPartition(tp)
+	p, err := m.getPartition(tp)
+	if err != nil {
+		return AppendResult{}, err
 	}
 	res, hwMoved, err := p.appendAsLeader(batches, requiredAcks)
 	if err != nil {
@@ -71,9 +71,9 @@ func (p *Partition) appendAsLeader(batches []byte, requiredAcks int16) (AppendRe
 func (m *Manager) WaitReplicated(ctx context.Context, tp TopicPartition, requiredOffset int64, deadline time.Time) error {
 	var outcome error
 	check := func() bool {
-		p := m.Partition(tp)
-		if p == nil || m.closed.Load() {
-			outcome = fmt.Errorf("%w: %s", ErrNotLeader, tp)
+		p, err := m.getPartition(tp)
+		if err != nil || m.closed.Load() {
+			outcome = leaderGone(tp, err)
 			return true
 		}
 		p.mu.RLock()

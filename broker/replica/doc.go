@@ -13,12 +13,25 @@
 //
 // Must never import: broker (root), server, group, controller, sarama.
 //
-// Concurrency: Manager's methods are safe for concurrent use. Manager.mu
-// guards only the partition map (never held during I/O). Each Partition has
+// Offline partitions (offline.go, KIP-112): HandleLogDirFailure moves every
+// partition whose log is in a failed log dir out of the partition map into
+// an offline set (Kafka's HostedPartition.Offline): no fetching, no
+// leading, every request on it answers ErrOffline (KAFKA_STORAGE_ERROR), a
+// LeaderAndIsr or StopReplica for it answers ErrOffline without touching
+// it. A LeaderAndIsr whose log cannot be opened or created (a storage
+// error), or whose log sits in a failed dir, takes that partition offline
+// too. Offline lasts until the broker restarts.
+//
+// Concurrency: Manager's methods are safe for concurrent use.
+// Manager.stateChange serialises LeaderAndIsr, StopReplica and
+// HandleLogDirFailure (Kafka's replicaStateChangeLock; held across their
+// I/O). Manager.mu guards only the partition map and the offline set
+// (never held during I/O). Each Partition has
 // its own mu (Kafka's leaderIsrUpdateLock): leadership changes and ISR/HW
 // updates take it for writing; appends and reads take it for reading, and
 // the storage.Log serialises appends itself. Lock order:
-// Manager.mu -> Partition.mu -> storage.Log's lock. The IsrStore is called
+// Manager.stateChange -> Manager.mu -> Partition.mu -> storage.Log's lock
+// (the offline dir set's lock is a leaf). The IsrStore is called
 // with Partition.mu held for writing (Kafka writes the state znode under
 // leaderIsrUpdateLock too); the IsrListener also runs under it; the
 // TopicListener runs with no lock held.

@@ -1,6 +1,11 @@
 package replica
 
-import "errors"
+import (
+	"errors"
+	"fmt"
+
+	"samsa/broker/storage"
+)
 
 // UnknownPartitionError is ErrUnknownPartition for one partition (errors.Is matches it), so
 // the broker can tell a partition that exists nowhere from one that exists but is not hosted
@@ -54,6 +59,11 @@ var (
 	// ErrTimeout: an acks=all produce did not reach the ISR before its
 	// timeout (REQUEST_TIMED_OUT).
 	ErrTimeout = errors.New("replica: request timed out")
+	// ErrOffline: the partition's log is in a failed log dir, so this
+	// broker no longer serves it until it restarts (Kafka's
+	// HostedPartition.Offline, KAFKA_STORAGE_ERROR). It matches
+	// storage.ErrStorage too.
+	ErrOffline = fmt.Errorf("replica: replica offline (its log dir failed): %w", storage.ErrStorage)
 	// ErrShuttingDown: the manager is shutting down.
 	ErrShuttingDown = errors.New("replica: shutting down")
 )

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"path/filepath"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -76,9 +77,23 @@ type Manager struct {
 	controllerEpoch atomic.Int32 // highest controller epoch seen
 	closed          atomic.Bool
 
-	mu struct {
+	// stateChange serialises LeaderAndIsr, StopReplica and log dir
+	// failures (Kafka's replicaStateChangeLock), so a partition taken
+	// offline cannot get a fetcher back from a LeaderAndIsr applied at
+	// the same time. Lock order: stateChange -> mu.
+	stateChange sync.Mutex
+	mu          struct {
 		sync.RWMutex
 		partitions map[TopicPartition]*Partition
+		// offline holds the partitions whose log dir failed (offline.go);
+		// a partition is in partitions or offline, never both.
+		offline map[TopicPartition]struct{}
+	}
+	// offlineDirs are the log dirs HandleLogDirFailure took offline, by
+	// dirKey. Its lock is a leaf: it is taken under Partition.mu.
+	offlineDirs struct {
+		sync.Mutex
+		dirs map[string]bool
 	}
 	fetchers   *fetcherManager // owns the follower fetcher goroutines
 	isrChanges isrPropagator   // partitions whose ISR this leader changed
@@ -115,6 +130,8 @@ func New(cfg Config) (*Manager, error) {
 	}
 	m.LeaderThrottle, m.FollowerThrottle = NewThrottle(cfg.Now), NewThrottle(cfg.Now)
 	m.mu.partitions = make(map[TopicPartition]*Partition)
+	m.mu.offline = make(map[TopicPartition]struct{})
+	m.offlineDirs.dirs = make(map[string]bool)
 	m.fetchers = newFetcherManager(m, cfg.Fetcher)
 	ctx, cancel := context.WithCancel(context.Background())
 	m.stop = cancel
@@ -149,14 +166,16 @@ func (m *Manager) ObserveControllerEpoch(epoch int32) error {
 	}
 }
 
-// Partition returns the hosted partition tp, or nil.
+// Partition returns the hosted partition tp, or nil (also when tp is
+// offline: see IsOffline).
 func (m *Manager) Partition(tp TopicPartition) *Partition {
 	m.mu.RLock()
 	defer m.mu.RUnlock()
 	return m.mu.partitions[tp]
 }
 
-// Partitions returns every hosted partition, in no particular order.
+// Partitions returns every hosted partition, in no particular order; offline
+// partitions are not among them.
 func (m *Manager) Partitions() []*Partition {
 	m.mu.RLock()
 	defer m.mu.RUnlock()
@@ -167,26 +186,36 @@ func (m *Manager) Partitions() []*Partition {
 	return out
 }
 
-func (m *Manager) getOrCreatePartition(tp TopicPartition) *Partition {
+// getOrCreatePartition returns tp's partition, creating it, or ErrOffline
+// when tp is offline (it is never created again then).
+func (m *Manager) getOrCreatePartition(tp TopicPartition) (*Partition, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
+	if _, off := m.mu.offline[tp]; off {
+		return nil, offlineError(tp)
+	}
 	p, ok := m.mu.partitions[tp]
 	if !ok {
 		p = newPartition(m, tp)
 		m.mu.partitions[tp] = p
 	}
-	return p
+	return p, nil
 }
 
 // BecomeLeaderOrFollower applies a LeaderAndIsr request (Kafka
 // ReplicaManager.becomeLeaderOrFollower). It returns
 // ErrStaleControllerEpoch for the whole request, or one result per
 // partition: nil, ErrStaleLeaderEpoch, ErrUnknownPartition (this broker is
-// not a replica) or a storage error.
+// not a replica), ErrOffline (the partition is offline here: it is left
+// as it is) or a storage error. A storage error (the log could not be
+// opened or created, or it is in a failed log dir) takes the partition
+// offline, as Kafka.
 func (m *Manager) BecomeLeaderOrFollower(ctx context.Context, req LeaderAndIsr) (map[TopicPartition]error, error) {
 	if m.closed.Load() {
 		return nil, ErrShuttingDown
 	}
+	m.stateChange.Lock()
+	defer m.stateChange.Unlock()
 	if err := m.ObserveControllerEpoch(req.ControllerEpoch); err != nil {
 		m.log.WithFields(logrus.Fields{"controller_epoch": req.ControllerEpoch}).
 			Info("rejected LeaderAndIsr from a stale controller")
@@ -208,15 +237,30 @@ func (m *Manager) BecomeLeaderOrFollower(ctx context.Context, req LeaderAndIsr) 
 		}
 		return r.tc, r.err
 	}
+	var offline []TopicPartition
 	for _, ps := range req.Partitions {
+		// Offline first, as Kafka's becomeLeaderOrFollower.
+		if m.IsOffline(ps.TopicPartition) {
+			results[ps.TopicPartition] = offlineError(ps.TopicPartition)
+			continue
+		}
 		if !slices.Contains(ps.Replicas, m.cfg.BrokerID) {
 			results[ps.TopicPartition] = fmt.Errorf("%w: %s: broker %d not in replicas %v",
 				ErrUnknownPartition, ps.TopicPartition, m.cfg.BrokerID, ps.Replicas)
 			continue
 		}
-		p := m.getOrCreatePartition(ps.TopicPartition)
+		p, err := m.getOrCreatePartition(ps.TopicPartition)
+		if err != nil {
+			results[ps.TopicPartition] = err
+			continue
+		}
 		isLeader, err := p.applyLeaderAndIsr(ps, now, topicConfig)
 		results[ps.TopicPartition] = err
+		if offlineOnStorageError(err) {
+			m.log.WithError(err).WithFields(logrus.Fields{"topic": ps.Topic, "partition": ps.Partition}).
+				Error("LeaderAndIsr hit a storage error; the replica goes offline")
+			offline = append(offline, ps.TopicPartition)
+		}
 		if err != nil {
 			continue
 		}
@@ -227,6 +271,7 @@ func (m *Manager) BecomeLeaderOrFollower(ctx context.Context, req LeaderAndIsr) 
 		}
 		m.notify(ps.TopicPartition)
 	}
+	m.markOffline(offline)
 	m.fetchers.remove(stopFetching)
 	m.fetchers.add(ctx, follow, req.LiveLeaders)
 	return results, nil
@@ -257,6 +302,14 @@ func (p *Partition) applyLeaderAndIsr(ps PartitionState, now time.Time,
 		if err != nil {
 			return false, fmt.Errorf("replica: %s: open log: %w", p.tp, err)
 		}
+		// A log found in a failed dir (loaded before the dir failed, or
+		// created just before) is never served.
+		if p.m.dirOffline(logRoot(l)) {
+			return false, fmt.Errorf("replica: %s: log dir %s is offline: %w", p.tp, filepath.Dir(l.Dir()), storage.ErrStorage)
+		}
+		if err := l.Failed(); err != nil {
+			return false, fmt.Errorf("replica: %s: log failed: %w", p.tp, err)
+		}
 		p.mu.data = l
 	}
 	if ps.Leader == p.m.cfg.BrokerID {
@@ -270,14 +323,21 @@ func (p *Partition) applyLeaderAndIsr(ps PartitionState, now time.Time,
 // ReplicaManager.stopReplicas): the partitions stop being served, and with
 // Delete their logs are removed; a topic left with no hosted partition by
 // a delete is reported to the TopicListener. Partitions this broker does
-// not host succeed.
+// not host succeed; offline partitions answer ErrOffline and are left as
+// they are (Kafka's stopReplicas).
 func (m *Manager) StopReplicas(req StopReplica) (map[TopicPartition]error, error) {
 	if err := m.ObserveControllerEpoch(req.ControllerEpoch); err != nil {
 		return nil, err
 	}
+	m.stateChange.Lock()
+	defer m.stateChange.Unlock()
 	results := make(map[TopicPartition]error, len(req.Partitions))
 	var stop []TopicPartition
 	for _, sp := range req.Partitions {
+		if m.IsOffline(sp.TopicPartition) {
+			results[sp.TopicPartition] = offlineError(sp.TopicPartition)
+			continue
+		}
 		p := m.Partition(sp.TopicPartition)
 		if p != nil && sp.LeaderEpoch != EpochDuringDelete && sp.LeaderEpoch != NoEpoch {
 			p.mu.RLock()

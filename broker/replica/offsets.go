@@ -28,9 +28,9 @@ type OffsetAnswer struct {
 // fetchOnlyFromLeader = replicaId != DEBUGGING_REPLICA_ID). Errors: ErrUnknownPartition,
 // ErrNotLeader, ErrFencedLeaderEpoch, ErrUnknownLeaderEpoch, storage errors.
 func (m *Manager) ListOffset(tp TopicPartition, ts int64, replicaID, currentLeaderEpoch int32) (OffsetAnswer, error) {
-	p := m.Partition(tp)
-	if p == nil {
-		return OffsetAnswer{}, unknownPartition(tp)
+	p, err := m.getPartition(tp)
+	if err != nil {
+		return OffsetAnswer{}, err
 	}
 	p.mu.RLock()
 	defer p.mu.RUnlock()
@@ -91,9 +91,9 @@ type EpochEnd struct {
 // except for replicaID -2 (debugging), as Kafka. Errors: ErrUnknownPartition,
 // ErrNotLeader, ErrFencedLeaderEpoch, ErrUnknownLeaderEpoch.
 func (m *Manager) EndOffsetForEpoch(tp TopicPartition, epoch, currentLeaderEpoch, replicaID int32) (EpochEnd, error) {
-	p := m.Partition(tp)
-	if p == nil {
-		return EpochEnd{}, unknownPartition(tp)
+	p, err := m.getPartition(tp)
+	if err != nil {
+		return EpochEnd{}, err
 	}
 	p.mu.RLock()
 	defer p.mu.RUnlock()
@@ -115,9 +115,9 @@ func (m *Manager) EndOffsetForEpoch(tp TopicPartition, epoch, currentLeaderEpoch
 // ErrUnknownPartition, ErrNotLeader, storage.ErrOffsetOutOfRange (above the
 // high watermark or below -1).
 func (m *Manager) DeleteRecords(tp TopicPartition, offset int64) (int64, error) {
-	p := m.Partition(tp)
-	if p == nil {
-		return -1, unknownPartition(tp)
+	p, err := m.getPartition(tp)
+	if err != nil {
+		return -1, err
 	}
 	p.mu.RLock()
 	defer p.mu.RUnlock()
@@ -157,9 +157,9 @@ func (m *Manager) WaitLowWatermark(ctx context.Context, tp TopicPartition, offse
 	lw := int64(-1)
 	var outcome error
 	check := func() bool {
-		p := m.Partition(tp)
-		if p == nil {
-			outcome = fmt.Errorf("%w: %s", ErrNotLeader, tp)
+		p, err := m.getPartition(tp)
+		if err != nil {
+			outcome = leaderGone(tp, err)
 			return true
 		}
 		p.mu.RLock()
@@ -189,9 +189,9 @@ func (m *Manager) WaitLowWatermark(ctx context.Context, tp TopicPartition, offse
 // (replica id -1) see nothing past the high watermark (it replaces larger
 // offsets). The leader answers; any replica with a log answers -2.
 func (m *Manager) LegacyOffsets(tp TopicPartition, ts int64, maxNum int32, replicaID int32) ([]int64, error) {
-	p := m.Partition(tp)
-	if p == nil {
-		return nil, unknownPartition(tp)
+	p, err := m.getPartition(tp)
+	if err != nil {
+		return nil, err
 	}
 	p.mu.RLock()
 	defer p.mu.RUnlock()

@@ -59,9 +59,9 @@ type ReadResult struct {
 // Errors: ErrUnknownPartition, ErrNotLeader, ErrFencedLeaderEpoch,
 // ErrUnknownLeaderEpoch, storage.ErrOffsetOutOfRange.
 func (m *Manager) Read(tp TopicPartition, rp ReadParams) (ReadResult, error) {
-	p := m.Partition(tp)
-	if p == nil {
-		return ReadResult{}, unknownPartition(tp)
+	p, err := m.getPartition(tp)
+	if err != nil {
+		return ReadResult{}, err
 	}
 	res, hwMoved, expand, err := p.read(rp)
 	if expand {
@@ -204,9 +204,9 @@ type LocalRead struct {
 // coordinator loading __consumer_offsets. Errors: ErrUnknownPartition,
 // ErrNotLeader, storage errors.
 func (m *Manager) ReadLocal(tp TopicPartition, offset int64, maxBytes int) (LocalRead, error) {
-	p := m.Partition(tp)
-	if p == nil {
-		return LocalRead{}, unknownPartition(tp)
+	p, err := m.getPartition(tp)
+	if err != nil {
+		return LocalRead{}, err
 	}
 	p.mu.RLock()
 	defer p.mu.RUnlock()
