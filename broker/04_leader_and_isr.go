@@ -13,8 +13,12 @@ package broker
 //   - Per partition, as Kafka 2.8: a leader epoch that is not newer than the
 //     local one answers STALE_CONTROLLER_EPOCH and is ignored; a partition
 //     whose replica list does not include this broker answers
-//     UNKNOWN_TOPIC_OR_PARTITION; a log that cannot be opened answers
-//     KAFKA_STORAGE_ERROR.
+//     UNKNOWN_TOPIC_OR_PARTITION; a log that cannot be opened or created
+//     answers KAFKA_STORAGE_ERROR and takes the partition offline here.
+//   - A partition that is offline on this broker (its log dir failed,
+//     KIP-112) answers KAFKA_STORAGE_ERROR and is left as it is; the
+//     controller then treats this replica as offline. A new log is never
+//     created in a failed dir.
 //   - Follower fetchers start for the partitions this broker follows (see
 //     docs/broker.md for what replication does and does not do yet).
 //

@@ -12,6 +12,10 @@ package broker
 //     (unknown) or newer than the local one, otherwise FENCED_LEADER_EPOCH.
 //   - Stopping a partition this broker does not host succeeds (Kafka does
 //     the same: the controller retries deletions and must see success).
+//   - A partition that is offline here (its log dir failed) answers
+//     KAFKA_STORAGE_ERROR and is neither stopped nor deleted (Kafka's
+//     stopReplicas); a topic deletion waiting for it completes once the
+//     broker has restarted.
 //
 // Version notes:
 //   - v1: broker epoch and grouping by topic. v2: flexible.

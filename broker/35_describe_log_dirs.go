@@ -7,9 +7,10 @@ package broker
 //     it (all of them when topics is null, else the named ones): size on
 //     disk, and offset lag max(0, HW - log end) as Kafka 2.8 reports for
 //     current (non-future) replicas.
-//   - Every configured dir answers NONE: a dir the storage manager took
-//     offline is not reported as KAFKA_STORAGE_ERROR yet. There are no
-//     future replicas (AlterReplicaLogDirs is not offered).
+//   - A dir the storage manager took offline after a disk error answers
+//     KAFKA_STORAGE_ERROR with no topics (Kafka's describeLogDirs); the
+//     others answer NONE. There are no future replicas
+//     (AlterReplicaLogDirs is not offered).
 //
 // Version notes:
 //   - v1: throttle semantics only. v2: flexible.
@@ -18,6 +19,7 @@ import (
 	"path/filepath"
 	"sort"
 
+	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kmsg"
 
 	"samsa/broker/storage"
@@ -45,10 +47,20 @@ func (b *Broker) handleDescribeLogDirs(r *request) (kmsg.Response, error) {
 		root, _ := filepath.Abs(filepath.Dir(l.Dir()))
 		byDir[root] = append(byDir[root], l)
 	}
+	offline := map[string]bool{}
+	for d := range b.logs.OfflineDirs() {
+		abs, _ := filepath.Abs(d)
+		offline[abs] = true
+	}
 	for _, d := range b.logs.Dirs() {
 		abs, _ := filepath.Abs(d)
 		rd := kmsg.NewDescribeLogDirsResponseDir()
 		rd.Dir = abs
+		if offline[abs] {
+			rd.ErrorCode = kerr.KafkaStorageError.Code
+			resp.Dirs = append(resp.Dirs, rd)
+			continue
+		}
 		logs := byDir[abs]
 		sort.Slice(logs, func(i, j int) bool {
 			a, c := logs[i].TopicPartition(), logs[j].TopicPartition()

@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"github.com/sirupsen/logrus"
+
+	"samsa/broker/replica"
 )
 
 // fatalShutdownTimeout bounds the shutdown a broker starts on itself when
@@ -60,4 +62,24 @@ func (b *Broker) checkLogDirsOnline() error {
 		return fmt.Errorf("broker: log dirs failed to load (fix them or remove them from log.dirs): %w", errors.Join(errs...))
 	}
 	return nil
+}
+
+// stopServingLogDir takes the partitions whose logs are in the failed dir
+// offline on this broker (Kafka's ReplicaManager.handleLogDirFailure): no
+// more fetching or leading, KAFKA_STORAGE_ERROR for every request naming
+// them. The group coordinator resigns the __consumer_offsets partitions
+// among them (their groups move with the partitions' leadership). Partitions
+// in other dirs are untouched. It returns the partitions taken offline.
+func (b *Broker) stopServingLogDir(dir string) []replica.TopicPartition {
+	tps := b.replicas.HandleLogDirFailure(dir)
+	if b.groups != nil {
+		for _, tp := range tps {
+			if tp.Topic == consumerOffsetsTopic {
+				b.groups.Resign(tp.Partition, -1)
+			}
+		}
+	}
+	b.log.WithFields(logrus.Fields{"dir": dir, "offline_partitions": len(tps)}).
+		Warn("stopped serving the replicas in a failed log dir")
+	return tps
 }
