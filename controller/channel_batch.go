@@ -136,10 +136,12 @@ type umPartition struct {
 // UpdateMetadata, then StopReplica (Kafka's sendRequestsToBrokers order), and resets b.
 // Requests are snapshots: the sender goroutines never read cc.
 //
-// onDeleted receives the outcome of each StopReplica with delete=true, per partition, on the
-// sender goroutine (it must only enqueue).
+// hooks (nil for none) receive answers on the sender goroutine (they must only enqueue).
 func (b *requestBatch) send(cc *controllerContext, controllerID int32, ch requestSender, vers requestVersions, log logrus.FieldLogger,
-	onDeleted func(broker int32, results map[TopicPartition]error)) {
+	hooks *responseHooks) {
+	if hooks == nil {
+		hooks = &responseHooks{}
+	}
 	hdr := func(id int32) requestHeader {
 		return requestHeader{controllerID: controllerID, controllerEpoch: cc.epoch, brokerEpoch: cc.liveBrokers[id].Epoch}
 	}
@@ -174,7 +176,14 @@ func (b *requestBatch) send(cc *controllerContext, controllerID int32, ch reques
 			key:        4,
 			maxVersion: vers.leaderAndIsr,
 			build:      func(v int16) kmsg.Request { return buildLeaderAndIsr(v, h, parts, leaders) },
-			onResponse: func(resp kmsg.Response, err error) { logLeaderAndIsrResponse(log, id, resp, err, names) },
+			onResponse: func(resp kmsg.Response, err error) {
+				logLeaderAndIsrResponse(log, id, resp, err, names)
+				if err == nil && hooks.onLeaderAndIsr != nil {
+					if o, ok := leaderAndIsrOutcomeOf(resp, names); ok {
+						hooks.onLeaderAndIsr(id, h.brokerEpoch, o)
+					}
+				}
+			},
 		})
 	}
 
@@ -235,14 +244,24 @@ func (b *requestBatch) send(cc *controllerContext, controllerID int32, ch reques
 				build:      func(v int16) kmsg.Request { return buildStopReplica(v, h, del, parts) },
 				onResponse: func(resp kmsg.Response, err error) {
 					logStopReplicaResponse(log, id, resp, err)
-					if del && onDeleted != nil {
-						onDeleted(id, stopReplicaResults(parts, resp, err))
+					if del && hooks.onDeleted != nil {
+						hooks.onDeleted(id, stopReplicaResults(parts, resp, err))
 					}
 				},
 			})
 		}
 	}
 	*b = *newRequestBatch()
+}
+
+// responseHooks are the control answers the event goroutine needs, called on the sender
+// goroutine.
+type responseHooks struct {
+	// onDeleted receives the outcome of each StopReplica with delete=true, per partition.
+	onDeleted func(broker int32, results map[TopicPartition]error)
+	// onLeaderAndIsr receives each delivered LeaderAndIsr answer without a top-level error;
+	// brokerEpoch is the epoch of the registration the request went to.
+	onLeaderAndIsr func(broker int32, brokerEpoch int64, o leaderAndIsrOutcome)
 }
 
 type liveLeader struct {

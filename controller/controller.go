@@ -204,6 +204,10 @@ func (c *Controller) process(ev event) {
 			err = c.processPartitionModifications(e.topic)
 		case isrChangeNotificationEvent:
 			err = c.processIsrChangeNotification()
+		case logDirEventNotificationEvent:
+			err = c.processLogDirEventNotification()
+		case leaderAndIsrResponseEvent:
+			err = c.processLeaderAndIsrResponse(e)
 		case topicDeletionEvent:
 			err = c.processTopicDeletion()
 		case replicaDeletionResponseEvent:
@@ -242,7 +246,13 @@ func (c *Controller) sendBatch() {
 		c.batch = newRequestBatch()
 		return
 	}
-	c.batch.send(c.cc, c.cfg.BrokerID, c.channels, c.versions, c.log, func(broker int32, results map[TopicPartition]error) {
-		c.enqueue(replicaDeletionResponseEvent{broker: broker, results: results})
+	epoch := c.cc.epoch
+	c.batch.send(c.cc, c.cfg.BrokerID, c.channels, c.versions, c.log, &responseHooks{
+		onDeleted: func(broker int32, results map[TopicPartition]error) {
+			c.enqueue(replicaDeletionResponseEvent{broker: broker, results: results})
+		},
+		onLeaderAndIsr: func(broker int32, brokerEpoch int64, o leaderAndIsrOutcome) {
+			c.enqueue(leaderAndIsrResponseEvent{broker: broker, brokerEpoch: brokerEpoch, controllerEpoch: epoch, outcome: o})
+		},
 	})
 }

@@ -27,6 +27,12 @@ type controllerContext struct {
 	topicsToBeDeleted           map[string]struct{} // queued for deletion; UpdateMetadata reports leader -2
 	topicsWithDeletionStarted   map[string]struct{} // partitions already moved to NonExistent
 	topicsIneligibleForDeletion map[string]struct{} // waiting for a dead replica's broker
+
+	// replicasOnOfflineDirs holds, per live broker, the partitions it answered LeaderAndIsr
+	// for with KAFKA_STORAGE_ERROR: their log dir failed (KIP-112). Such replicas count as
+	// offline although their broker is live (isReplicaLive, isReplicaOnline). Cleared when
+	// the broker registers again or dies.
+	replicasOnOfflineDirs map[int32]map[TopicPartition]struct{}
 }
 
 func newControllerContext(epoch, epochZkVersion int32) *controllerContext {
@@ -46,6 +52,7 @@ func newControllerContext(epoch, epochZkVersion int32) *controllerContext {
 
 		topicsWithDeletionStarted:   make(map[string]struct{}),
 		topicsIneligibleForDeletion: make(map[string]struct{}),
+		replicasOnOfflineDirs:       make(map[int32]map[TopicPartition]struct{}),
 	}
 }
 
@@ -62,14 +69,30 @@ func (cc *controllerContext) isOnline(id int32) bool {
 	return cc.isLive(id) && !shutting
 }
 
-// onlineReplicas returns the replicas of tp on online brokers, in assignment order.
-func (cc *controllerContext) onlineReplicas(tp TopicPartition) []int32 {
-	return filter(cc.replicas(tp), cc.isOnline)
+// isOnOfflineDir reports whether broker id answered KAFKA_STORAGE_ERROR for tp.
+func (cc *controllerContext) isOnOfflineDir(id int32, tp TopicPartition) bool {
+	_, ok := cc.replicasOnOfflineDirs[id][tp]
+	return ok
 }
 
-// onlineBrokerIDs returns the live brokers that are not shutting down, sorted.
-func (cc *controllerContext) onlineBrokerIDs() []int32 {
-	return filter(cc.liveBrokerIDs(), cc.isOnline)
+// isReplicaLive reports whether broker id's replica of tp is available: its broker is
+// registered (live or shutting down) and its log dir has not failed (Kafka's
+// isReplicaOnline with includeShuttingDownBrokers).
+func (cc *controllerContext) isReplicaLive(id int32, tp TopicPartition) bool {
+	return cc.isLive(id) && !cc.isOnOfflineDir(id, tp)
+}
+
+// isReplicaOnline reports whether broker id's replica of tp may lead or join a new ISR: its
+// broker is online (live, not shutting down) and its log dir has not failed (Kafka's
+// isReplicaOnline).
+func (cc *controllerContext) isReplicaOnline(id int32, tp TopicPartition) bool {
+	return cc.isOnline(id) && !cc.isOnOfflineDir(id, tp)
+}
+
+// onlineReplicas returns the replicas of tp that are online (isReplicaOnline), in
+// assignment order.
+func (cc *controllerContext) onlineReplicas(tp TopicPartition) []int32 {
+	return filter(cc.replicas(tp), func(id int32) bool { return cc.isReplicaOnline(id, tp) })
 }
 
 // liveBrokerIDs returns the live (or shutting-down) broker ids, sorted.
@@ -82,14 +105,16 @@ func (cc *controllerContext) replicas(tp TopicPartition) []int32 {
 	return cc.assignments[tp.Topic][tp.Partition]
 }
 
-// liveReplicas returns the replicas of tp on live brokers, in assignment order.
+// liveReplicas returns the replicas of tp that are live (isReplicaLive), in assignment
+// order.
 func (cc *controllerContext) liveReplicas(tp TopicPartition) []int32 {
-	return filter(cc.replicas(tp), cc.isLive)
+	return filter(cc.replicas(tp), func(id int32) bool { return cc.isReplicaLive(id, tp) })
 }
 
-// offlineReplicas returns the replicas of tp on brokers that are not live.
+// offlineReplicas returns the replicas of tp that are not live: on a broker that is not
+// registered or on a failed log dir (UpdateMetadata's offline_replicas).
 func (cc *controllerContext) offlineReplicas(tp TopicPartition) []int32 {
-	return filter(cc.replicas(tp), func(id int32) bool { return !cc.isLive(id) })
+	return filter(cc.replicas(tp), func(id int32) bool { return !cc.isReplicaLive(id, tp) })
 }
 
 // setAssignment records a partition's replicas.
@@ -112,6 +137,7 @@ func (cc *controllerContext) removeTopic(topic string) {
 		delete(cc.partitionStates, tp)
 		for _, r := range replicas {
 			delete(cc.replicaStates, PartitionReplica{tp, r})
+			cc.forgetOfflineReplica(r, tp)
 		}
 	}
 	delete(cc.assignments, topic)
@@ -242,14 +268,15 @@ func (cc *controllerContext) replicasOnBrokers(brokers []int32) []PartitionRepli
 }
 
 // partitionsWithOfflineLeader returns the partitions whose recorded leader is not live
-// (and that are not already Offline or New), sorted.
+// (isReplicaLive: its broker is gone or its log dir failed) and that are not already Offline
+// or New, sorted.
 func (cc *controllerContext) partitionsWithOfflineLeader() []TopicPartition {
 	var out []TopicPartition
 	for tp, l := range cc.leadership {
 		if _, deleting := cc.topicsToBeDeleted[tp.Topic]; deleting {
 			continue
 		}
-		if !cc.isLive(l.Leader) && cc.partitionStates[tp] == OnlinePartition {
+		if !cc.isReplicaLive(l.Leader, tp) && cc.partitionStates[tp] == OnlinePartition {
 			out = append(out, tp)
 		}
 	}
@@ -281,7 +308,7 @@ func (cc *controllerContext) offlinePartitionCount() int {
 		if _, deleting := cc.topicsToBeDeleted[tp.Topic]; deleting {
 			continue
 		}
-		if l, ok := cc.leadership[tp]; !ok || !cc.isLive(l.Leader) {
+		if l, ok := cc.leadership[tp]; !ok || !cc.isReplicaLive(l.Leader, tp) {
 			n++
 		}
 	}

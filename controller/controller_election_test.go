@@ -182,7 +182,7 @@ func TestControllerSessionExpirySingleBroker(t *testing.T) {
 	if err := a.c.sync(context.Background(), func() { watches, topicWatches = len(a.c.dutyWatches), len(a.c.topicWatches) }); err != nil {
 		t.Fatal(err)
 	}
-	if watches != 6 || topicWatches != 0 {
-		t.Fatalf("%d duty watches and %d topic watches, want 6 and 0", watches, topicWatches)
+	if watches != 7 || topicWatches != 0 {
+		t.Fatalf("%d duty watches and %d topic watches, want 7 and 0", watches, topicWatches)
 	}
 }

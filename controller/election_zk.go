@@ -126,10 +126,16 @@ func (c *Controller) onControllerFailover(epoch, epochZkVersion int32) error {
 		c.store.WatchBrokers(func() { c.enqueue(brokerChangeEvent{}) }),
 		c.store.WatchTopics(func() { c.enqueue(topicChangeEvent{}) }),
 		c.store.WatchIsrChangeNotifications(func() { c.enqueue(isrChangeNotificationEvent{}) }),
+		c.store.WatchLogDirEventNotifications(func() { c.enqueue(logDirEventNotificationEvent{}) }),
 		c.store.WatchTopicDeletions(func() { c.enqueue(topicDeletionEvent{}) }),
 		c.store.WatchPreferredReplicaElection(func() { c.enqueue(preferredReplicaElectionEvent{}) }),
 		c.store.WatchPartitionReassignment(func() { c.enqueue(partitionReassignmentEvent{}) }),
 	)
+	// Pending log dir events are dropped: the LeaderAndIsr sent to every broker below asks
+	// each of them about every replica (Kafka's onControllerFailover).
+	if err := c.store.DeleteLogDirEventNotifications(epochZkVersion, nil); err != nil {
+		return fmt.Errorf("controller: delete log dir event notifications: %w", err)
+	}
 	if err := c.store.DeleteIsrChangeNotifications(epochZkVersion, nil); err != nil {
 		return fmt.Errorf("controller: delete ISR change notifications: %w", err)
 	}

@@ -86,12 +86,16 @@ func (c *Controller) processBrokerChange() error {
 	return nil
 }
 
-// onBrokerStartup (Kafka's onBrokerStartup): UpdateMetadata with no partitions to the other
-// brokers (they learn the new members), a full UpdateMetadata to the new brokers, their
-// replicas → Online (LeaderAndIsr with the current state), then elect leaders for partitions
-// that are New or Offline, and resume deletions of topics with replicas on them.
+// onBrokerStartup (Kafka's onBrokerStartup): the new brokers' failed log dirs are forgotten
+// (they loaded their dirs again), UpdateMetadata with no partitions to the other brokers
+// (they learn the new members), a full UpdateMetadata to the new brokers, their replicas →
+// Online (LeaderAndIsr with the current state), then elect leaders for partitions that are
+// New or Offline, and resume deletions of topics with replicas on them.
 func (c *Controller) onBrokerStartup(newIDs []int32) error {
 	cc := c.cc
+	for _, id := range newIDs {
+		delete(cc.replicasOnOfflineDirs, id)
+	}
 	var existing []int32
 	for _, id := range cc.liveBrokerIDs() {
 		if !contains(newIDs, id) {
@@ -127,17 +131,26 @@ func (c *Controller) onBrokerStartup(newIDs []int32) error {
 	return nil
 }
 
-// onBrokerFailure (Kafka's onBrokerFailure and onReplicasBecomeOffline): partitions led by a
-// dead broker → Offline, then every Offline or New partition tries to come Online
-// (OfflinePartitionLeaderElection); the dead brokers' replicas → Offline (ISR shrink), or
-// ReplicaDeletionIneligible for topics being deleted. If no leader changed, UpdateMetadata
-// still tells every broker about the dead brokers.
+// onBrokerFailure (Kafka's onBrokerFailure): the dead brokers leave the shutting-down set and
+// their failed log dirs are forgotten, then all their replicas become offline.
 func (c *Controller) onBrokerFailure(deadIDs []int32) error {
 	cc := c.cc
 	for _, id := range deadIDs {
 		delete(cc.shuttingDown, id)
+		delete(cc.replicasOnOfflineDirs, id)
 	}
-	offlineReplicas := cc.replicasOnBrokers(deadIDs)
+	return c.onReplicasBecomeOffline(cc.replicasOnBrokers(deadIDs))
+}
+
+// onReplicasBecomeOffline (Kafka's onReplicasBecomeOffline), for replicas whose broker died
+// or whose log dir failed (the caller has already made them count as offline): partitions
+// whose leader is now offline → Offline, then every Offline or New partition tries to come
+// Online (OfflinePartitionLeaderElection); the offline replicas → Offline (ISR shrink), or
+// ReplicaDeletionIneligible for topics being deleted. If no leader changed, UpdateMetadata
+// still goes to every broker so that it learns the dead brokers (the ISR shrinks carry the
+// offline replicas' partitions).
+func (c *Controller) onReplicasBecomeOffline(offlineReplicas []PartitionReplica) error {
+	cc := c.cc
 	withOfflineLeader := cc.partitionsWithOfflineLeader()
 	if _, err := c.handlePartitionStateChanges(withOfflineLeader, OfflinePartition, electOffline); err != nil {
 		return err

@@ -105,7 +105,7 @@ func (c *Controller) electLeadersFor(tps []TopicPartition, typ ElectionType) (ma
 			results[tp] = ErrTopicBeingDeleted
 		case typ == ElectionPreferred && hasLeader && l.Leader == replicas[0]:
 			results[tp] = ErrElectionNotNeeded
-		case typ == ElectionUnclean && hasLeader && cc.isOnline(l.Leader):
+		case typ == ElectionUnclean && hasLeader && cc.isReplicaOnline(l.Leader, tp):
 			results[tp] = ErrElectionNotNeeded
 		case !hasLeader:
 			results[tp] = ErrEligibleLeadersNotAvailable // never initialized (no live replica at creation)
@@ -192,7 +192,7 @@ func (c *Controller) processAutoRebalance(tenure uint64) error {
 	var candidates []TopicPartition
 	for _, tp := range PreferredLeaderImbalance(assignments, leaders, c.cfg.LeaderImbalancePerBrokerPercentage) {
 		preferred := assignments[tp][0]
-		if cc.isOnline(preferred) && contains(cc.leadership[tp].Isr, preferred) {
+		if cc.isReplicaOnline(preferred, tp) && contains(cc.leadership[tp].Isr, preferred) {
 			candidates = append(candidates, tp)
 		}
 	}

@@ -347,7 +347,7 @@ func (c *Controller) updateLeaderEpochAndSendRequest(tp TopicPartition) error {
 func (c *Controller) moveReassignedPartitionLeaderIfRequired(tp TopicPartition, target []int32) error {
 	cc := c.cc
 	l := cc.leadership[tp]
-	if contains(target, l.Leader) && cc.isOnline(l.Leader) {
+	if contains(target, l.Leader) && cc.isReplicaOnline(l.Leader, tp) {
 		return c.updateLeaderEpochAndSendRequest(tp)
 	}
 	if cc.partitionStates[tp] == NewPartition {

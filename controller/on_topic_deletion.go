@@ -92,7 +92,7 @@ func (c *Controller) loadTopicDeletions() error {
 			cc.topicsIneligibleForDeletion[t] = struct{}{}
 		}
 		for _, r := range cc.replicasOfTopic(t) {
-			if !cc.isLive(r.Replica) {
+			if !cc.isReplicaLive(r.Replica, r.TopicPartition) {
 				cc.topicsIneligibleForDeletion[t] = struct{}{}
 			}
 		}
@@ -169,7 +169,7 @@ func (c *Controller) onTopicDeletion(topics []string) error {
 		for _, r := range cc.replicasOfTopic(t) {
 			switch {
 			case cc.replicaStates[r] == ReplicaDeletionSuccessful:
-			case cc.isLive(r.Replica):
+			case cc.isReplicaLive(r.Replica, r.TopicPartition):
 				live = append(live, r)
 			default:
 				dead = append(dead, r)

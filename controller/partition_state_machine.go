@@ -44,7 +44,7 @@ func (c *Controller) setPartitionState(tp TopicPartition, to PartitionState) {
 }
 
 // startupPartitionStateMachine initialises partition states from the leadership read at
-// failover (live leader → Online, dead leader → Offline, none → New) and tries to bring
+// failover (live leader replica → Online, dead one → Offline, none → New) and tries to bring
 // every Offline and New partition Online (Kafka's PartitionStateMachine.startup).
 func (c *Controller) startupPartitionStateMachine() error {
 	cc := c.cc
@@ -53,7 +53,7 @@ func (c *Controller) startupPartitionStateMachine() error {
 		switch {
 		case !ok:
 			cc.partitionStates[tp] = NewPartition
-		case cc.isLive(l.Leader):
+		case cc.isReplicaLive(l.Leader, tp):
 			cc.partitionStates[tp] = OnlinePartition
 		default:
 			cc.partitionStates[tp] = OfflinePartition
@@ -117,17 +117,16 @@ func (c *Controller) handlePartitionStateChanges(tps []TopicPartition, target Pa
 }
 
 // initializeLeaderAndIsr creates the state znodes of new partitions (New → Online): leader =
-// first live replica, ISR = live replicas, leader epoch 0. It queues LeaderAndIsr (IsNew) to
+// first online replica (isReplicaOnline), ISR = online replicas, leader epoch 0. It queues LeaderAndIsr (IsNew) to
 // the live replicas and UpdateMetadata to every broker.
 func (c *Controller) initializeLeaderAndIsr(tps []TopicPartition) ([]TopicPartition, error) {
 	if len(tps) == 0 {
 		return nil, nil
 	}
 	cc := c.cc
-	live := cc.onlineBrokerIDs()
 	states := make(map[TopicPartition]LeaderAndIsr, len(tps))
 	for _, tp := range tps {
-		l, ok := InitialLeaderAndIsr(cc.replicas(tp), live, cc.epoch)
+		l, ok := InitialLeaderAndIsr(cc.replicas(tp), cc.onlineReplicas(tp), cc.epoch)
 		if !ok {
 			c.stateLog(tp).WithField("replicas", cc.replicas(tp)).
 				Warn("controller: cannot initialize partition: no assigned replicas are alive")
@@ -209,7 +208,7 @@ func (c *Controller) doElectLeaders(tps []TopicPartition, kind electionKind) (el
 			el, ok = ElectPreferredLeader(assignment, st.Isr, live)
 		case electReassign:
 			target := TargetReplicas(assignment, cc.removing[tp])
-			live = filter(target, cc.isOnline)
+			live = filter(target, func(id int32) bool { return cc.isReplicaOnline(id, tp) })
 			el, ok = ElectReassignLeader(target, st.Isr, live)
 		case electControlledShutdown:
 			live = cc.liveReplicas(tp) // the shutting-down broker must hear it became a follower
@@ -217,7 +216,7 @@ func (c *Controller) doElectLeaders(tps []TopicPartition, kind electionKind) (el
 			el, ok = ElectControlledShutdownLeader(assignment, st.Isr, live, shutting)
 		default:
 			allowUnclean := kind == electOfflineUnclean
-			if !allowUnclean && len(filter(st.Isr, cc.isOnline)) == 0 {
+			if !allowUnclean && !slices.ContainsFunc(st.Isr, func(id int32) bool { return cc.isReplicaOnline(id, tp) }) {
 				allowUnclean = c.uncleanLeaderElectionEnabled(tp.Topic)
 			}
 			el, ok = ElectOfflineLeader(assignment, st.Isr, live, allowUnclean)

@@ -26,7 +26,7 @@ func (c *Controller) setReplicaState(r PartitionReplica, to ReplicaState) {
 		Debug("controller: replica state changed")
 }
 
-// startupReplicaStateMachine initialises replica states (live → Online, otherwise
+// startupReplicaStateMachine initialises replica states (live (isReplicaLive) → Online, otherwise
 // ReplicaDeletionIneligible) and then moves live replicas to Online (a LeaderAndIsr with the
 // current state to each) and dead ones to Offline (ISR shrink), as Kafka's
 // ZkReplicaStateMachine.startup does, with one difference: a dead replica that leads its
@@ -43,7 +43,7 @@ func (c *Controller) startupReplicaStateMachine() error {
 	for _, tp := range cc.allPartitions() {
 		for _, r := range cc.replicas(tp) {
 			pr := PartitionReplica{tp, r}
-			if cc.isLive(r) {
+			if cc.isReplicaLive(r, tp) {
 				cc.replicaStates[pr] = OnlineReplica
 				online = append(online, pr)
 			} else {
@@ -76,7 +76,7 @@ func (c *Controller) reElectedAtStartup(pr PartitionReplica) bool {
 	if !ok || l.Leader != pr.Replica || cc.isQueuedForDeletion(pr.Topic) {
 		return false
 	}
-	return slices.ContainsFunc(l.Isr, func(id int32) bool { return id != pr.Replica && cc.isOnline(id) })
+	return slices.ContainsFunc(l.Isr, func(id int32) bool { return id != pr.Replica && cc.isReplicaOnline(id, pr.TopicPartition) })
 }
 
 // handleReplicaStateChanges moves replicas to target (Kafka's

@@ -63,6 +63,14 @@ type Store interface {
 	// DeleteIsrChangeNotifications deletes the named notifications (all when names is
 	// nil), fenced.
 	DeleteIsrChangeNotifications(epochZkVersion int32, names []string) error
+	// LogDirEventNotifications lists the children of /log_dir_event_notification.
+	LogDirEventNotifications() ([]string, error)
+	// ReadLogDirEventNotification returns the broker id and event type (1: log dir
+	// failure) of one notification.
+	ReadLogDirEventNotification(name string) (broker int32, event int, err error)
+	// DeleteLogDirEventNotifications deletes the named notifications (all when names is
+	// nil), fenced.
+	DeleteLogDirEventNotifications(epochZkVersion int32, names []string) error
 	// TopicsMarkedForDeletion lists the children of /admin/delete_topics.
 	TopicsMarkedForDeletion() ([]string, error)
 	// DeleteTopicDeletionMarks deletes /admin/delete_topics/<t> for each topic, fenced;
@@ -103,6 +111,9 @@ type Store interface {
 	WatchTopic(topic string, fn func()) (cancel func())
 	// WatchIsrChangeNotifications calls fn when the children of /isr_change_notification change.
 	WatchIsrChangeNotifications(fn func()) (cancel func())
+	// WatchLogDirEventNotifications calls fn when the children of
+	// /log_dir_event_notification change.
+	WatchLogDirEventNotifications(fn func()) (cancel func())
 	// WatchTopicDeletions calls fn when the children of /admin/delete_topics change.
 	WatchTopicDeletions(fn func()) (cancel func())
 	// WatchPartitionReassignment calls fn when /admin/reassign_partitions is created,

@@ -219,6 +219,32 @@ func (s zkStore) DeleteIsrChangeNotifications(epochZkVersion int32, names []stri
 	return wrapErr(s.zk.DeleteIsrChangeNotifications(names, epochZkVersion))
 }
 
+func (s zkStore) LogDirEventNotifications() ([]string, error) {
+	n, err := s.zk.GetLogDirEventNotifications()
+	if errors.Is(err, zkutil.ErrNoNode) {
+		return nil, nil
+	}
+	return n, wrapErr(err)
+}
+
+func (s zkStore) ReadLogDirEventNotification(name string) (int32, int, error) {
+	id, ev, err := s.zk.ReadLogDirEvent(name)
+	return id, ev, wrapErr(err)
+}
+
+func (s zkStore) DeleteLogDirEventNotifications(epochZkVersion int32, names []string) error {
+	if names == nil {
+		var err error
+		if names, err = s.LogDirEventNotifications(); err != nil {
+			return err
+		}
+	}
+	if len(names) == 0 {
+		return nil
+	}
+	return wrapErr(s.zk.DeleteLogDirEventNotifications(names, epochZkVersion))
+}
+
 func (s zkStore) TopicsMarkedForDeletion() ([]string, error) {
 	t, err := s.zk.GetTopicsMarkedForDeletion()
 	if errors.Is(err, zkutil.ErrNoNode) {
@@ -345,6 +371,10 @@ func (s zkStore) WatchTopic(topic string, fn func()) func() {
 
 func (s zkStore) WatchIsrChangeNotifications(fn func()) func() {
 	return s.zk.WatchChildren(zkutil.IsrChangeNotificationPath(), fn)
+}
+
+func (s zkStore) WatchLogDirEventNotifications(fn func()) func() {
+	return s.zk.WatchChildren(zkutil.LogDirEventNotificationPath(), fn)
 }
 
 func (s zkStore) WatchTopicDeletions(fn func()) func() {
