@@ -16,8 +16,9 @@
 // /controller_epoch in the same multi-op wins (Kafka 2.1+ algorithm; the first controller of
 // a cluster has epoch 1). The winner runs the failover: watches on /brokers/ids (and each
 // /brokers/ids/<id>), /brokers/topics (and each /brokers/topics/<t>),
-// /isr_change_notification, /admin/delete_topics, /admin/reassign_partitions and
-// /admin/preferred_replica_election; leftover ISR notifications are deleted; the context
+// /isr_change_notification, /log_dir_event_notification, /admin/delete_topics,
+// /admin/reassign_partitions and /admin/preferred_replica_election; leftover ISR and log-dir
+// notifications are deleted; the context
 // (brokers, assignments, partition states, deletions) is loaded and missing topic ids are
 // assigned; UpdateMetadata goes to every broker, then the replica state machine sends
 // LeaderAndIsr to each live replica and shrinks the ISR of dead ones, the partition state
@@ -39,6 +40,19 @@
 //     processTopicIds, also at failover).
 //   - IsrChangeNotification: re-read the named partitions, UpdateMetadata to every broker,
 //     delete the notifications.
+//   - LogDirEventNotification (on_log_dir_failure.go, KIP-112): for each live broker named by
+//     a log-dir-failure notification (event 1), its replicas → Online, which sends it
+//     LeaderAndIsr for every partition it hosts; the notifications are deleted (fenced).
+//   - LeaderAndIsrResponseReceived: partitions a broker answered KAFKA_STORAGE_ERROR are
+//     replicas on a failed log dir, NONE ones are online; cc.replicasOnOfflineDirs[broker]
+//     becomes previous − online + offline, and the newly offline replicas go through
+//     onReplicasBecomeOffline (shared with broker failure: partitions they led → Offline and
+//     elect among online replicas, the replicas → Offline with ISR shrink). Answers with a
+//     top-level error, to an older registration of the broker or to an earlier tenure are
+//     ignored. A replica is online only if its broker is live (not shutting down, where it
+//     matters) and it is not on a failed dir (isReplicaLive, isReplicaOnline); every election,
+//     ISR choice and offline_replicas list uses that. A broker's entry is cleared when it
+//     registers again or dies.
 //   - TopicDeletion (on_topic_deletion.go, Kafka's TopicDeletionManager): UpdateMetadata with
 //     leader -2, StopReplica (delete=false, then delete=true with leader epoch -2) to every
 //     replica, and when every replica answered without error the topic's znodes, config and
@@ -73,8 +87,6 @@
 // (kafka-preferred-replica-election.sh) and, with Config.AutoLeaderRebalanceEnable, through
 // the periodic leader-imbalance check (first run after min(5 s, interval)).
 //
-// Not implemented: log-dir failure events (/log_dir_event_notification).
-//
 // # Concurrency
 //
 // One event goroutine (run) owns all controller state: the controller context, the request
@@ -89,8 +101,10 @@
 // (mutex + signal channel) and its own connection; requests to a broker leave in order and a
 // failed request is retried after RetryBackoff until it succeeds or the broker is removed.
 // Requests are immutable snapshots built on the event goroutine. Response callbacks run on
-// the sender goroutine and only log, except StopReplica (delete=true) answers, which are
-// queued as events for topic deletion.
+// the sender goroutine and only log, except StopReplica (delete=true) answers, queued as
+// events for topic deletion, and LeaderAndIsr answers without a top-level error, reduced to
+// their NONE and KAFKA_STORAGE_ERROR partitions (channel_lai_response.go) and queued as
+// LeaderAndIsrResponseReceived events.
 //
 // Timers (Config.AfterFunc, default time.AfterFunc) only enqueue: the auto-rebalance timer's event carries the tenure
 // that armed it and resignation stops it; an election nobody won is retried after 1 s.

@@ -23,6 +23,8 @@
 //	hostprovider.go server choice on reconnect (immediate retries, then 1 s rounds)
 //	errors.go       ZooKeeper errors → zkutil sentinels
 //	ops_*.go        domain operations (RegisterBroker, ElectController, CreateTopic, ...)
+//	log_dir_event.go log-dir failure notifications with their event type (KIP-112;
+//	                the writer WriteLogDirEventNotification is in ops_notify.go)
 //
 // # Concurrency contract
 //
