@@ -305,3 +305,32 @@ func TestControllerLogDirEventsDeletedAtFailover(t *testing.T) {
 	waitActive(t, n1)
 	waitNoneLeft(t, "log dir event notifications", admin.GetLogDirEventNotifications)
 }
+
+// TestControllerLogDirFailover: a new controller knows no failed dirs; the LeaderAndIsr it
+// sends every broker at failover finds them (broker 2 answers KAFKA_STORAGE_ERROR for g-0,
+// whose dir failed under the previous controller) and moves leadership away.
+func TestControllerLogDirFailover(t *testing.T) {
+	t.Parallel()
+	cl := newCluster(t)
+	f := &failedDirs{broker: 2}
+	cl.rec.respond = f.respond
+	n1 := cl.startNode(1, nil)
+	waitActive(t, n1)
+	n3 := cl.startNode(3, nil)
+	z2, z4, admin := cl.zk(), cl.zk(), cl.zk()
+	cl.registerBroker(z2, 2, "")
+	cl.registerBroker(z4, 4, "")
+	waitBrokerKnown(t, cl, 4)
+	createTopic(t, admin, "g", map[int32][]int32{0: {2, 4}})
+	wantState(t, admin, "g", 0, 2, []int32{2, 4}, 0)
+
+	f.set(TopicPartition{"g", 0})
+	n1.c.Shutdown()
+	n1.zk.Close()
+	waitActive(t, n3)
+	wantState(t, admin, "g", 0, 4, []int32{4}, 1)
+	wantUpdateMetadata(t, cl, 4, "g", 0, 4, []int32{2})
+	if got := offlineDirs(t, n3, 2); !slices.Equal(got, []TopicPartition{{"g", 0}}) {
+		t.Fatalf("replicasOnOfflineDirs[2] = %v", got)
+	}
+}

@@ -117,8 +117,8 @@ func (c *Controller) handlePartitionStateChanges(tps []TopicPartition, target Pa
 }
 
 // initializeLeaderAndIsr creates the state znodes of new partitions (New → Online): leader =
-// first online replica (isReplicaOnline), ISR = online replicas, leader epoch 0. It queues LeaderAndIsr (IsNew) to
-// the live replicas and UpdateMetadata to every broker.
+// first online replica (isReplicaOnline), ISR = online replicas, leader epoch 0. It queues
+// LeaderAndIsr (IsNew) to the ISR and UpdateMetadata to every broker.
 func (c *Controller) initializeLeaderAndIsr(tps []TopicPartition) ([]TopicPartition, error) {
 	if len(tps) == 0 {
 		return nil, nil

@@ -26,7 +26,7 @@ func (c *Controller) setReplicaState(r PartitionReplica, to ReplicaState) {
 		Debug("controller: replica state changed")
 }
 
-// startupReplicaStateMachine initialises replica states (live (isReplicaLive) → Online, otherwise
+// startupReplicaStateMachine initialises replica states (isReplicaLive → Online, otherwise
 // ReplicaDeletionIneligible) and then moves live replicas to Online (a LeaderAndIsr with the
 // current state to each) and dead ones to Offline (ISR shrink), as Kafka's
 // ZkReplicaStateMachine.startup does, with one difference: a dead replica that leads its
