@@ -358,6 +358,8 @@ func (m *Manager) onRoll(l *Log) {
 // Close stops the background goroutines, flushes every log, writes the
 // checkpoints, closes the logs and, in each log dir where all of that
 // succeeded, writes .kafka_cleanshutdown (Kafka's LogManager.shutdown).
+// The logs of a dir that was offline before Close are only closed, and
+// errors doing so are logged rather than returned.
 func (m *Manager) Close() error {
 	m.mu.Lock()
 	if m.mu.closed {
@@ -386,8 +388,16 @@ func (m *Manager) Close() error {
 	}
 	start := time.Now()
 	logs := m.managedLogs()
+	// Dirs already offline are not shut down (Kafka's LogManager.shutdown
+	// covers the live dirs only): their logs are not flushed, and closing
+	// them only releases their files; their failure was reported when it
+	// happened, so what closing them hits is logged, not returned.
+	offline := m.OfflineDirs()
 	dirErr := map[string]error{}
 	for _, ml := range logs {
+		if offline[ml.root] != nil {
+			continue
+		}
 		if err := ml.log.Flush(); err != nil {
 			dirErr[ml.root] = errors.Join(dirErr[ml.root], err)
 		}
@@ -398,7 +408,12 @@ func (m *Manager) Close() error {
 		}
 	}
 	for _, ml := range m.managedLogs() {
-		if err := ml.log.Close(); err != nil {
+		err := ml.log.Close()
+		switch {
+		case err == nil:
+		case offline[ml.root] != nil:
+			m.logger.WithError(err).WithField("dir", ml.root).Warn("storage: closing a log of an offline log dir")
+		default:
 			dirErr[ml.root] = errors.Join(dirErr[ml.root], err)
 		}
 	}

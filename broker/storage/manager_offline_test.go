@@ -1,6 +1,7 @@
 package storage
 
 import (
+	"os"
 	"path/filepath"
 	"sync"
 	"testing"
@@ -51,5 +52,49 @@ func TestStorageManagerOnDirOffline(t *testing.T) {
 	want := []call{{filepath.Dir(la.Dir()), 1}, {filepath.Dir(lb.Dir()), 0}}
 	if len(calls) != len(want) || calls[0] != want[0] || calls[1] != want[1] {
 		t.Fatalf("OnDirOffline calls %v, want %v", calls, want)
+	}
+}
+
+// Close after a log dir failed: the failed dir's logs are closed without
+// an error reaching the caller (the failure was reported when it happened)
+// and its dir gets no clean-shutdown marker; the healthy dir shuts down
+// cleanly.
+func TestStorageManagerCloseWithOfflineDir(t *testing.T) {
+	root := t.TempDir()
+	dirs := []string{filepath.Join(root, "a"), filepath.Join(root, "b")}
+	var offline []string
+	m := newTestManager(t, dirs, newFakeClock(), func(c *ManagerConfig) {
+		c.OnDirOffline = func(dir string, _ error, _ int) { offline = append(offline, dir) }
+	})
+	la, err := m.GetOrCreateLog(TopicPartition{"x", 0}, smallConfig()) // goes to "a"
+	if err != nil {
+		t.Fatal(err)
+	}
+	lb, err := m.GetOrCreateLog(TopicPartition{"x", 1}, smallConfig()) // goes to "b"
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := lb.AppendAsLeader(testBatch(t, 1, 10, 0), 0); err != nil {
+		t.Fatal(err)
+	}
+	// A real failure: the log's directory is gone, so its next roll fails.
+	if err := os.RemoveAll(la.Dir()); err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; i < 100 && err == nil; i++ {
+		_, err = la.AppendAsLeader(testBatch(t, 4, 200, 0), 0)
+	}
+	errorIs(t, err, ErrStorage)
+	if len(offline) != 1 || offline[0] != dirs[0] {
+		t.Fatalf("offline dirs %v, want [%s]", offline, dirs[0])
+	}
+	if err := m.Close(); err != nil {
+		t.Fatalf("Close: %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(dirs[0], CleanShutdownFile)); !os.IsNotExist(err) {
+		t.Fatalf("clean shutdown marker in the failed dir: %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(dirs[1], CleanShutdownFile)); err != nil {
+		t.Fatalf("no clean shutdown marker in the healthy dir: %v", err)
 	}
 }
