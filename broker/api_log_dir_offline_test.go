@@ -2,6 +2,7 @@ package broker_test
 
 import (
 	"fmt"
+	"os"
 	"path/filepath"
 	"testing"
 	"time"
@@ -106,5 +107,87 @@ func TestAPILogDirOfflinePartitionAnswers(t *testing.T) {
 	}
 	if code := deleteRecordsOne(t, addr, "hd", 1); code != 0 {
 		t.Errorf("delete records hd: error %d", code)
+	}
+}
+
+// describeLogDirsWire sends DescribeLogDirs v2 for every dir and returns
+// the answer by dir.
+func describeLogDirsWire(t *testing.T, addr string) map[string]kmsg.DescribeLogDirsResponseDir {
+	t.Helper()
+	rc := dialRaw(t, addr)
+	req := kmsg.NewPtrDescribeLogDirsRequest()
+	req.SetVersion(2)
+	kr, err := rc.roundTrip(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := map[string]kmsg.DescribeLogDirsResponseDir{}
+	for _, d := range kr.(*kmsg.DescribeLogDirsResponse).Dirs {
+		out[d.Dir] = d
+	}
+	return out
+}
+
+// TestAPILogDirFailureKeepsServingOtherDirs: a real disk error in one of a
+// broker's two log dirs (od-0's directory removed, so its next segment
+// roll fails) does not stop the broker. od-0 answers KAFKA_STORAGE_ERROR,
+// DescribeLogDirs reports the dir as KAFKA_STORAGE_ERROR, the log dir event
+// notification reaches the controller, whose LeaderAndIsr is answered
+// KAFKA_STORAGE_ERROR for od-0 so it takes that replica offline (no other
+// replica: no leader), and hd-0 in the healthy dir keeps its leader and
+// keeps serving.
+func TestAPILogDirFailureKeepsServingOtherDirs(t *testing.T) {
+	c, dirs := twoDirCluster(t, brokertest.WithProperty("log.segment.bytes", "1024"))
+	b := c.Broker(0)
+	addr := c.Addr(0)
+	rc := dialRaw(t, addr)
+	od := replica.TopicPartition{Topic: "od"}
+	if err := os.RemoveAll(b.Replicas().Partition(od).Log().Dir()); err != nil {
+		t.Fatal(err)
+	}
+	batch := edgeBatch(t, record.CodecNone)
+	storageErr := kerr.KafkaStorageError.Code
+	code := int16(0)
+	for i := 0; i < 100 && code == 0; i++ {
+		code = edgeProduce(t, rc, 8, 1, []edgePart{{name: "od", topic: "od", records: batch}})[0]
+	}
+	if code != storageErr {
+		t.Fatalf("produce to od-0 after its directory vanished: error %d", code)
+	}
+	brokertest.WaitFor(t, 10*time.Second, func() error {
+		if !b.Replicas().IsOffline(od) {
+			return fmt.Errorf("od-0 not offline")
+		}
+		return nil
+	})
+	ld := describeLogDirsWire(t, addr)
+	if d := ld[dirs[0]]; d.ErrorCode != storageErr || len(d.Topics) != 0 {
+		t.Errorf("failed dir: error %d, topics %v", d.ErrorCode, d.Topics)
+	}
+	if d := ld[dirs[1]]; d.ErrorCode != 0 || len(d.Topics) != 1 {
+		t.Errorf("healthy dir: error %d, topics %v", d.ErrorCode, d.Topics)
+	}
+	zk := c.ZooKeeper(t)
+	brokertest.WaitFor(t, 30*time.Second, func() error {
+		s, _, err := zk.GetPartitionState("od", 0)
+		if err != nil {
+			return err
+		}
+		if s.Leader != -1 {
+			return fmt.Errorf("od-0: leader %d, want none (its only replica is offline)", s.Leader)
+		}
+		return nil
+	})
+	s, _, err := zk.GetPartitionState("hd", 0)
+	if err != nil || s.Leader != b.ID() {
+		t.Fatalf("hd-0: leader %d, err %v", s.Leader, err)
+	}
+	for i := 0; i < 3; i++ {
+		if codes := edgeProduce(t, rc, 8, -1, []edgePart{{name: "hd", topic: "hd", records: batch}}); codes[0] != 0 {
+			t.Fatalf("produce to hd-0: error %d", codes[0])
+		}
+	}
+	if rp := followerFetch(t, addr, "hd", 11, -1, 0, -1, 0); rp.ErrorCode != 0 || len(rp.RecordBatches) == 0 {
+		t.Errorf("fetch hd-0: error %d, %d bytes", rp.ErrorCode, len(rp.RecordBatches))
 	}
 }

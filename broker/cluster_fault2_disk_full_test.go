@@ -5,11 +5,13 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"syscall"
 	"testing"
 	"time"
 
 	"samsa/broker/brokertest"
+	"samsa/zkutil"
 )
 
 // tmpfsLogDir mounts a tmpfs of sizeMiB at a fresh directory (skipping the
@@ -76,20 +78,24 @@ func TestClusterFault2LeaderDiskFull(t *testing.T) { leaderDiskFull(t, false) }
 
 // TestClusterFault2LeaderOneOfTwoDisksFull: as TestClusterFault2LeaderDiskFull
 // with two log dirs on the leader, the partition's filling up while the
-// other stays healthy. Samsa has no per-dir failover (Kafka's
-// /log_dir_event_notification flow), so the broker stops as well, and the
-// partition moves all the same.
+// other stays healthy (KIP-112). The broker keeps running: the full dir's
+// partition goes offline there, the log dir event notification has the
+// controller move its leadership (LeaderAndIsr answered
+// KAFKA_STORAGE_ERROR), and a partition it leads in the healthy dir is
+// still served by it. With room again and a restart its replica rejoins
+// the ISR.
 func TestClusterFault2LeaderOneOfTwoDisksFull(t *testing.T) { leaderDiskFull(t, true) }
 
 func leaderDiskFull(t *testing.T, twoDirs bool) {
 	c := brokertest.NewProcCluster(t, 3, faultProps()...)
 	x := nonController(t, c)
 	mnt := tmpfsLogDir(t, 64)
+	healthy := c.Property(x, "log.dirs")
 	c.Stop(x)
 	dirs := filepath.Join(mnt, "data")
 	if twoDirs {
 		// An empty dir listed first gets the next new log.
-		dirs += "," + c.Property(x, "log.dirs")
+		dirs += "," + healthy
 	}
 	c.SetProperties(x, map[string]string{"log.dirs": dirs})
 	c.Start(x)
@@ -100,6 +106,13 @@ func leaderDiskFull(t *testing.T, twoDirs bool) {
 		}
 	}
 	createTopicOn(t, c, "df", ids)
+	if twoDirs {
+		// The tmpfs holds df-0, so the healthy dir gets the next log.
+		createTopicOn(t, c, "hd", ids)
+		if _, err := os.Stat(filepath.Join(healthy, "hd-0")); err != nil {
+			t.Fatalf("hd-0 of broker %d not in its healthy dir: %v", c.ID(x), err)
+		}
+	}
 	k := startProducing(t, c.Addrs(), "df", "df", 1_000_000)
 	k.waitAcks(200, 30*time.Second)
 
@@ -107,14 +120,32 @@ func leaderDiskFull(t *testing.T, twoDirs bool) {
 	fillTmpfs(t, mnt)
 	st := waitNewLeader(t, c, "df", c.ID(x))
 	t.Logf("%.1fs: leader %d after the disk of %d filled (ISR %v)", time.Since(start).Seconds(), st.Leader, c.ID(x), st.ISR)
-	// The broker stops by itself (Kafka halts it).
-	brokertest.WaitFor(t, 30*time.Second, func() error {
-		if c.Running(x) {
-			return fmt.Errorf("broker %d with no log dir left still runs", c.ID(x))
-		}
-		return nil
-	})
+	if !twoDirs {
+		// The broker stops by itself (Kafka halts it).
+		brokertest.WaitFor(t, 30*time.Second, func() error {
+			if c.Running(x) {
+				return fmt.Errorf("broker %d with no log dir left still runs", c.ID(x))
+			}
+			return nil
+		})
+	}
 	k.waitAcks(200, 60*time.Second)
+	if twoDirs {
+		c.WaitForState(t, "df", 0, 30*time.Second, func(s zkutil.PartitionState) error {
+			if slices.Contains(s.ISR, c.ID(x)) {
+				return fmt.Errorf("df-0: ISR %v still holds the offline replica %d", s.ISR, c.ID(x))
+			}
+			return nil
+		})
+		// The broker still runs and still leads and serves hd-0.
+		h := startProducing(t, c.Addrs(), "hd", "hd", 1_000_000)
+		h.waitAcks(200, 30*time.Second)
+		if s := c.WaitForISR(t, "hd", 0, 3, 30*time.Second); s.Leader != c.ID(x) || !c.Running(x) {
+			t.Fatalf("hd-0: leader %d (want %d, running %v), ISR %v", s.Leader, c.ID(x), c.Running(x), s.ISR)
+		}
+		h.verify(c.Addrs())
+		c.Kill(x) // its offline dir cannot be flushed or closed cleanly anyway
+	}
 
 	growTmpfs(t, mnt, 64)
 	c.Start(x)

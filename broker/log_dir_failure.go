@@ -15,53 +15,69 @@ import (
 // it can no longer serve (Options.OnFatal unset).
 const fatalShutdownTimeout = 60 * time.Second
 
-// logDirOffline is the storage.Manager's OnDirOffline hook. A broker
-// whose every log dir has failed cannot lead or follow anything, yet its
-// registration would keep the controller from moving its partitions: Kafka
-// halts it (LogManager.handleLogDirFailure: "Shutdown broker because all
-// log dirs have failed"). With other dirs still online Kafka goes on
-// serving them and has the controller move the failed dir's partitions
-// (/log_dir_event_notification, LeaderAndIsr answered with
-// KAFKA_STORAGE_ERROR); Samsa does not implement that flow, and a leader
-// whose log failed would refuse every write while staying leader, so any
-// failed log dir stops the broker. It stops through Options.OnFatal (the
-// kafka-server-start command shuts down and exits with status 1) or,
-// without one, with an ordered Shutdown, whose controlled shutdown moves
-// leadership at once rather than after the session timeout.
+// Log dir event notification retries: the controller learns of the failed
+// dir only from it, so a broker that cannot write it stops instead (the
+// controller then moves its partitions as for any lost broker).
+const (
+	logDirEventAttempts = 30
+	logDirEventBackoff  = time.Second
+	logDirEventPoll     = 50 * time.Millisecond
+)
+
+// logDirOffline is the storage.Manager's OnDirOffline hook (KIP-112, as
+// Kafka 2.8's ReplicaManager.handleLogDirFailure and
+// LogManager.handleLogDirFailure).
+//
+// With other log dirs still online the broker goes on serving them: the
+// partitions whose logs are in the failed dir go offline here
+// (stopServingLogDir: no fetching or leading, KAFKA_STORAGE_ERROR for every
+// request naming them), then the broker writes a log dir event
+// notification (/log_dir_event_notification) with its id. The controller
+// answers it with a LeaderAndIsr for every partition of this broker; the
+// offline ones answer KAFKA_STORAGE_ERROR, which makes the controller treat
+// those replicas as offline: it moves their leadership to another in-sync
+// replica and shrinks their ISR. They stay offline until the broker
+// restarts (where a dir that fails to load fails the start:
+// checkLogDirsOnline).
+//
+// When the last dir fails the broker cannot lead or follow anything, yet
+// its registration would keep the controller from moving its partitions:
+// Kafka halts it ("Shutdown broker because all log dirs have failed").
+// Samsa stops through Options.OnFatal (the kafka-server-start command
+// shuts down and exits with status 1) or, without one, with an ordered
+// Shutdown, whose controlled shutdown moves leadership at once rather than
+// after the session timeout.
 //
 // It runs on the goroutine that hit the disk error, possibly under a
 // log's lock, so the work happens on a goroutine of its own.
 func (b *Broker) logDirOffline(dir string, err error, online int) {
-	fatal := fmt.Errorf("broker: log dir %s is offline (%d still online): %w", dir, online, err)
-	b.log.WithError(err).WithFields(logrus.Fields{"dir": dir, "online_dirs": online}).
-		Error("log dir offline; shutting the broker down")
+	fields := logrus.Fields{"dir": dir, "online_dirs": online}
+	if online > 0 {
+		b.log.WithError(err).WithFields(fields).Error("log dir offline; serving the other log dirs")
+		go func() {
+			b.stopServingLogDir(dir)
+			b.notifyLogDirFailure(dir)
+		}()
+		return
+	}
+	b.log.WithError(err).WithFields(fields).Error("last log dir offline; shutting the broker down")
+	b.fatal(fmt.Errorf("broker: log dir %s is offline (%d still online): %w", dir, online, err))
+}
+
+// fatal stops the broker on a goroutine of its own: Options.OnFatal, or an
+// ordered Shutdown without one.
+func (b *Broker) fatal(cause error) {
 	go func() {
 		if b.opts.OnFatal != nil {
-			b.opts.OnFatal(fatal)
+			b.opts.OnFatal(cause)
 			return
 		}
 		ctx, cancel := context.WithTimeout(context.Background(), fatalShutdownTimeout)
 		defer cancel()
 		if err := b.Shutdown(ctx); err != nil {
-			b.log.WithError(err).Warn("shutdown after the log dirs failed did not complete cleanly")
+			b.log.WithError(err).Warn("shutdown after a fatal error did not complete cleanly")
 		}
 	}()
-}
-
-// checkLogDirsOnline fails the start when a log dir failed to load: the
-// storage.Manager would start with the others (Kafka's KIP-112), but
-// without the controller's log-dir failure flow a replica whose log sat in
-// the failed dir would be recreated empty in another dir, and elected
-// leader if it was the last in-sync replica.
-func (b *Broker) checkLogDirsOnline() error {
-	var errs []error
-	for dir, err := range b.logs.OfflineDirs() {
-		errs = append(errs, fmt.Errorf("%s: %w", dir, err))
-	}
-	if len(errs) > 0 {
-		return fmt.Errorf("broker: log dirs failed to load (fix them or remove them from log.dirs): %w", errors.Join(errs...))
-	}
-	return nil
 }
 
 // stopServingLogDir takes the partitions whose logs are in the failed dir
@@ -82,4 +98,52 @@ func (b *Broker) stopServingLogDir(dir string) []replica.TopicPartition {
 	b.log.WithFields(logrus.Fields{"dir": dir, "offline_partitions": len(tps)}).
 		Warn("stopped serving the replicas in a failed log dir")
 	return tps
+}
+
+// notifyLogDirFailure writes the log dir event notification for this
+// broker (Kafka's zkClient.propagateLogDirEvent), retrying a bounded number
+// of times while ZooKeeper is unreachable. If it never succeeds the broker
+// stops (fatal): otherwise the controller would keep the offline replicas
+// as leaders. A broker that is shutting down, or has no ZooKeeper client
+// (tests), does not write it.
+func (b *Broker) notifyLogDirFailure(dir string) {
+	if b.zk == nil {
+		return
+	}
+	var err error
+	for attempt := 0; attempt < logDirEventAttempts; attempt++ {
+		if b.stopping.Load() {
+			return
+		}
+		if err = b.zk.WriteLogDirEventNotification(b.ID()); err == nil {
+			b.log.WithField("dir", dir).Info("log dir event notification written for the controller")
+			return
+		}
+		b.log.WithError(err).WithField("attempt", attempt+1).Warn("writing the log dir event notification failed; retrying")
+		// The pause ends early when the broker starts shutting down.
+		for waited := time.Duration(0); waited < logDirEventBackoff && !b.stopping.Load(); waited += logDirEventPoll {
+			time.Sleep(logDirEventPoll)
+		}
+	}
+	if !b.stopping.Load() {
+		b.fatal(fmt.Errorf("broker: log dir %s is offline and the controller could not be told: %w", dir, err))
+	}
+}
+
+// checkLogDirsOnline fails the start when a log dir failed to load: the
+// storage.Manager would start with the others (Kafka's KIP-112), but the
+// partitions of the failed dir, which this broker knows nothing about
+// then, would be recreated empty in another dir by the next LeaderAndIsr,
+// and elected leader if this was the last in-sync replica. (Kafka keeps the
+// dir's partitions in the offline set at start; Samsa asks for the dir to
+// be fixed or removed from log.dirs instead.)
+func (b *Broker) checkLogDirsOnline() error {
+	var errs []error
+	for dir, err := range b.logs.OfflineDirs() {
+		errs = append(errs, fmt.Errorf("%s: %w", dir, err))
+	}
+	if len(errs) > 0 {
+		return fmt.Errorf("broker: log dirs failed to load (fix them or remove them from log.dirs): %w", errors.Join(errs...))
+	}
+	return nil
 }

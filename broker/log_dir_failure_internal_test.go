@@ -6,12 +6,13 @@ import (
 	"testing"
 	"time"
 
+	"samsa/broker/replica"
 	"samsa/config"
 )
 
-// TestAPILogDirOfflineIsFatal: a failed log dir, with or without other
-// dirs online, reaches Options.OnFatal, naming the dir and the error
-// (storage reports each dir once: TestStorageManagerOnDirOffline).
+// TestAPILogDirOfflineIsFatal: the last log dir failing (none left online)
+// reaches Options.OnFatal, naming the dir and the error (storage reports
+// each dir once: TestStorageManagerOnDirOffline).
 func TestAPILogDirOfflineIsFatal(t *testing.T) {
 	cfg, _, err := config.NewBroker(map[string]string{
 		"broker.id": "1", "listeners": "PLAINTEXT://127.0.0.1:0",
@@ -20,21 +21,43 @@ func TestAPILogDirOfflineIsFatal(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, online := range []int{0, 1} {
-		fatal := make(chan error, 2)
-		b, err := New(cfg, Options{OnFatal: func(err error) { fatal <- err }})
-		if err != nil {
-			t.Fatal(err)
+	fatal := make(chan error, 2)
+	b, err := New(cfg, Options{OnFatal: func(err error) { fatal <- err }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	diskErr := errors.New("no space left on device")
+	b.logDirOffline("/data/a", diskErr, 0)
+	select {
+	case err := <-fatal:
+		if !errors.Is(err, diskErr) || !strings.Contains(err.Error(), "/data/a") {
+			t.Errorf("OnFatal(%v)", err)
 		}
-		diskErr := errors.New("no space left on device")
-		b.logDirOffline("/data/a", diskErr, online)
-		select {
-		case err := <-fatal:
-			if !errors.Is(err, diskErr) || !strings.Contains(err.Error(), "/data/a") {
-				t.Errorf("online=%d: OnFatal(%v)", online, err)
-			}
-		case <-time.After(10 * time.Second):
-			t.Fatalf("online=%d: OnFatal not called", online)
+	case <-time.After(10 * time.Second):
+		t.Fatal("OnFatal not called")
+	}
+}
+
+// TestAPILogDirOfflineWithOthersOnline: a real disk error in one of two
+// log dirs does not stop the broker: the storage manager's hook takes that
+// dir's partition offline (KAFKA_STORAGE_ERROR from then on) and the
+// partition in the other dir keeps taking appends.
+func TestAPILogDirOfflineWithOthersOnline(t *testing.T) {
+	b, _, fatal := offlineBroker(t)
+	a0, h0 := replica.TopicPartition{Topic: "a"}, replica.TopicPartition{Topic: "h"}
+	for tp, code := range leaderAndIsr(t, b, 0, a0, h0) {
+		if code != 0 {
+			t.Fatalf("%s: error %d", tp, code)
 		}
+	}
+	failLogDir(t, b, a0)
+	waitOffline(t, b, a0)
+	select {
+	case err := <-fatal:
+		t.Fatalf("broker stopped with a log dir left: %v", err)
+	default:
+	}
+	if _, err := b.replicas.AppendAsLeader(h0, testBatch(t, "healthy"), -1); err != nil {
+		t.Fatalf("append to the healthy dir: %v", err)
 	}
 }

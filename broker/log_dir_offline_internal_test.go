@@ -132,8 +132,21 @@ func failLogDir(t *testing.T, b *Broker, tp replica.TopicPartition) string {
 	return root
 }
 
+// waitOffline waits until tp is offline on b.
+func waitOffline(t *testing.T, b *Broker, tp replica.TopicPartition) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for !b.replicas.IsOffline(tp) {
+		if time.Now().After(deadline) {
+			t.Fatalf("%s not taken offline", tp)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
 // TestAPILogDirFailureOfflineAnswers: after a real disk error in one of
-// two log dirs and stopServingLogDir: DescribeLogDirs answers
+// two log dirs, which the storage manager's hook answers by taking the
+// dir's partitions offline: DescribeLogDirs answers
 // KAFKA_STORAGE_ERROR with no topics for the failed dir and NONE with its
 // partitions for the other; the failed dir's partition answers
 // KAFKA_STORAGE_ERROR to every request, LeaderAndIsr and StopReplica
@@ -151,10 +164,8 @@ func TestAPILogDirFailureOfflineAnswers(t *testing.T) {
 	if got := filepath.Dir(b.replicas.Partition(a0).Log().Dir()); got != dirs[0] {
 		t.Fatalf("a-0 in %s, want %s", got, dirs[0])
 	}
-	failed := failLogDir(t, b, a0)
-	if tps := b.stopServingLogDir(failed); len(tps) != 1 || tps[0] != a0 {
-		t.Fatalf("offline %v, want [a-0]", tps)
-	}
+	failLogDir(t, b, a0)
+	waitOffline(t, b, a0) // the storage manager's hook takes it offline
 
 	ld := describeLogDirs(t, b)
 	if d := ld[dirs[0]]; d.ErrorCode != kerr.KafkaStorageError.Code || len(d.Topics) != 0 {
