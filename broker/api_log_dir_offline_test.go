@@ -137,7 +137,8 @@ func describeLogDirsWire(t *testing.T, addr string) map[string]kmsg.DescribeLogD
 // replica: no leader), and hd-0 in the healthy dir keeps its leader and
 // keeps serving.
 func TestAPILogDirFailureKeepsServingOtherDirs(t *testing.T) {
-	c, dirs := twoDirCluster(t, brokertest.WithProperty("log.segment.bytes", "1024"))
+	c, dirs := twoDirCluster(t, brokertest.WithProperty("log.segment.bytes", "1024"),
+		brokertest.WithProperty("metrics.listener", "http://127.0.0.1:0"))
 	b := c.Broker(0)
 	addr := c.Addr(0)
 	rc := dialRaw(t, addr)
@@ -160,6 +161,15 @@ func TestAPILogDirFailureKeepsServingOtherDirs(t *testing.T) {
 		}
 		return nil
 	})
+	// Kafka's ReplicaManager gauges: the offline replica still counts in PartitionCount.
+	for sample, want := range map[string]float64{
+		"kafka_server_replicamanager_offlinereplicacount": 1,
+		"kafka_server_replicamanager_partitioncount":      2,
+	} {
+		if v, err := scrapeValue(c, 0, sample); err != nil || v != want {
+			t.Errorf("%s = %v (%v), want %v", sample, v, err, want)
+		}
+	}
 	ld := describeLogDirsWire(t, addr)
 	if d := ld[dirs[0]]; d.ErrorCode != storageErr || len(d.Topics) != 0 {
 		t.Errorf("failed dir: error %d, topics %v", d.ErrorCode, d.Topics)

@@ -42,8 +42,11 @@ type Broker struct {
 	id          atomic.Int32 // broker.id, known once Start has resolved it
 	brokerEpoch atomic.Int64 // czxid of /brokers/ids/<id>; 0 before registration
 	stopping    atomic.Bool  // set when Shutdown starts; parked fetches answer at once
-	clusterID   atomic.Pointer[string]
-	panics      atomic.Int64 // handler panics recovered (also counted by server)
+	// replicasUp is set once Start has created the replica manager; a log dir failing before
+	// then is handled by Start itself (catchUpLogDirFailures), not by the storage hook.
+	replicasUp atomic.Bool
+	clusterID  atomic.Pointer[string]
+	panics     atomic.Int64 // handler panics recovered (also counted by server)
 
 	// Set during Start and never changed afterwards; read by handlers only
 	// after Start has returned successfully (requests are served from then).

@@ -66,7 +66,9 @@ func groupErr(err error) error {
 	case err == nil:
 		return nil
 	case errors.Is(err, replica.ErrNotLeader), errors.Is(err, replica.ErrUnknownPartition),
-		errors.Is(err, replica.ErrShuttingDown):
+		errors.Is(err, replica.ErrShuttingDown), errors.Is(err, replica.ErrOffline):
+		// Kafka's storeOffsets answers NOT_COORDINATOR for NOT_LEADER_OR_FOLLOWER and
+		// KAFKA_STORAGE_ERROR (an offsets partition in a failed log dir).
 		return fmt.Errorf("%w: %w", group.ErrNotLeader, err)
 	case errors.Is(err, replica.ErrNotEnoughReplicas), errors.Is(err, replica.ErrNotEnoughReplicasAfterAppend):
 		return fmt.Errorf("%w: %w", group.ErrNotEnoughReplicas, err)

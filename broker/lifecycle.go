@@ -66,6 +66,8 @@ func (b *Broker) Start(ctx context.Context) (err error) {
 		return err
 	}
 	b.replicas = rm
+	b.replicasUp.Store(true)
+	b.catchUpLogDirFailures()
 	b.registerGauges()
 	b.startGroupCoordinator()
 	if err := b.startServer(runCtx); err != nil {

@@ -100,6 +100,18 @@ func (b *Broker) stopServingLogDir(dir string) []replica.TopicPartition {
 	return tps
 }
 
+// catchUpLogDirFailures handles the log dirs that failed between loading the logs and the
+// replica manager's creation, when the storage hook ignored them (replicasUp unset). A dir
+// failing while this runs may be handled twice, which is harmless: its partitions are already
+// offline the second time, and the controller reads a second notification the same way.
+func (b *Broker) catchUpLogDirFailures() {
+	offline := b.logs.OfflineDirs()
+	online := len(b.logs.Dirs()) - len(offline)
+	for dir, err := range offline {
+		b.logDirOffline(dir, err, online)
+	}
+}
+
 // notifyLogDirFailure writes the log dir event notification for this
 // broker (Kafka's zkClient.propagateLogDirEvent), retrying a bounded number
 // of times while ZooKeeper is unreachable. If it never succeeds the broker

@@ -49,6 +49,7 @@ func offlineBroker(t *testing.T) (b *Broker, dirs []string, fatal chan error) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	b.replicasUp.Store(true) // as Start does once the replica manager exists
 	t.Cleanup(func() { b.replicas.Close(); _ = b.closeLogs() })
 	return b, dirs, fatal
 }
@@ -216,5 +217,29 @@ func TestAPILogDirFailureOfflineAnswers(t *testing.T) {
 	}
 	if !b.replicas.IsOffline(a0) {
 		t.Error("a-0 no longer offline after StopReplica")
+	}
+}
+
+// TestAPILogDirFailureBeforeReplicasUp: a log dir failing between loading the logs and the
+// replica manager's creation is ignored by the storage hook (there is nothing to take
+// offline yet) and handled by Start's catch-up once the replica manager exists.
+func TestAPILogDirFailureBeforeReplicasUp(t *testing.T) {
+	b, _, _ := offlineBroker(t)
+	a0, h0 := replica.TopicPartition{Topic: "a"}, replica.TopicPartition{Topic: "h"}
+	for tp, code := range leaderAndIsr(t, b, 0, a0, h0) {
+		if code != 0 {
+			t.Fatalf("%s: error %d", tp, code)
+		}
+	}
+	b.replicasUp.Store(false)
+	failLogDir(t, b, a0)
+	if b.replicas.IsOffline(a0) {
+		t.Fatal("the storage hook acted before the replica manager was up")
+	}
+	b.replicasUp.Store(true)
+	b.catchUpLogDirFailures()
+	waitOffline(t, b, a0)
+	if b.replicas.IsOffline(h0) {
+		t.Error("the healthy dir's partition went offline too")
 	}
 }

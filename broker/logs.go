@@ -65,7 +65,8 @@ func (b *Broker) openLogs() error {
 		Cleaner:                   cleaner,
 		OnDirOffline: func(dir string, err error, online int) {
 			// Failures while loading fail the start (checkLogDirsOnline).
-			if serving.Load() {
+			// Before the replica manager exists, Start handles it (catchUpLogDirFailures).
+			if serving.Load() && b.replicasUp.Load() {
 				b.logDirOffline(dir, err, online)
 			}
 		},

@@ -26,6 +26,7 @@ const (
 	MetricLeaderCount               = "kafka.server:type=ReplicaManager,name=LeaderCount"
 	MetricUnderReplicatedPartitions = "kafka.server:type=ReplicaManager,name=UnderReplicatedPartitions"
 	MetricUnderMinIsrPartitions     = "kafka.server:type=ReplicaManager,name=UnderMinIsrPartitionCount"
+	MetricOfflineReplicaCount       = "kafka.server:type=ReplicaManager,name=OfflineReplicaCount"
 	MetricIsrShrinksPerSec          = "kafka.server:type=ReplicaManager,name=IsrShrinksPerSec"
 	MetricIsrExpandsPerSec          = "kafka.server:type=ReplicaManager,name=IsrExpandsPerSec"
 	MetricProducePurgatorySize      = "kafka.server:type=DelayedOperationPurgatory,name=PurgatorySize,delayedOperation=Produce"
@@ -212,7 +213,11 @@ func (b *Broker) registerGauges() {
 	gauge := func(name string, f func() int64) {
 		_ = reg.Register(name, metrics.NewFunctionalGauge(f))
 	}
-	gauge(MetricPartitionCount, func() int64 { return int64(len(b.replicas.Partitions())) })
+	// Kafka counts offline partitions (a failed log dir's) in PartitionCount too.
+	gauge(MetricPartitionCount, func() int64 {
+		return int64(len(b.replicas.Partitions()) + len(b.replicas.OfflinePartitions()))
+	})
+	gauge(MetricOfflineReplicaCount, func() int64 { return int64(len(b.replicas.OfflinePartitions())) })
 	gauge(MetricLeaderCount, func() int64 {
 		n := int64(0)
 		for _, p := range b.replicas.Partitions() {

@@ -31,7 +31,8 @@ type Options struct {
 	Dial func(ctx context.Context, network, addr string) (net.Conn, error)
 	// OnFatal, when set, is called once (on a goroutine of its own) when
 	// the broker can no longer serve: every log dir has failed (Kafka
-	// halts the process then). The owner should Shutdown the broker and
+	// halts the process then), or a failed dir's log dir event
+	// notification could not be written to ZooKeeper. The owner should Shutdown the broker and
 	// end the process with a failure status. nil: the broker shuts itself
 	// down.
 	OnFatal func(err error)
