@@ -55,9 +55,15 @@ func offlineBroker(t *testing.T) (b *Broker, dirs []string, fatal chan error) {
 }
 
 // leaderAndIsr sends a LeaderAndIsr v4 making broker 1 the only replica
-// and leader of tps at leader epoch epoch, and returns the error code of
-// each partition.
+// and leader of tps at leader epoch epoch, with IsNew (as the controller
+// sends for a new partition), and returns the error code of each partition.
 func leaderAndIsr(t *testing.T, b *Broker, epoch int32, tps ...replica.TopicPartition) map[replica.TopicPartition]int16 {
+	t.Helper()
+	return leaderAndIsrIsNew(t, b, epoch, true, tps...)
+}
+
+// leaderAndIsrIsNew is leaderAndIsr with the given IsNew.
+func leaderAndIsrIsNew(t *testing.T, b *Broker, epoch int32, isNew bool, tps ...replica.TopicPartition) map[replica.TopicPartition]int16 {
 	t.Helper()
 	req := kmsg.NewPtrLeaderAndISRRequest()
 	req.SetVersion(4)
@@ -66,6 +72,7 @@ func leaderAndIsr(t *testing.T, b *Broker, epoch int32, tps ...replica.TopicPart
 		ps := kmsg.NewLeaderAndISRRequestTopicPartition()
 		ps.Topic, ps.Partition, ps.ControllerEpoch = tp.Topic, tp.Partition, 1
 		ps.Leader, ps.LeaderEpoch, ps.ISR, ps.Replicas = 1, epoch, []int32{1}, []int32{1}
+		ps.IsNew = isNew
 		req.PartitionStates = append(req.PartitionStates, ps)
 	}
 	resp, err := b.handleLeaderAndISR(&request{ctx: context.Background(), body: req})

@@ -3,7 +3,10 @@ package broker
 import (
 	"context"
 	"fmt"
+	"maps"
 	"math"
+	"slices"
+	"strings"
 	"sync/atomic"
 	"time"
 
@@ -102,8 +105,28 @@ func (b *Broker) logProvider() replica.LogProvider { return logProvider{m: b.log
 
 type logProvider struct{ m *storage.Manager }
 
-func (p logProvider) GetOrCreateLog(tp replica.TopicPartition, cfg storage.Config) (*storage.Log, error) {
-	return p.m.GetOrCreateLog(storage.TopicPartition{Topic: tp.Topic, Partition: tp.Partition}, cfg)
+// GetOrCreateLog opens tp's log, creating it in a healthy log dir when it
+// does not exist, except for a replica that is not new (LeaderAndIsr's
+// IsNew unset) while a log dir is offline: its log may be in that dir, and
+// one created empty elsewhere would be served as this replica (and could
+// be elected leader, losing what the failed dir holds). It is refused with
+// a storage error (KAFKA_STORAGE_ERROR), which takes the partition offline
+// here and has the controller treat the replica as offline (Kafka's
+// LogManager.getOrCreateLog: "Can not create log ... because log
+// directories ... are offline").
+func (p logProvider) GetOrCreateLog(tp replica.TopicPartition, cfg storage.Config, isNew bool) (*storage.Log, error) {
+	stp := storage.TopicPartition{Topic: tp.Topic, Partition: tp.Partition}
+	if l, ok := p.m.Log(stp); ok {
+		return l, nil
+	}
+	if !isNew {
+		if offline := p.m.OfflineDirs(); len(offline) > 0 {
+			dirs := slices.Sorted(maps.Keys(offline))
+			return nil, fmt.Errorf("broker: cannot create log for %s because log dirs %s are offline: %w",
+				tp, strings.Join(dirs, ","), storage.ErrStorage)
+		}
+	}
+	return p.m.GetOrCreateLog(stp, cfg)
 }
 
 func (p logProvider) DeleteLog(tp replica.TopicPartition) error {

@@ -26,8 +26,14 @@ type TopicConfig struct {
 // LogProvider opens and deletes partition logs (the broker adapts
 // storage.Manager to it; STYLE S1.4).
 type LogProvider interface {
-	// GetOrCreateLog returns the log of tp, loading or creating it with cfg.
-	GetOrCreateLog(tp TopicPartition, cfg storage.Config) (*storage.Log, error)
+	// GetOrCreateLog returns the log of tp, creating it with cfg when it
+	// does not exist. isNew is the LeaderAndIsr's IsNew: false says the
+	// replica should exist here already, so while a log dir is offline a
+	// missing log may be in it and must not be created empty elsewhere:
+	// the provider then answers an error wrapping storage.ErrStorage
+	// (Kafka's LogManager.getOrCreateLog), which takes the partition
+	// offline.
+	GetOrCreateLog(tp TopicPartition, cfg storage.Config, isNew bool) (*storage.Log, error)
 	// DeleteLog closes and removes tp's log; a missing log is not an error.
 	DeleteLog(tp TopicPartition) error
 }
@@ -208,8 +214,9 @@ func (m *Manager) getOrCreatePartition(tp TopicPartition) (*Partition, error) {
 // partition: nil, ErrStaleLeaderEpoch, ErrUnknownPartition (this broker is
 // not a replica), ErrOffline (the partition is offline here: it is left
 // as it is) or a storage error. A storage error (the log could not be
-// opened or created, or it is in a failed log dir) takes the partition
-// offline, as Kafka.
+// opened or created, or it is in a failed log dir, or it is missing while
+// a log dir is offline and the state is not IsNew: see LogProvider) takes
+// the partition offline, as Kafka.
 func (m *Manager) BecomeLeaderOrFollower(ctx context.Context, req LeaderAndIsr) (map[TopicPartition]error, error) {
 	if m.closed.Load() {
 		return nil, ErrShuttingDown
@@ -298,7 +305,7 @@ func (p *Partition) applyLeaderAndIsr(ps PartitionState, now time.Time,
 	}
 	p.mu.minISR = max(1, tc.MinInsyncReplicas)
 	if p.mu.data == nil {
-		l, err := p.m.cfg.Logs.GetOrCreateLog(p.tp, tc.Log)
+		l, err := p.m.cfg.Logs.GetOrCreateLog(p.tp, tc.Log, ps.IsNew)
 		if err != nil {
 			return false, fmt.Errorf("replica: %s: open log: %w", p.tp, err)
 		}

@@ -20,7 +20,7 @@ type dirLogs struct {
 	logs map[TopicPartition]*storage.Log
 }
 
-func (d *dirLogs) GetOrCreateLog(tp TopicPartition, cfg storage.Config) (*storage.Log, error) {
+func (d *dirLogs) GetOrCreateLog(tp TopicPartition, cfg storage.Config, _ bool) (*storage.Log, error) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	if l, ok := d.logs[tp]; ok {

@@ -17,7 +17,7 @@ import (
 // does.
 type managerLogs struct{ m *storage.Manager }
 
-func (p managerLogs) GetOrCreateLog(tp TopicPartition, cfg storage.Config) (*storage.Log, error) {
+func (p managerLogs) GetOrCreateLog(tp TopicPartition, cfg storage.Config, _ bool) (*storage.Log, error) {
 	return p.m.GetOrCreateLog(storage.TopicPartition{Topic: tp.Topic, Partition: tp.Partition}, cfg)
 }
 
