@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
+	"slices"
 	"time"
 
 	"github.com/sirupsen/logrus"
@@ -37,8 +39,8 @@ const (
 // offline ones answer KAFKA_STORAGE_ERROR, which makes the controller treat
 // those replicas as offline: it moves their leadership to another in-sync
 // replica and shrinks their ISR. They stay offline until the broker
-// restarts (where a dir that fails to load fails the start:
-// checkLogDirsOnline).
+// restarts; a dir that then fails to load is handled the same way once
+// the replica manager exists (checkLogDirsOnline, catchUpLogDirFailures).
 //
 // When the last dir fails the broker cannot lead or follow anything, yet
 // its registration would keep the controller from moving its partitions:
@@ -100,8 +102,12 @@ func (b *Broker) stopServingLogDir(dir string) []replica.TopicPartition {
 	return tps
 }
 
-// catchUpLogDirFailures handles the log dirs that failed between loading the logs and the
-// replica manager's creation, when the storage hook ignored them (replicasUp unset). A dir
+// catchUpLogDirFailures handles the log dirs that failed to load or failed before the replica
+// manager's creation, when the storage hook ignored them (replicasUp unset), as Kafka's
+// LogDirFailureHandler handles the dirs that failed at start: the replica manager records
+// them offline (it hosts nothing of them yet) and the log dir event notification is written,
+// so the controller asks again about this broker's replicas (a notification written before
+// this broker registers is ignored; registering has the controller ask anyway). A dir
 // failing while this runs may be handled twice, which is harmless: its partitions are already
 // offline the second time, and the controller reads a second notification the same way.
 func (b *Broker) catchUpLogDirFailures() {
@@ -142,20 +148,31 @@ func (b *Broker) notifyLogDirFailure(dir string) {
 	}
 }
 
-// checkLogDirsOnline fails the start when a log dir failed to load: the
-// storage.Manager would start with the others (Kafka's KIP-112), but the
-// partitions of the failed dir, which this broker knows nothing about
-// then, would be recreated empty in another dir by the next LeaderAndIsr,
-// and elected leader if this was the last in-sync replica. (Kafka keeps the
-// dir's partitions in the offline set at start; Samsa asks for the dir to
-// be fixed or removed from log.dirs instead.)
+// checkLogDirsOnline fails the start only when no log dir is online
+// (storage.Manager.Load already fails when every dir failed to load; a
+// dir may also fail between Load and this check). A dir that failed to
+// load does not stop the start (Kafka 2.8, KIP-112): the broker serves
+// the others. The failed dir stays offline in the storage.Manager, so it
+// gets no new log, and nothing of it is served: its partitions are not
+// known yet, but the controller's LeaderAndIsr names them without IsNew,
+// and logProvider.GetOrCreateLog refuses to create a missing log for such
+// a replica while a dir is offline, so they answer KAFKA_STORAGE_ERROR and
+// go offline here instead of coming back empty in a healthy dir. Start
+// then handles the failed dirs like any log dir failure
+// (catchUpLogDirFailures), writing the log dir event notification.
 func (b *Broker) checkLogDirsOnline() error {
-	var errs []error
-	for dir, err := range b.logs.OfflineDirs() {
-		errs = append(errs, fmt.Errorf("%s: %w", dir, err))
+	offline := b.logs.OfflineDirs()
+	dirs := slices.Sorted(maps.Keys(offline))
+	if len(offline) < len(b.logs.Dirs()) {
+		for _, dir := range dirs {
+			b.log.WithError(offline[dir]).WithField("dir", dir).
+				Error("log dir failed to load; starting with the other log dirs (its replicas stay offline here)")
+		}
+		return nil
 	}
-	if len(errs) > 0 {
-		return fmt.Errorf("broker: log dirs failed to load (fix them or remove them from log.dirs): %w", errors.Join(errs...))
+	errs := make([]error, 0, len(dirs))
+	for _, dir := range dirs {
+		errs = append(errs, fmt.Errorf("%s: %w", dir, offline[dir]))
 	}
-	return nil
+	return fmt.Errorf("broker: none of the log dirs could be loaded (fix them or remove them from log.dirs): %w", errors.Join(errs...))
 }

@@ -16,7 +16,8 @@ import (
 )
 
 // openLogs creates the storage.Manager over log.dirs and loads (recovering
-// if needed) every partition found on disk.
+// if needed) every partition found on disk. A log dir that fails to load
+// is offline from the start; only none loading fails (checkLogDirsOnline).
 func (b *Broker) openLogs() error {
 	defaults, err := config.TopicFromOverrides(b.cfg, nil)
 	if err != nil {
@@ -67,8 +68,9 @@ func (b *Broker) openLogs() error {
 		HighWatermarkInterval:     ms(b.cfg.ReplicaHighWatermarkCheckpointIntervalMs),
 		Cleaner:                   cleaner,
 		OnDirOffline: func(dir string, err error, online int) {
-			// Failures while loading fail the start (checkLogDirsOnline).
-			// Before the replica manager exists, Start handles it (catchUpLogDirFailures).
+			// Dirs failing while loading or before the replica manager
+			// exists are handled by Start (checkLogDirsOnline,
+			// catchUpLogDirFailures).
 			if serving.Load() && b.replicasUp.Load() {
 				b.logDirOffline(dir, err, online)
 			}
