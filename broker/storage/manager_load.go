@@ -39,7 +39,9 @@ func deleteDirName(tp TopicPartition) string {
 // a dir without .kafka_cleanshutdown has its logs recovered from their
 // checkpointed recovery points. The marker is then removed, so a crash from
 // now on triggers recovery. Finally Load starts the background goroutines.
-// A log dir whose files cannot be read fails Load.
+// A log dir whose files cannot be read, or that NewManager could not
+// create, is taken offline (OnDirOffline is called for it); Load fails
+// only when every dir is.
 func (m *Manager) Load(ctx context.Context) error {
 	m.mu.Lock()
 	if m.mu.loaded || m.mu.closed {
@@ -55,6 +57,10 @@ func (m *Manager) Load(ctx context.Context) error {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
+			if err := m.createErrs[d]; err != nil {
+				errs[i] = err // NewManager could not create it
+				return
+			}
 			errs[i] = m.loadDir(ctx, d)
 		}()
 	}
@@ -274,24 +280,28 @@ func (m *Manager) writeCheckpoints(root string, recovery, start, hw bool) error 
 
 // topicConfigMemo returns a ConfigFor that asks m.cfg.ConfigFor once per
 // topic (see ManagerConfig.ConfigFor); safe for concurrent use by the
-// load workers.
+// load workers. The first worker to need a topic asks; the others loading
+// partitions of that topic wait for its answer rather than asking too.
 func (m *Manager) topicConfigMemo() func(tp TopicPartition) Config {
 	if m.cfg.ConfigFor == nil {
 		return func(TopicPartition) Config { return m.cfg.LogConfig }
 	}
+	type entry struct {
+		once sync.Once
+		cfg  Config
+	}
 	var mu sync.Mutex
-	byTopic := make(map[string]Config)
+	byTopic := make(map[string]*entry)
 	return func(tp TopicPartition) Config {
 		mu.Lock()
-		cfg, ok := byTopic[tp.Topic]
-		mu.Unlock()
-		if ok {
-			return cfg
+		e := byTopic[tp.Topic]
+		if e == nil {
+			e = &entry{}
+			byTopic[tp.Topic] = e
 		}
-		cfg = m.cfg.ConfigFor(tp) // outside the lock: it may block on ZooKeeper
-		mu.Lock()
-		byTopic[tp.Topic] = cfg
 		mu.Unlock()
-		return cfg
+		// Outside mu: it may block on ZooKeeper, and other topics go on meanwhile.
+		e.once.Do(func() { e.cfg = m.cfg.ConfigFor(tp) })
+		return e.cfg
 	}
 }
