@@ -91,6 +91,9 @@ type Manager struct {
 	cfg    ManagerConfig // immutable after NewManager
 	logger logrus.FieldLogger
 	delays *delayQueue
+	// createErrs are the log dirs NewManager could not create or that are
+	// not directories; Load takes them offline. Immutable after NewManager.
+	createErrs map[string]error
 
 	createMu sync.Mutex // serialises GetOrCreateLog / DeleteLog I/O
 	wg       sync.WaitGroup
@@ -113,7 +116,9 @@ type Manager struct {
 }
 
 // NewManager checks and creates the log dirs; it reads nothing yet (see
-// Load).
+// Load). A log dir that cannot be created (or is not a directory) is not
+// an error while another can be: Load takes it offline (Kafka's
+// LogManager.createAndValidateLogDirs); with none usable NewManager fails.
 func NewManager(cfg ManagerConfig) (*Manager, error) {
 	cfg.setDefaults()
 	if len(cfg.Dirs) == 0 {
@@ -123,6 +128,8 @@ func NewManager(cfg ManagerConfig) (*Manager, error) {
 		return nil, err
 	}
 	seen := map[string]bool{}
+	createErrs := map[string]error{}
+	var errs []error
 	for _, d := range cfg.Dirs {
 		abs, err := filepath.Abs(d)
 		if err != nil {
@@ -133,15 +140,20 @@ func NewManager(cfg ManagerConfig) (*Manager, error) {
 		}
 		seen[abs] = true
 		if err := cfg.FS.MkdirAll(d, 0o755); err != nil {
-			return nil, storageError("create log dir "+d, err)
+			createErrs[d] = storageError("create log dir "+d, err)
+			errs = append(errs, createErrs[d])
 		}
 	}
+	if len(createErrs) == len(cfg.Dirs) {
+		return nil, fmt.Errorf("storage: none of the log dirs can be created: %w", errors.Join(errs...))
+	}
 	m := &Manager{
-		cfg:    cfg,
-		logger: cfg.Logger.WithField("component", "storage"),
-		delays: newDelayQueue(),
-		quit:   make(chan struct{}),
-		rolled: make(chan struct{}, 1),
+		cfg:        cfg,
+		logger:     cfg.Logger.WithField("component", "storage"),
+		delays:     newDelayQueue(),
+		createErrs: createErrs,
+		quit:       make(chan struct{}),
+		rolled:     make(chan struct{}, 1),
 	}
 	m.rollFlush.pending = map[*Log]struct{}{}
 	m.mu.logs = map[TopicPartition]*managedLog{}
@@ -262,7 +274,7 @@ func (m *Manager) GetOrCreateLog(tp TopicPartition, cfg Config) (*Log, error) {
 	closed := m.mu.closed
 	counts := map[string]int{}
 	for _, d := range m.cfg.Dirs {
-		if m.mu.offline[d] == nil {
+		if m.mu.offline[d] == nil && m.createErrs[d] == nil {
 			counts[d] = 0
 		}
 	}

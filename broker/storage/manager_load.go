@@ -39,7 +39,9 @@ func deleteDirName(tp TopicPartition) string {
 // a dir without .kafka_cleanshutdown has its logs recovered from their
 // checkpointed recovery points. The marker is then removed, so a crash from
 // now on triggers recovery. Finally Load starts the background goroutines.
-// A log dir whose files cannot be read fails Load.
+// A log dir whose files cannot be read, or that NewManager could not
+// create, is taken offline (OnDirOffline is called for it); Load fails
+// only when every dir is.
 func (m *Manager) Load(ctx context.Context) error {
 	m.mu.Lock()
 	if m.mu.loaded || m.mu.closed {
@@ -55,6 +57,10 @@ func (m *Manager) Load(ctx context.Context) error {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
+			if err := m.createErrs[d]; err != nil {
+				errs[i] = err // NewManager could not create it
+				return
+			}
 			errs[i] = m.loadDir(ctx, d)
 		}()
 	}

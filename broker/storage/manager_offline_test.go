@@ -3,6 +3,7 @@ package storage
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"testing"
 )
@@ -96,5 +97,52 @@ func TestStorageManagerCloseWithOfflineDir(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(dirs[1], CleanShutdownFile)); err != nil {
 		t.Fatalf("no clean shutdown marker in the healthy dir: %v", err)
+	}
+}
+
+// A log dir that cannot be created (a regular file in its place) is not
+// fatal while another can be: Load takes it offline, reporting it to
+// OnDirOffline with one dir still online, and every new log goes to the
+// other dir. With no dir usable NewManager fails, naming them.
+func TestStorageManagerDirNotCreatable(t *testing.T) {
+	root := t.TempDir()
+	dirs := []string{filepath.Join(root, "a"), filepath.Join(root, "b")}
+	if err := os.WriteFile(dirs[0], []byte("not a dir"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var offline []string
+	m := newTestManager(t, dirs, newFakeClock(), func(c *ManagerConfig) {
+		c.OnDirOffline = func(dir string, err error, online int) {
+			errorIs(t, err, ErrStorage)
+			if online != 1 {
+				t.Errorf("OnDirOffline(%s): %d online, want 1", dir, online)
+			}
+			offline = append(offline, dir)
+		}
+	})
+	defer m.Close()
+	if len(offline) != 1 || offline[0] != dirs[0] {
+		t.Fatalf("OnDirOffline calls %v, want [%s]", offline, dirs[0])
+	}
+	if _, ok := m.OfflineDirs()[dirs[0]]; !ok || len(m.OfflineDirs()) != 1 {
+		t.Fatalf("offline dirs %v", m.OfflineDirs())
+	}
+	for p := int32(0); p < 3; p++ {
+		l, err := m.GetOrCreateLog(TopicPartition{"x", p}, smallConfig())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := filepath.Dir(l.Dir()); got != dirs[1] {
+			t.Fatalf("x-%d in %s, want %s", p, got, dirs[1])
+		}
+	}
+
+	if err := os.WriteFile(filepath.Join(root, "c"), nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, err := NewManager(ManagerConfig{Dirs: []string{dirs[0], filepath.Join(root, "c")}, Logger: testLogger(t)})
+	errorIs(t, err, ErrStorage)
+	if err == nil || !strings.Contains(err.Error(), dirs[0]) || !strings.Contains(err.Error(), filepath.Join(root, "c")) {
+		t.Fatalf("NewManager with no usable dir: %v", err)
 	}
 }
