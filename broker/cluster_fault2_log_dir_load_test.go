@@ -53,14 +53,19 @@ func TestClusterFault2LogDirFailsToLoad(t *testing.T) {
 	c.SetProperties(x, map[string]string{"log.dirs": bad + "," + good})
 	c.Start(x)
 	ids := []int32{c.ID(x), c.ID(o)}
-	// New logs go to the dir with the fewest, config order breaking ties.
+	// New logs go to the dir with the fewest, config order breaking ties
+	// (the controller's LeaderAndIsr for bd reaches the broker first).
 	createTopicOn(t, c, "bd", ids)
 	createTopicOn(t, c, "hd", ids)
-	for dir, tp := range map[string]string{bad: "bd-0", good: "hd-0"} {
-		if _, err := os.Stat(filepath.Join(dir, tp)); err != nil {
-			t.Fatalf("%s of broker %d not in %s: %v", tp, c.ID(x), dir, err)
+	// The ISR is full from the creation on: wait for the logs themselves.
+	brokertest.WaitFor(t, 30*time.Second, func() error {
+		for dir, tp := range map[string]string{bad: "bd-0", good: "hd-0"} {
+			if _, err := os.Stat(filepath.Join(dir, tp)); err != nil {
+				return fmt.Errorf("%s of broker %d not in %s: %v", tp, c.ID(x), dir, err)
+			}
 		}
-	}
+		return nil
+	})
 	kb := startProducing(t, c.Addrs(), "bd", "bd", 1_000_000)
 	kh := startProducing(t, c.Addrs(), "hd", "hd", 1_000_000)
 	kb.waitAcks(200, 30*time.Second)
