@@ -109,9 +109,14 @@ func leaderDiskFull(t *testing.T, twoDirs bool) {
 	if twoDirs {
 		// The tmpfs holds df-0, so the healthy dir gets the next log.
 		createTopicOn(t, c, "hd", ids)
-		if _, err := os.Stat(filepath.Join(healthy, "hd-0")); err != nil {
-			t.Fatalf("hd-0 of broker %d not in its healthy dir: %v", c.ID(x), err)
-		}
+		// The ISR can be full before broker x has created the log (its LeaderAndIsr may
+		// still be in flight), so wait for the directory.
+		brokertest.WaitFor(t, 30*time.Second, func() error {
+			if _, err := os.Stat(filepath.Join(healthy, "hd-0")); err != nil {
+				return fmt.Errorf("hd-0 of broker %d not in its healthy dir: %w", c.ID(x), err)
+			}
+			return nil
+		})
 	}
 	k := startProducing(t, c.Addrs(), "df", "df", 1_000_000)
 	k.waitAcks(200, 30*time.Second)
