@@ -20,9 +20,9 @@ import (
 )
 
 // breakLogDirOnDisk makes dir fail to load at the next start: its
-// recovery point checkpoint is garbage (a dir the broker cannot read). A
-// regular file in place of the dir would not do yet: meta.properties is
-// read from every log dir before the logs load, and that fails the start.
+// recovery point checkpoint is garbage (a dir the broker cannot read); the
+// dir keeps its partitions' logs, which must not be recreated elsewhere. (A
+// regular file in place of a dir: TestAPILogDirNotADirectoryStartsWithTheOthers.)
 func breakLogDirOnDisk(t *testing.T, dir string) {
 	t.Helper()
 	if err := os.WriteFile(filepath.Join(dir, storage.RecoveryPointCheckpointFile), []byte("garbage\n"), 0o644); err != nil {

@@ -19,21 +19,35 @@ var hostname = os.Hostname
 
 // resolveIdentity settles the cluster id and broker id (Kafka
 // KafkaServer.startup: getOrGenerateClusterId, getBrokerMetadataAndOfflineDirs,
-// getOrGenerateBrokerId) and writes meta.properties to every log dir.
+// getOrGenerateBrokerId) and writes meta.properties to every log dir it can.
+// As Kafka, a log dir that cannot be created or read (an I/O error, or a
+// regular file where the dir should be) is skipped: the storage manager
+// takes it offline and the broker starts with the others (docs/broker.md,
+// "Log dir failure"); only when no dir is usable does the start fail. A
+// meta.properties that reads but does not parse still fails the start.
 func (b *Broker) resolveIdentity() error {
 	fsys := storage.OSFS{}
 	byDir := map[string]storage.MetaProperties{}
+	unusable := map[string]error{}
 	for _, d := range b.cfg.LogDirs() {
 		if err := os.MkdirAll(d, 0o755); err != nil {
-			return fmt.Errorf("broker: create log dir: %w", err)
+			unusable[d] = err
+			continue
 		}
 		m, found, err := storage.ReadMetaProperties(fsys, d)
+		if errors.Is(err, storage.ErrStorage) {
+			unusable[d] = err
+			continue
+		}
 		if err != nil {
 			return fmt.Errorf("broker: %w", err)
 		}
 		if found {
 			byDir[d] = m
 		}
+	}
+	if err := b.checkSomeLogDirUsable(unusable); err != nil {
+		return err
 	}
 	stored, err := storage.MergeMetaProperties(byDir)
 	if err != nil {
@@ -69,12 +83,28 @@ func (b *Broker) resolveIdentity() error {
 
 	want := storage.MetaProperties{Version: 0, BrokerID: id, ClusterID: clusterID}
 	for _, d := range b.cfg.LogDirs() {
-		if m, ok := byDir[d]; ok && m == want {
+		if m, ok := byDir[d]; ok && m == want || unusable[d] != nil {
 			continue
 		}
 		if err := storage.WriteMetaProperties(fsys, d, want, b.opts.Now()); err != nil {
-			return fmt.Errorf("broker: write meta.properties: %w", err)
+			unusable[d] = err // Kafka's checkpointBrokerMetadata takes such a dir offline
 		}
+	}
+	return b.checkSomeLogDirUsable(unusable)
+}
+
+// checkSomeLogDirUsable logs the log dirs resolveIdentity could not use and fails when none is
+// left (Kafka: "none of the specified log dirs ... can be created or validated").
+func (b *Broker) checkSomeLogDirUsable(unusable map[string]error) error {
+	var errs []error
+	for _, d := range b.cfg.LogDirs() {
+		if err := unusable[d]; err != nil {
+			errs = append(errs, fmt.Errorf("%s: %w", d, err))
+			b.log.WithError(err).WithField("dir", d).Error("log dir cannot be used; starting with the other log dirs")
+		}
+	}
+	if len(errs) == len(b.cfg.LogDirs()) {
+		return fmt.Errorf("broker: none of the log dirs can be used: %w", errors.Join(errs...))
 	}
 	return nil
 }

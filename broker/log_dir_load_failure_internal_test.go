@@ -44,6 +44,9 @@ func loadedBroker(t *testing.T, connect string, dirs []string) (*Broker, error) 
 		t.Fatal(err)
 	}
 	b.zk = zc
+	if err := b.resolveIdentity(); err != nil { // as Start: meta.properties first
+		return nil, err
+	}
 	if err := b.openLogs(); err != nil {
 		return nil, err
 	}
@@ -66,6 +69,60 @@ func loadedBroker(t *testing.T, connect string, dirs []string) (*Broker, error) 
 		_ = b.closeLogs()
 	})
 	return b, nil
+}
+
+// TestAPILogDirNotADirectoryStartsWithTheOthers: as Kafka, a log dir that cannot even be
+// created (a regular file where the dir should be) does not fail the start while another dir
+// is usable: meta.properties is written to the usable one only, the storage manager holds the
+// bad one offline (DescribeLogDirs: KAFKA_STORAGE_ERROR), the controller is notified, and new
+// partitions go to the usable dir. With no usable dir the start fails naming them.
+func TestAPILogDirNotADirectoryStartsWithTheOthers(t *testing.T) {
+	connect := zktest.Start(t).Chroot(t)
+	bad := filepath.Join(t.TempDir(), "not-a-dir")
+	if err := os.WriteFile(bad, []byte("a file"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	good := t.TempDir()
+	b, err := loadedBroker(t, connect, []string{bad, good})
+	if err != nil {
+		t.Fatalf("start with one of two log dirs a regular file: %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(good, storage.MetaPropertiesFile)); err != nil {
+		t.Errorf("meta.properties in the usable dir: %v", err)
+	}
+	if _, ok := b.logs.OfflineDirs()[bad]; !ok {
+		t.Errorf("offline dirs %v, want %s", b.logs.OfflineDirs(), bad)
+	}
+	ld := describeLogDirs(t, b)
+	if d := ld[bad]; d.ErrorCode != kerr.KafkaStorageError.Code {
+		t.Errorf("bad dir: error %d", d.ErrorCode)
+	}
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+		err := notifiedLogDirFailure(b, 1)
+		if err == nil {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal(err)
+		}
+	}
+	n0 := replica.TopicPartition{Topic: "n"}
+	if codes := leaderAndIsrIsNew(t, b, 0, true, n0); codes[n0] != 0 {
+		t.Fatalf("LeaderAndIsr with IsNew: %v", codes)
+	}
+	if got := filepath.Dir(b.replicas.Partition(n0).Log().Dir()); got != good {
+		t.Errorf("new partition in %s, want %s", got, good)
+	}
+
+	bad2 := filepath.Join(t.TempDir(), "also-a-file")
+	if err := os.WriteFile(bad2, []byte("a file"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := loadedBroker(t, connect, []string{bad, bad2}); err == nil {
+		t.Fatal("started with no usable log dir")
+	} else if !strings.Contains(err.Error(), bad) || !strings.Contains(err.Error(), bad2) {
+		t.Errorf("start error does not name both dirs: %v", err)
+	}
 }
 
 // notifiedLogDirFailure returns nil once a log dir event notification of
