@@ -50,17 +50,7 @@ func loadedBroker(t *testing.T, connect string, dirs []string) (*Broker, error) 
 	if err := b.openLogs(); err != nil {
 		return nil, err
 	}
-	defaults, err := config.TopicFromOverrides(b.cfg, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	b.replicas, err = replica.New(replica.Config{BrokerID: 1, Logs: b.logProvider(),
-		TopicConfig: func(string) (replica.TopicConfig, error) {
-			return replica.TopicConfig{Log: b.logConfig(defaults), MinInsyncReplicas: 1}, nil
-		}})
-	if err != nil {
-		t.Fatal(err)
-	}
+	newTestReplicas(t, b)
 	b.replicasUp.Store(true)
 	b.catchUpLogDirFailures() // as Start does
 	t.Cleanup(func() {
@@ -97,15 +87,7 @@ func TestAPILogDirNotADirectoryStartsWithTheOthers(t *testing.T) {
 	if d := ld[bad]; d.ErrorCode != kerr.KafkaStorageError.Code {
 		t.Errorf("bad dir: error %d", d.ErrorCode)
 	}
-	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(10 * time.Millisecond) {
-		err := notifiedLogDirFailure(b, 1)
-		if err == nil {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatal(err)
-		}
-	}
+	waitLogDirNotified(t, b, 1)
 	n0 := replica.TopicPartition{Topic: "n"}
 	if codes := leaderAndIsrIsNew(t, b, 0, true, n0); codes[n0] != 0 {
 		t.Fatalf("LeaderAndIsr with IsNew: %v", codes)
@@ -122,6 +104,20 @@ func TestAPILogDirNotADirectoryStartsWithTheOthers(t *testing.T) {
 		t.Fatal("started with no usable log dir")
 	} else if !strings.Contains(err.Error(), bad) || !strings.Contains(err.Error(), bad2) {
 		t.Errorf("start error does not name both dirs: %v", err)
+	}
+}
+
+// waitLogDirNotified waits up to 10 s for a log dir event notification of broker id.
+func waitLogDirNotified(t *testing.T, b *Broker, id int32) {
+	t.Helper()
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+		err := notifiedLogDirFailure(b, id)
+		if err == nil {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatal(err)
+		}
 	}
 }
 
@@ -193,15 +189,7 @@ func TestAPILogDirFailedToLoadStartsWithTheOthers(t *testing.T) {
 		t.Fatalf("start with one of two log dirs failing to load: %v", err)
 	}
 	// Handled as any log dir failure: the controller is told.
-	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(10 * time.Millisecond) {
-		err := notifiedLogDirFailure(b, 1)
-		if err == nil {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatal(err)
-		}
-	}
+	waitLogDirNotified(t, b, 1)
 	if _, ok := b.logs.OfflineDirs()[dirs[0]]; !ok || len(b.logs.OfflineDirs()) != 1 {
 		t.Fatalf("offline dirs %v, want %s", b.logs.OfflineDirs(), dirs[0])
 	}

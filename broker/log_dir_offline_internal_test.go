@@ -38,17 +38,7 @@ func offlineBroker(t *testing.T) (b *Broker, dirs []string, fatal chan error) {
 	if err := b.openLogs(); err != nil {
 		t.Fatal(err)
 	}
-	defaults, err := config.TopicFromOverrides(b.cfg, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	b.replicas, err = replica.New(replica.Config{BrokerID: 1, Logs: b.logProvider(),
-		TopicConfig: func(string) (replica.TopicConfig, error) {
-			return replica.TopicConfig{Log: b.logConfig(defaults), MinInsyncReplicas: 1}, nil
-		}})
-	if err != nil {
-		t.Fatal(err)
-	}
+	newTestReplicas(t, b)
 	b.replicasUp.Store(true) // as Start does once the replica manager exists
 	t.Cleanup(func() { b.replicas.Close(); _ = b.closeLogs() })
 	return b, dirs, fatal
@@ -104,6 +94,23 @@ func describeLogDirs(t *testing.T, b *Broker) map[string]kmsg.DescribeLogDirsRes
 		out[d.Dir] = d
 	}
 	return out
+}
+
+// newTestReplicas gives b a replica manager over its logs with the broker's default topic
+// config and min.insync.replicas 1, as Start would (no fetcher, no ISR store).
+func newTestReplicas(t *testing.T, b *Broker) {
+	t.Helper()
+	defaults, err := config.TopicFromOverrides(b.cfg, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b.replicas, err = replica.New(replica.Config{BrokerID: 1, Logs: b.logProvider(),
+		TopicConfig: func(string) (replica.TopicConfig, error) {
+			return replica.TopicConfig{Log: b.logConfig(defaults), MinInsyncReplicas: 1}, nil
+		}})
+	if err != nil {
+		t.Fatal(err)
+	}
 }
 
 // testBatch is one record batch of value.
