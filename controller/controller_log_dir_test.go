@@ -100,6 +100,22 @@ func wantUpdateMetadata(t *testing.T, cl *cluster, broker int32, topic string, p
 	})
 }
 
+// startLogDirCluster starts controller node 1 on cl, whose broker 2 answers LeaderAndIsr from
+// the returned failedDirs, and registers brokers 2 and 3. It returns the failedDirs, node 1,
+// broker 2's ZooKeeper session and an admin session.
+func startLogDirCluster(t *testing.T, cl *cluster) (*failedDirs, *node, *zkutil.Client, *zkutil.Client) {
+	t.Helper()
+	f := &failedDirs{broker: 2}
+	cl.rec.respond = f.respond
+	n1 := cl.startNode(1, nil)
+	waitActive(t, n1)
+	z2, z3, admin := cl.zk(), cl.zk(), cl.zk()
+	cl.registerBroker(z2, 2, "")
+	cl.registerBroker(z3, 3, "")
+	waitBrokerKnown(t, cl, 3)
+	return f, n1, z2, admin
+}
+
 // TestControllerLogDirStorageError follows KIP-112's LeaderAndIsrResponseReceived: broker 2
 // answers KAFKA_STORAGE_ERROR for the partitions of topic d (it cannot create them: their log
 // dir failed). The partition it leads moves to the other ISR replica, it leaves every ISR,
@@ -109,14 +125,7 @@ func wantUpdateMetadata(t *testing.T, cl *cluster, broker int32, topic string, p
 func TestControllerLogDirStorageError(t *testing.T) {
 	t.Parallel()
 	cl := newCluster(t)
-	f := &failedDirs{broker: 2}
-	cl.rec.respond = f.respond
-	n1 := cl.startNode(1, nil)
-	waitActive(t, n1)
-	z2, z3, admin := cl.zk(), cl.zk(), cl.zk()
-	cl.registerBroker(z2, 2, "")
-	cl.registerBroker(z3, 3, "")
-	waitBrokerKnown(t, cl, 3)
+	f, n1, z2, admin := startLogDirCluster(t, cl)
 	f.set(TopicPartition{"d", 0}, TopicPartition{"d", 1}, TopicPartition{"d", 2})
 	createTopic(t, admin, "ok", map[int32][]int32{0: {2, 3}})
 	createTopic(t, admin, "d", map[int32][]int32{0: {2, 3}, 1: {3, 2}, 2: {2}})
@@ -183,14 +192,7 @@ func TestControllerLogDirStorageError(t *testing.T) {
 func TestControllerLogDirEventNotification(t *testing.T) {
 	t.Parallel()
 	cl := newCluster(t)
-	f := &failedDirs{broker: 2}
-	cl.rec.respond = f.respond
-	n1 := cl.startNode(1, nil)
-	waitActive(t, n1)
-	z2, z3, admin := cl.zk(), cl.zk(), cl.zk()
-	cl.registerBroker(z2, 2, "")
-	cl.registerBroker(z3, 3, "")
-	waitBrokerKnown(t, cl, 3)
+	f, n1, z2, admin := startLogDirCluster(t, cl)
 	createTopic(t, admin, "e", map[int32][]int32{0: {2, 3}, 1: {3, 2}, 2: {3}})
 	wantState(t, admin, "e", 0, 2, []int32{2, 3}, 0)
 	wantState(t, admin, "e", 1, 3, []int32{3, 2}, 0)
