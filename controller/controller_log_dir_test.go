@@ -336,3 +336,49 @@ func TestControllerLogDirFailover(t *testing.T) {
 		t.Fatalf("replicasOnOfflineDirs[2] = %v", got)
 	}
 }
+
+// TestControllerLogDirTopicDeletion: a topic with a replica on a failed log dir of a live
+// broker is deleted everywhere else but kept (with its marker) while that replica is offline,
+// as Kafka's TopicDeletionManager treats replicas that are not online; once the broker
+// registers again with its dirs repaired, the deletion completes.
+func TestControllerLogDirTopicDeletion(t *testing.T) {
+	t.Parallel()
+	cl := newCluster(t)
+	f, n1, z2, admin := startLogDirCluster(t, cl)
+	gone := TopicPartition{"gone", 0}
+	f.set(gone)
+	createTopic(t, admin, "gone", map[int32][]int32{0: {2, 3}})
+	wantState(t, admin, "gone", 0, 3, []int32{3}, 1)
+	waitFor(t, waitTimeout, func() error {
+		if got := offlineDirs(t, n1, 2); !slices.Equal(got, []TopicPartition{gone}) {
+			return fmt.Errorf("replicasOnOfflineDirs[2] = %v", got)
+		}
+		return nil
+	})
+	if err := admin.MarkTopicForDeletion("gone"); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, waitTimeout, func() error {
+		var online, offline ReplicaState
+		if err := n1.c.sync(t.Context(), func() {
+			online = n1.c.cc.replicaStates[PartitionReplica{gone, 3}]
+			offline = n1.c.cc.replicaStates[PartitionReplica{gone, 2}]
+		}); err != nil {
+			return err
+		}
+		if online != ReplicaDeletionSuccessful || (offline != ReplicaDeletionIneligible && offline != OfflineReplica) {
+			return fmt.Errorf("replica 3 %v, replica 2 %v", online, offline)
+		}
+		return nil
+	})
+	if exists, _ := admin.TopicExists("gone"); !exists {
+		t.Fatal("topic deleted while a replica sits on a failed log dir")
+	}
+	f.set()
+	z2.Close()
+	cl.registerBroker(cl.zk(), 2, "")
+	waitFor(t, waitTimeout, func() error { return topicGone(admin, "gone") })
+	if got := offlineDirs(t, n1, 2); len(got) != 0 {
+		t.Errorf("replicasOnOfflineDirs[2] after the deletion = %v", got)
+	}
+}
