@@ -6,7 +6,6 @@ import (
 	"testing"
 	"time"
 
-	"samsa/broker/replica"
 	"samsa/config"
 )
 
@@ -44,12 +43,7 @@ func TestAPILogDirOfflineIsFatal(t *testing.T) {
 // partition in the other dir keeps taking appends.
 func TestAPILogDirOfflineWithOthersOnline(t *testing.T) {
 	b, _, fatal := offlineBroker(t)
-	a0, h0 := replica.TopicPartition{Topic: "a"}, replica.TopicPartition{Topic: "h"}
-	for tp, code := range leaderAndIsr(t, b, 0, a0, h0) {
-		if code != 0 {
-			t.Fatalf("%s: error %d", tp, code)
-		}
-	}
+	a0, h0 := leadAH(t, b)
 	failLogDir(t, b, a0)
 	waitOffline(t, b, a0)
 	select {

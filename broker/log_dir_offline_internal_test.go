@@ -113,6 +113,20 @@ func newTestReplicas(t *testing.T, b *Broker) {
 	}
 }
 
+// leadAH makes b the leader (epoch 0) of a-0 and h-0 and returns them; new logs go to the
+// dir with the fewest, in config order, so with two dirs a-0 lands in the first, h-0 in the
+// second.
+func leadAH(t *testing.T, b *Broker) (a0, h0 replica.TopicPartition) {
+	t.Helper()
+	a0, h0 = replica.TopicPartition{Topic: "a"}, replica.TopicPartition{Topic: "h"}
+	for tp, code := range leaderAndIsr(t, b, 0, a0, h0) {
+		if code != 0 {
+			t.Fatalf("%s: error %d", tp, code)
+		}
+	}
+	return a0, h0
+}
+
 // testBatch is one record batch of value.
 func testBatch(t *testing.T, value string) []byte {
 	t.Helper()
@@ -169,12 +183,8 @@ func waitOffline(t *testing.T, b *Broker, tp replica.TopicPartition) {
 // partition is created in the healthy dir.
 func TestAPILogDirFailureOfflineAnswers(t *testing.T) {
 	b, dirs, _ := offlineBroker(t)
-	a0, h0, n0 := replica.TopicPartition{Topic: "a"}, replica.TopicPartition{Topic: "h"}, replica.TopicPartition{Topic: "n"}
-	for tp, code := range leaderAndIsr(t, b, 0, a0, h0) {
-		if code != 0 {
-			t.Fatalf("%s: error %d", tp, code)
-		}
-	}
+	a0, h0 := leadAH(t, b)
+	n0 := replica.TopicPartition{Topic: "n"}
 	// New logs go to the dir with the fewest, in config order.
 	if got := filepath.Dir(b.replicas.Partition(a0).Log().Dir()); got != dirs[0] {
 		t.Fatalf("a-0 in %s, want %s", got, dirs[0])
@@ -239,12 +249,7 @@ func TestAPILogDirFailureOfflineAnswers(t *testing.T) {
 // offline yet) and handled by Start's catch-up once the replica manager exists.
 func TestAPILogDirFailureBeforeReplicasUp(t *testing.T) {
 	b, _, _ := offlineBroker(t)
-	a0, h0 := replica.TopicPartition{Topic: "a"}, replica.TopicPartition{Topic: "h"}
-	for tp, code := range leaderAndIsr(t, b, 0, a0, h0) {
-		if code != 0 {
-			t.Fatalf("%s: error %d", tp, code)
-		}
-	}
+	a0, h0 := leadAH(t, b)
 	b.replicasUp.Store(false)
 	failLogDir(t, b, a0)
 	if b.replicas.IsOffline(a0) {
