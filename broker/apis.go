@@ -6,6 +6,7 @@ import (
 
 	"github.com/twmb/franz-go/pkg/kmsg"
 
+	"samsa/broker/principal"
 	"samsa/broker/wire"
 )
 
@@ -17,6 +18,8 @@ type request struct {
 	hdr      *wire.Header
 	body     kmsg.Request
 	listener string // name of the listener the request arrived on
+	// principal is who the connection authenticated as (User:ANONYMOUS on PLAINTEXT).
+	principal principal.Principal
 	// clientHost is the peer's address as Kafka reports it in group
 	// descriptions ("/127.0.0.1").
 	clientHost string

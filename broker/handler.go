@@ -39,7 +39,8 @@ func (h handler) Serve(ctx context.Context, c *server.Conn, req *wire.Request) (
 			return resp, err
 		}
 	}
-	r := &request{ctx: ctx, hdr: &req.Header, body: req.Body, listener: c.ListenerName(), clientHost: clientHost(c)}
+	r := &request{ctx: ctx, hdr: &req.Header, body: req.Body, listener: c.ListenerName(),
+		principal: c.Principal(), clientHost: clientHost(c)}
 	b.debugRequest(r)
 	if (req.Key == kmsg.Produce.Int16() || req.Key == kmsg.Fetch.Int16()) && b.quotas.AnyEnabled() {
 		return b.serveWithQuota(c, req, row, r) // client byte-rate quotas (quota_serve.go)

@@ -17,6 +17,7 @@ import (
 	"github.com/sirupsen/logrus"
 	"github.com/twmb/franz-go/pkg/kmsg"
 
+	"samsa/broker/principal"
 	"samsa/broker/wire"
 )
 
@@ -47,6 +48,9 @@ type Conn struct {
 	log      logrus.FieldLogger // immutable
 	br       *bufio.Reader      // reader goroutine only
 	clientID atomic.Pointer[string]
+	// principal is who the connection authenticated as (TLS certificate, SASL); nil means
+	// User:ANONYMOUS. Set by the authentication layer, read by every request's handler.
+	principal atomic.Pointer[principal.Principal]
 	// mutedUntil is the wall time (UnixNano) before which no request is read (Mute); 0 or
 	// past: not muted. One atomic load per request when nobody mutes.
 	mutedUntil atomic.Int64
@@ -105,6 +109,19 @@ func (c *Conn) ClientID() string {
 	}
 	return ""
 }
+
+// Principal returns who the connection authenticated as; User:ANONYMOUS until something
+// authenticates it (a PLAINTEXT listener never does).
+func (c *Conn) Principal() principal.Principal {
+	if p := c.principal.Load(); p != nil {
+		return *p
+	}
+	return principal.Anonymous
+}
+
+// SetPrincipal records who the connection authenticated as. The authentication layer calls it
+// (after a TLS handshake, or a SASL exchange that succeeded); later requests see it.
+func (c *Conn) SetPrincipal(p principal.Principal) { c.principal.Store(&p) }
 
 // NetConn returns the underlying connection (a *net.TCPConn for TCP listeners). Handlers use it
 // only through a wire.ResponseWriterTo; reading from it or writing outside WriteResponse breaks
