@@ -34,6 +34,8 @@ type cleanRun struct {
 	ioBuf   []byte
 	aborted func() bool // polled between batches; true stops the pass
 	stats   cleanStats
+	// abortedTxns are the log's aborted transactions for this pass.
+	abortedTxns abortedRanges
 }
 
 // clean compacts the cleanable part of ltc.log once and returns the offset
@@ -45,6 +47,7 @@ func (r *cleanRun) clean(ltc *logToClean) (int64, error) {
 	cfg := l.Config()
 	r.stats = cleanStats{}
 	r.om.reset()
+	r.abortedTxns = collectAbortedRanges(ltc.segs)
 	nonActive := ltc.segs[:len(ltc.segs)-1]
 	if err := r.buildOffsetMap(segmentsInRange(nonActive, ltc.firstDirty, ltc.firstUncleanable), ltc.firstDirty, ltc.firstUncleanable); err != nil {
 		return 0, err
@@ -98,7 +101,9 @@ func (r *cleanRun) buildOffsetMap(segs []*Segment, start, end int64) error {
 			if b.LastOffset() >= end {
 				return errStopScan
 			}
-			if !b.IsControl() {
+			// Aborted data never shadows an older committed value of
+			// its key (Kafka skips aborted batches when mapping).
+			if !b.IsControl() && !r.abortedTxns.isAborted(b) {
 				it, err := b.Iter(0)
 				if err != nil {
 					return &CorruptError{Path: s.log.Name(), Pos: -1, Err: err}
@@ -197,7 +202,7 @@ func (r *cleanRun) cleanSegments(l *Log, group []*Segment, horizon int64, trunca
 	if err := setModTime(l.fs, cleanedPath, lastModified); err != nil {
 		return err
 	}
-	s, err := openCleanedSegment(l, base, cleanedPath)
+	s, err := openCleanedSegment(l, base, cleanedPath, cleanedTxnEntries(group))
 	if err != nil {
 		return err
 	}
@@ -218,8 +223,9 @@ func (r *cleanRun) cleanInto(s *Segment, size int64, w *cleanedWriter, retainDel
 			return errCleaningAborted
 		}
 		if b.IsControl() {
-			// Transaction markers are kept: Samsa has no transaction index
-			// to tell when they are no longer needed.
+			// Transaction markers are kept (Kafka removes them once their
+			// transaction's data is gone and delete.retention.ms passed;
+			// Samsa does not yet).
 			return w.write(b)
 		}
 		recs, err := b.Records(0)
@@ -227,7 +233,11 @@ func (r *cleanRun) cleanInto(s *Segment, size int64, w *cleanedWriter, retainDel
 			return &CorruptError{Path: s.log.Name(), Pos: -1, Err: err}
 		}
 		kept = kept[:0]
+		aborted := r.abortedTxns.isAborted(b)
 		for _, rec := range recs {
+			if aborted {
+				continue // aborted data goes whatever its key
+			}
 			off := b.BaseOffset() + int64(rec.OffsetDelta)
 			if r.shouldRetain(&rec, off, retainDeletes) {
 				kept = append(kept, rec)
