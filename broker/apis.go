@@ -82,6 +82,7 @@ func newAPITable() map[int16]api {
 		{key: 21, min: 0, max: 2, handle: (*Broker).handleDeleteRecords},
 		{key: 22, min: 0, max: 4, handle: (*Broker).handleInitProducerID},
 		{key: 23, min: 0, max: 4, handle: (*Broker).handleOffsetForLeaderEpoch},
+		{key: 27, min: 0, max: 1, handle: (*Broker).handleWriteTxnMarkers, interBroker: true},
 		{key: 29, min: 0, max: 2, handle: (*Broker).handleDescribeAcls},
 		{key: 30, min: 0, max: 2, handle: (*Broker).handleCreateAcls},
 		{key: 31, min: 0, max: 2, handle: (*Broker).handleDeleteAcls},
@@ -98,6 +99,7 @@ func newAPITable() map[int16]api {
 		{key: 48, min: 0, max: 1, handle: (*Broker).handleDescribeClientQuotas},
 		{key: 49, min: 0, max: 1, handle: (*Broker).handleAlterClientQuotas},
 		{key: 60, min: 0, max: 0, handle: (*Broker).handleDescribeCluster},
+		{key: 61, min: 0, max: 0, handle: (*Broker).handleDescribeProducers},
 	}
 	t := make(map[int16]api, len(rows))
 	for _, r := range rows {

@@ -88,10 +88,10 @@ func TestStorageTxnLastStableOffsetAndAbortedIndex(t *testing.T) {
 	l := openTestLog(t, t.TempDir(), DefaultConfig(), clock, nil)
 	defer l.Close()
 	ts := clock.Now().UnixMilli()
-	appendLeader(t, l, testBatch(t, 2, 10, ts))           // 0-1
-	a := appendLeader(t, l, txnBatch(t, 7, 0, 0, 3, ts))  // 2-4, txn of 7
-	b := appendLeader(t, l, txnBatch(t, 8, 0, 0, 2, ts))  // 5-6, txn of 8
-	appendLeader(t, l, txnBatch(t, 7, 0, 3, 1, ts))       // 7
+	appendLeader(t, l, testBatch(t, 2, 10, ts))          // 0-1
+	a := appendLeader(t, l, txnBatch(t, 7, 0, 0, 3, ts)) // 2-4, txn of 7
+	b := appendLeader(t, l, txnBatch(t, 8, 0, 0, 2, ts)) // 5-6, txn of 8
+	appendLeader(t, l, txnBatch(t, 7, 0, 3, 1, ts))      // 7
 	l.SetHighWatermark(l.LogEndOffset())
 	if got := l.LastStableOffset(); got != a.FirstOffset {
 		t.Fatalf("LSO %d, want %d (first offset of the open transaction)", got, a.FirstOffset)
