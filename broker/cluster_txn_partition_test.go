@@ -19,6 +19,21 @@ import (
 // (transactional when txn), acks -1, and returns its base offset.
 func txnProduce(t *testing.T, rc *rawConn, topic string, pid int64, epoch int16, seq int32, txn bool, values ...string) int64 {
 	t.Helper()
+	resp, err := rc.roundTrip(txnProduceRequest(t, topic, pid, epoch, seq, txn, values...))
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := resp.(*kmsg.ProduceResponse).Topics[0].Partitions[0]
+	if p.ErrorCode != 0 {
+		t.Fatalf("produce pid %d: %v", pid, kerr.ErrorForCode(p.ErrorCode))
+	}
+	return p.BaseOffset
+}
+
+// txnProduceRequest builds a Produce v8 (acks -1) of one batch of values
+// for producer pid, transactional when txn.
+func txnProduceRequest(t *testing.T, topic string, pid int64, epoch int16, seq int32, txn bool, values ...string) *kmsg.ProduceRequest {
+	t.Helper()
 	recs := make([]record.Record, len(values))
 	for i, v := range values {
 		recs[i] = record.Record{OffsetDelta: int32(i), Key: []byte(v), Value: []byte(v)}
@@ -41,15 +56,7 @@ func txnProduce(t *testing.T, rc *rawConn, topic string, pid int64, epoch int16,
 	rp.Records = b
 	rt.Partitions = append(rt.Partitions, rp)
 	req.Topics = append(req.Topics, rt)
-	resp, err := rc.roundTrip(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	p := resp.(*kmsg.ProduceResponse).Topics[0].Partitions[0]
-	if p.ErrorCode != 0 {
-		t.Fatalf("produce pid %d: %v", pid, kerr.ErrorForCode(p.ErrorCode))
-	}
-	return p.BaseOffset
+	return req
 }
 
 // writeMarker sends WriteTxnMarkers v1 for topic-0 as the transaction

@@ -345,6 +345,7 @@ func (l *Log) onTruncateFullyProducerStateLocked(offset int64) error {
 		return nil
 	}
 	l.mu.producers.reset(offset)
+	l.publishUnstableLocked()
 	return deleteProducerSnapshots(l.fs, l.dir, func(int64) bool { return true })
 }
 
