@@ -210,6 +210,22 @@ func TestClusterTxnPartitionReadCommitted(t *testing.T) {
 	if got, want := consumeValues(t, c.Addrs(), topic, kgo.ReadUncommitted(), 7), []string{"a0", "a1", "a2", "c0", "c1", "o0", "plain"}; fmt.Sprint(got) != fmt.Sprint(want) {
 		t.Fatalf("read_uncommitted: %v, want %v", got, want)
 	}
+	// librdkafka (kcat) filters the aborted transaction the same way.
+	if kcat := optionalKcat(t); kcat != "" {
+		for iso, want := range map[string][]string{
+			"read_committed":   {"c0", "c1", "o0", "plain"},
+			"read_uncommitted": {"a0", "a1", "a2", "c0", "c1", "o0", "plain"},
+		} {
+			var got []string
+			for _, m := range kcatJSON(t, kcat, c.Addr(0), topic, 0, "beginning", "-X", "isolation.level="+iso) {
+				got = append(got, derefOr(m.Payload, ""))
+			}
+			sort.Strings(got)
+			if fmt.Sprint(got) != fmt.Sprint(want) {
+				t.Fatalf("kcat %s: %v, want %v", iso, got, want)
+			}
+		}
+	}
 }
 
 // TestClusterTxnPartitionHardKill: a SIGKILLed broker process rebuilds the
