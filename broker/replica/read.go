@@ -125,8 +125,8 @@ func (p *Partition) read(rp ReadParams) (res ReadResult, hwMoved, expand bool, e
 // fetchOnlyFromLeader false: the caller has checked the current leader epoch
 // (FENCED_LEADER_EPOCH / UNKNOWN_LEADER_EPOCH against this replica's view of
 // the epoch); a replica without a log answers NOT_LEADER_OR_FOLLOWER, and the
-// read stops at this replica's high watermark (the last stable offset too:
-// there are no transactions). Nothing is recorded about the reader.
+// read stops at this replica's high watermark (its last stable offset for
+// read_committed). Nothing is recorded about the reader.
 func (p *Partition) readAsFollowerLocked(rp ReadParams) (ReadResult, bool, bool, error) {
 	l := p.mu.data
 	if l == nil {
