@@ -52,9 +52,10 @@ func (l *Log) removeExpiredProducersLocked() int {
 }
 
 // activeProducerLastOffsets maps every producer in the table that has not
-// expired by the log's clock to the last offset of its last data batch
-// (Kafka 2.8's Log.lastRecordsOfActiveProducers; producers with only a
-// marker left are omitted: the cleaner keeps markers anyway). The cleaner
+// expired by the log's clock to the last offset of its last data batch, or
+// -1 when only a marker of it is known (Kafka 2.8's
+// Log.lastRecordsOfActiveProducers; the cleaner then keeps its markers).
+// The cleaner
 // keeps exactly these batches, emptied if need be, so that a restart or a
 // retried batch finds the producer's last sequence and offsets; an
 // expired producer's batches are cleaned like any other. An entry that
@@ -70,8 +71,8 @@ func (l *Log) activeProducerLastOffsets() (active map[int64]int64, ok bool) {
 	nowMs, expMs := l.now().UnixMilli(), producerExpirationMs(l.Config())
 	active = make(map[int64]int64, len(ps.producers))
 	for pid, e := range ps.producers {
-		if off := e.lastDataOffset(); off >= 0 && !producerExpired(e, nowMs, expMs) {
-			active[pid] = off
+		if !producerExpired(e, nowMs, expMs) {
+			active[pid] = e.lastDataOffset() // -1: only a marker
 		}
 	}
 	return active, true
