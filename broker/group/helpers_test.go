@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"io"
+	"os"
 	"path/filepath"
 	"sort"
 	"sync"
@@ -11,6 +13,7 @@ import (
 	"time"
 
 	"github.com/sirupsen/logrus"
+	logtest "github.com/sirupsen/logrus/hooks/test"
 
 	"samsa/broker/storage"
 )
@@ -175,6 +178,7 @@ func testConfig() Config {
 // env is a coordinator under test with its clock and log.
 type env struct {
 	t     testing.TB
+	logs  *logtest.Hook // every entry the coordinator logged (all levels)
 	clock *manualClock
 	olog  *storageOffsetLog
 	c     *Coordinator
@@ -196,9 +200,16 @@ func newEnv(t *testing.T, cfg Config) *env {
 func (e *env) start() {
 	e.t.Helper()
 	l := logrus.New()
-	l.SetLevel(logrus.WarnLevel)
+	l.SetLevel(logrus.InfoLevel)
+	l.SetOutput(io.Discard)
 	if testing.Verbose() {
 		l.SetLevel(logrus.DebugLevel)
+		l.SetOutput(os.Stderr)
+	}
+	if e.logs == nil {
+		e.logs = logtest.NewLocal(l)
+	} else {
+		l.AddHook(e.logs)
 	}
 	e.c = NewCoordinator(Options{Config: e.cfg, Log: e.olog, Clock: e.clock, Logger: l})
 	for p := int32(0); p < e.cfg.NumPartitions; p++ {
