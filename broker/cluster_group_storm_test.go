@@ -188,7 +188,8 @@ func TestClusterGroupRebalanceStorm(t *testing.T) {
 		t.Fatalf("doctor with a storm: %v, want exit status 1\n%s", err, doc)
 	}
 	if !strings.Contains(doc, "[WARN] group storm-g is in a rebalance storm: ") ||
-		!strings.Contains(doc, "fix: processing slower than the poll interval; raise max.poll.interval.ms") ||
+		!strings.Contains(doc, "cause: member slow-") || !strings.Contains(doc, "times: processing slower than the poll interval\n") ||
+		!strings.Contains(doc, "fix: raise max.poll.interval.ms (Sarama: Consumer.Group.Rebalance.Timeout) above the slowest batch") ||
 		!strings.Contains(doc, "cooperative-sticky") || !strings.Contains(doc, "static membership") {
 		t.Fatalf("doctor:\n%s\n%s", doc, stderr)
 	}

@@ -319,6 +319,12 @@ func printRebalances(env Env, group string, urls []string) error {
 		fmt.Fprintf(env.Stdout, "\nGroup %s has no rebalance recorded by its coordinator.\n", group)
 		return nil
 	}
+	fmt.Fprint(env.Stdout, formatRebalances(group, gr))
+	return nil
+}
+
+// formatRebalances renders one group's record for printRebalances.
+func formatRebalances(group string, gr *rebalanceGroup) string {
 	gw := max(15, len(group))
 	format := fmt.Sprintf("\n%%-%ds %%-11s %%-24s %%-26s %%s", gw)
 	var b strings.Builder
@@ -332,9 +338,8 @@ func printRebalances(env Env, group string, urls []string) error {
 	}
 	b.WriteString("\n")
 	if s := gr.Storm; s != nil {
-		fmt.Fprintf(&b, "\nREBALANCE STORM: %d rebalances within %v; %s\n", s.Rebalances,
-			time.Duration(s.WindowMs)*time.Millisecond, s.Cause)
+		fmt.Fprintf(&b, "\nREBALANCE STORM: %d rebalances within %v; %s; %s\n", s.Rebalances,
+			time.Duration(s.WindowMs)*time.Millisecond, s.Cause, s.Advice)
 	}
-	fmt.Fprint(env.Stdout, b.String())
-	return nil
+	return b.String()
 }

@@ -14,9 +14,9 @@ import (
 )
 
 // stormRunbook is the runbook's general advice, after the cause-specific one.
-const stormRunbook = "runbook (docs/groups.md, rebalance storms): raise max.poll.interval.ms " +
-	"(Sarama: Consumer.Group.Rebalance.Timeout) above the slowest batch, lower max.poll.records, " +
-	"use the cooperative-sticky assignor, and give consumers static membership (group.instance.id)"
+const stormRunbook = "the runbook (docs/groups.md, Rebalance storms): raise max.poll.interval.ms " +
+	"(Sarama: Consumer.Group.Rebalance.Timeout), lower max.poll.records, use the cooperative-sticky " +
+	"assignor, give consumers static membership (group.instance.id)"
 
 func checkGroups(r *doctorReport, urls []string, timeout time.Duration) {
 	section := "Consumer groups (metrics " + strings.Join(urls, ",") + ")"
@@ -47,7 +47,7 @@ func checkGroups(r *doctorReport, urls []string, timeout time.Duration) {
 			summary: fmt.Sprintf("group %s is in a rebalance storm: %d rebalances within %v (coordinator %d)",
 				s.g.Group, st.Rebalances, time.Duration(st.WindowMs)*time.Millisecond, s.broker),
 			details: []string{"cause: " + st.Cause},
-			fix:     st.Advice + "; " + stormRunbook}
+			fix:     st.Advice + "; in general, " + stormRunbook}
 		rs := s.g.Rebalances
 		for i := max(0, len(rs)-3); i < len(rs); i++ {
 			f.details = append(f.details, fmt.Sprintf("generation %d: %s: %s", rs[i].Generation, rs[i].Reason, rs[i].Detail))

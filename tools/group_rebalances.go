@@ -90,9 +90,18 @@ func fetchRebalances(base, group string, timeout time.Duration) (*rebalancesDoc,
 	if err != nil {
 		return nil, err
 	}
+	doc, err := decodeRebalancesDoc(body)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", u, err)
+	}
+	return doc, nil
+}
+
+// decodeRebalancesDoc decodes a /groups/rebalances document.
+func decodeRebalancesDoc(body []byte) (*rebalancesDoc, error) {
 	var doc rebalancesDoc
 	if err := json.Unmarshal(body, &doc); err != nil {
-		return nil, fmt.Errorf("%s: %w", u, err)
+		return nil, err
 	}
 	return &doc, nil
 }

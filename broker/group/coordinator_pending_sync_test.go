@@ -244,3 +244,45 @@ func TestGroupInitialDelayGenerations(t *testing.T) {
 		t.Fatalf("reused group joins = %+v / %+v (previous generation %d)", r1, r2, gen)
 	}
 }
+
+// A static member that rejoins with a new member id in Stable, before its
+// old id sent SyncGroup, is replaced without a rebalance (KIP-345); as in
+// Kafka (replaceStaticMember leaves pendingSyncMembers alone) the old id
+// still owes its sync, so the expiry rebalances the group, removing no
+// member.
+func TestGroupPendingSyncReplacedStaticMember(t *testing.T) {
+	e := newEnv(t, testConfig())
+	const g = "pending-sync-replaced"
+	a, b := consumerJoin(g, "", "c1"), consumerJoin(g, "", "c2")
+	a.GroupInstanceID, b.GroupInstanceID = "inst-1", "inst-2"
+	r1, r2 := e.joinTwo(g, a, b)
+	if s := e.c.SyncGroup(bg, SyncRequest{Group: g, Generation: r1.Generation, MemberID: r1.MemberID, GroupInstanceID: "inst-1",
+		Assignments: map[string][]byte{r1.MemberID: {1}, r2.MemberID: {2}}}); s.ErrorCode != 0 {
+		t.Fatalf("leader sync = %+v", s)
+	}
+	e.waitState(g, "Stable")
+	nb := e.c.JoinGroup(bg, b) // inst-2 restarts: new member id, same protocols
+	if nb.ErrorCode != 0 || nb.MemberID == r2.MemberID || nb.Generation != r1.Generation {
+		t.Fatalf("static rejoin = %+v", nb)
+	}
+	if s := e.c.SyncGroup(bg, SyncRequest{Group: g, Generation: nb.Generation, MemberID: nb.MemberID, GroupInstanceID: "inst-2"}); s.ErrorCode != 0 || len(s.Assignment) != 1 || s.Assignment[0] != 2 {
+		t.Fatalf("replaced member sync = %+v", s)
+	}
+	for i := 0; i < 6; i++ {
+		e.advance(9*time.Second, g)
+		for j, id := range []string{r1.MemberID, nb.MemberID} {
+			if code := e.c.Heartbeat(bg, HeartbeatRequest{Group: g, Generation: r1.Generation, MemberID: id,
+				GroupInstanceID: []string{"inst-1", "inst-2"}[j]}); code != 0 {
+				t.Fatalf("heartbeat %d of %s = %d", i, id, code)
+			}
+		}
+	}
+	e.advance(6*time.Second, g)
+	e.waitState(g, "PreparingRebalance")
+	if d := e.c.DescribeGroup(bg, g); len(d.Members) != 2 {
+		t.Fatalf("members = %+v, want both kept", d.Members)
+	}
+	if r := e.lastRebalance(g); r.Kind != ReasonPendingSyncExpired || r.Reason != "Removing Set("+r2.MemberID+") on pending sync request expiration" {
+		t.Fatalf("rebalance record = %+v", r)
+	}
+}

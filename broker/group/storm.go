@@ -170,7 +170,7 @@ func (g *group) detectStorm(now time.Time) {
 	g.stormWarned = now
 	g.log.WithFields(map[string]any{"generation": g.generation, "rebalances": s.Rebalances, "window": s.Window,
 		"member": s.MemberID, "client_id": s.ClientID, "client_host": s.ClientHost, "reason_kind": string(s.Kind)}).
-		Warn(fmt.Sprintf("group: rebalance storm: %d rebalances within %v; %s", s.Rebalances, s.Window, s.Cause))
+		Warn(fmt.Sprintf("group: rebalance storm: %d rebalances within %v; %s; %s", s.Rebalances, s.Window, s.Cause, StormAdvice(s.Kind)))
 }
 
 // culprit picks the client with the most removals (max.poll.interval,
@@ -225,7 +225,7 @@ func (g *group) culprit() Storm {
 	s := Storm{MemberID: t.ev.memberID, GroupInstanceID: t.ev.instanceID, ClientID: t.ev.clientID,
 		ClientHost: t.ev.clientHost, Kind: kind, Times: times}
 	s.Cause = fmt.Sprintf("member %s (client.id %s, host %s) %s %d times: %s",
-		s.MemberID, s.ClientID, s.ClientHost, stormVerb(kind), times, StormAdvice(kind))
+		s.MemberID, s.ClientID, s.ClientHost, stormVerb(kind), times, StormDiagnosis(kind))
 	return s
 }
 
@@ -257,20 +257,37 @@ func stormVerb(k ReasonKind) string {
 	return "caused a rebalance"
 }
 
-// StormAdvice is the runbook's advice for a storm of kind k (docs/groups.md,
-// samsa-doctor).
+// StormDiagnosis is the likely cause of a storm of kind k, in a few words.
+func StormDiagnosis(k ReasonKind) string {
+	switch k {
+	case ReasonMaxPollExpired:
+		return "processing slower than the poll interval"
+	case ReasonSessionExpired:
+		return "heartbeats stop (GC pauses, a blocked heartbeat thread, network drops)"
+	case ReasonPendingSyncExpired:
+		return "the member stalls between JoinGroup and SyncGroup (a slow rebalance listener or assignor)"
+	case ReasonMemberJoined, ReasonMemberLeft, ReasonStaticReplaced:
+		return "the consumer restarts or is rescheduled repeatedly"
+	case ReasonMetadataChanged:
+		return "the subscription or topic metadata keeps changing"
+	}
+	return "unknown"
+}
+
+// StormAdvice is the runbook's remedy for a storm of kind k
+// (docs/groups.md, samsa-doctor).
 func StormAdvice(k ReasonKind) string {
 	switch k {
 	case ReasonMaxPollExpired:
-		return "processing slower than the poll interval; raise max.poll.interval.ms (Sarama: Consumer.Group.Rebalance.Timeout), lower max.poll.records, or use the cooperative-sticky assignor so fewer partitions move"
+		return "raise max.poll.interval.ms (Sarama: Consumer.Group.Rebalance.Timeout) above the slowest batch, lower max.poll.records, or use the cooperative-sticky assignor so fewer partitions move"
 	case ReasonSessionExpired:
-		return "heartbeats stop (GC pauses, a blocked heartbeat thread, network drops); raise session.timeout.ms or fix the stalls, and use static membership (group.instance.id) so restarts do not rebalance"
+		return "raise session.timeout.ms or fix the stalls, and use static membership (group.instance.id) so restarts do not rebalance"
 	case ReasonPendingSyncExpired:
-		return "the member stalls between JoinGroup and SyncGroup (a slow rebalance listener or assignor); raise max.poll.interval.ms or make the callback faster"
+		return "raise max.poll.interval.ms or make the rebalance callback faster"
 	case ReasonMemberJoined, ReasonMemberLeft, ReasonStaticReplaced:
-		return "the consumer restarts or is rescheduled repeatedly; use static membership (group.instance.id with a session timeout longer than a restart) and the cooperative-sticky assignor"
+		return "use static membership (group.instance.id with a session timeout longer than a restart) and the cooperative-sticky assignor"
 	case ReasonMetadataChanged:
-		return "the subscription or topic metadata keeps changing (regex subscriptions over churning topics, differing subscriptions across members); keep subscriptions identical and stable"
+		return "keep subscriptions identical across members and stable (regex subscriptions over churning topics rebalance on every match)"
 	}
 	return "see docs/groups.md"
 }
