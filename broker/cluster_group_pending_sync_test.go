@@ -231,6 +231,36 @@ func TestClusterGroupPendingSyncRemoved(t *testing.T) {
 			if v, err := scrapeValue(c, 0, strings.Replace(sample, "pending_sync_expired", "member_joined", 1)); err != nil || v != 1 {
 				t.Fatalf("member_joined count = %v, %v", v, err)
 			}
+			// Once the group is deleted its series go (no pile-up of ids).
+			ctx, cancel := g.ctx()
+			defer cancel()
+			leave := kmsg.NewPtrLeaveGroupRequest()
+			leave.Version = 3
+			leave.Group = group
+			lm := kmsg.NewLeaveGroupRequestMember()
+			lm.MemberID = leader.MemberID
+			if li != "" {
+				lm.InstanceID = kmsg.StringPtr(li)
+			}
+			leave.Members = append(leave.Members, lm)
+			if r, err := leave.RequestWith(ctx, g.cl); err != nil || r.ErrorCode != 0 || r.Members[0].ErrorCode != 0 {
+				t.Fatalf("leave: %+v %v", r, err)
+			}
+			brokertest.WaitFor(t, 20*time.Second, func() error {
+				del := kmsg.NewPtrDeleteGroupsRequest()
+				del.Groups = []string{group}
+				r, err := del.RequestWith(ctx, g.cl)
+				if err != nil || len(r.Groups) != 1 || r.Groups[0].ErrorCode != 0 {
+					return fmt.Errorf("delete groups: %+v %v", r, err)
+				}
+				return nil
+			})
+			brokertest.WaitFor(t, 20*time.Second, func() error {
+				if _, err := scrapeValue(c, 0, sample); err == nil {
+					return fmt.Errorf("%s still exported after DeleteGroups", sample)
+				}
+				return nil
+			})
 		})
 	}
 }

@@ -28,6 +28,17 @@ func GroupRebalanceMetricName(groupID string, reason group.ReasonKind) string {
 
 var mbeanValueEscaper = strings.NewReplacer("%", "%25", ",", "%2C", "=", "%3D", ":", "%3A")
 
+// dropRebalanceCounters unregisters a group's counters once it left this
+// coordinator (deleted, expired, or moved), so groups that come and go
+// (console consumers' random ids) do not pile up series. The new
+// coordinator of a moved group starts its counters at 0, as any counter
+// after a restart.
+func (b *Broker) dropRebalanceCounters(groupID string) {
+	for _, k := range group.ReasonKinds {
+		b.opts.Registry.Unregister(GroupRebalanceMetricName(groupID, k))
+	}
+}
+
 // countRebalance is the coordinator's OnRebalance hook (it runs on the
 // group's goroutine; the registry lookup does not block on it).
 func (b *Broker) countRebalance(groupID string, r group.Rebalance) {

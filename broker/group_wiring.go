@@ -35,6 +35,7 @@ func (b *Broker) startGroupCoordinator() {
 		Log:         offsetLog{b: b},
 		Logger:      b.opts.Logger.WithField("broker", b.ID()),
 		OnRebalance: b.countRebalance,
+		OnGroupGone: b.dropRebalanceCounters,
 	})
 }
 

@@ -61,4 +61,9 @@ type Options struct {
 	// (the broker counts them per group and reason). It runs on the
 	// group's goroutine and must not block or call the Coordinator.
 	OnRebalance func(group string, r Rebalance)
+	// OnGroupGone, when set, is told when a group that rebalanced at least
+	// once leaves this coordinator (deleted, expired, or its partition
+	// moved), so per-group series can be dropped. It runs on the group's
+	// goroutine as it exits and must not block or call the Coordinator.
+	OnGroupGone func(group string)
 }

@@ -23,7 +23,8 @@ type Coordinator struct {
 	log   logrus.FieldLogger // immutable after New
 	// onRebalance is Options.OnRebalance; immutable after New.
 	onRebalance func(group string, r Rebalance)
-	wg          sync.WaitGroup // group, loader, append and expiry goroutines
+	onGroupGone func(group string) // Options.OnGroupGone; immutable after New
+	wg          sync.WaitGroup     // group, loader, append and expiry goroutines
 	// queued counts requests handed to group goroutines (tests wait on it
 	// to know a parked call has reached its group).
 	queued atomic.Int64
@@ -47,7 +48,8 @@ type partitionState struct {
 // NewCoordinator returns a Coordinator that owns no partition yet; call
 // BecomeLeader for each offsets partition this broker leads.
 func NewCoordinator(opts Options) *Coordinator {
-	c := &Coordinator{cfg: opts.Config, olog: opts.Log, clock: opts.Clock, log: opts.Logger, onRebalance: opts.OnRebalance}
+	c := &Coordinator{cfg: opts.Config, olog: opts.Log, clock: opts.Clock, log: opts.Logger, onRebalance: opts.OnRebalance,
+		onGroupGone: opts.OnGroupGone}
 	if c.clock == nil {
 		c.clock = SystemClock{}
 	}

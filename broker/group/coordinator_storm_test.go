@@ -1,6 +1,7 @@
 package group
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -140,4 +141,27 @@ func TestGroupRebalanceStormMaxPoll(t *testing.T) {
 			t.Fatalf("storm still reported after the window: %+v", x.Storm)
 		}
 	}
+}
+
+// Options.OnRebalance sees every rebalance with its kind as it starts, and
+// Options.OnGroupGone the group once it is deleted.
+func TestGroupRebalanceHooks(t *testing.T) {
+	e := newEnv(t, testConfig())
+	const g = "hooks"
+	ids, _ := e.joinStable(g, "c1")
+	if code, _ := e.c.LeaveGroup(bg, g, []LeaveMember{{MemberID: ids[0]}}); code != 0 {
+		t.Fatalf("leave = %d", code)
+	}
+	e.waitState(g, "Empty")
+	if got := e.c.DeleteGroups(bg, []string{g}); got[0] != 0 {
+		t.Fatalf("delete = %d", got[0])
+	}
+	waitFor(t, func() error {
+		h := e.hooks()
+		want := []string{"rebalance hooks member_joined", "rebalance hooks member_left", "gone hooks"}
+		if strings.Join(h, "|") != strings.Join(want, "|") {
+			return fmt.Errorf("hook events %q, want %q", h, want)
+		}
+		return nil
+	})
 }

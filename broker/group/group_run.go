@@ -83,6 +83,9 @@ func (g *group) shutdown() {
 	g.appendQ = nil
 	g.cancel()
 	g.c.groupExited(g)
+	if g.c.onGroupGone != nil && g.rebalSnap.Load() != nil {
+		g.c.onGroupGone(g.id)
+	}
 }
 
 // post hands f to the group goroutine from a timer or append goroutine;

@@ -177,12 +177,15 @@ func testConfig() Config {
 
 // env is a coordinator under test with its clock and log.
 type env struct {
-	t     testing.TB
-	logs  *logtest.Hook // every entry the coordinator logged (all levels)
-	clock *manualClock
-	olog  *storageOffsetLog
-	c     *Coordinator
-	cfg   Config
+	t    testing.TB
+	logs *logtest.Hook // every entry the coordinator logged (all levels)
+
+	hookMu     sync.Mutex
+	hookEvents []string // "rebalance <group> <kind>", "gone <group>" from the Options hooks
+	clock      *manualClock
+	olog       *storageOffsetLog
+	c          *Coordinator
+	cfg        Config
 }
 
 func newEnv(t *testing.T, cfg Config) *env {
@@ -211,7 +214,9 @@ func (e *env) start() {
 	} else {
 		l.AddHook(e.logs)
 	}
-	e.c = NewCoordinator(Options{Config: e.cfg, Log: e.olog, Clock: e.clock, Logger: l})
+	e.c = NewCoordinator(Options{Config: e.cfg, Log: e.olog, Clock: e.clock, Logger: l,
+		OnRebalance: func(g string, r Rebalance) { e.hook("rebalance " + g + " " + string(r.Kind)) },
+		OnGroupGone: func(g string) { e.hook("gone " + g) }})
 	for p := int32(0); p < e.cfg.NumPartitions; p++ {
 		e.c.BecomeLeader(p, 0)
 	}
@@ -368,4 +373,17 @@ func (e *env) waitAwaiting(id string, n int) {
 		}
 		return nil
 	})
+}
+
+func (e *env) hook(ev string) {
+	e.hookMu.Lock()
+	defer e.hookMu.Unlock()
+	e.hookEvents = append(e.hookEvents, ev)
+}
+
+// hooks returns the Options hook events so far.
+func (e *env) hooks() []string {
+	e.hookMu.Lock()
+	defer e.hookMu.Unlock()
+	return append([]string(nil), e.hookEvents...)
 }
