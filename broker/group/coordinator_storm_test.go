@@ -165,3 +165,85 @@ func TestGroupRebalanceHooks(t *testing.T) {
 		return nil
 	})
 }
+
+// Each trigger gets its KIP-800 kind and Kafka's sentence: a changed
+// subscription (metadata_changed), the leader rejoining a Stable group
+// (metadata_changed), LeaveGroup (member_left), a session expiry
+// (session_expired), a static member replaced with other protocols
+// (static_member_replaced).
+func TestGroupRebalanceReasons(t *testing.T) {
+	e := newEnv(t, testConfig())
+	const g = "reasons"
+	ids, gen := e.joinStable(g, "c1", "c2")
+	check := func(kind ReasonKind, member, text string) {
+		t.Helper()
+		r := e.lastRebalance(g)
+		if r.Kind != kind || r.MemberID != member || r.Reason != text {
+			t.Fatalf("rebalance = %+v, want %s by %s: %q", r, kind, member, text)
+		}
+	}
+	// c2 changes its subscription.
+	c2 := consumerJoin(g, ids[1], "c2")
+	c2.Protocols = []Protocol{{Name: "range", Metadata: subscription("t1", "t2")}}
+	j2 := e.joinAsync(c2)
+	e.waitState(g, "PreparingRebalance")
+	check(ReasonMetadataChanged, ids[1], "Updating metadata for member "+ids[1]+" during Stable")
+	j1 := e.joinAsync(consumerJoin(g, ids[0], "c1"))
+	r1, r2 := recv(t, j1), recv(t, j2)
+	gen = r1.Generation
+	e.syncAll(g, gen, r1.LeaderID, r1.MemberID, r2.MemberID)
+	// The leader rejoins with the same metadata.
+	j1 = e.joinAsync(consumerJoin(g, ids[0], "c1"))
+	e.waitState(g, "PreparingRebalance")
+	check(ReasonMetadataChanged, ids[0], "Leader "+ids[0]+" re-joining group during Stable")
+	j2 = e.joinAsync(c2)
+	r1, r2 = recv(t, j1), recv(t, j2)
+	gen = r1.Generation
+	e.syncAll(g, gen, r1.LeaderID, r1.MemberID, r2.MemberID)
+	// c2 leaves.
+	if code, _ := e.c.LeaveGroup(bg, g, []LeaveMember{{MemberID: ids[1]}}); code != 0 {
+		t.Fatalf("leave = %d", code)
+	}
+	check(ReasonMemberLeft, ids[1], "Removing member "+ids[1]+" on LeaveGroup")
+	r1 = e.c.JoinGroup(bg, consumerJoin(g, ids[0], "c1"))
+	e.syncAll(g, r1.Generation, ids[0], ids[0])
+	// c3 joins and never heartbeats: its session (10 s) expires while
+	// c1 keeps heartbeating.
+	j3 := e.joinAsync(consumerJoin(g, "", "c3"))
+	e.waitState(g, "PreparingRebalance")
+	j1 = e.joinAsync(consumerJoin(g, ids[0], "c1"))
+	r1, r3 := recv(t, j1), recv(t, j3)
+	e.syncAll(g, r1.Generation, ids[0], ids[0], r3.MemberID)
+	for i := 0; i < 3; i++ {
+		e.advance(4*time.Second, g)
+		if code := e.c.Heartbeat(bg, HeartbeatRequest{Group: g, Generation: r1.Generation, MemberID: ids[0]}); code != 0 && i < 2 {
+			t.Fatalf("heartbeat = %d", code)
+		}
+	}
+	e.waitState(g, "PreparingRebalance")
+	check(ReasonSessionExpired, r3.MemberID, "removing member "+r3.MemberID+" on heartbeat expiration")
+
+	// A static member rejoining with a new id and other protocols.
+	const h = "reasons-static"
+	s1 := consumerJoin(h, "", "s1")
+	s1.GroupInstanceID = "i-1"
+	js := e.joinAsync(s1)
+	e.waitMembers(h, 1)
+	e.advance(3*time.Second, h)
+	rs := recv(t, js)
+	e.syncAll(h, rs.Generation, rs.MemberID, rs.MemberID)
+	s1.Protocols = []Protocol{{Name: "roundrobin", Metadata: subscription("t1")}}
+	if r := recv(t, e.joinAsync(s1)); r.ErrorCode != 0 || r.Protocol != "roundrobin" {
+		t.Fatalf("static rejoin = %+v", r)
+	}
+	var last Rebalance
+	for _, x := range e.c.Rebalances() {
+		if x.Group == h {
+			last = x.History[len(x.History)-1]
+		}
+	}
+	if last.Kind != ReasonStaticReplaced || last.GroupInstanceID != "i-1" ||
+		!strings.HasPrefix(last.Reason, "Group's selectedProtocol will change because static member ") {
+		t.Fatalf("static rebalance = %+v", last)
+	}
+}
