@@ -185,7 +185,8 @@ func (s *groupService) describe(env Env, groups []string, c *cli.Context) error 
 		return toolError("Option [describe] takes at most one of these options: [members], [offsets], [state]")
 	}
 	if c.Bool("verbose") && !c.Bool("members") && !c.Bool("state") {
-		return toolError("Option [verbose] can only be used with option [describe] and [members] or [state]")
+		// Kafka's message; Samsa also accepts [state] (documented).
+		return toolError("Option [verbose] can only be used with option [describe] and [members]")
 	}
 	if c.Bool("verbose") && c.Bool("state") && c.String("metrics-url") == "" {
 		return toolError("Option [verbose] with [state] needs [metrics-url]: the brokers' metrics.listener URLs, where the rebalance reasons are served")
