@@ -11,8 +11,10 @@ package broker
 //     semantics: min.insync.replicas is checked before the append and the
 //     answer waits until the high watermark passes the marker or
 //     request.timeout.ms ends (REQUEST_TIMED_OUT).
-//   - Per partition errors: UNKNOWN_TOPIC_OR_PARTITION (not hosted),
-//     NOT_LEADER_OR_FOLLOWER, NOT_ENOUGH_REPLICAS(_AFTER_APPEND),
+//   - Per partition errors: UNKNOWN_TOPIC_OR_PARTITION (unknown topic),
+//     NOT_LEADER_OR_FOLLOWER (not led here; Kafka answers
+//     UNKNOWN_TOPIC_OR_PARTITION for a known partition without a local
+//     replica: the coordinator retries both), NOT_ENOUGH_REPLICAS(_AFTER_APPEND),
 //     INVALID_PRODUCER_EPOCH (marker epoch older than the producer's),
 //     TRANSACTION_COORDINATOR_FENCED (coordinator epoch older than the
 //     producer's last marker's), KAFKA_STORAGE_ERROR. Logs are always
