@@ -237,3 +237,33 @@ func TestStorageTxnRecoveryRebuildsIndexAndLSO(t *testing.T) {
 		t.Fatalf("after truncation to %d: %+v", cut, got)
 	}
 }
+
+// Kafka's v1 snapshot keeps current_txn_first_offset: after a clean
+// restart (no replay) the open transaction still holds the LSO, and the
+// .txnindex files are read back as they were.
+func TestStorageTxnCleanRestartKeepsOpenTxn(t *testing.T) {
+	clock := newFakeClock()
+	dir := t.TempDir()
+	l := openTestLog(t, dir, DefaultConfig(), clock, nil)
+	ts := clock.Now().UnixMilli()
+	appendLeader(t, l, txnBatch(t, 1, 0, 0, 2, ts))
+	abort := appendMarker(t, l, 1, 0, false, 2)
+	open := appendLeader(t, l, txnBatch(t, 2, 0, 0, 2, ts)).FirstOffset
+	l.SetHighWatermark(l.LogEndOffset())
+	hw := l.HighWatermark()
+	if err := l.Close(); err != nil {
+		t.Fatal(err)
+	}
+	l2 := openTestLog(t, dir, DefaultConfig(), clock, func(o *LogOptions) { o.HighWatermark = hw })
+	defer l2.Close()
+	if got := l2.LastStableOffset(); got != open {
+		t.Fatalf("LSO after a clean restart %d, want %d", got, open)
+	}
+	want := []AbortedTxn{{ProducerID: 1, FirstOffset: 0, LastOffset: abort.FirstOffset, LastStableOffset: abort.FirstOffset + 1}}
+	if got := l2.Segments()[0].txnIndex.Entries(); !reflect.DeepEqual(got, want) {
+		t.Fatalf("txnindex after restart %+v, want %+v", got, want)
+	}
+	if e := producerEntry(t, l2, 2); e.CurrentTxnFirstOffset != open {
+		t.Fatalf("producer 2 after restart: %+v", e)
+	}
+}
