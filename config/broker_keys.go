@@ -149,6 +149,11 @@ var BrokerKeys = []Key{
 	{Name: "transaction.state.log.segment.bytes", Field: "TransactionStateLogSegmentBytes", Type: TypeInt, Default: "104857600", Valid: atLeast(1), Doc: "segment.bytes of __transaction_state." + noEffect},
 	{Name: "transactional.id.expiration.ms", Field: "TransactionalIDExpirationMs", Type: TypeInt, Default: "604800000", Valid: atLeast(1), Doc: "An idempotent producer whose last batch in a partition is older than this (by the batch's timestamp) loses its state there, as in Kafka 2.8; checked at each retention pass. Transactional ids are not supported."},
 
+	// Authorization (Kafka 2.8 AclAuthorizer; docs/security.md "Authorization").
+	{Name: "authorizer.class.name", Field: "AuthorizerClassName", Type: TypeString, Default: "", Valid: oneOf("", "kafka.security.authorizer.AclAuthorizer", "kafka.security.auth.SimpleAclAuthorizer"), Doc: "Authorizer of every request: kafka.security.authorizer.AclAuthorizer (or its deprecated alias kafka.security.auth.SimpleAclAuthorizer) checks the ACLs stored in ZooKeeper under /kafka-acl and /kafka-acl-extended; empty means no authorization (the ACL APIs answer SECURITY_DISABLED)."},
+	{Name: "super.users", Field: "SuperUsers", Type: TypeString, Default: "", Doc: "Principals allowed everything, separated by ';' (User:admin;User:broker); read by the AclAuthorizer."},
+	{Name: "allow.everyone.if.no.acl.found", Field: "AllowEveryoneIfNoACLFound", Type: TypeBool, Default: "false", Doc: "With the AclAuthorizer, let every principal use a resource that no ACL applies to; false denies it."},
+
 	// Samsa-specific keys (no Kafka equivalent; Kafka configures these
 	// through JMX exporters and log4j.properties).
 	{Name: "metrics.listener", Field: "MetricsListener", Type: TypeString, Null: true, Valid: httpListener(), Doc: samsaOnly + "http://host:port on which the broker serves its metrics in Prometheus text format at /metrics; unset serves none. Port 0 picks a free port."},

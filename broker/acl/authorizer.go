@@ -132,7 +132,8 @@ func (a *Authorizer) Start(ctx context.Context) error {
 		a.stopWatches()
 		return fmt.Errorf("acl: load: %w", err)
 	}
-	ctx, a.cancel = context.WithCancel(ctx)
+	// The goroutine lives until Close, not until ctx (a start timeout) ends.
+	ctx, a.cancel = context.WithCancel(context.WithoutCancel(ctx))
 	a.wg.Add(1)
 	go a.run(ctx)
 	a.log.WithField("resources", len(snap.acls)).Info("ACL cache loaded")
