@@ -30,6 +30,7 @@ type options struct {
 	props    map[string]string
 	logLevel logrus.Level
 	firstID  int32
+	setup    func(zk *zkutil.Client)
 }
 
 // WithProperty sets a server.properties key on every broker.
@@ -44,6 +45,13 @@ func WithLogLevel(l logrus.Level) Option { return func(o *options) { o.logLevel 
 // WithFirstID sets the id of broker 0 (default 1; brokers get consecutive
 // ids). Several clients treat node id 0 as suspect, so the default is 1.
 func WithFirstID(id int32) Option { return func(o *options) { o.firstID = id } }
+
+// WithZooKeeperSetup runs fn on a ZooKeeper client of the cluster's chroot
+// before any broker starts: state the brokers must find at startup, such as
+// the ACLs that let them talk to each other under authorizer.class.name.
+func WithZooKeeperSetup(fn func(zk *zkutil.Client)) Option {
+	return func(o *options) { o.setup = fn }
+}
 
 // Cluster is a set of in-process brokers sharing one ZooKeeper chroot.
 type Cluster struct {
@@ -113,6 +121,9 @@ func NewCluster(t testing.TB, n int, opts ...Option) *Cluster {
 		c.intercepts = append(c.intercepts, map[int16]InterceptFunc{})
 	}
 	t.Cleanup(func() { c.close(before) })
+	if o.setup != nil {
+		o.setup(c.ZooKeeper(t))
+	}
 	for i := 0; i < n; i++ {
 		c.start(i)
 	}
