@@ -88,7 +88,9 @@ func kgoFrom(t testing.TB, addrs []string, ip string, opts ...kgo.Opt) *kgo.Clie
 	t.Helper()
 	d := dialerFrom(ip)
 	cl, err := kgo.NewClient(append([]kgo.Opt{kgo.SeedBrokers(addrs...),
-		kgo.Dialer(func(ctx context.Context, network, host string) (net.Conn, error) { return d.DialContext(ctx, network, host) }),
+		kgo.Dialer(func(ctx context.Context, network, host string) (net.Conn, error) {
+			return d.DialContext(ctx, network, host)
+		}),
 		kgo.RetryTimeout(10 * time.Second)}, opts...)...)
 	if err != nil {
 		t.Fatal(err)
