@@ -61,27 +61,11 @@ func metadataRefused(name string, internal bool) kmsg.MetadataResponseTopic {
 	return mt
 }
 
-// supportedOperations is AclEntry.supportedOperations: what KIP-430's
-// authorized-operations bit fields may contain per resource type.
-func supportedOperations(t acl.ResourceType) []acl.Operation {
-	switch t {
-	case acl.ResourceTopic:
-		return []acl.Operation{acl.OpRead, acl.OpWrite, acl.OpCreate, acl.OpDescribe, acl.OpDelete, acl.OpAlter, acl.OpDescribeConfigs, acl.OpAlterConfigs}
-	case acl.ResourceGroup:
-		return []acl.Operation{acl.OpRead, acl.OpDescribe, acl.OpDelete}
-	case acl.ResourceCluster:
-		return []acl.Operation{acl.OpCreate, acl.OpClusterAction, acl.OpDescribeConfigs, acl.OpAlterConfigs, acl.OpIdempotentWrite, acl.OpAlter, acl.OpDescribe}
-	case acl.ResourceTransactionalID:
-		return []acl.Operation{acl.OpDescribe, acl.OpWrite}
-	}
-	return nil
-}
-
 // authorizedOperations is AuthHelper.authorizedOperations: bit 1<<code set
 // for each supported operation the principal may do on the resource.
 func (b *Broker) authorizedOperations(r *request, t acl.ResourceType, name string) int32 {
 	var bits int32
-	for _, op := range supportedOperations(t) {
+	for _, op := range acl.SupportedOperations(t) {
 		if b.authz == nil || b.authorized(r, op, t, name) {
 			bits |= 1 << uint(op)
 		}

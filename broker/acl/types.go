@@ -156,3 +156,22 @@ func impliedBy(op Operation) []Operation {
 	}
 	return nil
 }
+
+// SupportedOperations is AclEntry.supportedOperations: the operations that
+// mean something on a resource type (besides All), for KIP-430's
+// authorized-operations bit fields and kafka-acls.sh's validation.
+func SupportedOperations(t ResourceType) []Operation {
+	switch t {
+	case ResourceTopic:
+		return []Operation{OpRead, OpWrite, OpCreate, OpDescribe, OpDelete, OpAlter, OpDescribeConfigs, OpAlterConfigs}
+	case ResourceGroup:
+		return []Operation{OpRead, OpDescribe, OpDelete}
+	case ResourceCluster:
+		return []Operation{OpCreate, OpClusterAction, OpDescribeConfigs, OpAlterConfigs, OpIdempotentWrite, OpAlter, OpDescribe}
+	case ResourceTransactionalID:
+		return []Operation{OpDescribe, OpWrite}
+	case ResourceDelegationToken:
+		return []Operation{OpDescribe}
+	}
+	return nil
+}
