@@ -135,6 +135,8 @@ func (b *Broker) connectZooKeeper(ctx context.Context) error {
 		SessionTimeout:    time.Duration(b.cfg.ZookeeperSessionTimeoutMs) * time.Millisecond,
 		ConnectionTimeout: timeout,
 		Logger:            b.opts.Logger,
+		SecureACLs:        b.cfg.ZookeeperSetACL,
+		Auth:              b.opts.ZooKeeperAuth,
 	})
 	if err != nil {
 		return fmt.Errorf("broker: connect to zookeeper %q: %w", b.cfg.RawZookeeperConnect, err)

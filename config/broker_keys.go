@@ -34,7 +34,7 @@ var BrokerKeys = []Key{
 	{Name: "zookeeper.session.timeout.ms", Field: "ZookeeperSessionTimeoutMs", Type: TypeInt, Default: "18000", Valid: atLeast(1), Doc: "ZooKeeper session timeout."},
 	{Name: "zookeeper.connection.timeout.ms", Field: "RawZookeeperConnectionTimeoutMs", Type: TypeInt, Null: true, Valid: atLeast(1), Doc: "Time to wait for the ZooKeeper connection; unset means zookeeper.session.timeout.ms."},
 	{Name: "zookeeper.max.in.flight.requests", Field: "ZookeeperMaxInFlightRequests", Type: TypeInt, Default: "10", Valid: atLeast(1), Doc: "Unacknowledged ZooKeeper requests a broker pipelines."},
-	{Name: "zookeeper.set.acl", Field: "ZookeeperSetACL", Type: TypeBool, Default: "false", Doc: "Create znodes with secure ACLs." + noEffect},
+	{Name: "zookeeper.set.acl", Field: "ZookeeperSetACL", Type: TypeBool, Default: "false", Doc: "Create znodes with Kafka's secure ACLs: only the broker's authenticated ZooKeeper identity may change them, world may read all but /config/users, /config/brokers and /delegation_token/tokens; /consumers stays open. Needs an authenticated ZooKeeper session, else the broker refuses to start."},
 	{Name: "zookeeper.sync.time.ms", Field: "ZookeeperSyncTimeMs", Type: TypeInt, Default: "2000", Doc: "Legacy ZooKeeper follower lag." + noEffect},
 	{Name: "inter.broker.protocol.version", Field: "InterBrokerProtocolVersion", Type: TypeString, Default: "2.8-IV1", Doc: "Inter-broker protocol version; Samsa always speaks 2.8."},
 	{Name: "controller.socket.timeout.ms", Field: "ControllerSocketTimeoutMs", Type: TypeInt, Default: "30000", Doc: "Socket timeout of the controller's channels to brokers."},

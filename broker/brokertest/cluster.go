@@ -31,6 +31,7 @@ type options struct {
 	logLevel logrus.Level
 	firstID  int32
 	setup    func(zk *zkutil.Client)
+	zkAuth   []zkutil.Credential
 }
 
 // WithProperty sets a server.properties key on every broker.
@@ -51,6 +52,12 @@ func WithFirstID(id int32) Option { return func(o *options) { o.firstID = id } }
 // the ACLs that let them talk to each other under authorizer.class.name.
 func WithZooKeeperSetup(fn func(zk *zkutil.Client)) Option {
 	return func(o *options) { o.setup = fn }
+}
+
+// WithZooKeeperAuth gives every broker a ZooKeeper identity (broker
+// Options.ZooKeeperAuth), for zookeeper.set.acl.
+func WithZooKeeperAuth(creds ...zkutil.Credential) Option {
+	return func(o *options) { o.zkAuth = creds }
 }
 
 // Cluster is a set of in-process brokers sharing one ZooKeeper chroot.
@@ -161,7 +168,7 @@ func (c *Cluster) start(i int) {
 			}
 			return fn(req)
 		},
-		Dial: c.net.dialer(i)})
+		Dial: c.net.dialer(i), ZooKeeperAuth: c.opts.zkAuth})
 	if err != nil {
 		c.t.Fatalf("brokertest: broker %d: %v", i, err)
 	}
