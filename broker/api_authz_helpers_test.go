@@ -59,7 +59,7 @@ func trustedHostACLs(allTopics bool) []acl.Binding {
 
 // authzCluster starts n brokers with the AclAuthorizer and the given
 // bindings in ZooKeeper before they start.
-func authzCluster(t *testing.T, n int, bindings []acl.Binding, opts ...brokertest.Option) *brokertest.Cluster {
+func authzCluster(t testing.TB, n int, bindings []acl.Binding, opts ...brokertest.Option) *brokertest.Cluster {
 	t.Helper()
 	opts = append([]brokertest.Option{
 		brokertest.WithProperty("authorizer.class.name", acl.ClassAclAuthorizer),
