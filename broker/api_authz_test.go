@@ -153,6 +153,8 @@ func TestAPIAuthzGroupsSarama(t *testing.T) {
 	cfg := brokertest.SaramaConfig(sarama.V2_8_0_0)
 	cfg.Net.LocalAddr = dialerFrom(authzClientIP).LocalAddr
 	cfg.Consumer.Return.Errors = true
+	cfg.Metadata.Retry.Backoff = 50 * time.Millisecond
+	cfg.Consumer.Group.Rebalance.Retry.Backoff = 100 * time.Millisecond
 	runSaramaGroupAuthz(t, c, cfg)
 }
 
@@ -186,7 +188,9 @@ func runSaramaGroupAuthz(t *testing.T, c *brokertest.Cluster, cfg *sarama.Config
 	h := saramaGroupHandler{got: make(chan string, 1)}
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
+	start := time.Now()
 	err = g.Consume(ctx, []string{"t"}, h)
+	t.Logf("refused after %v", time.Since(start))
 	if !errors.Is(err, sarama.ErrGroupAuthorizationFailed) {
 		t.Fatalf("Sarama group without Read on the group: %v, want GROUP_AUTHORIZATION_FAILED", err)
 	}
@@ -208,6 +212,7 @@ func runSaramaGroupAuthz(t *testing.T, c *brokertest.Cluster, cfg *sarama.Config
 	}()
 	select {
 	case v := <-h.got:
+		t.Logf("consumed after %v", time.Since(start))
 		if v != "hello" {
 			t.Fatalf("consumed %q", v)
 		}
