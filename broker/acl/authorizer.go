@@ -2,6 +2,7 @@ package acl
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"strings"
@@ -156,6 +157,10 @@ func (a *Authorizer) Close() {
 	a.stopWatches()
 }
 
+// retryBackoff is the pause before re-reading the change queues after a
+// ZooKeeper error (Kafka retries its notification processing likewise).
+const retryBackoff = time.Second
+
 func (a *Authorizer) run(ctx context.Context) {
 	defer a.wg.Done()
 	for {
@@ -163,43 +168,64 @@ func (a *Authorizer) run(ctx context.Context) {
 		case <-ctx.Done():
 			return
 		case <-a.wake:
-			a.processChanges()
+		}
+		if a.processChanges() {
+			continue
+		}
+		t := time.NewTimer(retryBackoff)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return
+		case <-t.C:
+			a.poke()
 		}
 	}
 }
 
 // processChanges reloads every resource named by a notification newer than
-// the last processed one, and deletes notifications older than 15 minutes
-// (ZkNodeChangeNotificationListener.processNotifications).
-func (a *Authorizer) processChanges() {
+// the last processed one, then deletes notifications older than 15 minutes
+// (ZkNodeChangeNotificationListener.processNotifications and
+// purgeObsoleteNotifications). It reports false when ZooKeeper failed and
+// the queues must be read again later.
+func (a *Authorizer) processChanges() bool {
 	a.mu.Lock()
 	defer a.mu.Unlock()
+	ok := true
 	for _, pt := range zkutil.ACLPatternTypes() {
 		nodes, err := a.zk.GetACLChanges(pt)
 		if err != nil {
 			a.log.WithError(err).Warn("reading ACL change notifications")
-			a.poke()
+			ok = false
 			continue
 		}
 		for _, n := range nodes {
-			if n <= a.lastSeen[pt] {
-				continue
-			}
+			fresh := n > a.lastSeen[pt]
 			z, ctime, err := a.zk.ReadACLChange(pt, n)
-			if err == nil {
-				if r, ok := fromZK(z); ok {
-					err = a.reloadLocked(r)
+			if errors.Is(err, zkutil.ErrNoNode) {
+				continue // purged by another broker
+			}
+			if fresh {
+				if err == nil {
+					if r, valid := fromZK(z); valid {
+						err = a.reloadLocked(r)
+					}
 				}
+				if errors.Is(err, zkutil.ErrMalformed) {
+					a.log.WithError(err).WithField("node", n).Warn("skipping a malformed ACL change notification")
+				} else if err != nil {
+					a.log.WithError(err).WithField("node", n).Warn("processing ACL change notification; will retry")
+					ok = false
+					break // keep lastSeen before n: it is read again
+				}
+				a.lastSeen[pt] = n
 			}
-			if err != nil {
-				a.log.WithError(err).WithField("node", n).Warn("processing ACL change notification")
-			}
-			a.lastSeen[pt] = n
 			if ctime > 0 && a.now().Sub(time.UnixMilli(ctime)) > changeExpiration {
 				_ = a.zk.DeleteACLChange(pt, n)
 			}
 		}
 	}
+	return ok
 }
 
 func (a *Authorizer) poke() {
