@@ -28,10 +28,10 @@ package broker
 //     exist (their existence is never checked). Auto-creation needs Create
 //     on the cluster or on the topic, else TOPIC_AUTHORIZATION_FAILED.
 //     Refused topics are listed after the others, as in Kafka.
-//   - Authorized operations (v8+): with an authorizer and the include_*
-//     flags set, the bit field of allowed operations (the cluster's only
-//     with Describe on it, else 0); otherwise "not requested"
-//     (-2147483648).
+//   - Authorized operations (v8+): with the include_* flags set, the bit
+//     field of allowed operations (the cluster's only with Describe on it,
+//     else 0; without an authorizer every supported operation, as Kafka
+//     2.8); otherwise "not requested" (-2147483648).
 //
 // Version notes:
 //   - v1: controller id, rack, is_internal; null topics. v2: cluster id.
@@ -96,7 +96,7 @@ func (b *Broker) handleMetadata(r *request) (kmsg.Response, error) {
 	}
 	allowAuto := v < 4 || req.AllowAutoTopicCreation
 	names, refused := b.metadataAuthorize(r, snap, names, allTopics, allowAuto && b.cfg.AutoCreateTopicsEnable)
-	if v >= 8 && req.IncludeClusterAuthorizedOperations && b.authz != nil {
+	if v >= 8 && req.IncludeClusterAuthorizedOperations {
 		resp.AuthorizedOperations = 0
 		if b.authorizedCluster(r, acl.OpDescribe) {
 			resp.AuthorizedOperations = b.authorizedOperations(r, acl.ResourceCluster, acl.ClusterName)
@@ -108,7 +108,7 @@ func (b *Broker) handleMetadata(r *request) (kmsg.Response, error) {
 		mt.IsInternal = isInternalTopic(name)
 		mt.TopicID = snap.TopicIDs[name]
 		mt.AuthorizedOperations = authorizedOperationsOmitted
-		if v >= 8 && req.IncludeTopicAuthorizedOperations && b.authz != nil {
+		if v >= 8 && req.IncludeTopicAuthorizedOperations {
 			mt.AuthorizedOperations = b.authorizedOperations(r, acl.ResourceTopic, name)
 		}
 		parts := snap.Partitions(name)

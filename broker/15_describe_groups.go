@@ -10,7 +10,8 @@ package broker
 //   - Authorized operations (v3+) are reported as "not requested".
 //   - Authorization: Describe per group, else that group answers
 //     GROUP_AUTHORIZATION_FAILED with empty fields; v3+ authorized operations
-//     are reported when asked and an authorizer is configured.
+//     are reported when asked (every supported one without an authorizer,
+//     as Kafka 2.8).
 //
 // Version notes:
 //   - v1: throttle. v3: authorized operations. v4: group instance ids.
@@ -36,7 +37,7 @@ func (b *Broker) handleDescribeGroups(r *request) (kmsg.Response, error) {
 		}
 		d := b.groups.DescribeGroup(r.ctx, id)
 		rg.ErrorCode, rg.State, rg.ProtocolType, rg.Protocol = d.ErrorCode, d.State, d.ProtocolType, d.Protocol
-		if req.Version >= 3 && req.IncludeAuthorizedOperations && b.authz != nil {
+		if req.Version >= 3 && req.IncludeAuthorizedOperations {
 			rg.AuthorizedOperations = b.authorizedOperations(r, acl.ResourceGroup, id)
 		}
 		for _, m := range d.Members {

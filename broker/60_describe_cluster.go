@@ -8,9 +8,9 @@ package broker
 //     the cluster id (KIP-700).
 //   - Authorized operations are reported as "not requested": there is no
 //     authorizer.
-//   - Authorization: none, as Kafka 2.8; the authorized operations, when asked
-//     and an authorizer is configured, need Describe on the cluster (0
-//     otherwise).
+//   - Authorization: none, as Kafka 2.8; the authorized operations, when asked,
+//     need Describe on the cluster (0 otherwise; every supported operation
+//     without an authorizer).
 //
 // Version notes:
 //   - v0: flexible from the start (Kafka 2.8).
@@ -31,7 +31,7 @@ func (b *Broker) handleDescribeCluster(r *request) (kmsg.Response, error) {
 		resp.ControllerID = -1
 	}
 	resp.ClusterAuthorizedOperations = authorizedOperationsOmitted
-	if req.IncludeClusterAuthorizedOperations && b.authz != nil {
+	if req.IncludeClusterAuthorizedOperations {
 		resp.ClusterAuthorizedOperations = 0
 		if b.authorizedCluster(r, acl.OpDescribe) {
 			resp.ClusterAuthorizedOperations = b.authorizedOperations(r, acl.ResourceCluster, acl.ClusterName)

@@ -62,6 +62,23 @@ func TestAPIAuthzAdminAPIs(t *testing.T) {
 		t.Fatalf("FindCoordinator without Describe on the group: %+v", r)
 	}
 
+	// KIP-430 authorized operations: 0 without Describe on the cluster,
+	// every allowed one for the trusted host.
+	md := metadataReq()
+	md.SetVersion(10)
+	md.IncludeClusterAuthorizedOperations, md.IncludeTopicAuthorizedOperations = true, true
+	if r := mustRoundTrip(t, rc, md).(*kmsg.MetadataResponse); r.AuthorizedOperations != 0 {
+		t.Fatalf("cluster authorized operations for the client: %b", r.AuthorizedOperations)
+	}
+	admin0 := dialRawFrom(t, c.Addr(0), authzTrustedIP)
+	var clusterOps int32
+	for _, op := range acl.SupportedOperations(acl.ResourceCluster) {
+		clusterOps |= 1 << uint(op)
+	}
+	if r := mustRoundTrip(t, admin0, md).(*kmsg.MetadataResponse); r.AuthorizedOperations != clusterOps || len(r.Topics) != 1 || r.Topics[0].AuthorizedOperations == 0 {
+		t.Fatalf("authorized operations for the trusted host: cluster %b (want %b), topics %+v", r.AuthorizedOperations, clusterOps, r.Topics)
+	}
+
 	// Write on some other topic is enough for an idempotent producer id.
 	admin := dialRawFrom(t, c.Addr(0), authzTrustedIP)
 	cr := mustRoundTrip(t, admin, createACLsReq(acl.Binding{Resource: acl.Resource{Type: acl.ResourceTopic, Name: "logs-", Pattern: acl.PatternPrefixed},
