@@ -10,6 +10,7 @@ import (
 
 	"github.com/sirupsen/logrus"
 
+	"samsa/broker/acl"
 	"samsa/broker/group"
 	"samsa/broker/metadata"
 	"samsa/broker/quota"
@@ -58,6 +59,9 @@ type Broker struct {
 	topics   *topicConfigs
 	groups   *group.Coordinator
 	fetchSrc *peerFetchSource
+	// authz is the ACL authorizer (authz_wiring.go); nil when
+	// authorizer.class.name is empty, and then every request is allowed.
+	authz *acl.Authorizer
 
 	producerIDs producerIDAllocator // internally locked (22_init_producer_id.go)
 

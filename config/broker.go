@@ -26,6 +26,9 @@ type Broker struct {
 	ZookeeperMaxInFlightRequests             int32    // zookeeper.max.in.flight.requests
 	ZookeeperSetACL                          bool     // zookeeper.set.acl
 	ZookeeperSyncTimeMs                      int32    // zookeeper.sync.time.ms
+	AuthorizerClassName                      string   // authorizer.class.name
+	SuperUsers                               string   // super.users
+	AllowEveryoneIfNoACLFound                bool     // allow.everyone.if.no.acl.found
 	InterBrokerProtocolVersion               string   // inter.broker.protocol.version
 	ControllerSocketTimeoutMs                int32    // controller.socket.timeout.ms
 	SocketRequestMaxBytes                    int32    // socket.request.max.bytes

@@ -33,6 +33,8 @@ type options struct {
 	logLevel logrus.Level
 	firstID  int32
 	hooks    []logrus.Hook
+	setup    func(zk *zkutil.Client)
+	zkAuth   []zkutil.Credential
 }
 
 // WithProperty sets a server.properties key on every broker.
@@ -51,6 +53,19 @@ func WithLogHook(h logrus.Hook) Option { return func(o *options) { o.hooks = app
 // WithFirstID sets the id of broker 0 (default 1; brokers get consecutive
 // ids). Several clients treat node id 0 as suspect, so the default is 1.
 func WithFirstID(id int32) Option { return func(o *options) { o.firstID = id } }
+
+// WithZooKeeperSetup runs fn on a ZooKeeper client of the cluster's chroot
+// before any broker starts: state the brokers must find at startup, such as
+// the ACLs that let them talk to each other under authorizer.class.name.
+func WithZooKeeperSetup(fn func(zk *zkutil.Client)) Option {
+	return func(o *options) { o.setup = fn }
+}
+
+// WithZooKeeperAuth gives every broker a ZooKeeper identity (broker
+// Options.ZooKeeperAuth), for zookeeper.set.acl.
+func WithZooKeeperAuth(creds ...zkutil.Credential) Option {
+	return func(o *options) { o.zkAuth = creds }
+}
 
 // Cluster is a set of in-process brokers sharing one ZooKeeper chroot.
 type Cluster struct {
@@ -128,6 +143,9 @@ func NewCluster(t testing.TB, n int, opts ...Option) *Cluster {
 		c.intercepts = append(c.intercepts, map[int16]InterceptFunc{})
 	}
 	t.Cleanup(func() { c.close(before) })
+	if o.setup != nil {
+		o.setup(c.ZooKeeper(t))
+	}
 	for i := 0; i < n; i++ {
 		c.start(i)
 	}
@@ -165,7 +183,7 @@ func (c *Cluster) start(i int) {
 			}
 			return fn(req)
 		},
-		Dial: c.net.dialer(i)})
+		Dial: c.net.dialer(i), ZooKeeperAuth: c.opts.zkAuth})
 	if err != nil {
 		c.t.Fatalf("brokertest: broker %d: %v", i, err)
 	}
