@@ -27,8 +27,9 @@ package broker
 //     producer's pending transactional offsets through
 //     Broker.TxnOffsetsCompleter (Kafka's scheduleHandleTxnCompletion); the
 //     transaction coordinator work sets it at assembly, nil skips.
-//   - No ACL check (ClusterAction on Cluster in Kafka): Samsa's authorizer
-//     is not wired into handlers yet.
+//   - ClusterAction on the cluster, as Kafka, checked before the handler
+//     for every inter-broker API (authz_interbroker.go): every partition
+//     answers CLUSTER_AUTHORIZATION_FAILED otherwise.
 //   - The KIP-890 verification cache entries of a partition die with the
 //     marker (txn_verify.go).
 //

@@ -11,15 +11,17 @@ package broker
 //     of the open transaction (-1: none).
 //   - Unknown topic or partition, or not hosted here:
 //     UNKNOWN_TOPIC_OR_PARTITION / NOT_LEADER_OR_FOLLOWER per partition.
-//   - No ACL check (Kafka: Read on Topic): the authorizer is not wired into
-//     handlers yet.
+//   - Read on the topic, else TOPIC_AUTHORIZATION_FAILED per partition
+//     (Kafka's handleDescribeProducersRequest).
 //
 // Version notes:
 //   - v0: flexible.
 
 import (
+	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kmsg"
 
+	"samsa/broker/acl"
 	"samsa/broker/record"
 	"samsa/broker/replica"
 )
@@ -33,6 +35,11 @@ func (b *Broker) handleDescribeProducers(r *request) (kmsg.Response, error) {
 		for _, p := range t.Partitions {
 			rp := kmsg.NewDescribeProducersResponseTopicPartition()
 			rp.Partition = p
+			if !b.authorizedTopic(r, acl.OpRead, t.Topic) {
+				rp.ErrorCode = kerr.TopicAuthorizationFailed.Code
+				rt.Partitions = append(rt.Partitions, rp)
+				continue
+			}
 			entries, err := b.replicas.ProducerStates(replica.TopicPartition{Topic: t.Topic, Partition: p})
 			if err != nil {
 				rp.ErrorCode = b.errorCode(err)
