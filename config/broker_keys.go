@@ -142,12 +142,16 @@ var BrokerKeys = []Key{
 	{Name: "quota.producer.default", Field: "QuotaProducerDefault", Type: TypeLong, Default: longMax, Valid: atLeast(1), Doc: "Deprecated: producer_byte_rate of every client-id no dynamic quota matches; the default means none."},
 	{Name: "quota.consumer.default", Field: "QuotaConsumerDefault", Type: TypeLong, Default: longMax, Valid: atLeast(1), Doc: "Deprecated: consumer_byte_rate of every client-id no dynamic quota matches; the default means none."},
 
-	// Transactions: accepted so stock server.properties loads cleanly.
-	{Name: "transaction.state.log.num.partitions", Field: "TransactionStateLogNumPartitions", Type: TypeInt, Default: "50", Valid: atLeast(1), Doc: "Partitions of __transaction_state." + noEffect},
-	{Name: "transaction.state.log.replication.factor", Field: "TransactionStateLogReplicationFactor", Type: TypeShort, Default: "3", Valid: atLeast(1), Doc: "Replication factor of __transaction_state." + noEffect},
-	{Name: "transaction.state.log.min.isr", Field: "TransactionStateLogMinISR", Type: TypeInt, Default: "2", Valid: atLeast(1), Doc: "min.insync.replicas of __transaction_state." + noEffect},
-	{Name: "transaction.state.log.segment.bytes", Field: "TransactionStateLogSegmentBytes", Type: TypeInt, Default: "104857600", Valid: atLeast(1), Doc: "segment.bytes of __transaction_state." + noEffect},
-	{Name: "transactional.id.expiration.ms", Field: "TransactionalIDExpirationMs", Type: TypeInt, Default: "604800000", Valid: atLeast(1), Doc: "An idempotent producer whose last batch in a partition is older than this (by the batch's timestamp) loses its state there, as in Kafka 2.8; checked at each retention pass. Transactional ids are not supported."},
+	// Transactions (the transaction coordinator, broker/txn).
+	{Name: "transaction.state.log.num.partitions", Field: "TransactionStateLogNumPartitions", Type: TypeInt, Default: "50", Valid: atLeast(1), Doc: "Partitions of __transaction_state; do not change after deployment."},
+	{Name: "transaction.state.log.replication.factor", Field: "TransactionStateLogReplicationFactor", Type: TypeShort, Default: "3", Valid: atLeast(1), Doc: "Replication factor of __transaction_state; its creation waits until this many brokers are alive."},
+	{Name: "transaction.state.log.min.isr", Field: "TransactionStateLogMinISR", Type: TypeInt, Default: "2", Valid: atLeast(1), Doc: "min.insync.replicas of __transaction_state."},
+	{Name: "transaction.state.log.segment.bytes", Field: "TransactionStateLogSegmentBytes", Type: TypeInt, Default: "104857600", Valid: atLeast(1), Doc: "segment.bytes of __transaction_state."},
+	{Name: "transaction.state.log.load.buffer.size", Field: "TransactionStateLogLoadBufferSize", Type: TypeInt, Default: "5242880", Valid: atLeast(1), Doc: "Bytes read at a time while loading a __transaction_state partition (soft: a larger batch is still read whole)."},
+	{Name: "transaction.max.timeout.ms", Field: "TransactionMaxTimeoutMs", Type: TypeInt, Default: "900000", Valid: atLeast(1), Doc: "Largest transaction.timeout.ms a producer may ask for; InitProducerId with a larger one answers INVALID_TRANSACTION_TIMEOUT."},
+	{Name: "transactional.id.expiration.ms", Field: "TransactionalIDExpirationMs", Type: TypeInt, Default: "604800000", Valid: atLeast(1), Doc: "A transactional id idle this long (no transaction open) is removed from __transaction_state; an idempotent producer whose last batch in a partition is older than this (by the batch's timestamp) loses its state there, as in Kafka 2.8."},
+	{Name: "transaction.abort.timed.out.transaction.cleanup.interval.ms", Field: "TransactionAbortTimedOutTransactionCleanupIntervalMs", Type: TypeInt, Default: "10000", Valid: atLeast(1), Doc: "How often the coordinator aborts transactions open longer than their timeout."},
+	{Name: "transaction.remove.expired.transaction.cleanup.interval.ms", Field: "TransactionRemoveExpiredTransactionCleanupIntervalMs", Type: TypeInt, Default: "3600000", Valid: atLeast(1), Doc: "How often the coordinator removes transactional ids idle past transactional.id.expiration.ms."},
 
 	// Samsa-specific keys (no Kafka equivalent; Kafka configures these
 	// through JMX exporters and log4j.properties).
