@@ -16,6 +16,7 @@ import (
 	"samsa/broker/replica"
 	"samsa/broker/server"
 	"samsa/broker/storage"
+	"samsa/broker/txn"
 	"samsa/config"
 	"samsa/controller"
 	"samsa/zkutil"
@@ -57,6 +58,8 @@ type Broker struct {
 	ctrl     *controller.Controller
 	topics   *topicConfigs
 	groups   *group.Coordinator
+	txns     *txn.Coordinator // transaction coordinator (txn_wiring.go)
+	txnMarks *markerWriter    // its WriteTxnMarkers clients
 	fetchSrc *peerFetchSource
 
 	producerIDs producerIDAllocator // internally locked (22_init_producer_id.go)
