@@ -169,6 +169,7 @@ type group struct {
 	joinRemaining time.Duration // InitialDelayedJoin's remaining budget
 
 	offsets     map[TopicPartition]offsetEntry
+	txnOffsets  txnPending      // transactional offsets awaiting their marker (group_txn.go)
 	subscribed  map[string]bool // topics of the consumer protocol subscriptions
 	subsKnown   bool            // subscribed was parsed from every member
 	appendQ     []*appendOp

@@ -1,0 +1,102 @@
+package group
+
+import (
+	"context"
+	"fmt"
+	"testing"
+
+	"github.com/twmb/franz-go/pkg/kerr"
+
+	"samsa/broker/record"
+)
+
+func txnCommit(t *testing.T, e *env, pid int64, epoch int16, offset int64) {
+	t.Helper()
+	codes := e.c.CommitTxnOffsets(context.Background(), TxnCommitRequest{Group: "tg", TransactionalID: "t1",
+		ProducerID: pid, ProducerEpoch: epoch, Generation: -1,
+		Offsets: []CommitOffset{{TopicPartition: TopicPartition{"in", 0}, Offset: offset, LeaderEpoch: -1}}})
+	if len(codes) != 1 || codes[0] != 0 {
+		t.Fatalf("TxnOffsetCommit: %v", codes)
+	}
+}
+
+func fetchIn(t *testing.T, e *env) (int64, int16) {
+	t.Helper()
+	code, offs, codes := e.c.FetchOffsetsStable(context.Background(), "tg", []TopicPartition{{"in", 0}})
+	if code != 0 || len(offs) != 1 {
+		t.Fatalf("fetch: %d %v", code, offs)
+	}
+	return offs[0].Offset, codes[0]
+}
+
+// TestGroupTxnOffsetsCommitAndAbort: transactional offsets stay invisible
+// (UNSTABLE_OFFSET_COMMIT with require_stable) until the COMMIT marker;
+// ABORT drops them; the next transaction of the same epoch appends (its
+// batch continues the producer's sequence, so the log accepts it).
+func TestGroupTxnOffsetsCommitAndAbort(t *testing.T) {
+	e := newEnv(t, testConfig())
+	p := e.c.PartitionFor("tg")
+	txnCommit(t, e, 42, 0, 10)
+	if off, code := fetchIn(t, e); off != -1 || code != kerr.UnstableOffsetCommit.Code {
+		t.Fatalf("pending: offset %d code %d", off, code)
+	}
+	e.c.CompleteTxnOffsets(p, 42, true)
+	waitFor(t, func() error {
+		if off, code := fetchIn(t, e); off != 10 || code != 0 {
+			return errf("offset %d code %d", off, code)
+		}
+		return nil
+	})
+	txnCommit(t, e, 42, 0, 20)
+	e.c.CompleteTxnOffsets(p, 42, false)
+	waitFor(t, func() error {
+		if off, code := fetchIn(t, e); off != 10 || code != 0 {
+			return errf("after abort: offset %d code %d", off, code)
+		}
+		return nil
+	})
+}
+
+// TestGroupTxnOffsetsReload: after a reload, offsets of a transaction
+// whose COMMIT marker is in the log are committed, those of an aborted one
+// are gone, and those still without a marker stay pending.
+func TestGroupTxnOffsetsReload(t *testing.T) {
+	e := newEnv(t, testConfig())
+	p := e.c.PartitionFor("tg")
+	marker := func(pid int64, epoch int16, commit bool) {
+		t.Helper()
+		h := record.NewBuildHeader(0, 1)
+		h.ProducerID, h.ProducerEpoch = pid, epoch
+		b, err := record.BuildEndTxnMarker(h, record.EndTxnMarker{Commit: commit, CoordinatorEpoch: 1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := e.olog.Append(context.Background(), p, []byte(b)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	txnCommit(t, e, 7, 0, 5)
+	marker(7, 0, true)
+	txnCommit(t, e, 8, 0, 99)
+	marker(8, 0, false)
+	txnCommit(t, e, 9, 0, 50)
+	e.restart()
+	if off, code := fetchIn(t, e); off != -1 || code != kerr.UnstableOffsetCommit.Code {
+		t.Fatalf("after reload with producer 9 pending: offset %d code %d", off, code)
+	}
+	code, offs := e.c.FetchOffsets(context.Background(), "tg", []TopicPartition{{"in", 0}})
+	if code != 0 || offs[0].Offset != 5 {
+		t.Fatalf("committed after reload: %d %v", code, offs)
+	}
+	e.c.CompleteTxnOffsets(p, 9, true)
+	waitFor(t, func() error {
+		if off, code := fetchIn(t, e); off != 50 || code != 0 {
+			return errf("offset %d code %d", off, code)
+		}
+		return nil
+	})
+	// The same producer's next transaction continues its sequence.
+	txnCommit(t, e, 9, 0, 60)
+}
+
+func errf(format string, args ...any) error { return fmt.Errorf(format, args...) }
