@@ -89,6 +89,7 @@ func newAPITable() map[int16]api {
 		{key: 24, min: 0, max: 3, brokerMax: 4, handle: (*Broker).handleAddPartitionsToTxn},
 		{key: 25, min: 0, max: 3, handle: (*Broker).handleAddOffsetsToTxn},
 		{key: 26, min: 0, max: 3, handle: (*Broker).handleEndTxn},
+		{key: 28, min: 0, max: 3, handle: (*Broker).handleTxnOffsetCommit},
 		{key: 29, min: 0, max: 2, handle: (*Broker).handleDescribeAcls},
 		{key: 30, min: 0, max: 2, handle: (*Broker).handleCreateAcls},
 		{key: 31, min: 0, max: 2, handle: (*Broker).handleDeleteAcls},

@@ -327,3 +327,69 @@ func TestClusterTxnSaramaCommit(t *testing.T) {
 	}
 	waitTxnState(t, adm, "sarama-1", "CompleteCommit")
 }
+
+// TestClusterTxnOffsetCommitPending: offsets a transaction commits
+// (AddOffsetsToTxn + TxnOffsetCommit through franz-go) are not the
+// group's committed offsets before the marker: OffsetFetch answers -1,
+// and with require_stable UNSTABLE_OFFSET_COMMIT. (Materialising them on
+// the COMMIT marker is the WriteTxnMarkers handler's call into
+// group.Coordinator.CompleteTxnOffsets, tested in broker/group.)
+func TestClusterTxnOffsetCommitPending(t *testing.T) {
+	c := txnCluster(t, 1)
+	c.CreateTopic(t, "txn-off", 1, 1)
+	cl := txnClient(t, c, "off-1", "txn-off")
+	adm := adminClient(t, c)
+	if err := cl.BeginTransaction(); err != nil {
+		t.Fatal(err)
+	}
+	produceTxn(t, cl, 0, "v")
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	// What GroupTransactSession does on commit: AddOffsetsToTxn, then
+	// TxnOffsetCommit to the group coordinator.
+	st := waitTxnState(t, adm, "off-1", "Ongoing")
+	add := kmsg.NewPtrAddOffsetsToTxnRequest()
+	add.TransactionalID, add.ProducerID, add.ProducerEpoch, add.Group = "off-1", st.ProducerID, st.ProducerEpoch, "off-group"
+	if resp, err := add.RequestWith(ctx, adm); err != nil || resp.ErrorCode != 0 {
+		t.Fatalf("AddOffsetsToTxn: %+v %v", resp, err)
+	}
+	st = waitTxnState(t, adm, "off-1", "Ongoing")
+	if len(st.Topics) != 2 {
+		t.Fatalf("the group's offsets partition is not in the transaction: %+v", st.Topics)
+	}
+	commit := kmsg.NewPtrTxnOffsetCommitRequest()
+	commit.TransactionalID, commit.Group, commit.ProducerID, commit.ProducerEpoch = "off-1", "off-group", st.ProducerID, st.ProducerEpoch
+	rt := kmsg.NewTxnOffsetCommitRequestTopic()
+	rt.Topic = "txn-off"
+	rp := kmsg.NewTxnOffsetCommitRequestTopicPartition()
+	rp.Partition, rp.Offset = 0, 17
+	rt.Partitions = append(rt.Partitions, rp)
+	commit.Topics = append(commit.Topics, rt)
+	txnWait(t, 30*time.Second, "TxnOffsetCommit", func() (bool, string) {
+		resp, err := commit.RequestWith(ctx, adm)
+		if err != nil {
+			return false, err.Error()
+		}
+		code := resp.Topics[0].Partitions[0].ErrorCode
+		return code == 0, "code " + itoa(code)
+	})
+	fetch := func(stable bool) (int64, int16) {
+		req := kmsg.NewPtrOffsetFetchRequest()
+		req.Group, req.RequireStable = "off-group", stable
+		ft := kmsg.NewOffsetFetchRequestTopic()
+		ft.Topic, ft.Partitions = "txn-off", []int32{0}
+		req.Topics = append(req.Topics, ft)
+		resp, err := req.RequestWith(ctx, adm)
+		if err != nil {
+			t.Fatal(err)
+		}
+		p := resp.Topics[0].Partitions[0]
+		return p.Offset, p.ErrorCode
+	}
+	if off, code := fetch(true); off != -1 || code != kerr.UnstableOffsetCommit.Code {
+		t.Fatalf("require_stable: offset %d code %d, want -1 UNSTABLE_OFFSET_COMMIT", off, code)
+	}
+	if off, code := fetch(false); off != -1 || code != 0 {
+		t.Fatalf("read_uncommitted fetch: offset %d code %d, want -1", off, code)
+	}
+}
