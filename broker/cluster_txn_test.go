@@ -127,7 +127,7 @@ func endTxn(cl *kgo.Client, commit kgo.TransactionEndTry) error {
 // then CompleteAbort, and ListTransactions lists the id with its state
 // filter.
 func TestClusterTxnCommitAbortRoundTrip(t *testing.T) {
-	c := txnCluster(t, 1)
+	c := txnCluster(t, 1, brokertest.WithProperty("metrics.listener", "http://127.0.0.1:0"))
 	c.CreateTopic(t, "txn-rt", 2, 1)
 	cl := txnClient(t, c, "rt-1", "txn-rt")
 	adm := adminClient(t, c)
@@ -141,6 +141,7 @@ func TestClusterTxnCommitAbortRoundTrip(t *testing.T) {
 		t.Fatalf("ongoing: %+v", st)
 	}
 	pid, epoch := st.ProducerID, st.ProducerEpoch
+	waitMetric(t, c, 0, "samsa_coordinator_transaction_transactionstatemanager_numongoing", func(v float64) bool { return v == 1 })
 	if err := endTxn(cl, kgo.TryCommit); err != nil {
 		t.Fatalf("commit: %v", err)
 	}
@@ -156,6 +157,8 @@ func TestClusterTxnCommitAbortRoundTrip(t *testing.T) {
 		t.Fatalf("abort: %v", err)
 	}
 	waitTxnState(t, adm, "rt-1", "CompleteAbort")
+	waitMetric(t, c, 0, "samsa_coordinator_transaction_transactionstatemanager_numongoing", func(v float64) bool { return v == 0 })
+	waitMetric(t, c, 0, "kafka_server_transaction_coordinator_metrics_partition_load_time_max", func(v float64) bool { return v >= 0 })
 
 	req := kmsg.NewPtrListTransactionsRequest()
 	req.StateFilters = []string{"CompleteAbort", "NoSuchState"}
