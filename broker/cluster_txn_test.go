@@ -396,3 +396,54 @@ func TestClusterTxnOffsetCommitPending(t *testing.T) {
 		t.Fatalf("read_uncommitted fetch: offset %d code %d, want -1", off, code)
 	}
 }
+
+// TestAPITxnVerifyOnly: AddPartitionsToTxn v4 verify_only (KIP-890 part
+// 1, the partition leaders' question) answers NONE for a partition of the
+// open transaction, INVALID_TXN_STATE for another, PRODUCER_FENCED for an
+// old epoch; ApiVersions still advertises only v0-3.
+func TestAPITxnVerifyOnly(t *testing.T) {
+	c := txnCluster(t, 1)
+	c.CreateTopic(t, "txn-v", 2, 1)
+	cl := txnClient(t, c, "v-1", "txn-v")
+	adm := adminClient(t, c)
+	if err := cl.BeginTransaction(); err != nil {
+		t.Fatal(err)
+	}
+	produceTxn(t, cl, 0, "x")
+	st := waitTxnState(t, adm, "v-1", "Ongoing")
+	rc := dialRaw(t, c.Addr(0))
+	av, err := rc.roundTrip(kmsg.NewPtrApiVersionsRequest())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, k := range av.(*kmsg.ApiVersionsResponse).ApiKeys {
+		if k.ApiKey == 24 && k.MaxVersion != 3 {
+			t.Fatalf("AddPartitionsToTxn advertised up to v%d", k.MaxVersion)
+		}
+	}
+	verify := func(epoch int16) *kmsg.AddPartitionsToTxnResponse {
+		t.Helper()
+		req := kmsg.NewPtrAddPartitionsToTxnRequest()
+		req.Version = 4
+		tx := kmsg.NewAddPartitionsToTxnRequestTransaction()
+		tx.TransactionalID, tx.ProducerID, tx.ProducerEpoch, tx.VerifyOnly = "v-1", st.ProducerID, epoch, true
+		tt := kmsg.NewAddPartitionsToTxnRequestTransactionTopic()
+		tt.Topic, tt.Partitions = "txn-v", []int32{0, 1}
+		tx.Topics = append(tx.Topics, tt)
+		req.Transactions = append(req.Transactions, tx)
+		resp, err := rc.roundTrip(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return resp.(*kmsg.AddPartitionsToTxnResponse)
+	}
+	r := verify(st.ProducerEpoch)
+	ps := r.Transactions[0].Topics[0].Partitions
+	if r.ErrorCode != 0 || len(ps) != 2 || ps[0].ErrorCode != 0 || ps[1].ErrorCode != kerr.InvalidTxnState.Code {
+		t.Fatalf("verify: %+v", r)
+	}
+	r = verify(st.ProducerEpoch - 1)
+	if ps := r.Transactions[0].Topics[0].Partitions; ps[0].ErrorCode != kerr.ProducerFenced.Code {
+		t.Fatalf("verify with an old epoch: %+v", r)
+	}
+}
