@@ -73,3 +73,26 @@ func TestToolTransactionsListDescribe(t *testing.T) {
 		t.Fatalf("unknown id: %d %q", code, errOut)
 	}
 }
+
+// TestToolProducerPerfTransactional: kafka-producer-perf-test
+// --transactional-id --transaction-duration-ms produces every record in
+// committed transactions (the coordinator ends in CompleteCommit).
+func TestToolProducerPerfTransactional(t *testing.T) {
+	c := brokertest.NewCluster(t, 1, brokertest.WithProperty("transaction.state.log.num.partitions", "2"),
+		brokertest.WithProperty("offsets.topic.num.partitions", "2"))
+	c.CreateTopic(t, "perf-txn", 2, 1)
+	boot := c.Addr(0)
+	out, errOut, code := runTool(t, "", "kafka-producer-perf-test", "--topic", "perf-txn", "--num-records", "2000", "--record-size", "100",
+		"--throughput", "-1", "--producer-props", "bootstrap.servers="+boot, "--transactional-id", "perf-txn-id",
+		"--transaction-duration-ms", "20")
+	if code != 0 || errOut != "" {
+		t.Fatalf("producer: exit %d\n%s\nstderr: %s", code, out, errOut)
+	}
+	if !strings.Contains(out, "2000 records sent") {
+		t.Fatalf("no total line:\n%s", out)
+	}
+	out, errOut, code = runTool(t, "", "kafka-transactions", "--bootstrap-server", boot, "describe", "--transactional-id", "perf-txn-id")
+	if code != 0 || !strings.Contains(out, "\tCompleteCommit  \t") {
+		t.Fatalf("describe: %d %s\n%s", code, errOut, out)
+	}
+}
