@@ -13,6 +13,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kmsg"
 
 	"samsa/broker/brokertest"
+	"samsa/broker/peer"
 )
 
 // Transaction coordinator tests (broker/txn). The partition side
@@ -445,5 +446,25 @@ func TestAPITxnVerifyOnly(t *testing.T) {
 	r = verify(st.ProducerEpoch - 1)
 	if ps := r.Transactions[0].Topics[0].Partitions; ps[0].ErrorCode != kerr.ProducerFenced.Code {
 		t.Fatalf("verify with an old epoch: %+v", r)
+	}
+	// Another broker's inter-broker client (broker/peer) negotiates v4.
+	pc := peer.New(c.Addr(0), "txn-verify-test")
+	defer pc.Close()
+	req := kmsg.NewPtrAddPartitionsToTxnRequest()
+	tx := kmsg.NewAddPartitionsToTxnRequestTransaction()
+	tx.TransactionalID, tx.ProducerID, tx.ProducerEpoch, tx.VerifyOnly = "v-1", st.ProducerID, st.ProducerEpoch, true
+	tt := kmsg.NewAddPartitionsToTxnRequestTransactionTopic()
+	tt.Topic, tt.Partitions = "txn-v", []int32{0}
+	tx.Topics = append(tx.Topics, tt)
+	req.Transactions = append(req.Transactions, tx)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	kresp, err := pc.Request(ctx, req)
+	if err != nil {
+		t.Fatalf("peer verify: %v", err)
+	}
+	if resp := kresp.(*kmsg.AddPartitionsToTxnResponse); req.Version != 4 || len(resp.Transactions) != 1 ||
+		resp.Transactions[0].Topics[0].Partitions[0].ErrorCode != 0 {
+		t.Fatalf("peer verify at v%d: %+v", req.Version, resp)
 	}
 }
