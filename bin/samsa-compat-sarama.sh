@@ -75,14 +75,9 @@ docker_only=(
 # Expected failures: "Test reason". Remove a line when the feature lands; the
 # summary reports XPASS for a listed test that passes.
 expected_failures=(
-  "TestFuncTxnProduceNoBegin transactions (transaction coordinator, AddPartitionsToTxn, EndTxn) not implemented"
-  "TestFuncTxnCommitNoMessages transactions not implemented"
-  "TestFuncTxnProduce transactions not implemented"
-  "TestFuncTxnProduceEpochBump transactions not implemented (KIP-360 epoch bump)"
-  "TestFuncInitProducerId3 InitProducerId with a transactional id (KIP-360 epoch bump) needs a transaction coordinator"
-  "TestFuncTxnProduceAndCommitOffset transactions not implemented (AddOffsetsToTxn, TxnOffsetCommit)"
-  "TestFuncTxnProduceMultiTxn transactions not implemented"
-  "TestFuncTxnAbortedProduce transactions not implemented (read_committed, aborted ranges)"
+  "TestFuncTxnProduceAndCommitOffset offsets of a transaction are committed by the COMMIT marker (WriteTxnMarkers handler, partition side)"
+  "TestFuncTxnProduceMultiTxn read_committed (partition side) not implemented"
+  "TestFuncTxnAbortedProduce read_committed, aborted ranges (partition side) not implemented"
   "TestFuncDescribeProducers DescribeProducers (API 61, Kafka 3.0) not offered"
 )
 
@@ -104,6 +99,8 @@ core_tests=(
   TestFuncAdminDescribeConfig TestFuncAdminAlterConfig TestFuncAdminIncrementalAlterConfigs
   TestFuncAdminDescribeLogDirs TestFuncAdminDeleteRecords TestFuncAdminListOffsets
   TestFuncAdminElectLeadersV1 TestFuncAdminAlterPartitionReassignments TestFuncAdminQuotas
+  TestFuncTxnProduceNoBegin TestFuncTxnCommitNoMessages TestFuncTxnProduce TestFuncTxnProduceEpochBump
+  TestFuncInitProducerId3
 )
 
 usage() { sed -n '2,14p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
