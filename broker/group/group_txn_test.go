@@ -100,3 +100,22 @@ func TestGroupTxnOffsetsReload(t *testing.T) {
 }
 
 func errf(format string, args ...any) error { return fmt.Errorf(format, args...) }
+
+// TestGroupTxnOffsetsChecks: KIP-447's checks of TxnOffsetCommit v3: an
+// unknown non-empty member id and a wrong generation are refused.
+func TestGroupTxnOffsetsChecks(t *testing.T) {
+	e := newEnv(t, testConfig())
+	req := TxnCommitRequest{Group: "tg", TransactionalID: "t1", ProducerID: 1, ProducerEpoch: 0, Generation: -1,
+		MemberID: "nobody", Offsets: []CommitOffset{{TopicPartition: TopicPartition{"in", 0}, Offset: 1, LeaderEpoch: -1}}}
+	if codes := e.c.CommitTxnOffsets(context.Background(), req); codes[0] != kerr.UnknownMemberID.Code {
+		t.Fatalf("unknown member: %v", codes)
+	}
+	req.MemberID, req.Generation = "", 3
+	if codes := e.c.CommitTxnOffsets(context.Background(), req); codes[0] != kerr.IllegalGeneration.Code {
+		t.Fatalf("wrong generation: %v", codes)
+	}
+	req.Generation = -1
+	if codes := e.c.CommitTxnOffsets(context.Background(), req); codes[0] != 0 {
+		t.Fatalf("v0-2 defaults: %v", codes)
+	}
+}
