@@ -6,6 +6,7 @@ package tools
 //	kafka-transactions.sh --bootstrap-server HOST:PORT [--command-config F] list
 //	kafka-transactions.sh --bootstrap-server ... describe --transactional-id ID
 //	kafka-transactions.sh --bootstrap-server ... describe-producers --topic T --partition P [--broker-id B]
+//	kafka-transactions.sh --bootstrap-server ... abort --topic T --partition P (--start-offset O | --producer-id I --producer-epoch E --coordinator-epoch C)
 //	kafka-transactions.sh --bootstrap-server ... find-hanging (--broker-id B | --topic T [--partition P]) [--max-transaction-timeout MIN]
 //
 // Output is Kafka's table: a header row then one row per item, every cell
@@ -20,9 +21,9 @@ package tools
 //   - describe-producers and find-hanging need DescribeProducers (API 61)
 //     from the partition leader (or --broker-id); a broker without it
 //     makes the command fail with Kafka's UnsupportedVersionException text.
-//   - abort is not offered: it sends WriteTxnMarkers, an inter-broker API
-//     Sarama (the tools' client) does not implement. Kafka's --start-offset
-//     form also needs DescribeProducers.
+//   - abort writes an ABORT marker with WriteTxnMarkers through broker/peer
+//     (transactions_abort.go); the --start-offset form needs
+//     DescribeProducers, and both need a leader that offers WriteTxnMarkers.
 
 import (
 	"errors"
@@ -66,6 +67,7 @@ func transactionsCommand(env Env) *cli.Command {
 					&cli.StringFlag{Name: "max-transaction-timeout", Value: "15", Usage: "maximum transaction timeout in minutes to limit the scope of the search"},
 				},
 				Action: errorExitAction(env, runTxnFindHanging)},
+			txnAbortCommand(env),
 		},
 	}
 }
@@ -100,6 +102,19 @@ func openBroker(b *sarama.Broker, cfg *sarama.Config) error {
 		return err
 	}
 	return nil
+}
+
+// txnFailure is TransactionsCommand.printErrorAndExit(message, cause):
+// the message, the cause's message and Kafka's hint.
+func txnFailure(msg string, err error) error {
+	cause := err.Error()
+	var ke sarama.KError
+	if errors.As(err, &ke) {
+		if e, ok := kafka28Errors[int16(ke)]; ok {
+			cause = e.message
+		}
+	}
+	return toolErrorf("%s: %s. Enable debug logging for additional detail.", msg, cause)
 }
 
 // printTable is TransactionsCommand.prettyPrintTable.
@@ -146,7 +161,7 @@ func runTxnList(c *cli.Context, env Env) error {
 			return err
 		}
 		if resp.ErrorCode != sarama.ErrNoError {
-			return commandFailure(fmt.Sprintf("Failed to list transactions on broker %d: %s", b.ID(), javaErrorText(resp.ErrorCode)))
+			return txnFailure("Failed to list transactions", resp.ErrorCode)
 		}
 		states := append([]sarama.ListTransactionsResponseTransactionState(nil), resp.TransactionStates...)
 		sort.Slice(states, func(i, j int) bool { return states[i].TransactionalID < states[j].TransactionalID })
@@ -208,11 +223,7 @@ func runTxnDescribe(c *cli.Context, env Env) error {
 	defer client.Close()
 	st, coord, err := describeTxn(client, cfg, id)
 	if err != nil {
-		var kerr sarama.KError
-		if errors.As(err, &kerr) {
-			return commandFailure(fmt.Sprintf("Failed to describe transaction %s: %s", id, javaErrorText(kerr)))
-		}
-		return err
+		return txnFailure(fmt.Sprintf("Failed to describe transaction state of transactional-id `%s`", id), err)
 	}
 	start, duration := "None", "None"
 	if st.TransactionStartTime >= 0 {
@@ -309,12 +320,16 @@ func runTxnDescribeProducers(c *cli.Context, env Env) error {
 	defer client.Close()
 	p, err := describeProducers(client, cfg, topic, partition, broker)
 	if err != nil {
-		return commandFailure(fmt.Sprintf("Failed to describe producers for partition %s-%d: %s", topic, partition, javaErrorText(err)))
+		on := "leader"
+		if broker >= 0 {
+			on = fmt.Sprintf("broker %d", broker)
+		}
+		return txnFailure(fmt.Sprintf("Failed to describe producers for partition %s-%d on %s", topic, partition, on), err)
 	}
 	var rows [][]string
 	for _, s := range p.ActiveProducers {
 		rows = append(rows, []string{strconv.FormatInt(s.ProducerID, 10), strconv.Itoa(int(s.ProducerEpoch)),
-			optional(int64(s.CoordinatorEpoch)), strconv.Itoa(int(s.LastSequence)), strconv.FormatInt(s.LastTimestamp, 10),
+			strconv.Itoa(int(s.CoordinatorEpoch)), strconv.Itoa(int(s.LastSequence)), strconv.FormatInt(s.LastTimestamp, 10),
 			optional(s.CurrentTxnStartOffset)})
 	}
 	printTable(env.Stdout, []string{"ProducerId", "ProducerEpoch", "LatestCoordinatorEpoch", "LastSequence",

@@ -94,7 +94,7 @@ func runTxnFindHanging(c *cli.Context, env Env) error {
 	for _, x := range tps {
 		p, err := describeProducers(client, cfg, x.topic, x.p, broker)
 		if err != nil {
-			return commandFailure(fmt.Sprintf("Failed to describe producers for partition %s-%d: %s", x.topic, x.p, javaErrorText(err)))
+			return txnFailure(fmt.Sprintf("Failed to describe producers for partition %s-%d", x.topic, x.p), err)
 		}
 		for _, s := range p.ActiveProducers {
 			if s.CurrentTxnStartOffset >= 0 && nowMs-s.LastTimestamp > maxMs {

@@ -96,3 +96,22 @@ func TestToolProducerPerfTransactional(t *testing.T) {
 		t.Fatalf("describe: %d %s\n%s", code, errOut, out)
 	}
 }
+
+// TestToolTransactionsAbortArgs: abort refuses incomplete identifications
+// with Kafka's messages before contacting anything.
+func TestToolTransactionsAbortArgs(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--topic", "t", "--partition", "0"}, "The transaction to abort must be identified either with --start-offset"},
+		{[]string{"--topic", "t", "--partition", "0", "--producer-id", "5"}, "Missing required argument --producer-epoch"},
+		{[]string{"--topic", "t", "--partition", "0", "--producer-id", "5", "--producer-epoch", "1"}, "Missing required argument --coordinator-epoch"},
+		{[]string{"--partition", "0", "--start-offset", "3"}, `Missing required argument "[topic]"`},
+	} {
+		_, errOut, code := runTool(t, "", append([]string{"kafka-transactions", "--bootstrap-server", "127.0.0.1:1", "abort"}, tc.args...)...)
+		if code != 1 || !strings.Contains(errOut, tc.want) {
+			t.Errorf("%v: exit %d %q, want %q", tc.args, code, errOut, tc.want)
+		}
+	}
+}
