@@ -6,6 +6,8 @@ package broker
 //   - Translated to broker/group's Heartbeat: keeps the member's session
 //     alive; REBALANCE_IN_PROGRESS tells it to rejoin, UNKNOWN_MEMBER_ID and
 //     ILLEGAL_GENERATION that it was removed or is behind.
+//   - A heartbeat does not stand in for SyncGroup: a member removed for a
+//     missing SyncGroup (KAFKA-12890) gets UNKNOWN_MEMBER_ID.
 //
 // Version notes:
 //   - v1: throttle. v3: group instance id. v4: flexible.

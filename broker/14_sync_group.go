@@ -8,6 +8,10 @@ package broker
 //     followers park until the leader's SyncGroup arrives.
 //   - v5: a protocol type or name that does not match the group's answers
 //     INCONSISTENT_GROUP_PROTOCOL.
+//   - KAFKA-12890 (Kafka 2.8.1): a member that has not sent SyncGroup within
+//     the rebalance timeout after the join completed is removed and the
+//     group rebalances; its later SyncGroup gets UNKNOWN_MEMBER_ID. The
+//     leader's SyncGroup counts like any other.
 //
 // Version notes:
 //   - v1: throttle. v3: group instance id. v4: flexible.

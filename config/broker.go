@@ -132,6 +132,9 @@ type Broker struct {
 	MetricsListener                                      string // metrics.listener (Samsa)
 	LogFormat                                            string // log.format (Samsa)
 	LogLevel                                             string // log.level (Samsa)
+	GroupRebalanceStormCount                             int32  // samsa.group.rebalance.storm.count (Samsa)
+	GroupRebalanceStormWindowMs                          int64  // samsa.group.rebalance.storm.window.ms (Samsa)
+	GroupRebalanceHistorySize                            int32  // samsa.group.rebalance.history.size (Samsa)
 
 	// supplied holds the raw key=value pairs given (properties file plus
 	// overrides), including unknown keys; immutable after NewBroker.

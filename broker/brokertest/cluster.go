@@ -1,8 +1,10 @@
 package brokertest
 
 import (
+	"bytes"
 	"context"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -30,6 +32,7 @@ type options struct {
 	props    map[string]string
 	logLevel logrus.Level
 	firstID  int32
+	hooks    []logrus.Hook
 }
 
 // WithProperty sets a server.properties key on every broker.
@@ -40,6 +43,10 @@ func WithProperty(key, value string) Option {
 // WithLogLevel sets the brokers' log level (default: warning, or
 // SAMSA_TEST_LOG=debug|info from the environment).
 func WithLogLevel(l logrus.Level) Option { return func(o *options) { o.logLevel = l } }
+
+// WithLogHook adds h to the brokers' logger, so a test can assert on log
+// entries (every level, whatever WithLogLevel lets through to the output).
+func WithLogHook(h logrus.Hook) Option { return func(o *options) { o.hooks = append(o.hooks, h) } }
 
 // WithFirstID sets the id of broker 0 (default 1; brokers get consecutive
 // ids). Several clients treat node id 0 as suspect, so the default is 1.
@@ -82,6 +89,14 @@ func NewCluster(t testing.TB, n int, opts ...Option) *Cluster {
 	logger := logrus.New()
 	logger.SetLevel(o.logLevel)
 	logger.SetOutput(testWriter{t})
+	if len(o.hooks) > 0 {
+		// Hooks see entries up to info; the output keeps o.logLevel.
+		logger.SetLevel(max(o.logLevel, logrus.InfoLevel))
+		logger.SetOutput(levelFilter{w: testWriter{t}, level: o.logLevel})
+		for _, h := range o.hooks {
+			logger.AddHook(h)
+		}
+	}
 	c := &Cluster{t: t, connect: srv.Chroot(t), zk: srv, opts: o, logger: logger}
 	c.net = newNetFaults(c)
 	root := t.TempDir()
@@ -338,4 +353,20 @@ func (c *Cluster) close(before map[string]bool) {
 		c.t.Errorf("brokertest: %d request handler panics", c.panics)
 	}
 	checkGoroutines(c.t, before)
+}
+
+// levelFilter writes only the formatted entries at or above level (the
+// text and JSON formatters both write "level=<name>" or "\"level\":\"<name>\"").
+type levelFilter struct {
+	w     io.Writer
+	level logrus.Level
+}
+
+func (f levelFilter) Write(p []byte) (int, error) {
+	for _, l := range logrus.AllLevels {
+		if l > f.level && (bytes.Contains(p, []byte("level="+l.String()+" ")) || bytes.Contains(p, []byte(`"level":"`+l.String()+`"`))) {
+			return len(p), nil
+		}
+	}
+	return f.w.Write(p)
 }
