@@ -167,20 +167,22 @@ func (g *group) hasTxnPending(tp TopicPartition) bool {
 	return false
 }
 
-// CompleteTxnOffsets is what the WriteTxnMarkers handler calls after it
-// appended producerID's COMMIT (commit true) or ABORT marker to
-// __consumer_offsets partition partition: every group of that partition
-// with offsets pending for the producer materialises (COMMIT) or drops
-// (ABORT) them, as Kafka's GroupCoordinator.scheduleHandleTxnCompletion.
-// It does not block: each group applies it on its own goroutine, after
-// the requests already queued there.
-func (c *Coordinator) CompleteTxnOffsets(partition int32, producerID int64, commit bool) {
+// CompleteTxnOffsets is what the WriteTxnMarkers handler calls after
+// producerID's COMMIT (commit true) or ABORT marker is replicated on the
+// __consumer_offsets partitions offsetsPartitions: every group of those
+// partitions with offsets pending for the producer materialises (COMMIT)
+// or drops (ABORT) them, as Kafka's
+// GroupCoordinator.scheduleHandleTxnCompletion(producerId,
+// offsetsPartitions, isCommit). It does not block: each group applies it
+// on its own goroutine, after the requests already queued there.
+func (c *Coordinator) CompleteTxnOffsets(producerID int64, offsetsPartitions []int32, commit bool) {
 	c.mu.Lock()
-	ps := c.mu.partitions[partition]
 	var groups []*group
-	if ps != nil {
-		for _, g := range ps.groups {
-			groups = append(groups, g)
+	for _, p := range offsetsPartitions {
+		if ps := c.mu.partitions[p]; ps != nil {
+			for _, g := range ps.groups {
+				groups = append(groups, g)
+			}
 		}
 	}
 	c.mu.Unlock()

@@ -40,7 +40,7 @@ func TestGroupTxnOffsetsCommitAndAbort(t *testing.T) {
 	if off, code := fetchIn(t, e); off != -1 || code != kerr.UnstableOffsetCommit.Code {
 		t.Fatalf("pending: offset %d code %d", off, code)
 	}
-	e.c.CompleteTxnOffsets(p, 42, true)
+	e.c.CompleteTxnOffsets(42, []int32{p}, true)
 	waitFor(t, func() error {
 		if off, code := fetchIn(t, e); off != 10 || code != 0 {
 			return errf("offset %d code %d", off, code)
@@ -48,7 +48,7 @@ func TestGroupTxnOffsetsCommitAndAbort(t *testing.T) {
 		return nil
 	})
 	txnCommit(t, e, 42, 0, 20)
-	e.c.CompleteTxnOffsets(p, 42, false)
+	e.c.CompleteTxnOffsets(42, []int32{p}, false)
 	waitFor(t, func() error {
 		if off, code := fetchIn(t, e); off != 10 || code != 0 {
 			return errf("after abort: offset %d code %d", off, code)
@@ -88,7 +88,7 @@ func TestGroupTxnOffsetsReload(t *testing.T) {
 	if code != 0 || offs[0].Offset != 5 {
 		t.Fatalf("committed after reload: %d %v", code, offs)
 	}
-	e.c.CompleteTxnOffsets(p, 9, true)
+	e.c.CompleteTxnOffsets(9, []int32{p}, true)
 	waitFor(t, func() error {
 		if off, code := fetchIn(t, e); off != 50 || code != 0 {
 			return errf("offset %d code %d", off, code)
