@@ -161,3 +161,55 @@ func TestTxnCoordinatorVerify(t *testing.T) {
 		t.Fatalf("unknown id: %d", code)
 	}
 }
+
+// gatedLog holds every ReadFrom until gate is closed (a slow load).
+type gatedLog struct {
+	*storageLog
+	gate chan struct{}
+}
+
+func (g gatedLog) ReadFrom(p int32, off int64, maxBytes int) (ReadResult, error) {
+	<-g.gate
+	return g.storageLog.ReadFrom(p, off, maxBytes)
+}
+
+// TestTxnCoordinatorLoadInProgress: while a partition loads, its ids get
+// COORDINATOR_LOAD_IN_PROGRESS; ids of partitions not led here
+// NOT_COORDINATOR; after the load the state is there.
+func TestTxnCoordinatorLoadInProgress(t *testing.T) {
+	log := newStorageLog(t)
+	c1 := testCoordinator(t, log, &leaders{}, 1, nil)
+	r := begin(t, c1, "t1", TopicPartition{"a", 0})
+	c1.Shutdown()
+
+	g := gatedLog{storageLog: log, gate: make(chan struct{})}
+	cfg := DefaultConfig()
+	cfg.NumPartitions = 2
+	c := NewCoordinator(Options{Config: cfg, Log: g, Markers: &leaders{},
+		NewProducerID: func() (int64, error) { return 5000, nil },
+		PartitionFor: func(id string, _ int32) int32 {
+			if id == "t1" {
+				return 0
+			}
+			return 1
+		}})
+	defer c.Shutdown()
+	c.BecomeLeader(0, 2)
+	if d := c.Describe("t1"); d.Code != kerr.CoordinatorLoadInProgress.Code {
+		t.Fatalf("while loading: %+v", d)
+	}
+	if got := c.InitProducerID(ctx, "t1", 60000, -1, -1); got.Code != kerr.CoordinatorLoadInProgress.Code {
+		t.Fatalf("init while loading: %+v", got)
+	}
+	if _, code := c.List(nil, nil); code != kerr.CoordinatorLoadInProgress.Code {
+		t.Fatalf("list while loading: %d", code)
+	}
+	if d := c.Describe("other"); d.Code != kerr.NotCoordinator.Code {
+		t.Fatalf("partition not led: %+v", d)
+	}
+	close(g.gate)
+	waitFor(t, "the load", func() bool { return c.Describe("t1").Code == 0 })
+	if d := c.Describe("t1"); d.State != Ongoing || d.ProducerID != r.ProducerID || len(d.Partitions) != 1 {
+		t.Fatalf("loaded %+v", d)
+	}
+}
