@@ -91,10 +91,14 @@ func TestToolProducerPerfTransactional(t *testing.T) {
 	if !strings.Contains(out, "2000 records sent") {
 		t.Fatalf("no total line:\n%s", out)
 	}
-	out, errOut, code = runTool(t, "", "kafka-transactions", "--bootstrap-server", boot, "describe", "--transactional-id", "perf-txn-id")
-	if code != 0 || !strings.Contains(out, "\tCompleteCommit  \t") {
-		t.Fatalf("describe: %d %s\n%s", code, errOut, out)
-	}
+	// EndTxn answers once PrepareCommit is written; CompleteCommit follows the markers.
+	brokertest.WaitFor(t, 30*time.Second, func() error {
+		out, errOut, code = runTool(t, "", "kafka-transactions", "--bootstrap-server", boot, "describe", "--transactional-id", "perf-txn-id")
+		if code != 0 || !strings.Contains(out, "\tCompleteCommit  \t") {
+			return fmt.Errorf("describe: %d %s\n%s", code, errOut, out)
+		}
+		return nil
+	})
 }
 
 // TestToolTransactionsAbortArgs: abort refuses incomplete identifications
