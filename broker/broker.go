@@ -17,6 +17,7 @@ import (
 	"samsa/broker/replica"
 	"samsa/broker/server"
 	"samsa/broker/storage"
+	"samsa/broker/txn"
 	"samsa/config"
 	"samsa/controller"
 	"samsa/zkutil"
@@ -58,6 +59,8 @@ type Broker struct {
 	ctrl     *controller.Controller
 	topics   *topicConfigs
 	groups   *group.Coordinator
+	txns     *txn.Coordinator // transaction coordinator (txn_wiring.go)
+	txnMarks *markerWriter    // its WriteTxnMarkers clients
 	fetchSrc *peerFetchSource
 	// authz is the ACL authorizer (authz_wiring.go); nil when
 	// authorizer.class.name is empty, and then every request is allowed.
@@ -65,11 +68,11 @@ type Broker struct {
 
 	producerIDs producerIDAllocator // internally locked (22_init_producer_id.go)
 
-	// TxnOffsetsCompleter is the group coordinator's hook for transaction
-	// markers on __consumer_offsets (27_write_txn_markers.go). The
-	// assembly sets it before Start (the transaction coordinator work
-	// provides it); nil skips. Immutable after Start.
-	TxnOffsetsCompleter TxnOffsetsCompleter
+	// txnOffsets is the group coordinator's hook for transaction markers on
+	// __consumer_offsets (27_write_txn_markers.go): set with the group
+	// coordinator in startGroupCoordinator, before any request is served;
+	// immutable after.
+	txnOffsets TxnOffsetsCompleter
 	// txnVerify caches KIP-890 verifications (txn_verify.go); internally
 	// locked.
 	txnVerify txnVerifyCache

@@ -125,14 +125,20 @@ type Broker struct {
 	TransactionStateLogReplicationFactor     int16    // transaction.state.log.replication.factor
 	TransactionStateLogMinISR                int32    // transaction.state.log.min.isr
 	TransactionStateLogSegmentBytes          int32    // transaction.state.log.segment.bytes
+	TransactionStateLogLoadBufferSize        int32    // transaction.state.log.load.buffer.size
+	TransactionMaxTimeoutMs                  int32    // transaction.max.timeout.ms
 	TransactionalIDExpirationMs              int32    // transactional.id.expiration.ms
 	TransactionPartitionVerificationEnable   bool     // transaction.partition.verification.enable
-	MetricsListener                          string   // metrics.listener (Samsa)
-	LogFormat                                string   // log.format (Samsa)
-	LogLevel                                 string   // log.level (Samsa)
-	GroupRebalanceStormCount                 int32    // samsa.group.rebalance.storm.count (Samsa)
-	GroupRebalanceStormWindowMs              int64    // samsa.group.rebalance.storm.window.ms (Samsa)
-	GroupRebalanceHistorySize                int32    // samsa.group.rebalance.history.size (Samsa)
+	// TransactionAbortTimedOutTransactionCleanupIntervalMs is transaction.abort.timed.out.transaction.cleanup.interval.ms.
+	TransactionAbortTimedOutTransactionCleanupIntervalMs int32
+	// TransactionRemoveExpiredTransactionCleanupIntervalMs is transaction.remove.expired.transaction.cleanup.interval.ms.
+	TransactionRemoveExpiredTransactionCleanupIntervalMs int32
+	MetricsListener                                      string // metrics.listener (Samsa)
+	LogFormat                                            string // log.format (Samsa)
+	LogLevel                                             string // log.level (Samsa)
+	GroupRebalanceStormCount                             int32  // samsa.group.rebalance.storm.count (Samsa)
+	GroupRebalanceStormWindowMs                          int64  // samsa.group.rebalance.storm.window.ms (Samsa)
+	GroupRebalanceHistorySize                            int32  // samsa.group.rebalance.history.size (Samsa)
 
 	// supplied holds the raw key=value pairs given (properties file plus
 	// overrides), including unknown keys; immutable after NewBroker.
