@@ -24,8 +24,12 @@ package broker
 //     COORDINATOR_LOAD_IN_PROGRESS); nothing is written. A v4 entry
 //     without verify_only (KIP-890 part 2's broker-side add) is
 //     INVALID_REQUEST.
-//   - No ACL check (the authorizer is separate work): Kafka requires Write
-//     on the transactional id and on each topic; v4 ClusterAction.
+//   - Authorization as Kafka 2.8: Write on the transactional id, else
+//     every partition TRANSACTIONAL_ID_AUTHORIZATION_FAILED; then Write per
+//     topic (internal topics never), else TOPIC_AUTHORIZATION_FAILED, before
+//     the existence check so a refused principal cannot tell a missing topic
+//     from an existing one. v4 needs ClusterAction on the cluster (Kafka
+//     3.6), else CLUSTER_AUTHORIZATION_FAILED at the top level.
 //
 // Version notes:
 //   - v1: same as v0. v2: PRODUCER_FENCED replaces INVALID_PRODUCER_EPOCH.
@@ -35,6 +39,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kmsg"
 
+	"samsa/broker/acl"
 	"samsa/broker/txn"
 )
 
@@ -45,6 +50,10 @@ func (b *Broker) handleAddPartitionsToTxn(r *request) (kmsg.Response, error) {
 	req := r.body.(*kmsg.AddPartitionsToTxnRequest)
 	resp := req.ResponseKind().(*kmsg.AddPartitionsToTxnResponse)
 	if req.Version >= addPartitionsVerifyVersion {
+		if !b.authorizedCluster(r, acl.OpClusterAction) {
+			resp.ErrorCode = kerr.ClusterAuthorizationFailed.Code
+			return resp, nil
+		}
 		for _, t := range req.Transactions {
 			resp.Transactions = append(resp.Transactions, b.verifyTxnPartitions(t))
 		}
@@ -54,12 +63,16 @@ func (b *Broker) handleAddPartitionsToTxn(r *request) (kmsg.Response, error) {
 	codes := map[txn.TopicPartition]int16{}
 	var tps []txn.TopicPartition
 	failed := false
+	idAllowed := b.authorizedTransactionalID(r, acl.OpWrite, &req.TransactionalID)
+	write := b.topicAuthCache(r, acl.OpWrite)
 	for _, t := range req.Topics {
 		for _, p := range t.Partitions {
 			tp := txn.TopicPartition{Topic: t.Topic, Partition: p}
 			tps = append(tps, tp)
 			switch _, ok := snap.Partition(t.Topic, p); {
-			case isInternalTopic(t.Topic):
+			case !idAllowed:
+				codes[tp], failed = kerr.TransactionalIDAuthorizationFailed.Code, true
+			case isInternalTopic(t.Topic) || !write.ok(t.Topic):
 				codes[tp], failed = kerr.TopicAuthorizationFailed.Code, true
 			case !ok:
 				codes[tp], failed = kerr.UnknownTopicOrPartition.Code, true

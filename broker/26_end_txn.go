@@ -13,17 +13,27 @@ package broker
 //     contradicting or early EndTxn is INVALID_TXN_STATE;
 //     INVALID_PRODUCER_ID_MAPPING, PRODUCER_FENCED (INVALID_PRODUCER_EPOCH
 //     below v2), NOT_COORDINATOR, COORDINATOR_LOAD_IN_PROGRESS.
-//   - No ACL check: Kafka requires Write on the transactional id.
+//   - Write on the transactional id, as Kafka 2.8, else
+//     TRANSACTIONAL_ID_AUTHORIZATION_FAILED and the transaction is untouched.
 //
 // Version notes:
 //   - v1: same as v0. v2: PRODUCER_FENCED replaces INVALID_PRODUCER_EPOCH.
 //     v3: flexible.
 
-import "github.com/twmb/franz-go/pkg/kmsg"
+import (
+	"github.com/twmb/franz-go/pkg/kerr"
+	"github.com/twmb/franz-go/pkg/kmsg"
+
+	"samsa/broker/acl"
+)
 
 func (b *Broker) handleEndTxn(r *request) (kmsg.Response, error) {
 	req := r.body.(*kmsg.EndTxnRequest)
 	resp := req.ResponseKind().(*kmsg.EndTxnResponse)
+	if !b.authorizedTransactionalID(r, acl.OpWrite, &req.TransactionalID) {
+		resp.ErrorCode = kerr.TransactionalIDAuthorizationFailed.Code
+		return resp, nil
+	}
 	code := b.txns.EndTxn(r.ctx, req.TransactionalID, req.ProducerID, req.ProducerEpoch, req.Commit)
 	resp.ErrorCode = fencedCode(code, req.Version >= 2)
 	return resp, nil

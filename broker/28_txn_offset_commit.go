@@ -18,8 +18,14 @@ package broker
 //   - The batch continues the producer's sequence on the offsets partition
 //     (Kafka writes no sequence there and skips the check for its own
 //     appends; Samsa's log checks every producer batch).
-//   - No ACL check: Kafka requires Write on the transactional id and Read
-//     on the group and topics.
+//   - Authorization and partition checks as Kafka 2.8's
+//     handleTxnOffsetCommitRequest: Write on the transactional id, else
+//     every partition TRANSACTIONAL_ID_AUTHORIZATION_FAILED; Read on the
+//     group, else every partition GROUP_AUTHORIZATION_FAILED; then Read per
+//     topic (TOPIC_AUTHORIZATION_FAILED) and, only for allowed topics, an
+//     unknown partition is UNKNOWN_TOPIC_OR_PARTITION. Those partitions are
+//     not committed; the others are, and with none left the coordinator is
+//     not asked.
 //
 // Version notes:
 //   - v2: committed leader epoch. v3: generation_id, member_id,
@@ -29,6 +35,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kmsg"
 
+	"samsa/broker/acl"
 	"samsa/broker/group"
 )
 
@@ -40,8 +47,32 @@ func (b *Broker) handleTxnOffsetCommit(r *request) (kmsg.Response, error) {
 	if req.InstanceID != nil {
 		in.GroupInstanceID = *req.InstanceID
 	}
+	whole := int16(0)
+	switch {
+	case !b.authorizedTransactionalID(r, acl.OpWrite, &req.TransactionalID):
+		whole = kerr.TransactionalIDAuthorizationFailed.Code
+	case !b.authorizedGroup(r, acl.OpRead, req.Group):
+		whole = kerr.GroupAuthorizationFailed.Code
+	}
+	snap := b.meta.Snapshot()
+	read := b.topicAuthCache(r, acl.OpRead)
+	// pre holds each partition's refusal in request order, 0 for those
+	// handed to the coordinator.
+	var pre []int16
 	for _, t := range req.Topics {
 		for _, p := range t.Partitions {
+			code := whole
+			if code == 0 {
+				if !read.ok(t.Topic) {
+					code = kerr.TopicAuthorizationFailed.Code
+				} else if _, ok := snap.Partition(t.Topic, p.Partition); !ok {
+					code = kerr.UnknownTopicOrPartition.Code
+				}
+			}
+			pre = append(pre, code)
+			if code != 0 {
+				continue
+			}
 			md := ""
 			if p.Metadata != nil {
 				md = *p.Metadata
@@ -50,14 +81,21 @@ func (b *Broker) handleTxnOffsetCommit(r *request) (kmsg.Response, error) {
 				Offset: p.Offset, LeaderEpoch: p.LeaderEpoch, Metadata: md})
 		}
 	}
-	codes := b.groups.CommitTxnOffsets(r.ctx, in)
-	i := 0
+	var codes []int16
+	if len(in.Offsets) > 0 {
+		codes = b.groups.CommitTxnOffsets(r.ctx, in)
+	}
+	i, j := 0, 0
 	for _, t := range req.Topics {
 		rt := kmsg.NewTxnOffsetCommitResponseTopic()
 		rt.Topic = t.Topic
 		for _, p := range t.Partitions {
 			rp := kmsg.NewTxnOffsetCommitResponseTopicPartition()
-			rp.Partition, rp.ErrorCode = p.Partition, codes[i]
+			rp.Partition, rp.ErrorCode = p.Partition, pre[i]
+			if rp.ErrorCode == 0 {
+				rp.ErrorCode = codes[j]
+				j++
+			}
 			if req.Version < 2 && rp.ErrorCode == kerr.CoordinatorLoadInProgress.Code {
 				rp.ErrorCode = kerr.CoordinatorNotAvailable.Code
 			}

@@ -10,29 +10,44 @@ package broker
 //     TRANSACTIONAL_ID_NOT_FOUND for an unknown id, NOT_COORDINATOR or
 //     COORDINATOR_LOAD_IN_PROGRESS when this broker does not own or is
 //     loading the id.
-//   - No ACL check: Kafka requires Describe on the id and filters topics
-//     by Describe.
+//   - Authorization as Kafka 3.0's handleDescribeTransactionsRequest:
+//     Describe on each id, else TRANSACTIONAL_ID_AUTHORIZATION_FAILED for
+//     that id (nothing else of it shown); the partitions of topics the
+//     principal may not Describe are left out.
 //
 // Version notes:
 //   - v0: the only version (flexible).
 
 import (
+	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kmsg"
+
+	"samsa/broker/acl"
 )
 
 func (b *Broker) handleDescribeTransactions(r *request) (kmsg.Response, error) {
 	req := r.body.(*kmsg.DescribeTransactionsRequest)
 	resp := req.ResponseKind().(*kmsg.DescribeTransactionsResponse)
+	describe := b.topicAuthCache(r, acl.OpDescribe)
 	for _, id := range req.TransactionalIDs {
-		d := b.txns.Describe(id)
 		st := kmsg.NewDescribeTransactionsResponseTransactionState()
-		st.TransactionalID, st.ErrorCode = id, d.Code
+		st.TransactionalID = id
 		st.ProducerID, st.ProducerEpoch, st.StartTimestamp = -1, -1, -1
+		if !b.authorizedTransactionalID(r, acl.OpDescribe, &id) {
+			st.ErrorCode = kerr.TransactionalIDAuthorizationFailed.Code
+			resp.TransactionStates = append(resp.TransactionStates, st)
+			continue
+		}
+		d := b.txns.Describe(id)
+		st.ErrorCode = d.Code
 		if d.Code == 0 {
 			st.State, st.TimeoutMillis, st.StartTimestamp = d.State.String(), d.TimeoutMs, d.StartMs
 			st.ProducerID, st.ProducerEpoch = d.ProducerID, d.ProducerEpoch
 			idx := map[string]int{}
 			for _, tp := range d.Partitions {
+				if !describe.ok(tp.Topic) {
+					continue
+				}
 				i, ok := idx[tp.Topic]
 				if !ok {
 					i = len(st.Topics)

@@ -8,7 +8,8 @@ package broker
 //     (empty filters match all); unknown state names are listed in
 //     unknown_state_filters and match nothing. COORDINATOR_LOAD_IN_PROGRESS
 //     while any of its __transaction_state partitions loads.
-//   - No ACL check: Kafka lists only ids the caller may Describe.
+//   - Lists only the ids the principal may Describe (Kafka 3.0's
+//     handleListTransactionsRequest); no error for the others.
 //
 // Version notes:
 //   - v0: the only version (flexible). v1 (duration filter, KIP-994) and
@@ -19,6 +20,7 @@ import (
 
 	"github.com/twmb/franz-go/pkg/kmsg"
 
+	"samsa/broker/acl"
 	"samsa/broker/txn"
 )
 
@@ -41,6 +43,9 @@ func (b *Broker) handleListTransactions(r *request) (kmsg.Response, error) {
 	resp.ErrorCode = code
 	sort.Slice(list, func(i, j int) bool { return list[i].ID < list[j].ID })
 	for _, l := range list {
+		if !b.authorizedTransactionalID(r, acl.OpDescribe, &l.ID) {
+			continue
+		}
 		st := kmsg.NewListTransactionsResponseTransactionState()
 		st.TransactionalID, st.ProducerID, st.TransactionState = l.ID, l.ProducerID, l.State.String()
 		resp.TransactionStates = append(resp.TransactionStates, st)
