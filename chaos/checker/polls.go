@@ -15,7 +15,7 @@ func checkPolls(ops []history.Op, r *Result, sends map[string]*sendInfo, final m
 		offsets[k.p] = append(offsets[k.p], k.o)
 	}
 	// any reports whether the final read holds an offset in [from, to).
-	any := func(p int32, from, to int64) bool {
+	holds := func(p int32, from, to int64) bool {
 		os := offsets[p]
 		i := sort.Search(len(os), func(i int) bool { return os[i] >= from })
 		return i < len(os) && os[i] < to
@@ -65,7 +65,7 @@ func checkPolls(ops []history.Op, r *Result, sends map[string]*sendInfo, final m
 			}
 			if !c.started {
 				from := committed[op.Partition]
-				if op.Offset > from && any(op.Partition, from, op.Offset) {
+				if op.Offset > from && holds(op.Partition, from, op.Offset) {
 					r.CommittedSkips = append(r.CommittedSkips, Anomaly{Kind: "committed-skip", Value: op.Value, Process: op.Process,
 						Partition: op.Partition, Offset: op.Offset, Detail: fmt.Sprintf("first poll after assign, committed offset %d", from)})
 				}
@@ -76,7 +76,7 @@ func checkPolls(ops []history.Op, r *Result, sends map[string]*sendInfo, final m
 			case op.Offset <= c.last:
 				r.NonmonotonicPolls = append(r.NonmonotonicPolls, Anomaly{Kind: "nonmonotonic-poll", Value: op.Value, Process: op.Process,
 					Partition: op.Partition, Offset: op.Offset, Detail: fmt.Sprintf("after offset %d", c.last)})
-			case op.Offset > c.last+1 && any(op.Partition, c.last+1, op.Offset):
+			case op.Offset > c.last+1 && holds(op.Partition, c.last+1, op.Offset):
 				r.PollSkips = append(r.PollSkips, Anomaly{Kind: "poll-skip", Value: op.Value, Process: op.Process,
 					Partition: op.Partition, Offset: op.Offset, Detail: fmt.Sprintf("after offset %d", c.last)})
 			}
