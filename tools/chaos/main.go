@@ -44,9 +44,9 @@ func usage(fs *flag.FlagSet) func() {
 
 func run(args []string) int {
 	fs := flag.NewFlagSet("samsa-chaos", flag.ContinueOnError)
-	short := fs.Bool("short", false, "short run: 6 cycles, 4-7 s holds, 3 brokers (CI; under 4 minutes)")
+	short := fs.Bool("short", false, "short run: 8 cycles, 4-7 s holds, 3 brokers (CI; under 4 minutes)")
 	seed := fs.Int64("seed", 1, "seed of the fault schedule, targets and hold times")
-	cycles := fs.Int("cycles", 100, "fault cycles (the long matrix; --short sets 6)")
+	cycles := fs.Int("cycles", 100, "fault cycles (the long matrix; --short sets 8)")
 	nem := fs.String("nemesis", "all", "nemeses to draw from, comma-separated (see below)")
 	brokers := fs.Int("brokers", 3, "brokers, 3 to 5")
 	partitions := fs.Int("partitions", 3, "partitions of the workload topic (RF 3, min.insync.replicas 2)")
@@ -75,7 +75,7 @@ func run(args []string) int {
 		return 0
 	}
 	if *short {
-		*cycles, *holdMin, *holdMax, *quiet = 6, 4*time.Second, 7*time.Second, 2*time.Second
+		*cycles, *holdMin, *holdMax, *quiet = 8, 4*time.Second, 7*time.Second, 2*time.Second
 		*brokers = 3
 	}
 	if err := netns.Available(*prefix); err != nil {

@@ -40,6 +40,12 @@ var toolsImports = map[string][]toolsDep{
 	"tools/bench":           nil, // runs the samsa binary and clients as processes
 	"tools/bench/kfakepeer": nil,
 	"tools/lint":            nil, // tests only
+	"tools/chaos": {
+		{dep: "chaos/cluster", why: "--cleanup removes a crashed run's processes, mounts and namespaces"},
+		{dep: "chaos/nemesis", why: "--help lists the fault matrix"},
+		{dep: "chaos/netns", why: "checks namespaces work before a run"},
+		{dep: "chaos/runner", why: "the run itself"},
+	},
 }
 
 // TestLintToolsImports enforces toolsImports on the non-test files of the
