@@ -3,6 +3,7 @@ package cluster
 import (
 	"bufio"
 	"context"
+	"errors"
 	"fmt"
 	"net"
 	"os"
@@ -304,22 +305,27 @@ func (c *Cluster) zkMode(i int) (string, error) {
 	return "", fmt.Errorf("cluster: %s: no mode in srvr", ZKNode(i))
 }
 
-// FillDisk fills broker i's tmpfs with a filler file.
+// FillDisk fills broker i's tmpfs with a filler file, 1 MiB at a time
+// until the filesystem says ENOSPC (tmpfs keeps some blocks back from
+// what statfs calls available, so one allocation of "all" fails).
 func (c *Cluster) FillDisk(i int) error {
-	var st syscall.Statfs_t
-	if err := syscall.Statfs(c.DiskDir(i), &st); err != nil {
-		return err
-	}
 	f, err := os.Create(filepath.Join(c.DiskDir(i), "samsa-chaos-filler"))
 	if err != nil {
 		return err
 	}
 	defer f.Close()
-	free := int64(st.Bavail) * st.Bsize
-	if free <= 0 {
-		return nil
+	const chunk = 1 << 20
+	limit := c.Opt.DiskBytes / chunk
+	for n := int64(0); n <= limit; n++ {
+		err := syscall.Fallocate(int(f.Fd()), 0, n*chunk, chunk)
+		if errors.Is(err, syscall.ENOSPC) {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
 	}
-	return syscall.Fallocate(int(f.Fd()), 0, 0, free)
+	return fmt.Errorf("cluster: %s: disk not full after %d MiB", BrokerNode(i), limit)
 }
 
 // FreeDisk removes the filler.
