@@ -43,6 +43,7 @@ type Summary struct {
 	Seed        int64
 	Cycles      int
 	Unrecovered int
+	Restarts    int // processes found exited after a heal and started again
 	Result      checker.Result
 	PerFault    []FaultStats
 	Elapsed     time.Duration
@@ -71,9 +72,9 @@ func (s Summary) Line() string {
 		res = "FAIL(" + strings.Join(f, ",") + ")"
 	}
 	return fmt.Sprintf("samsa-chaos: seed=%d cycles=%d acked=%d lost=%d duplicates=%d order=%d indeterminate=%d "+
-		"duplicates-nonidempotent=%d reorders-nonidempotent=%d polled=%d unseen=%d elapsed=%s result=%s",
+		"duplicates-nonidempotent=%d reorders-nonidempotent=%d polled=%d unseen=%d restarts=%d elapsed=%s result=%s",
 		s.Seed, s.Cycles, r.Acked, len(r.Lost), r.Duplicates(), len(r.Order), r.Indeterminate,
-		len(r.DuplicatesOther), len(r.OrderOther), r.Polled, r.Unseen, s.Elapsed.Round(time.Second), res)
+		len(r.DuplicatesOther), len(r.OrderOther), r.Polled, r.Unseen, s.Restarts, s.Elapsed.Round(time.Second), res)
 }
 
 const topic = "samsa-chaos"
@@ -127,7 +128,7 @@ func Run(ctx context.Context, o Options) (sum Summary, err error) {
 		return sum, err
 	}
 	env := &nemesis.Env{C: c, Topic: topic, Rng: rand.New(rand.NewSource(o.Seed))}
-	if err := waitWhole(ctx, c, o.Recover); err != nil {
+	if err := waitWhole(ctx, c, o.Recover, &sum.Restarts, logf); err != nil {
 		return sum, fmt.Errorf("runner: cluster never whole: %w", err)
 	}
 	logf("cluster up; starting workload %s", wl.Name())
@@ -164,7 +165,7 @@ func Run(ctx context.Context, o Options) (sum Summary, err error) {
 		if hold < n.MinHold {
 			hold = n.MinHold
 		}
-		if !runCycle(ctx, c, env, h, n, int64(cycle), hold, o.Recover, logf) {
+		if !runCycle(ctx, c, env, h, n, int64(cycle), hold, o.Recover, &sum.Restarts, logf) {
 			sum.Unrecovered++
 		}
 		sum.Cycles++
@@ -180,7 +181,7 @@ func Run(ctx context.Context, o Options) (sum Summary, err error) {
 		logf("workload stop: %v", err)
 	}
 	cancel()
-	if err := waitWhole(context.Background(), c, o.Recover); err != nil {
+	if err := waitWhole(context.Background(), c, o.Recover, &sum.Restarts, logf); err != nil {
 		logf("cluster not whole before the final read: %v", err)
 	}
 	logf("final read")
@@ -200,7 +201,7 @@ func Run(ctx context.Context, o Options) (sum Summary, err error) {
 // runCycle applies one fault, heals it and waits for recovery. It reports
 // whether the cluster recovered within the bound.
 func runCycle(ctx context.Context, c *cluster.Cluster, env *nemesis.Env, h *history.Writer, n nemesis.Nemesis,
-	cycle int64, hold, recoverBound time.Duration, logf func(string, ...any)) bool {
+	cycle int64, hold, recoverBound time.Duration, restarts *int, logf func(string, ...any)) bool {
 	h.Add(history.Op{Process: "nemesis", Type: history.Invoke, F: history.Fault, Value: n.Name, Seq: cycle})
 	fctx, cancel := context.WithTimeout(ctx, hold+60*time.Second)
 	defer cancel()
@@ -237,7 +238,7 @@ func runCycle(ctx context.Context, c *cluster.Cluster, env *nemesis.Env, h *hist
 		}
 	}
 	doHeal()
-	if err := waitWhole(ctx, c, recoverBound); err != nil {
+	if err := waitWhole(ctx, c, recoverBound, restarts, logf); err != nil {
 		logf("cycle %d: %s: not recovered: %v", cycle, n.Name, err)
 		h.Add(history.Op{Process: "nemesis", Type: history.Info, F: history.Recovered, Value: n.Name, Seq: cycle, Err: err.Error()})
 		return false
@@ -276,11 +277,24 @@ func healEverything(c *cluster.Cluster) error {
 // waitWhole waits until every process runs, every broker is registered and
 // every partition (workload topic and __consumer_offsets) has a leader and
 // a full ISR.
-func waitWhole(ctx context.Context, c *cluster.Cluster, d time.Duration) error {
+//
+// A process found exited is started again and counted in *restarts: after
+// a full disk a broker shuts itself down, as Kafka's does when its last log
+// dir fails, possibly after the heal already ran. A broker that exits by
+// itself under any other fault shows up in the count and in its log.
+func waitWhole(ctx context.Context, c *cluster.Cluster, d time.Duration, restarts *int, logf func(string, ...any)) error {
 	return cluster.WaitFor(ctx, d, func() error {
 		for _, p := range append(append([]*cluster.Proc(nil), c.ZK...), c.Brokers...) {
-			if !p.Running() || p.Paused() {
-				return fmt.Errorf("%s not running", p.Name)
+			if !p.Running() {
+				*restarts++
+				logf("%s had exited after the heal; starting it again", p.Name)
+				if err := p.Start(); err != nil {
+					return err
+				}
+				return fmt.Errorf("%s restarted", p.Name)
+			}
+			if p.Paused() {
+				return fmt.Errorf("%s paused", p.Name)
 			}
 		}
 		if _, err := c.ZKLeader(); err != nil {
