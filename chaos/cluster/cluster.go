@@ -413,3 +413,20 @@ func WaitFor(ctx context.Context, d time.Duration, cond func() error) error {
 		}
 	}
 }
+
+// WaitDeregistered waits (at most d) until broker i's registration znode is
+// gone, as Kafka's hard_bounce test does before restarting a killed broker:
+// a broker restarted while its old session's znode still exists refuses to
+// start ("broker id already registered"), in Kafka and in Samsa alike.
+func (c *Cluster) WaitDeregistered(ctx context.Context, i int, d time.Duration) error {
+	return WaitFor(ctx, d, func() error {
+		_, err := c.Admin.GetBroker(int32(i + 1))
+		if errors.Is(err, zkutil.ErrNoNode) {
+			return nil
+		}
+		if err == nil {
+			return fmt.Errorf("%s still registered", BrokerNode(i))
+		}
+		return err
+	})
+}

@@ -138,9 +138,15 @@ func combine(name string, parts []Nemesis) Nemesis {
 
 func pick(e *Env, n int) int { return e.Rng.Intn(n) }
 
+// startBroker is the heal of a stopped broker: once its old session's
+// registration is gone (bounded: the recovery wait restarts it anyway if
+// this start fails), start it.
 func startBroker(e *Env, i int) Heal {
-	return func(context.Context) error {
+	return func(ctx context.Context) error {
 		_ = e.C.Brokers[i].Signal(syscall.SIGCONT)
+		if !e.C.Brokers[i].Running() {
+			_ = e.C.WaitDeregistered(ctx, i, 20*time.Second)
+		}
 		return e.C.Brokers[i].Start()
 	}
 }
