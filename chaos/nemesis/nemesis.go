@@ -61,11 +61,18 @@ func All() []Nemesis {
 	}
 }
 
+// Extra are faults outside the "all" matrix (name them with --nemesis).
+func Extra() []Nemesis {
+	return []Nemesis{
+		{Name: "isr-shrink-kill", Help: "Jepsen 2013: cut a leader from one follower, then the other, until the ISR is the leader alone, then SIGKILL it (measures unclean-election loss with --unclean)", Start: isrShrinkKill},
+	}
+}
+
 // Lookup returns the nemeses named in names ("a+b" combines two); "all"
 // means the whole matrix plus its pairwise combinations listed in Combos.
 func Lookup(names []string) ([]Nemesis, error) {
 	by := map[string]Nemesis{}
-	for _, n := range All() {
+	for _, n := range append(All(), Extra()...) {
 		by[n.Name] = n
 	}
 	var out []Nemesis
@@ -352,4 +359,58 @@ func diskFull(ctx context.Context, e *Env) (string, Heal, error) {
 		return e.C.Brokers[i].Start()
 	}
 	return "fill " + cluster.BrokerNode(i) + " log dir", heal, e.C.FillDisk(i)
+}
+
+// waitISR waits (bounded) until partition p's ISR satisfies ok.
+func waitISR(ctx context.Context, e *Env, p int32, d time.Duration, ok func(isr []int32) bool) error {
+	return cluster.WaitFor(ctx, d, func() error {
+		mctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+		defer cancel()
+		ps, err := workload.Partitions(mctx, e.C.Bootstrap(), e.Topic)
+		if err != nil {
+			return err
+		}
+		for _, s := range ps {
+			if s.Partition == p {
+				if ok(s.ISR) {
+					return nil
+				}
+				return fmt.Errorf("p%d isr %v", p, s.ISR)
+			}
+		}
+		return fmt.Errorf("p%d not in metadata", p)
+	})
+}
+
+func isrShrinkKill(ctx context.Context, e *Env) (string, Heal, error) {
+	p, err := topicPartition(ctx, e)
+	if err != nil {
+		return "", nil, err
+	}
+	li := int(p.Leader) - 1
+	l := cluster.BrokerNode(li)
+	heal := func(ctx context.Context) error {
+		herr := e.C.Net.HealAll()
+		if err := startBroker(e, li)(ctx); err != nil && herr == nil {
+			herr = err
+		}
+		return herr
+	}
+	var fs []int32
+	for _, r := range p.Replicas {
+		if r != p.Leader {
+			fs = append(fs, r)
+		}
+	}
+	e.Rng.Shuffle(len(fs), func(i, j int) { fs[i], fs[j] = fs[j], fs[i] })
+	for k, f := range fs {
+		if err := e.C.Net.Cut(l, cluster.BrokerNode(int(f)-1)); err != nil {
+			return "", heal, err
+		}
+		want := len(p.Replicas) - k - 1
+		if err := waitISR(ctx, e, p.Partition, 40*time.Second, func(isr []int32) bool { return len(isr) <= want }); err != nil {
+			return "", heal, err
+		}
+	}
+	return fmt.Sprintf("p%d: ISR shrunk to leader %s alone, then SIGKILL %s", p.Partition, l, l), heal, e.C.Brokers[li].Kill()
 }

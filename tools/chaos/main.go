@@ -34,6 +34,10 @@ func usage(fs *flag.FlagSet) func() {
 		for _, n := range nemesis.All() {
 			fmt.Fprintf(w, "  %-20s %s\n", n.Name, n.Help)
 		}
+		fmt.Fprintf(w, "\nOutside \"all\" (name them):\n")
+		for _, n := range nemesis.Extra() {
+			fmt.Fprintf(w, "  %-20s %s\n", n.Name, n.Help)
+		}
 		fmt.Fprintf(w, "\nNot available on this machine:\n")
 		for _, u := range nemesis.Unavailable {
 			fmt.Fprintf(w, "  %-20s %s\n", u.Name, u.Why)
