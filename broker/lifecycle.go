@@ -79,7 +79,7 @@ func (b *Broker) Start(ctx context.Context) (err error) {
 	// The hook goes in first so an expiry right after registering is not
 	// missed (the signal waits in sessionCh for sessionLoop).
 	b.zk.OnNewSession(b.onNewSession)
-	if err := b.register(); err != nil {
+	if err := b.registerAtStart(ctx); err != nil {
 		return err
 	}
 	b.wg.Add(1)
