@@ -1,9 +1,12 @@
 package broker_test
 
 import (
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/IBM/sarama"
 
 	"samsa/broker/brokertest"
 )
@@ -33,4 +36,56 @@ func TestClusterRestartAfterKillNeedsNoSecondTry(t *testing.T) {
 		t.Errorf("broker was started more than twice")
 	}
 	c.WaitForISR(t, "restart", 0, 2, 60*time.Second)
+}
+
+// TestClusterRestartLoadsLogsWithoutRebuilding: a broker stopped cleanly
+// (SIGTERM) reopens its many-segment log without rebuilding an index or
+// re-reading a segment; after SIGKILL only the segments at or past the
+// recovery point are recovered (Kafka's LogLoader), not the whole log.
+func TestClusterRestartLoadsLogsWithoutRebuilding(t *testing.T) {
+	c := brokertest.NewProcCluster(t, 1)
+	segBytes := "2048"
+	c.CreateTopic(t, "segs", 1, 1, map[string]*string{"segment.bytes": &segBytes})
+	cfg := faultProducerConfig()
+	p, err := sarama.NewSyncProducer(c.Addrs(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	value := sarama.ByteEncoder(make([]byte, 100))
+	for i := 0; i < 200; i++ {
+		if _, _, err := p.SendMessage(&sarama.ProducerMessage{Topic: "segs", Partition: 0, Value: value}); err != nil {
+			t.Fatalf("produce %d: %v", i, err)
+		}
+	}
+	p.Close()
+	segs, err := filepath.Glob(filepath.Join(c.Proc(0).Dir, "segs-0", "*.log"))
+	if err != nil || len(segs) < 8 {
+		t.Fatalf("%d segments (%v), want at least 8", len(segs), err)
+	}
+	countSince := func(from int, msg string) int { return strings.Count(c.Log(0)[from:], msg) }
+
+	c.Stop(0)
+	from := len(c.Log(0))
+	c.Start(0)
+	if n := countSince(from, "rebuilding indexes"); n != 0 {
+		t.Errorf("clean restart rebuilt the indexes of %d segments", n)
+	}
+	if n := countSince(from, "recovering segment"); n != 0 {
+		t.Errorf("clean restart recovered %d segments", n)
+	}
+	if n := countSince(from, "no clean shutdown marker"); n != 0 {
+		t.Errorf("clean restart saw no clean shutdown marker")
+	}
+
+	c.Kill(0)
+	from = len(c.Log(0))
+	c.StartNow(0, 60*time.Second)
+	if n := countSince(from, "rebuilding indexes"); n != 0 {
+		t.Errorf("restart after SIGKILL rebuilt the indexes of %d segments outside recovery", n)
+	}
+	// The recovery point is the log end of the clean close: only the
+	// active segment holds offsets at or past it.
+	if n := countSince(from, "recovering segment"); n != 1 {
+		t.Errorf("restart after SIGKILL recovered %d of %d segments, want only the one past the recovery point", n, len(segs))
+	}
 }

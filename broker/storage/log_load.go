@@ -261,6 +261,9 @@ func (l *Log) recoverLocked(segs []*Segment, recoveryPoint int64) ([]*Segment, e
 	for i := first; i < len(segs); i++ {
 		s := segs[i]
 		active := i == len(segs)-1
+		// Kafka's LogLoader logs each one at INFO too.
+		l.logger.WithFields(logrus.Fields{"segment": s.logPath, "recovery_point": recoveryPoint}).
+			Info("storage: recovering segment past the recovery point")
 		dropped, err := recoverSegmentLocked(s, active, l.logger)
 		if err != nil {
 			return nil, err
