@@ -10,6 +10,7 @@ import (
 
 	"github.com/sirupsen/logrus"
 
+	"samsa/broker/fetchsession"
 	"samsa/broker/group"
 	"samsa/broker/metadata"
 	"samsa/broker/quota"
@@ -60,6 +61,9 @@ type Broker struct {
 	fetchSrc *peerFetchSource
 
 	producerIDs producerIDAllocator // internally locked (22_init_producer_id.go)
+	// fetchSessions is the KIP-227 fetch session cache (fetch_session.go);
+	// internally synchronised, immutable after New.
+	fetchSessions *fetchsession.Cache
 
 	mu struct {
 		sync.Mutex
@@ -94,6 +98,7 @@ func New(cfg *config.Broker, opts Options) (*Broker, error) {
 		mtr:  newBrokerMetrics(opts.Registry),
 	}
 	b.quotas = newQuotaManager(cfg, opts)
+	b.fetchSessions = newFetchSessionCache(cfg, opts)
 	b.sessionCh = make(chan struct{}, 1)
 	b.id.Store(cfg.BrokerID)
 	b.mu.addrs = make(map[string]net.Addr)

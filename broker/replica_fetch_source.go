@@ -11,6 +11,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kmsg"
 
+	"samsa/broker/fetchsession"
 	"samsa/broker/peer"
 	"samsa/broker/replica"
 	"samsa/broker/storage"
@@ -114,6 +115,11 @@ type fetchScratch struct {
 	topics map[string]int // topic -> index in req.Topics, while building
 	ep     replica.LeaderEndpoint
 	addr   string // ep's address
+	// session is this fetcher's KIP-227 session with the leader: each
+	// request names only the partitions whose fetch position changed.
+	session fetchsession.Handler
+	entries []fetchsession.Entry // the round's partitions, reused
+	forgot  map[string]int       // topic -> index in req.ForgottenTopics, while building
 }
 
 // Fetch implements replica.FetchSource. The answer's record bytes alias
@@ -143,9 +149,21 @@ func (s *peerFetchSource) Fetch(ctx context.Context, leader replica.LeaderEndpoi
 	*req = kmsg.NewFetchRequest()
 	req.ReplicaID = f.ReplicaID
 	req.MaxWaitMillis, req.MinBytes, req.MaxBytes = f.MaxWaitMs, f.MinBytes, f.MaxBytes
-	req.SessionEpoch = -1
-	clear(sc.topics)
+	sc.entries = sc.entries[:0]
 	for _, p := range f.Partitions {
+		sc.entries = append(sc.entries, fetchsession.Entry{
+			TP: fetchsession.TopicPartition{Topic: p.Topic, Partition: p.Partition},
+			Req: fetchsession.PartitionRequest{FetchOffset: p.FetchOffset, LogStartOffset: p.LogStartOffset,
+				MaxBytes: p.MaxBytes, CurrentLeaderEpoch: p.CurrentLeaderEpoch, LastFetchedEpoch: -1}})
+	}
+	var send []fetchsession.Entry
+	var forget []fetchsession.TopicPartition
+	req.SessionID, req.SessionEpoch, send, forget = sc.session.Build(sc.entries)
+	clear(sc.topics)
+	for _, e := range send {
+		p := replica.FollowerFetchPartition{TopicPartition: replica.TopicPartition{Topic: e.TP.Topic, Partition: e.TP.Partition},
+			FetchOffset: e.Req.FetchOffset, CurrentLeaderEpoch: e.Req.CurrentLeaderEpoch,
+			LogStartOffset: e.Req.LogStartOffset, MaxBytes: e.Req.MaxBytes}
 		i, ok := sc.topics[p.Topic]
 		if !ok {
 			i = len(topics)
@@ -165,6 +183,7 @@ func (s *peerFetchSource) Fetch(ctx context.Context, leader replica.LeaderEndpoi
 		topics[i].Partitions = append(topics[i].Partitions, rp)
 	}
 	req.Topics = topics
+	req.ForgottenTopics = sc.forgottenTopics(forget)
 	// Fields a lower version does not carry must not keep an earlier
 	// answer's values; the topics slice is kept for kmsg to reuse.
 	respTopics := sc.resp.Topics
@@ -177,9 +196,16 @@ func (s *peerFetchSource) Fetch(ctx context.Context, leader replica.LeaderEndpoi
 	}
 	sc.frame, err = c.RequestInto(ctx, req, sc.resp, sc.frame)
 	if err != nil {
+		sc.session.HandleError()
 		return err
 	}
-	if sc.resp.ErrorCode != 0 {
+	if !sc.session.HandleResponse(sc.resp.ErrorCode, sc.resp.SessionID) {
+		switch sc.resp.ErrorCode {
+		case kerr.FetchSessionIDNotFound.Code, kerr.InvalidFetchSessionEpoch.Code, 0:
+			// Kafka's ReplicaFetcherThread answers a session error with
+			// no partitions and fetches again at once, in full.
+			return nil
+		}
 		return kerr.ErrorForCode(sc.resp.ErrorCode)
 	}
 	for _, t := range sc.resp.Topics {
@@ -192,6 +218,31 @@ func (s *peerFetchSource) Fetch(ctx context.Context, leader replica.LeaderEndpoi
 		}
 	}
 	return nil
+}
+
+// forgottenTopics groups forget by topic into req's forgotten topics,
+// reusing the previous request's slice.
+func (sc *fetchScratch) forgottenTopics(forget []fetchsession.TopicPartition) []kmsg.FetchRequestForgottenTopic {
+	out := sc.req.ForgottenTopics[:0]
+	if len(forget) == 0 {
+		return out
+	}
+	if sc.forgot == nil {
+		sc.forgot = map[string]int{}
+	}
+	clear(sc.forgot)
+	for _, tp := range forget {
+		i, ok := sc.forgot[tp.Topic]
+		if !ok {
+			i = len(out)
+			sc.forgot[tp.Topic] = i
+			ft := kmsg.NewFetchRequestForgottenTopic()
+			ft.Topic = tp.Topic
+			out = append(out, ft)
+		}
+		out[i].Partitions = append(out[i].Partitions, tp.Partition)
+	}
+	return out
 }
 
 // EndOffsetsForEpoch implements replica.FetchSource.

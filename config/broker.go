@@ -93,6 +93,7 @@ type Broker struct {
 	ReplicaSocketTimeoutMs                   int32    // replica.socket.timeout.ms
 	ReplicaSocketReceiveBufferBytes          int32    // replica.socket.receive.buffer.bytes
 	NumReplicaFetchers                       int32    // num.replica.fetchers
+	MaxIncrementalFetchSessionCacheSlots     int32    // max.incremental.fetch.session.cache.slots
 	ReplicaHighWatermarkCheckpointIntervalMs int64    // replica.high.watermark.checkpoint.interval.ms
 	AutoLeaderRebalanceEnable                bool     // auto.leader.rebalance.enable
 	LeaderImbalanceCheckIntervalSeconds      int64    // leader.imbalance.check.interval.seconds

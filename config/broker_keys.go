@@ -110,6 +110,7 @@ var BrokerKeys = []Key{
 	{Name: "replica.fetch.backoff.ms", Field: "ReplicaFetchBackoffMs", Type: TypeInt, Default: "1000", Valid: atLeast(0), Doc: "Sleep after a fetch error."},
 	{Name: "replica.socket.timeout.ms", Field: "ReplicaSocketTimeoutMs", Type: TypeInt, Default: "30000", Doc: "Socket timeout of follower fetches; at least replica.fetch.wait.max.ms."},
 	{Name: "replica.socket.receive.buffer.bytes", Field: "ReplicaSocketReceiveBufferBytes", Type: TypeInt, Default: "65536", Doc: "SO_RCVBUF of follower connections."},
+	{Name: "max.incremental.fetch.session.cache.slots", Field: "MaxIncrementalFetchSessionCacheSlots", Type: TypeInt, Default: "1000", Valid: atLeast(0), Doc: "Incremental fetch sessions (KIP-227) the broker keeps; 0 disables them (every fetch is full)."},
 	{Name: "num.replica.fetchers", Field: "NumReplicaFetchers", Type: TypeInt, Default: "1", Dynamic: true, Doc: "Fetcher goroutines per source broker."},
 	{Name: "replica.high.watermark.checkpoint.interval.ms", Field: "ReplicaHighWatermarkCheckpointIntervalMs", Type: TypeLong, Default: "5000", Doc: "How often replication-offset-checkpoint is written."},
 	{Name: "auto.leader.rebalance.enable", Field: "AutoLeaderRebalanceEnable", Type: TypeBool, Default: "true", Doc: "Controller moves leadership back to preferred replicas."},

@@ -128,6 +128,7 @@ func TestLintTiers(t *testing.T) {
 		{pkg: "broker/wire"},
 		{pkg: "broker/purgatory"},
 		{pkg: "broker/quota"},
+		{pkg: "broker/fetchsession"},
 		{pkg: "broker/storage", allowed: func(dep string) bool { return dep == "broker/record" || under(dep, "broker/storage") }},
 		{pkg: "broker/server", deny: []string{".", "broker/storage", "broker/replica", "broker/group", "controller", "zkutil", "broker/metadata"}},
 		{pkg: "broker/peer", deny: []string{"broker/storage", "broker/replica", "broker/group", "controller", "zkutil", "broker/server"}},

@@ -1,0 +1,88 @@
+package broker_test
+
+import (
+	"fmt"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/IBM/sarama"
+	"github.com/twmb/franz-go/pkg/kmsg"
+
+	"samsa/broker/brokertest"
+)
+
+// TestClusterFollowerFetchSession: Samsa's follower fetcher uses an
+// incremental fetch session (KIP-227) with its leader: after the first
+// full fetch of all 20 partitions, its requests carry the session id and
+// a growing epoch and name only the partitions whose position moved, and
+// replication still completes (the follower reaches the leader's log end
+// and the HW moves).
+func TestClusterFollowerFetchSession(t *testing.T) {
+	c := brokertest.NewCluster(t, 2)
+	leader, follower := c.Broker(0).ID(), c.Broker(1).ID()
+	assign := map[int32][]int32{}
+	for p := int32(0); p < 20; p++ {
+		assign[p] = []int32{leader, follower}
+	}
+	admin := c.Admin(t, brokertest.SaramaConfig(sarama.V2_8_0_0))
+	if err := admin.CreateTopic("fss", &sarama.TopicDetail{NumPartitions: -1, ReplicationFactor: -1, ReplicaAssignment: assign}, false); err != nil {
+		t.Fatal(err)
+	}
+	for p := int32(0); p < 20; p++ {
+		c.WaitForISR(t, "fss", p, 2)
+	}
+	type seen struct {
+		id, epoch int32
+		named     int
+	}
+	var mu sync.Mutex
+	var reqs []seen
+	c.Intercept(0, int16(kmsg.Fetch), func(r kmsg.Request) (kmsg.Response, error, bool) {
+		req := r.(*kmsg.FetchRequest)
+		if req.ReplicaID != follower {
+			return nil, nil, false
+		}
+		n := 0
+		for _, t := range req.Topics {
+			n += len(t.Partitions)
+		}
+		mu.Lock()
+		reqs = append(reqs, seen{req.SessionID, req.SessionEpoch, n})
+		mu.Unlock()
+		return nil, nil, false
+	})
+	pcfg := brokertest.SaramaConfig(sarama.V2_8_0_0)
+	pcfg.Producer.Partitioner = sarama.NewManualPartitioner
+	p := c.SyncProducer(t, pcfg)
+	for i := 0; i < 10; i++ {
+		if _, _, err := p.SendMessage(&sarama.ProducerMessage{Topic: "fss", Partition: 3, Value: sarama.StringEncoder(fmt.Sprint(i))}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	lp := c.Broker(0).Replicas().Partition(replicaTP("fss", 3))
+	fp := c.Broker(1).Replicas().Partition(replicaTP("fss", 3))
+	brokertest.WaitFor(t, 30*time.Second, func() error {
+		if le, fe := lp.Log().LogEndOffset(), fp.Log().LogEndOffset(); le != 10 || fe != 10 || lp.Log().HighWatermark() != 10 {
+			return fmt.Errorf("leader LEO %d HW %d, follower LEO %d", le, lp.Log().HighWatermark(), fe)
+		}
+		return nil
+	})
+	mu.Lock()
+	defer mu.Unlock()
+	incremental, small := 0, 0
+	for _, r := range reqs {
+		if r.id != 0 && r.epoch > 0 {
+			incremental++
+			if r.named < 20 {
+				small++
+			}
+		}
+	}
+	if incremental == 0 || small == 0 {
+		t.Fatalf("follower requests %v: none incremental naming fewer than all 20 partitions", reqs)
+	}
+	if s := c.Broker(0).FetchSessionStats(); s.Sessions < 1 || s.Partitions < 20 {
+		t.Fatalf("leader's session cache %+v, want the follower's session of 20 partitions", s)
+	}
+}
