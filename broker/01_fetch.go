@@ -93,6 +93,8 @@ func (b *Broker) handleFetch(r *request) (kmsg.Response, error) {
 	var session *fetchsession.Context
 	if req.Version >= 7 {
 		session = b.fetchSessionContext(req)
+	}
+	if session != nil {
 		switch session.Kind {
 		case fetchsession.Error:
 			resp.ErrorCode = session.ErrorCode

@@ -22,8 +22,13 @@ func newFetchSessionCache(cfg *config.Broker, opts Options) *fetchsession.Cache 
 	})
 }
 
-// fetchSessionContext returns how a v7+ FetchRequest is served.
+// fetchSessionContext returns how a v7+ FetchRequest is served; nil for
+// the common sessionless fetch (session 0, epoch -1), which needs nothing
+// from the cache (and costs the fetch path no allocation).
 func (b *Broker) fetchSessionContext(req *kmsg.FetchRequest) *fetchsession.Context {
+	if req.SessionID == fetchsession.InvalidSessionID && req.SessionEpoch == fetchsession.FinalEpoch {
+		return nil
+	}
 	n := 0
 	for _, t := range req.Topics {
 		n += len(t.Partitions)
@@ -78,6 +83,10 @@ func sessionTopics(x *fetchsession.Context) []kmsg.FetchRequestTopic {
 // then empty topics) with nothing new for the client. The response's
 // partitions are in the order of x's partitions.
 func finishFetchSession(x *fetchsession.Context, resp *kmsg.FetchResponse) {
+	if x.Kind == fetchsession.Sessionless {
+		resp.SessionID = fetchsession.InvalidSessionID
+		return
+	}
 	n := 0
 	for _, t := range resp.Topics {
 		n += len(t.Partitions)

@@ -27,19 +27,24 @@ func (b *Broker) fetcherConfig() replica.FetcherConfig {
 		MaxBytes:          b.cfg.ReplicaFetchResponseMaxBytes,
 		PartitionMaxBytes: b.cfg.ReplicaFetchMaxBytes,
 		BackoffMs:         b.cfg.ReplicaFetchBackoffMs,
+		NumFetchers:       int(b.cfg.NumReplicaFetchers),
 	}
 }
 
 // peerFetchSource implements replica.FetchSource with Fetch and
 // OffsetForLeaderEpoch requests over broker/peer. Each fetcher goroutine
-// uses its own leader's client, so requests to one leader never queue
-// behind another's long poll.
+// (num.replica.fetchers per leader) fetches over a client of its own, kept
+// in its scratch, so its long polls never queue behind another fetcher's;
+// the short OffsetForLeaderEpoch and ListOffsets calls share one client
+// per leader.
 type peerFetchSource struct {
 	b  *Broker
 	mu sync.Mutex
 	// clients by leader id; guarded by mu.
 	clients map[int32]*peer.Client
-	closed  bool // guarded by mu
+	// fetchClients are the fetchers' own clients; guarded by mu.
+	fetchClients map[*peer.Client]struct{}
+	closed       bool // guarded by mu
 }
 
 func (s *peerFetchSource) client(leader replica.LeaderEndpoint) (*peer.Client, error) {
@@ -83,6 +88,30 @@ func (s *peerFetchSource) clientAt(id int32, addr string) (*peer.Client, error) 
 	return c, nil
 }
 
+// fetchClient returns the fetcher's own client (in sc) for the leader at
+// addr, replacing one that connects elsewhere.
+func (s *peerFetchSource) fetchClient(sc *fetchScratch, addr string) (*peer.Client, error) {
+	if sc.client != nil && sc.client.Addr() == addr {
+		return sc.client, nil
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return nil, fmt.Errorf("broker: fetch source closed")
+	}
+	if sc.client != nil {
+		sc.client.Close()
+		delete(s.fetchClients, sc.client)
+	}
+	opts := append(s.b.peerOptions(), peer.WithRequestTimeout(time.Duration(s.b.cfg.ReplicaSocketTimeoutMs)*time.Millisecond))
+	sc.client = peer.New(addr, "replica-fetcher-"+itoa(s.b.ID()), opts...)
+	if s.fetchClients == nil {
+		s.fetchClients = map[*peer.Client]struct{}{}
+	}
+	s.fetchClients[sc.client] = struct{}{}
+	return sc.client, nil
+}
+
 func (s *peerFetchSource) close() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -90,7 +119,10 @@ func (s *peerFetchSource) close() {
 	for _, c := range s.clients {
 		c.Close()
 	}
-	s.clients = nil
+	for c := range s.fetchClients {
+		c.Close()
+	}
+	s.clients, s.fetchClients = nil, nil
 }
 
 // fetchError maps a Kafka error code to what the fetcher tests for.
@@ -114,7 +146,8 @@ type fetchScratch struct {
 	frame  []byte         // the last answer's frame (its length), reused
 	topics map[string]int // topic -> index in req.Topics, while building
 	ep     replica.LeaderEndpoint
-	addr   string // ep's address
+	addr   string       // ep's address
+	client *peer.Client // this fetcher's own connection to the leader
 	// session is this fetcher's KIP-227 session with the leader: each
 	// request names only the partitions whose fetch position changed.
 	session fetchsession.Handler
@@ -140,7 +173,7 @@ func (s *peerFetchSource) Fetch(ctx context.Context, leader replica.LeaderEndpoi
 		}
 		sc.ep, sc.addr = leader, addr
 	}
-	c, err := s.clientAt(leader.ID, sc.addr)
+	c, err := s.fetchClient(sc, sc.addr)
 	if err != nil {
 		return err
 	}
