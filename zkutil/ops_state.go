@@ -106,39 +106,6 @@ func (c *Client) createPartitionState(epochZkVersion int32, tp TopicPartition, s
 	return err
 }
 
-// UpdatePartitionStates writes new states, each conditional on the
-// partition's ZkVersion and on the controller epoch zkVersion (one fenced
-// multi per partition, pipelined). It returns the new zkVersions of the
-// partitions written and the errors of the others: ErrBadVersion (the caller
-// re-reads and retries, Kafka style), ErrNoNode, or ErrControllerMoved (the
-// caller resigns).
-func (c *Client) UpdatePartitionStates(epochZkVersion int32, updates map[TopicPartition]VersionedState) (map[TopicPartition]int32, map[TopicPartition]error) {
-	tps := sortedTPs(updates)
-	versions := make([]int32, len(tps))
-	errs := make([]error, len(tps))
-	parallel(len(tps), func(i int) {
-		u := updates[tps[i]]
-		res, err := c.fencedMulti(epochZkVersion, SetOp{
-			Path: PartitionStatePath(tps[i].Topic, tps[i].Partition), Data: u.State.Encode(), Version: u.ZkVersion,
-		})
-		if err != nil {
-			errs[i] = err
-			return
-		}
-		versions[i] = res[0].Stat.Version
-	})
-	okOut := make(map[TopicPartition]int32, len(tps))
-	errOut := make(map[TopicPartition]error)
-	for i, tp := range tps {
-		if errs[i] != nil {
-			errOut[tp] = errs[i]
-		} else {
-			okOut[tp] = versions[i]
-		}
-	}
-	return okOut, errOut
-}
-
 // UpdatePartitionStateFromLeader is the partition leader's own ISR write
 // (pre-AlterIsr Kafka, ReplicationUtils.updateLeaderAndIsr): a setData
 // conditional on expectedZkVersion, with no controller fence. On
