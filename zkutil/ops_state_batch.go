@@ -82,3 +82,41 @@ func (c *Client) updateStateBatch(epochZkVersion int32, tps []TopicPartition, up
 		return
 	}
 }
+
+// createStateBatch creates /partitions/<p> and /state for the partitions
+// tps[i], i in pending, in shared fenced multis. When a create fails,
+// ZooKeeper names it: a partition whose /partitions/<p> already exists is
+// created alone (createPartitionState, which then creates /state only), a
+// partition whose /state exists gets ErrNodeExists; the rest of the batch is
+// sent again. Any other failure fails all pending partitions.
+func (c *Client) createStateBatch(epochZkVersion int32, tps []TopicPartition, states map[TopicPartition]PartitionState,
+	pending []int, errs []error) {
+	ops := make([]Op, 0, 2*len(pending))
+	for len(pending) > 0 {
+		ops = ops[:0]
+		for _, i := range pending {
+			tp := tps[i]
+			ops = append(ops, CreateOp{Path: PartitionPath(tp.Topic, tp.Partition), Mode: Persistent},
+				CreateOp{Path: PartitionStatePath(tp.Topic, tp.Partition), Data: states[tp].Encode(), Mode: Persistent})
+		}
+		_, err := c.fencedMulti(epochZkVersion, ops...)
+		if err == nil {
+			return
+		}
+		var me *MultiError
+		if !errors.As(err, &me) || me.Index < 0 || me.Index >= len(ops) || errors.Is(err, ErrControllerMoved) {
+			for _, i := range pending {
+				errs[i] = err
+			}
+			return
+		}
+		k := me.Index / 2
+		i := pending[k]
+		if me.Index%2 == 0 && errors.Is(err, ErrNodeExists) {
+			errs[i] = c.createPartitionState(epochZkVersion, tps[i], states[tps[i]])
+		} else {
+			errs[i] = err
+		}
+		pending = append(pending[:k], pending[k+1:]...)
+	}
+}

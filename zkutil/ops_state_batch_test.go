@@ -89,3 +89,60 @@ func TestZKUpdatePartitionStatesBatched(t *testing.T) {
 		t.Fatalf("written under a stale epoch: %+v %d", s, zv)
 	}
 }
+
+// TestZKCreatePartitionStatesBatched: 120 states created in shared multis,
+// among them partitions whose /partitions/<p> already exists (created with
+// /state alone) and partitions whose /state exists (ErrNodeExists, left
+// as they are).
+func TestZKCreatePartitionStatesBatched(t *testing.T) {
+	srv := zktest.Start(t)
+	c := connect(t, srv.Chroot(t))
+	const n = 120
+	assign := map[int32][]int32{}
+	for p := int32(0); p < n; p++ {
+		assign[p] = []int32{1}
+	}
+	mustf(t, c.CreateTopic("c", assign, nil), "create topic")
+	_, zkv, err := c.ElectController(1)
+	mustf(t, err, "elect")
+	old := zkutil.PartitionState{Leader: 1, LeaderEpoch: 9, ISR: []int32{1}, ControllerEpoch: 1}
+	exists := map[int32]bool{3: true, 60: true, 119: true}
+	pre := map[zkutil.TopicPartition]zkutil.PartitionState{}
+	for p := range exists {
+		pre[zkutil.TopicPartition{Topic: "c", Partition: p}] = old
+	}
+	if errs := c.CreatePartitionStates(zkv, pre); len(errs) != 0 {
+		t.Fatal(errs)
+	}
+	parentOnly := []int32{10, 11, 70}
+	for _, p := range parentOnly {
+		if err := c.EnsurePath(zkutil.PartitionPath("c", p)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	states := map[zkutil.TopicPartition]zkutil.PartitionState{}
+	for p := int32(0); p < n; p++ {
+		states[zkutil.TopicPartition{Topic: "c", Partition: p}] = zkutil.PartitionState{Leader: 1, ISR: []int32{1}, ControllerEpoch: 1}
+	}
+	errs := c.CreatePartitionStates(zkv, states)
+	if len(errs) != len(exists) {
+		t.Fatalf("errors %v, want ErrNodeExists for %v", errs, exists)
+	}
+	for tp, err := range errs {
+		if !exists[tp.Partition] || !errors.Is(err, zkutil.ErrNodeExists) {
+			t.Fatalf("%v: %v", tp, err)
+		}
+	}
+	for p := int32(0); p < n; p++ {
+		s, _, err := c.GetPartitionState("c", p)
+		mustf(t, err, "read state")
+		if want := int32(0); exists[p] {
+			want = 9
+			if s.LeaderEpoch != want {
+				t.Fatalf("partition %d: existing state overwritten: %+v", p, s)
+			}
+		} else if s.LeaderEpoch != want {
+			t.Fatalf("partition %d: %+v", p, s)
+		}
+	}
+}
