@@ -165,7 +165,7 @@ func (c *Controller) electLeaders(tps []TopicPartition, kind electionKind) ([]To
 	var done []TopicPartition
 	remaining := tps
 	for round := 0; len(remaining) > 0 && round < maxStateWriteRounds; round++ {
-		elected, retry, err := c.doElectLeaders(remaining, kind)
+		elected, retry, err := c.doElectLeaders(remaining, kind, round > 0)
 		if err != nil {
 			return nil, err
 		}
@@ -178,12 +178,13 @@ func (c *Controller) electLeaders(tps []TopicPartition, kind electionKind) ([]To
 	return done, nil
 }
 
-// doElectLeaders is one round of elections: read states, decide, write conditionally.
-func (c *Controller) doElectLeaders(tps []TopicPartition, kind electionKind) (elected, retry []TopicPartition, err error) {
+// doElectLeaders is one round of elections: take the states (cached on the first round,
+// read after a conflict: state_cache.go), decide, write conditionally.
+func (c *Controller) doElectLeaders(tps []TopicPartition, kind electionKind, fresh bool) (elected, retry []TopicPartition, err error) {
 	cc := c.cc
-	current, err := c.store.PartitionStates(tps)
+	current, err := c.cachedOrReadStates(tps, fresh)
 	if err != nil {
-		return nil, nil, fmt.Errorf("controller: read partition states: %w", err)
+		return nil, nil, err
 	}
 	toWrite := make(map[TopicPartition]LeaderAndIsr)
 	unclean := make(map[TopicPartition]bool)

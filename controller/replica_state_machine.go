@@ -196,9 +196,9 @@ func (c *Controller) removeReplicaFromIsr(id int32, tps []TopicPartition) (map[T
 	out := make(map[TopicPartition]LeaderAndIsr)
 	remaining := tps
 	for round := 0; len(remaining) > 0 && round < maxStateWriteRounds; round++ {
-		current, err := c.store.PartitionStates(remaining)
+		current, err := c.cachedOrReadStates(remaining, round > 0)
 		if err != nil {
-			return nil, fmt.Errorf("controller: read partition states: %w", err)
+			return nil, err
 		}
 		toWrite := make(map[TopicPartition]LeaderAndIsr)
 		for _, tp := range remaining {
