@@ -131,3 +131,7 @@ func finishFetchSession(x *fetchsession.Context, resp *kmsg.FetchResponse) {
 // FetchSessionStats returns the fetch session cache's gauges (sessions,
 // partitions cached, evictions so far).
 func (b *Broker) FetchSessionStats() fetchsession.Stats { return b.fetchSessions.Stats() }
+
+// FetchSessionSize returns how many partitions fetch session id holds, if
+// it is cached.
+func (b *Broker) FetchSessionSize(id int32) (int, bool) { return b.fetchSessions.SessionSize(id) }

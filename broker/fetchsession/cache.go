@@ -181,3 +181,13 @@ func (c *Cache) maybeCreate(privileged bool, parts []*cached) int32 {
 	c.touchLocked(s, len(parts), now)
 	return id
 }
+
+// SessionSize returns the partition count of session id, if cached.
+func (c *Cache) SessionSize(id int32) (int, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if s := c.mu.sessions[id]; s != nil {
+		return c.mu.sizes[id], true
+	}
+	return 0, false
+}
