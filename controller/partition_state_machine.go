@@ -39,8 +39,10 @@ func (c *Controller) setPartitionState(tp TopicPartition, to PartitionState) {
 	} else {
 		c.cc.partitionStates[tp] = to
 	}
+	// DEBUG, as Kafka 2.8 logs these at TRACE (logSuccessfulTransition): a
+	// failover changes thousands; the elections themselves stay INFO.
 	c.stateLog(tp).WithFields(logrus.Fields{"from": from.String(), "to": to.String()}).
-		Info("controller: partition state changed")
+		Debug("controller: partition state changed")
 }
 
 // startupPartitionStateMachine initialises partition states from the leadership read at

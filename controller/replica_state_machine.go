@@ -238,7 +238,7 @@ func (c *Controller) removeReplicaFromIsr(id int32, tps []TopicPartition) (map[T
 				cc.leadership[tp] = nl
 				out[tp] = nl
 				c.stateLog(tp).WithFields(logrus.Fields{"replica": id, "leader": nl.Leader, "leader_epoch": nl.LeaderEpoch, "isr": nl.Isr}).
-					Info("controller: removed replica from ISR")
+					Debug("controller: removed replica from ISR") // Kafka: TRACE
 			case ok && isZkVersionConflict(r.Err):
 				remaining = append(remaining, tp)
 			default:
