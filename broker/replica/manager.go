@@ -103,8 +103,9 @@ type Manager struct {
 	}
 	fetchers   *fetcherManager // owns the follower fetcher goroutines
 	isrChanges isrPropagator   // partitions whose ISR this leader changed
+	expander   isrExpander     // ISR expansions queued by follower fetches (isr_expand.go)
 	stop       context.CancelFunc
-	wg         sync.WaitGroup // the ISR loop
+	wg         sync.WaitGroup // the ISR loop and the ISR expansion workers
 }
 
 // New returns a Manager. With Config.Isr it starts the ISR maintenance
@@ -147,6 +148,7 @@ func New(cfg Config) (*Manager, error) {
 			defer m.wg.Done()
 			m.isrLoop(ctx)
 		}()
+		m.startIsrExpanders(ctx)
 	}
 	return m, nil
 }
