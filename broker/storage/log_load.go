@@ -178,13 +178,9 @@ func (l *Log) loadLocked(opts LogOptions) error {
 		rp = next // everything on disk was just read back and checked
 	}
 	l.recoveryPoint.Store(rp)
-	// Kafka trims the epoch cache to the loaded log (Log.loadSegments).
-	if err := l.epochs.TruncateFromEnd(next); err != nil {
-		return err
-	}
-	if err := l.epochs.TruncateFromStart(l.logStartOffset.Load()); err != nil {
-		return err
-	}
+	// Kafka trims the epoch cache to the loaded log (Log.loadSegments); in
+	// memory only, see trimAtLoad.
+	l.epochs.trimAtLoad(l.logStartOffset.Load(), next)
 	if err := l.loadProducerStateLocked(opts.CleanShutdown, snapshots); err != nil {
 		return err
 	}
