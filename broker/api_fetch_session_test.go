@@ -90,8 +90,8 @@ func TestAPIFetchSessionIncremental(t *testing.T) {
 		t.Fatalf("full fetch: error %d session %d partitions %v", full.ErrorCode, full.SessionID, answered(full))
 	}
 	id := full.SessionID
-	if s := c.Broker(0).FetchSessionStats(); s.Sessions != 1 || s.Partitions != 3 {
-		t.Fatalf("cache %+v, want 1 session of 3 partitions", s)
+	if n, ok := c.Broker(0).FetchSessionSize(id); !ok || n != 3 {
+		t.Fatalf("session %d holds %d partitions (cached %v), want 3", id, n, ok)
 	}
 
 	// Nothing changed: an empty answer in the same session.
@@ -137,8 +137,8 @@ func TestAPIFetchSessionIncremental(t *testing.T) {
 	if got := answered(r); len(got) != 0 {
 		t.Fatalf("epoch 5: answered %v after forgetting partition 0", got)
 	}
-	if s := c.Broker(0).FetchSessionStats(); s.Partitions != 2 {
-		t.Fatalf("cache %+v, want 2 partitions after forgetting one", s)
+	if n, _ := c.Broker(0).FetchSessionSize(id); n != 2 {
+		t.Fatalf("session %d holds %d partitions, want 2 after forgetting one", id, n)
 	}
 
 	// Sessionless (epoch -1) and closing the session with it.

@@ -10,6 +10,7 @@ import (
 
 	"github.com/sirupsen/logrus"
 
+	"samsa/broker/acl"
 	"samsa/broker/fetchsession"
 	"samsa/broker/group"
 	"samsa/broker/metadata"
@@ -17,6 +18,7 @@ import (
 	"samsa/broker/replica"
 	"samsa/broker/server"
 	"samsa/broker/storage"
+	"samsa/broker/txn"
 	"samsa/config"
 	"samsa/controller"
 	"samsa/zkutil"
@@ -58,12 +60,26 @@ type Broker struct {
 	ctrl     *controller.Controller
 	topics   *topicConfigs
 	groups   *group.Coordinator
+	txns     *txn.Coordinator // transaction coordinator (txn_wiring.go)
+	txnMarks *markerWriter    // its WriteTxnMarkers clients
 	fetchSrc *peerFetchSource
+	// authz is the ACL authorizer (authz_wiring.go); nil when
+	// authorizer.class.name is empty, and then every request is allowed.
+	authz *acl.Authorizer
 
 	producerIDs producerIDAllocator // internally locked (22_init_producer_id.go)
 	// fetchSessions is the KIP-227 fetch session cache (fetch_session.go);
 	// internally synchronised, immutable after New.
 	fetchSessions *fetchsession.Cache
+
+	// txnOffsets is the group coordinator's hook for transaction markers on
+	// __consumer_offsets (27_write_txn_markers.go): set with the group
+	// coordinator in startGroupCoordinator, before any request is served;
+	// immutable after.
+	txnOffsets TxnOffsetsCompleter
+	// txnVerify caches KIP-890 verifications (txn_verify.go); internally
+	// locked.
+	txnVerify txnVerifyCache
 
 	mu struct {
 		sync.Mutex

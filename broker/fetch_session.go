@@ -95,7 +95,8 @@ func finishFetchSession(x *fetchsession.Context, resp *kmsg.FetchResponse) {
 	for _, t := range resp.Topics {
 		for _, p := range t.Partitions {
 			resps = append(resps, fetchsession.PartitionResponse{HighWatermark: p.HighWatermark,
-				LogStartOffset: p.LogStartOffset, HasRecords: len(p.RecordBatches) > 0, ErrorCode: p.ErrorCode,
+				LogStartOffset: p.LogStartOffset, LastStableOffset: p.LastStableOffset,
+				HasRecords: len(p.RecordBatches) > 0, ErrorCode: p.ErrorCode,
 				PreferredReadReplica: p.PreferredReadReplica >= 0})
 		}
 	}

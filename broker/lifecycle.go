@@ -48,6 +48,9 @@ func (b *Broker) Start(ctx context.Context) (err error) {
 	if _, err := b.loadDynamicBrokerConfig(); err != nil {
 		return fmt.Errorf("broker: read dynamic broker configs: %w", err)
 	}
+	if err := b.startAuthorizer(ctx); err != nil {
+		return err
+	}
 	if err := b.openLogs(); err != nil {
 		return err
 	}
@@ -70,6 +73,7 @@ func (b *Broker) Start(ctx context.Context) (err error) {
 	b.catchUpLogDirFailures()
 	b.registerGauges()
 	b.startGroupCoordinator()
+	b.startTxnCoordinator()
 	if err := b.startServer(runCtx); err != nil {
 		return err
 	}
@@ -132,6 +136,8 @@ func (b *Broker) connectZooKeeper(ctx context.Context) error {
 		SessionTimeout:    time.Duration(b.cfg.ZookeeperSessionTimeoutMs) * time.Millisecond,
 		ConnectionTimeout: timeout,
 		Logger:            b.opts.Logger,
+		SecureACLs:        b.cfg.ZookeeperSetACL,
+		Auth:              b.opts.ZooKeeperAuth,
 	})
 	if err != nil {
 		return fmt.Errorf("broker: connect to zookeeper %q: %w", b.cfg.RawZookeeperConnect, err)
@@ -255,6 +261,10 @@ func (b *Broker) Shutdown(ctx context.Context) error {
 	if b.groups != nil {
 		b.groups.Shutdown()
 	}
+	if b.txns != nil {
+		b.txns.Shutdown()
+		b.txnMarks.close()
+	}
 	if b.srv != nil {
 		if b.replicas != nil {
 			// Parked requests return now rather than at their deadlines.
@@ -281,6 +291,9 @@ func (b *Broker) Shutdown(ctx context.Context) error {
 	}
 	b.wg.Wait()
 	// 4. Flush and checkpoint the logs.
+	if b.authz != nil {
+		b.authz.Close()
+	}
 	if b.logs != nil {
 		if err := b.closeLogs(); err != nil {
 			errs = append(errs, err)

@@ -26,6 +26,9 @@ type Broker struct {
 	ZookeeperMaxInFlightRequests             int32    // zookeeper.max.in.flight.requests
 	ZookeeperSetACL                          bool     // zookeeper.set.acl
 	ZookeeperSyncTimeMs                      int32    // zookeeper.sync.time.ms
+	AuthorizerClassName                      string   // authorizer.class.name
+	SuperUsers                               string   // super.users
+	AllowEveryoneIfNoACLFound                bool     // allow.everyone.if.no.acl.found
 	InterBrokerProtocolVersion               string   // inter.broker.protocol.version
 	ControllerSocketTimeoutMs                int32    // controller.socket.timeout.ms
 	SocketRequestMaxBytes                    int32    // socket.request.max.bytes
@@ -123,10 +126,20 @@ type Broker struct {
 	TransactionStateLogReplicationFactor     int16    // transaction.state.log.replication.factor
 	TransactionStateLogMinISR                int32    // transaction.state.log.min.isr
 	TransactionStateLogSegmentBytes          int32    // transaction.state.log.segment.bytes
+	TransactionStateLogLoadBufferSize        int32    // transaction.state.log.load.buffer.size
+	TransactionMaxTimeoutMs                  int32    // transaction.max.timeout.ms
 	TransactionalIDExpirationMs              int32    // transactional.id.expiration.ms
-	MetricsListener                          string   // metrics.listener (Samsa)
-	LogFormat                                string   // log.format (Samsa)
-	LogLevel                                 string   // log.level (Samsa)
+	TransactionPartitionVerificationEnable   bool     // transaction.partition.verification.enable
+	// TransactionAbortTimedOutTransactionCleanupIntervalMs is transaction.abort.timed.out.transaction.cleanup.interval.ms.
+	TransactionAbortTimedOutTransactionCleanupIntervalMs int32
+	// TransactionRemoveExpiredTransactionCleanupIntervalMs is transaction.remove.expired.transaction.cleanup.interval.ms.
+	TransactionRemoveExpiredTransactionCleanupIntervalMs int32
+	MetricsListener                                      string // metrics.listener (Samsa)
+	LogFormat                                            string // log.format (Samsa)
+	LogLevel                                             string // log.level (Samsa)
+	GroupRebalanceStormCount                             int32  // samsa.group.rebalance.storm.count (Samsa)
+	GroupRebalanceStormWindowMs                          int64  // samsa.group.rebalance.storm.window.ms (Samsa)
+	GroupRebalanceHistorySize                            int32  // samsa.group.rebalance.history.size (Samsa)
 
 	// supplied holds the raw key=value pairs given (properties file plus
 	// overrides), including unknown keys; immutable after NewBroker.

@@ -34,8 +34,12 @@ const (
 type PartitionResponse struct {
 	HighWatermark  int64
 	LogStartOffset int64
-	HasRecords     bool
-	ErrorCode      int16
+	// LastStableOffset is compared too (Kafka 2.8 does not: a
+	// read_committed consumer then learns of a moved LSO only with the next
+	// change of the partition).
+	LastStableOffset int64
+	HasRecords       bool
+	ErrorCode        int16
 	// PreferredReadReplica: the answer names one (KIP-392).
 	PreferredReadReplica bool
 }
@@ -125,7 +129,8 @@ func (x *Context) Finish(resps []PartitionResponse, include []bool) int32 {
 		parts := make([]*cached, len(x.parts))
 		backing := make([]cached, len(x.parts))
 		for i, e := range x.parts {
-			backing[i] = cached{Entry: e, highWatermark: resps[i].HighWatermark, logStartOffset: resps[i].LogStartOffset}
+			backing[i] = cached{Entry: e, highWatermark: resps[i].HighWatermark, logStartOffset: resps[i].LogStartOffset,
+				lastStableOffset: resps[i].LastStableOffset}
 			if resps[i].ErrorCode != 0 {
 				backing[i].highWatermark = -1
 			}
@@ -181,6 +186,10 @@ func (c *cached) mustRespond(r PartitionResponse) bool {
 	if c.logStartOffset != r.LogStartOffset {
 		must = true
 		c.logStartOffset = r.LogStartOffset
+	}
+	if c.lastStableOffset != r.LastStableOffset {
+		must = true
+		c.lastStableOffset = r.LastStableOffset
 	}
 	if r.ErrorCode != 0 {
 		// Sent again once the error clears.

@@ -34,8 +34,9 @@
 // that request is answered as a sessionless full fetch (session id 0).
 //
 // An incremental response carries a partition when it has records, an
-// error, a preferred read replica, or a high watermark or log start offset
-// other than the one last sent; an error also resets the cached high
+// error, a preferred read replica, or a high watermark, log start offset
+// or last stable offset other than the one last sent (Kafka 2.8 does not
+// compare the last stable offset); an error also resets the cached high
 // watermark to -1 so the partition is sent again once the error clears.
 // Partitions that were sent move to the end of the session's order, so a
 // response size limit does not starve the partitions at the end (Kafka

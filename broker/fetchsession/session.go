@@ -53,8 +53,9 @@ type Entry struct {
 // client was last told (Kafka's CachedPartition).
 type cached struct {
 	Entry
-	highWatermark  int64 // -1: send the partition next time
-	logStartOffset int64
+	highWatermark    int64 // -1: send the partition next time
+	logStartOffset   int64
+	lastStableOffset int64
 }
 
 // session is one cached fetch session (Kafka's FetchSession).
@@ -86,7 +87,7 @@ func (s *session) updateLocked(parts []Entry, forgotten []TopicPartition) {
 			c.Req = e.Req
 			continue
 		}
-		c := &cached{Entry: e, highWatermark: -1, logStartOffset: -1}
+		c := &cached{Entry: e, highWatermark: -1, logStartOffset: -1, lastStableOffset: -1}
 		s.mu.parts[e.TP] = c
 		s.mu.order = append(s.mu.order, c)
 	}

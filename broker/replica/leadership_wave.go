@@ -47,18 +47,17 @@ func applyWave(items []waveItem, now time.Time, topicConfig func(string) (TopicC
 		}
 		pending = append(pending, items[i])
 	}
-	if len(pending) < len(items) {
-		all := items
-		defer func() { // copy the outcomes back
-			j := 0
-			for i := range all {
-				if all[i].err == nil {
-					all[i] = pending[j]
-					j++
-				}
+	// pending has its own backing array: copy the outcomes back.
+	all := items
+	defer func() {
+		j := 0
+		for i := range all {
+			if all[i].err == nil {
+				all[i] = pending[j]
+				j++
 			}
-		}()
-	}
+		}
+	}()
 	items = pending
 	if len(items) <= 1 {
 		for i := range items {

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"testing"
+	"time"
 )
 
 // TestReplicaLeadershipWaveOutcomes: a LeaderAndIsr of many partitions,
@@ -57,5 +58,44 @@ func TestReplicaLeadershipWaveOutcomes(t *testing.T) {
 	}
 	if len(res) != 200 {
 		t.Fatal(fmt.Sprint("results for ", len(res), " partitions"))
+	}
+}
+
+// TestReplicaApplyWaveOutcomes: applyWave reports each item's own outcome
+// (leader or follower, or its error) in the caller's slice, with and
+// without items failing at the log-opening stage.
+func TestReplicaApplyWaveOutcomes(t *testing.T) {
+	m, _ := newTestManager(t, 1, 1)
+	tc := func(string) (TopicConfig, error) { return m.cfg.TopicConfig("") }
+	for _, withStale := range []bool{false, true} {
+		var items []waveItem
+		for i := int32(0); i < 50; i++ {
+			tp := TopicPartition{Topic: fmt.Sprintf("o%v", withStale), Partition: i}
+			p, err := m.getOrCreatePartition(tp)
+			if err != nil {
+				t.Fatal(err)
+			}
+			leader := int32(1 + i%2)
+			epoch := int32(1)
+			if withStale && i == 7 {
+				p.mu.Lock()
+				p.mu.leaderEpoch = 5 // newer than the wave's: stale
+				p.mu.Unlock()
+			}
+			items = append(items, waveItem{p: p, ps: PartitionState{TopicPartition: tp, ControllerEpoch: 1, Leader: leader,
+				LeaderEpoch: epoch, ISR: []int32{1, 2}, Replicas: []int32{1, 2}}})
+		}
+		applyWave(items, time.Now(), tc)
+		for i, it := range items {
+			if withStale && i == 7 {
+				if !errors.Is(it.err, ErrStaleLeaderEpoch) {
+					t.Fatalf("stale item: %v", it.err)
+				}
+				continue
+			}
+			if it.err != nil || it.isLeader != (i%2 == 0) {
+				t.Fatalf("withStale=%v item %d: leader %v err %v, want leader %v", withStale, i, it.isLeader, it.err, i%2 == 0)
+			}
+		}
 	}
 }

@@ -129,12 +129,16 @@ func TestLintTiers(t *testing.T) {
 		{pkg: "broker/purgatory"},
 		{pkg: "broker/quota"},
 		{pkg: "broker/fetchsession"},
+		{pkg: "broker/acl", allowed: func(dep string) bool {
+			return dep == "zkutil" || dep == "broker/principal" || under(dep, "broker/acl")
+		}},
 		{pkg: "broker/storage", allowed: func(dep string) bool { return dep == "broker/record" || under(dep, "broker/storage") }},
 		{pkg: "broker/server", deny: []string{".", "broker/storage", "broker/replica", "broker/group", "controller", "zkutil", "broker/metadata"}},
 		{pkg: "broker/peer", deny: []string{"broker/storage", "broker/replica", "broker/group", "controller", "zkutil", "broker/server"}},
 		{pkg: "broker/metadata", deny: []string{"zkutil", "broker/storage", "broker/server", "broker/replica"}},
 		{pkg: "broker/replica", deny: []string{".", "broker/server", "broker/group", "controller"}},
 		{pkg: "controller", deny: []string{".", "broker/server", "broker/storage", "broker/replica", "broker/group", "broker/metadata"}},
+		{pkg: "broker/txn", deny: []string{".", "broker/server", "broker/storage", "broker/replica", "broker/group", "broker/peer", "controller", "zkutil"}},
 	}
 	for _, f := range parseRepo(t) {
 		if f.test {
@@ -174,7 +178,7 @@ func TestLintTiers(t *testing.T) {
 
 // TestLintZnodeLiterals enforces STYLE S8.1: no znode path literal outside zkutil.
 func TestLintZnodeLiterals(t *testing.T) {
-	prefixes := []string{"/brokers", "/controller", "/admin", "/config/", "/consumers", "/isr_change_notification", "/cluster/id"}
+	prefixes := []string{"/brokers", "/controller", "/admin", "/config/", "/consumers", "/isr_change_notification", "/cluster/id", "/kafka-acl"}
 	for _, f := range parseRepo(t) {
 		if f.test || under(f.pkgDir, "zkutil") || under(f.pkgDir, "tools/lint") {
 			continue
