@@ -126,6 +126,29 @@ type Broker struct {
 	MetricsListener                          string   // metrics.listener (Samsa)
 	LogFormat                                string   // log.format (Samsa)
 	LogLevel                                 string   // log.level (Samsa)
+	JavaSecurityAuthLoginConfig              string   // java.security.auth.login.config (Samsa)
+	SSLKeystoreType                          string   // ssl.keystore.type
+	SSLKeystoreLocation                      string   // ssl.keystore.location
+	SSLKeystorePassword                      string   // ssl.keystore.password
+	SSLKeyPassword                           string   // ssl.key.password
+	SSLKeystoreKey                           string   // ssl.keystore.key
+	SSLKeystoreCertificateChain              string   // ssl.keystore.certificate.chain
+	SSLTruststoreType                        string   // ssl.truststore.type
+	SSLTruststoreLocation                    string   // ssl.truststore.location
+	SSLTruststorePassword                    string   // ssl.truststore.password
+	SSLTruststoreCertificates                string   // ssl.truststore.certificates
+	SSLClientAuth                            string   // ssl.client.auth
+	SSLEnabledProtocols                      []string // ssl.enabled.protocols
+	SSLProtocol                              string   // ssl.protocol
+	SSLCipherSuites                          []string // ssl.cipher.suites
+	SSLEndpointIdentificationAlgorithm       string   // ssl.endpoint.identification.algorithm
+	SSLPrincipalMappingRules                 string   // ssl.principal.mapping.rules
+	SASLEnabledMechanisms                    []string // sasl.enabled.mechanisms
+	SASLMechanismInterBrokerProtocol         string   // sasl.mechanism.inter.broker.protocol
+	SASLJaasConfig                           string   // sasl.jaas.config
+	SASLServerMaxReceiveSize                 int32    // sasl.server.max.receive.size
+	ConnectionFailedAuthenticationDelayMs    int32    // connection.failed.authentication.delay.ms
+	ConnectionsMaxReauthMs                   int64    // connections.max.reauth.ms
 
 	// supplied holds the raw key=value pairs given (properties file plus
 	// overrides), including unknown keys; immutable after NewBroker.

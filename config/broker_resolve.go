@@ -149,10 +149,5 @@ func (b *Broker) validateListeners() []error {
 	if _, ok := b.InterBrokerListener(); !ok {
 		errs = append(errs, fmt.Errorf("config: inter.broker.listener.name must be a listener name defined in advertised.listeners (%s not found)", b.InterBrokerListenerNameResolved()))
 	}
-	for _, l := range b.Listeners() {
-		if l.SecurityProtocol != "PLAINTEXT" {
-			errs = append(errs, &KeyError{Key: "listeners", Value: l.String(), Reason: "Samsa supports only the PLAINTEXT security protocol, listener " + l.Name + " maps to " + l.SecurityProtocol})
-		}
-	}
 	return errs
 }

@@ -2,6 +2,7 @@ package server
 
 import (
 	"context"
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"io"
@@ -91,6 +92,7 @@ type Server struct {
 type listener struct {
 	name string
 	ln   net.Listener
+	sec  *Security // never nil; the zero Security is PLAINTEXT
 }
 
 // New returns a Server that is not yet listening.
@@ -148,7 +150,13 @@ func (s *Server) Listen(name, addr string) (net.Addr, error) {
 
 // addListener registers ln under name and starts accepting on it if Serve is running.
 func (s *Server) addListener(name string, ln net.Listener) (net.Addr, error) {
-	l := &listener{name: name, ln: ln}
+	return s.addSecureListener(name, ln, Security{})
+}
+
+// addSecureListener registers ln under name with its security and starts
+// accepting on it if Serve is running.
+func (s *Server) addSecureListener(name string, ln net.Listener, sec Security) (net.Addr, error) {
+	l := &listener{name: name, ln: ln, sec: &sec}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.closing.Load() {
@@ -290,12 +298,12 @@ func (s *Server) acceptLoop(ctx context.Context, l *listener) {
 			continue
 		}
 		backoff = 0
-		s.startConn(ctx, l.name, nc)
+		s.startConn(ctx, l, nc)
 	}
 }
 
 // startConn registers nc and starts its goroutine, or closes it when the server is closing.
-func (s *Server) startConn(ctx context.Context, listenerName string, nc net.Conn) {
+func (s *Server) startConn(ctx context.Context, l *listener, nc net.Conn) {
 	if tc, ok := nc.(*net.TCPConn); ok {
 		if n := s.opts.SendBufferBytes; n > 0 {
 			tc.SetWriteBuffer(int(n))
@@ -304,7 +312,11 @@ func (s *Server) startConn(ctx context.Context, listenerName string, nc net.Conn
 			tc.SetReadBuffer(int(n))
 		}
 	}
-	c := newConn(ctx, s, listenerName, nc)
+	if l.sec.TLS != nil {
+		nc = tls.Server(nc, l.sec.TLS)
+	}
+	c := newConn(ctx, s, l.name, nc)
+	c.sec = l.sec
 	s.mu.Lock()
 	if s.closing.Load() {
 		s.mu.Unlock()
