@@ -12,6 +12,7 @@ import (
 
 	"samsa/broker/group"
 	"samsa/broker/metadata"
+	"samsa/broker/peer"
 	"samsa/broker/quota"
 	"samsa/broker/replica"
 	"samsa/broker/server"
@@ -58,6 +59,8 @@ type Broker struct {
 	topics   *topicConfigs
 	groups   *group.Coordinator
 	fetchSrc *peerFetchSource
+	sec      *securityState // listeners' TLS and SASL (security_wiring.go)
+	peerSec  []peer.Option  // inter-broker TLS/SASL options for broker/peer clients
 
 	producerIDs producerIDAllocator // internally locked (22_init_producer_id.go)
 

@@ -70,6 +70,12 @@ func (b *Broker) Start(ctx context.Context) (err error) {
 	b.catchUpLogDirFailures()
 	b.registerGauges()
 	b.startGroupCoordinator()
+	if err := b.setUpSecurity(); err != nil {
+		return err
+	}
+	if b.peerSec, err = b.interBrokerPeerOptions(); err != nil {
+		return err
+	}
 	if err := b.startServer(runCtx); err != nil {
 		return err
 	}
@@ -159,7 +165,11 @@ func (b *Broker) startServer(ctx context.Context) error {
 	}
 	b.srv = srv
 	for _, l := range b.cfg.Listeners() {
-		addr, err := srv.Listen(l.Name, l.Addr())
+		sec, err := b.listenerSecurity(l)
+		if err != nil {
+			return err
+		}
+		addr, err := srv.ListenSecure(l.Name, l.Addr(), sec)
 		if err != nil {
 			return fmt.Errorf("broker: %w", err)
 		}

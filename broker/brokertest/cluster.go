@@ -30,7 +30,14 @@ type options struct {
 	props    map[string]string
 	logLevel logrus.Level
 	firstID  int32
+	setup    func(zkConnect string)
 }
+
+// WithSetup runs fn with the cluster's ZooKeeper connect string (its
+// chroot) before any broker starts: for example to store the SCRAM
+// credentials of the inter-broker user, as an operator does with
+// kafka-configs.sh --zookeeper before starting a SASL cluster.
+func WithSetup(fn func(zkConnect string)) Option { return func(o *options) { o.setup = fn } }
 
 // WithProperty sets a server.properties key on every broker.
 func WithProperty(key, value string) Option {
@@ -113,6 +120,9 @@ func NewCluster(t testing.TB, n int, opts ...Option) *Cluster {
 		c.intercepts = append(c.intercepts, map[int16]InterceptFunc{})
 	}
 	t.Cleanup(func() { c.close(before) })
+	if o.setup != nil {
+		o.setup(c.connect)
+	}
 	for i := 0; i < n; i++ {
 		c.start(i)
 	}
