@@ -37,19 +37,19 @@ func newSecureCluster(t *testing.T, n int, extra ...brokertest.Option) *secureCl
 	leaf := ca.Server(t, "broker")
 	sc := &secureCluster{ca: ca, caFile: ca.WriteCAPEM(t, dir, "ca.pem")}
 	props := map[string]string{
-		"listeners":                            "PLAINTEXT://127.0.0.1:0,SASL_SSL://127.0.0.1:0,INTERNAL://127.0.0.1:0",
-		"listener.security.protocol.map":       "PLAINTEXT:PLAINTEXT,SASL_SSL:SASL_SSL,INTERNAL:SASL_SSL",
-		"inter.broker.listener.name":           "INTERNAL",
-		"sasl.enabled.mechanisms":              "SCRAM-SHA-512,SCRAM-SHA-256,PLAIN",
-		"sasl.mechanism.inter.broker.protocol": "SCRAM-SHA-512",
+		"listeners":                                             "PLAINTEXT://127.0.0.1:0,SASL_SSL://127.0.0.1:0,INTERNAL://127.0.0.1:0",
+		"listener.security.protocol.map":                        "PLAINTEXT:PLAINTEXT,SASL_SSL:SASL_SSL,INTERNAL:SASL_SSL",
+		"inter.broker.listener.name":                            "INTERNAL",
+		"sasl.enabled.mechanisms":                               "SCRAM-SHA-512,SCRAM-SHA-256,PLAIN",
+		"sasl.mechanism.inter.broker.protocol":                  "SCRAM-SHA-512",
 		"listener.name.internal.sasl.enabled.mechanisms":        "SCRAM-SHA-512",
 		"listener.name.internal.scram-sha-512.sasl.jaas.config": `org.apache.kafka.common.security.scram.ScramLoginModule required username="admin" password="admin-secret";`,
 		"listener.name.sasl_ssl.plain.sasl.jaas.config":         `org.apache.kafka.common.security.plain.PlainLoginModule required user_bob="bob-secret";`,
-		"ssl.keystore.type":       "PKCS12",
-		"ssl.keystore.location":   leaf.WritePKCS12(t, dir, "broker.p12", "storepw"),
-		"ssl.keystore.password":   "storepw",
-		"ssl.truststore.type":     "PEM",
-		"ssl.truststore.location": sc.caFile,
+		"ssl.keystore.type":                                     "PKCS12",
+		"ssl.keystore.location":                                 leaf.WritePKCS12(t, dir, "broker.p12", "storepw"),
+		"ssl.keystore.password":                                 "storepw",
+		"ssl.truststore.type":                                   "PEM",
+		"ssl.truststore.location":                               sc.caFile,
 	}
 	opts := []brokertest.Option{brokertest.WithSetup(func(connect string) {
 		zc, err := zkutil.Connect(context.Background(), zkutil.Config{Connect: connect, SessionTimeout: 10 * time.Second})
