@@ -3,8 +3,12 @@ package broker_test
 import (
 	"context"
 	"crypto/tls"
+	"crypto/x509/pkix"
 	"errors"
 	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -23,11 +27,13 @@ import (
 
 // secureCluster is a cluster whose brokers listen on PLAINTEXT (for the
 // harness), SASL_SSL (clients: SCRAM-SHA-512, SCRAM-SHA-256, PLAIN) and
-// INTERNAL (SASL_SSL, the inter-broker listener, SCRAM-SHA-512 as "admin").
+// INTERNAL (SASL_SSL, the inter-broker listener, SCRAM-SHA-512 as "admin")
+// and SSL (mutual TLS: ssl.client.auth=required for that listener only).
 type secureCluster struct {
 	*brokertest.Cluster
 	ca     *tlstest.CA
 	caFile string
+	dir    string
 }
 
 func newSecureCluster(t *testing.T, n int, extra ...brokertest.Option) *secureCluster {
@@ -35,10 +41,11 @@ func newSecureCluster(t *testing.T, n int, extra ...brokertest.Option) *secureCl
 	dir := t.TempDir()
 	ca := tlstest.NewCA(t, "samsa-test-ca")
 	leaf := ca.Server(t, "broker")
-	sc := &secureCluster{ca: ca, caFile: ca.WriteCAPEM(t, dir, "ca.pem")}
+	sc := &secureCluster{ca: ca, caFile: ca.WriteCAPEM(t, dir, "ca.pem"), dir: dir}
 	props := map[string]string{
-		"listeners":                                             "PLAINTEXT://127.0.0.1:0,SASL_SSL://127.0.0.1:0,INTERNAL://127.0.0.1:0",
-		"listener.security.protocol.map":                        "PLAINTEXT:PLAINTEXT,SASL_SSL:SASL_SSL,INTERNAL:SASL_SSL",
+		"listeners":                                             "PLAINTEXT://127.0.0.1:0,SASL_SSL://127.0.0.1:0,INTERNAL://127.0.0.1:0,SSL://127.0.0.1:0",
+		"listener.security.protocol.map":                        "PLAINTEXT:PLAINTEXT,SASL_SSL:SASL_SSL,INTERNAL:SASL_SSL,SSL:SSL",
+		"listener.name.ssl.ssl.client.auth":                     "required",
 		"inter.broker.listener.name":                            "INTERNAL",
 		"sasl.enabled.mechanisms":                               "SCRAM-SHA-512,SCRAM-SHA-256,PLAIN",
 		"sasl.mechanism.inter.broker.protocol":                  "SCRAM-SHA-512",
@@ -202,5 +209,133 @@ func TestClusterSASLSSLReplicationAndClients(t *testing.T) {
 	var ke interface{ Error() string }
 	if err == nil || !errors.As(err, &ke) || !strings.Contains(err.Error(), "SASL_AUTHENTICATION_FAILED") {
 		t.Fatalf("unknown user: %v", err)
+	}
+}
+
+func (sc *secureCluster) addrs(listener string) string {
+	var out []string
+	for i := 0; i < sc.N(); i++ {
+		out = append(out, sc.Broker(i).Addr(listener).String())
+	}
+	return strings.Join(out, ",")
+}
+
+// TestClusterSASLSSLKcatAndKafkaPython: librdkafka (kcat) and kafka-python
+// produce and consume over SASL_SSL with SCRAM-SHA-512, kcat also with
+// PLAIN; a wrong password fails.
+func TestClusterSASLSSLKcatAndKafkaPython(t *testing.T) {
+	kcat := needTool(t, "kcat")
+	sc := newSecureCluster(t, 1)
+	sc.CreateTopic(t, "kc", 1, 1)
+	bootstrap := sc.addrs("SASL_SSL")
+	scramArgs := []string{"-b", bootstrap, "-X", "security.protocol=SASL_SSL", "-X", "sasl.mechanisms=SCRAM-SHA-512",
+		"-X", "sasl.username=alice", "-X", "sasl.password=alice-secret", "-X", "ssl.ca.location=" + sc.caFile}
+	run(t, "k1\nk2\n", kcat, append(scramArgs, "-P", "-t", "kc")...)
+	plainArgs := []string{"-b", bootstrap, "-X", "security.protocol=SASL_SSL", "-X", "sasl.mechanisms=PLAIN",
+		"-X", "sasl.username=bob", "-X", "sasl.password=bob-secret", "-X", "ssl.ca.location=" + sc.caFile}
+	run(t, "k3\n", kcat, append(plainArgs, "-P", "-t", "kc")...)
+	got := run(t, "", kcat, append(scramArgs, "-C", "-t", "kc", "-o", "beginning", "-e", "-q")...)
+	if strings.Fields(got)[0] != "k1" || len(strings.Fields(got)) != 3 {
+		t.Fatalf("kcat consumed %q", got)
+	}
+	bad := exec.Command(kcat, "-b", bootstrap, "-X", "security.protocol=SASL_SSL", "-X", "sasl.mechanisms=SCRAM-SHA-512",
+		"-X", "sasl.username=alice", "-X", "sasl.password=nope", "-X", "ssl.ca.location="+sc.caFile, "-L", "-m", "10")
+	out, err := bad.CombinedOutput()
+	if err == nil || !strings.Contains(string(out), "Authentication failed") {
+		t.Fatalf("kcat with a wrong password: %v\n%s", err, out)
+	}
+
+	py := needTool(t, "/usr/bin/python3")
+	if err := exec.Command(py, "-c", "import kafka").Run(); err != nil {
+		if os.Getenv("CI") != "" {
+			t.Fatalf("python3-kafka is required in CI: %v", err)
+		}
+		t.Skipf("python3-kafka not installed: %v", err)
+	}
+	script := `
+import sys
+from kafka import KafkaProducer, KafkaConsumer
+bs, ca = sys.argv[1].split(","), sys.argv[2]
+sec = dict(security_protocol="SASL_SSL", sasl_mechanism="SCRAM-SHA-512", sasl_plain_username="alice",
+           sasl_plain_password="alice-secret", ssl_cafile=ca, ssl_check_hostname=True)
+p = KafkaProducer(bootstrap_servers=bs, acks="all", **sec)
+for i in range(5):
+    p.send("kc", value=("py%d" % i).encode()).get(timeout=30)
+p.close()
+c = KafkaConsumer("kc", bootstrap_servers=bs, auto_offset_reset="earliest", group_id=None,
+                  consumer_timeout_ms=15000, **sec)
+vals = [m.value.decode() for _, m in zip(range(8), c)]
+c.close()
+print(len(vals), vals[-1])
+`
+	if out := run(t, "", py, "-c", script, bootstrap, sc.caFile); strings.TrimSpace(out) != "8 py4" {
+		t.Fatalf("kafka-python over SASL_SSL: %q", out)
+	}
+}
+
+// TestClusterMutualTLSClients: on an SSL listener with ssl.client.auth=required,
+// Sarama, franz-go and kcat with a client certificate produce and consume;
+// without one the handshake fails.
+func TestClusterMutualTLSClients(t *testing.T) {
+	sc := newSecureCluster(t, 1)
+	sc.CreateTopic(t, "mtls", 1, 1)
+	client := sc.ca.Client(t, pkix.Name{CommonName: "alice", Organization: []string{"Acme"}})
+	withCert := sc.clientTLS()
+	withCert.Certificates = []tls.Certificate{client.TLS()}
+	bootstrap := sc.addrs("SSL")
+
+	cfg := brokertest.SaramaConfig(sarama.V2_1_0_0)
+	cfg.Net.TLS.Enable, cfg.Net.TLS.Config = true, withCert
+	cfg.Producer.Return.Successes = true
+	p, err := sarama.NewSyncProducer([]string{bootstrap}, cfg)
+	if err != nil {
+		t.Fatalf("sarama with a client certificate: %v", err)
+	}
+	if _, _, err := p.SendMessage(&sarama.ProducerMessage{Topic: "mtls", Value: sarama.StringEncoder("sarama")}); err != nil {
+		t.Fatal(err)
+	}
+	p.Close()
+
+	cl, err := kgo.NewClient(kgo.SeedBrokers(bootstrap), kgo.DialTLSConfig(withCert),
+		kgo.ConsumeTopics("mtls"), kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cl.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	if err := cl.ProduceSync(ctx, &kgo.Record{Topic: "mtls", Value: []byte("franz")}).FirstErr(); err != nil {
+		t.Fatalf("franz-go with a client certificate: %v", err)
+	}
+	n := 0
+	for n < 2 && ctx.Err() == nil {
+		n += cl.PollFetches(ctx).NumRecords()
+	}
+	if n != 2 {
+		t.Fatalf("franz-go consumed %d of 2", n)
+	}
+
+	noCert := brokertest.SaramaConfig(sarama.V2_1_0_0)
+	noCert.Net.TLS.Enable, noCert.Net.TLS.Config = true, sc.clientTLS()
+	noCert.Metadata.Retry.Max = 0
+	if c, err := sarama.NewClient([]string{bootstrap}, noCert); err == nil {
+		c.Close()
+		t.Fatal("a client without a certificate was served")
+	}
+
+	if kcat, err := exec.LookPath("kcat"); err == nil {
+		keyFile := filepath.Join(sc.dir, "client.key")
+		certFile := filepath.Join(sc.dir, "client.pem")
+		if err := os.WriteFile(keyFile, client.KeyPEM(), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(certFile, client.ChainPEM(), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		got := run(t, "", kcat, "-b", bootstrap, "-X", "security.protocol=SSL", "-X", "ssl.ca.location="+sc.caFile,
+			"-X", "ssl.certificate.location="+certFile, "-X", "ssl.key.location="+keyFile, "-C", "-t", "mtls", "-o", "beginning", "-e", "-q")
+		if strings.Join(strings.Fields(got), " ") != "sarama franz" {
+			t.Fatalf("kcat over mutual TLS consumed %q", got)
+		}
 	}
 }

@@ -54,7 +54,12 @@ type AuthError struct {
 	Err     error
 }
 
-func (e *AuthError) Error() string { return "sasl: " + e.Message }
+func (e *AuthError) Error() string {
+	if e.Err != nil {
+		return "sasl: " + e.Message + " (" + e.Err.Error() + ")"
+	}
+	return "sasl: " + e.Message
+}
 func (e *AuthError) Unwrap() error { return e.Err }
 
 // Errors a Session reports besides AuthError.
