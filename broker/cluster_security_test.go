@@ -6,6 +6,7 @@ import (
 	"crypto/x509/pkix"
 	"errors"
 	"fmt"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -338,4 +339,37 @@ func TestClusterMutualTLSClients(t *testing.T) {
 			t.Fatalf("kcat over mutual TLS consumed %q", got)
 		}
 	}
+}
+
+// TestClusterKeystoreReload: kafka-configs --alter --entity-type brokers
+// --add-config listener.name.sasl_ssl.ssl.keystore.location=<new> (here
+// through AlterConfigs, the --bootstrap-server path) makes new connections
+// get the new certificate without a restart.
+func TestClusterKeystoreReload(t *testing.T) {
+	sc := newSecureCluster(t, 1)
+	addr := sc.Broker(0).Addr("SASL_SSL").String()
+	serverCN := func() (string, error) {
+		conn, err := tls.DialWithDialer(&net.Dialer{Timeout: 5 * time.Second}, "tcp", addr, sc.clientTLS())
+		if err != nil {
+			return "", err
+		}
+		defer conn.Close()
+		return conn.ConnectionState().PeerCertificates[0].Subject.CommonName, nil
+	}
+	if cn, err := serverCN(); err != nil || cn != "broker" {
+		t.Fatalf("before: %q %v", cn, err)
+	}
+	newStore := sc.ca.Server(t, "broker-renewed").WritePKCS12(t, sc.dir, "renewed.p12", "storepw")
+	admin := sc.Admin(t, nil)
+	if err := admin.AlterConfig(sarama.BrokerResource, "1", map[string]*string{
+		"listener.name.sasl_ssl.ssl.keystore.location": &newStore}, false); err != nil {
+		t.Fatalf("AlterConfigs: %v", err)
+	}
+	brokertest.WaitFor(t, 30*time.Second, func() error {
+		cn, err := serverCN()
+		if err != nil || cn != "broker-renewed" {
+			return fmt.Errorf("new connections still get %q (%v)", cn, err)
+		}
+		return nil
+	})
 }
