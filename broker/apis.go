@@ -99,6 +99,8 @@ func newAPITable() map[int16]api {
 		{key: 47, min: 0, max: 0, handle: (*Broker).handleOffsetDelete},
 		{key: 48, min: 0, max: 1, handle: (*Broker).handleDescribeClientQuotas},
 		{key: 49, min: 0, max: 1, handle: (*Broker).handleAlterClientQuotas},
+		{key: 50, min: 0, max: 0, handle: (*Broker).handleDescribeUserSCRAMCredentials},
+		{key: 51, min: 0, max: 0, handle: (*Broker).handleAlterUserSCRAMCredentials, controllerOnly: true},
 		{key: 60, min: 0, max: 0, handle: (*Broker).handleDescribeCluster},
 	}
 	t := make(map[int16]api, len(rows))
