@@ -1,6 +1,6 @@
 package broker
 
-// DescribeUserScramCredentials: v0
+// DescribeUserScramCredentials: v0-0
 //
 // Behaviour:
 //   - KIP-554: answered by any broker from ZooKeeper (/config/users/<user>),

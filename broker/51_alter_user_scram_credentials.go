@@ -1,6 +1,6 @@
 package broker
 
-// AlterUserScramCredentials: v0
+// AlterUserScramCredentials: v0-0
 //
 // Behaviour:
 //   - KIP-554, controller only (NOT_CONTROLLER elsewhere), as Kafka 2.8's
