@@ -37,7 +37,7 @@ type secureCluster struct {
 	dir    string
 }
 
-func newSecureCluster(t *testing.T, n int, extra ...brokertest.Option) *secureCluster {
+func newSecureCluster(t testing.TB, n int, extra ...brokertest.Option) *secureCluster {
 	t.Helper()
 	dir := t.TempDir()
 	ca := tlstest.NewCA(t, "samsa-test-ca")

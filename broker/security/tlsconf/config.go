@@ -153,6 +153,9 @@ func build(k map[string]string, server bool) (*built, error) {
 		return nil, cfgErr("ssl.endpoint.identification.algorithm %q is not https or empty", k["ssl.endpoint.identification.algorithm"])
 	}
 	b.server = base.Clone()
+	// Full-size TLS records from the first byte: Kafka's responses are bulk
+	// transfers, and small first records only cost throughput here.
+	b.server.DynamicRecordSizingDisabled = true
 	if haveCert {
 		b.server.Certificates = []tls.Certificate{cert}
 	}
