@@ -153,13 +153,17 @@ func (b *Broker) connectZooKeeper(ctx context.Context) error {
 // configured with port 0 gets a free port; the advertised listener of the
 // same name then publishes the bound port.
 func (b *Broker) startServer(ctx context.Context) error {
-	srv, err := server.New(server.Options{
+	sopts := server.Options{
 		Handler:        handler{b: b},
 		Logger:         b.opts.Logger.WithField("broker", b.ID()),
 		Metrics:        b.opts.Registry,
 		MaxRequestSize: b.cfg.SocketRequestMaxBytes,
 		IdleTimeout:    time.Duration(b.cfg.ConnectionsMaxIdleMs) * time.Millisecond,
-	})
+	}
+	if err := connectionLimits(b.cfg, &sopts); err != nil {
+		return err
+	}
+	srv, err := server.New(sopts)
 	if err != nil {
 		return err
 	}
@@ -167,6 +171,9 @@ func (b *Broker) startServer(ctx context.Context) error {
 	for _, l := range b.cfg.Listeners() {
 		sec, err := b.listenerSecurity(l)
 		if err != nil {
+			return err
+		}
+		if err := b.listenerLimits(l, &sec); err != nil {
 			return err
 		}
 		addr, err := srv.ListenSecure(l.Name, l.Addr(), sec)

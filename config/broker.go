@@ -33,6 +33,9 @@ type Broker struct {
 	SocketReceiveBufferBytes                 int32    // socket.receive.buffer.bytes
 	ConnectionsMaxIdleMs                     int64    // connections.max.idle.ms
 	MaxConnectionsPerIP                      int32    // max.connections.per.ip
+	MaxConnectionsPerIPOverrides             string   // max.connections.per.ip.overrides
+	MaxConnections                           int32    // max.connections
+	MaxConnectionCreationRate                int32    // max.connection.creation.rate
 	RequestTimeoutMs                         int32    // request.timeout.ms
 	NumNetworkThreads                        int32    // num.network.threads
 	NumIOThreads                             int32    // num.io.threads

@@ -30,6 +30,14 @@ type Security struct {
 	// but ApiVersions, SaslHandshake and SaslAuthenticate (Kafka's
 	// SaslServerAuthenticator). nil: no SASL.
 	SASL *sasl.Config
+
+	// The listener's connection limits (listener.name.<l>.max.connections
+	// and listener.name.<l>.max.connection.creation.rate; zero: none), and
+	// whether it is the inter-broker listener, which the broker-wide
+	// max.connections and max.connection.creation.rate do not count.
+	MaxConnections            int32
+	MaxConnectionCreationRate int32
+	InterBroker               bool
 }
 
 // ListenSecure is Listen for a listener with transport security.
