@@ -133,11 +133,16 @@ func (b *Broker) awaitFirstMetadata(ctx context.Context, limit time.Duration) {
 // persistent paths Kafka 2.8 brokers create.
 func (b *Broker) connectZooKeeper(ctx context.Context) error {
 	timeout := time.Duration(b.cfg.ZookeeperConnectionTimeoutMs()) * time.Millisecond
+	zkTLS, err := zookeeperTLS(b.cfg)
+	if err != nil {
+		return err
+	}
 	zc, err := zkutil.Connect(ctx, zkutil.Config{
 		Connect:           b.cfg.RawZookeeperConnect,
 		SessionTimeout:    time.Duration(b.cfg.ZookeeperSessionTimeoutMs) * time.Millisecond,
 		ConnectionTimeout: timeout,
 		Logger:            b.opts.Logger,
+		TLS:               zkTLS,
 	})
 	if err != nil {
 		return fmt.Errorf("broker: connect to zookeeper %q: %w", b.cfg.RawZookeeperConnect, err)

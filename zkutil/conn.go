@@ -2,6 +2,7 @@ package zkutil
 
 import (
 	"context"
+	"crypto/tls"
 	"fmt"
 	"io"
 	"strings"
@@ -30,6 +31,11 @@ type Config struct {
 	ConnectionTimeout time.Duration
 	// Logger receives zkutil's logs (component=zkutil). Nil discards them.
 	Logger logrus.FieldLogger
+	// TLS, when set, wraps every connection to ZooKeeper in TLS
+	// (zookeeper.ssl.client.enable, KIP-515); ServerName is set per server
+	// when empty, so the certificate's host name is checked unless the
+	// config skips verification.
+	TLS *tls.Config
 }
 
 // Client is one ZooKeeper session with Kafka's chroot, retry, re-arm and
@@ -175,7 +181,7 @@ func open(ctx context.Context, cfg Config, servers []string, chroot string, log 
 		servers:      servers,
 		timeout:      cfg.ConnectionTimeout,
 		log:          log,
-		sniff:        &credSniffer{},
+		sniff:        &credSniffer{tls: cfg.TLS},
 		dispatch:     newDispatcher(),
 		quit:         make(chan struct{}),
 		firstSession: make(chan struct{}),
