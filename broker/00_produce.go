@@ -41,6 +41,13 @@ package broker
 //     FailedProduceRequests counts only unexpected failures, not unknown
 //     partitions, not-leader, too-large, corrupt, storage errors or the
 //     request checks (countsAsFailedProduce, errProduceRequestCheck).
+//   - Authorization (Kafka 2.8 KafkaApis.handleProduceRequest): when the
+//     first batch of any partition is transactional, the request needs
+//     Write on its transactional_id (a null id fails) or every partition
+//     answers TRANSACTIONAL_ID_AUTHORIZATION_FAILED (CVE-2018-17196: every
+//     partition is inspected, not one); then Write on each topic, else
+//     TOPIC_AUTHORIZATION_FAILED before the existence check. IdempotentWrite
+//     is checked by InitProducerId, not here (KIP-679).
 //   - Internal topics (__consumer_offsets) refuse client produce with
 //     INVALID_TOPIC_EXCEPTION, as Kafka; the group coordinator appends
 //     through broker/replica directly.
@@ -62,6 +69,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kmsg"
 
+	"samsa/broker/acl"
 	"samsa/broker/record"
 	"samsa/broker/replica"
 	"samsa/broker/server"
@@ -83,6 +91,8 @@ func (b *Broker) handleProduce(r *request) (kmsg.Response, error) {
 
 	var waits []produceWait
 	failed := false
+	txnDenied := !b.authorizedProduceTransaction(r, req)
+	writeAuth := b.topicAuthCache(r, acl.OpWrite)
 	for _, t := range req.Topics {
 		rt := kmsg.NewProduceResponseTopic()
 		rt.Topic = t.Topic
@@ -91,6 +101,12 @@ func (b *Broker) handleProduce(r *request) (kmsg.Response, error) {
 			rp.Partition = p.Partition
 			rp.BaseOffset, rp.LogAppendTime, rp.LogStartOffset = -1, -1, -1
 			tp := replica.TopicPartition{Topic: t.Topic, Partition: p.Partition}
+			if authErr := produceAuthErr(txnDenied, writeAuth, t.Topic); authErr != nil {
+				failed = true
+				rp.ErrorCode = authErr.Code
+				rt.Partitions = append(rt.Partitions, rp)
+				continue
+			}
 			if acksErr != nil {
 				// Kafka's ReplicaManager.appendRecords refuses the whole
 				// request before any append; the failed-produce meter is

@@ -37,6 +37,13 @@ package broker
 //   - Fetch sessions (KIP-227) are not kept: every answer has session id 0,
 //     which tells clients to keep sending full fetches; an incremental
 //     request (session id > 0) answers FETCH_SESSION_ID_NOT_FOUND.
+//   - Authorization (Kafka 2.8 KafkaApis): a fetch with replica_id >= 0
+//     needs ClusterAction on the cluster, else every partition answers
+//     TOPIC_AUTHORIZATION_FAILED (CVE-2018-1288: a client cannot pose as a
+//     follower); a consumer fetch needs Read on each topic
+//     (TOPIC_AUTHORIZATION_FAILED, decided before the existence check so an
+//     unauthorised client cannot probe for topics). Refused partitions are
+//     not read and do not end a long poll early.
 //   - Per-partition errors: UNKNOWN_TOPIC_OR_PARTITION, NOT_LEADER_FOR_PARTITION,
 //     OFFSET_OUT_OF_RANGE, FENCED_LEADER_EPOCH, UNKNOWN_LEADER_EPOCH.
 //
@@ -74,6 +81,8 @@ type fetchPart struct {
 	err      error
 	size     int64
 	topicIdx int // index of the topic in the response
+	// denied: refused by the authorizer; err holds the answer, never read.
+	denied bool
 	// throttled: the answer counts against the leader replication
 	// throttle (a throttled partition fetched by an out-of-sync follower).
 	throttled bool
@@ -95,15 +104,21 @@ func (b *Broker) handleFetch(r *request) (kmsg.Response, error) {
 	parts := make([]fetchPart, 0, n)
 	resp.Topics = make([]kmsg.FetchResponseTopic, 0, len(req.Topics))
 	respParts := make([]kmsg.FetchResponseTopicPartition, 0, n)
+	fetchAuth, allowed := b.fetchAuthorizer(r, req.ReplicaID), n
 	for ti, t := range req.Topics {
 		rt := kmsg.NewFetchResponseTopic()
 		rt.Topic = t.Topic
 		rt.Partitions = respParts[len(respParts) : len(respParts) : len(respParts)+len(t.Partitions)]
 		respParts = respParts[:len(respParts)+len(t.Partitions)]
 		resp.Topics = append(resp.Topics, rt)
+		denied := !fetchAuth.ok(t.Topic)
 		for _, p := range t.Partitions {
-			parts = append(parts, fetchPart{tp: replica.TopicPartition{Topic: t.Topic, Partition: p.Partition},
-				req: p, topicIdx: ti})
+			fp := fetchPart{tp: replica.TopicPartition{Topic: t.Topic, Partition: p.Partition}, req: p, topicIdx: ti}
+			if denied {
+				fp.denied, fp.err = true, kerr.TopicAuthorizationFailed
+				allowed--
+			}
+			parts = append(parts, fp)
 		}
 	}
 	maxBytes := int64(math.MaxInt32)
@@ -126,6 +141,9 @@ func (b *Broker) handleFetch(r *request) (kmsg.Response, error) {
 		anyErr := false
 		for i := range parts {
 			fp := &parts[i]
+			if fp.denied {
+				continue
+			}
 			remaining := maxBytes - total
 			limit := min(int64(max(fp.req.PartitionMaxBytes, 0)), max(remaining, 0))
 			rp := replica.ReadParams{ReplicaID: replicaID, FetchOffset: fp.req.FetchOffset,
@@ -161,7 +179,7 @@ func (b *Broker) handleFetch(r *request) (kmsg.Response, error) {
 		}
 		return anyErr || total >= int64(req.MinBytes) || total >= maxBytes || b.stopping.Load()
 	}
-	if !read() && req.MaxWaitMillis > 0 {
+	if !read() && req.MaxWaitMillis > 0 && allowed > 0 {
 		keys := make([]purgatory.Key, len(parts))
 		for i := range parts {
 			fp := &parts[i]
@@ -185,7 +203,10 @@ func (b *Broker) handleFetch(r *request) (kmsg.Response, error) {
 		// Kafka sends empty, never null, records (kafka-python cannot read
 		// a null).
 		rp.RecordBatches = []byte{}
-		if fp.err != nil {
+		if fp.denied {
+			rp.ErrorCode = kerr.TopicAuthorizationFailed.Code
+			rp.HighWatermark, rp.LastStableOffset, rp.LogStartOffset = -1, -1, -1
+		} else if fp.err != nil {
 			b.failed(fp.tp, false)
 			rp.ErrorCode = b.errorCode(fp.err)
 			rp.HighWatermark, rp.LastStableOffset, rp.LogStartOffset = -1, -1, -1

@@ -22,6 +22,8 @@ package broker
 //     before it; consumers see the high watermark instead of larger offsets.
 //   - A partition named twice in one request answers INVALID_REQUEST for
 //     both (Kafka 2.8).
+//   - Authorization: Describe per topic, checked first
+//     (TOPIC_AUTHORIZATION_FAILED).
 //
 // Version notes:
 //   - v1: one offset with its timestamp (KIP-79). v2: isolation level
@@ -29,8 +31,10 @@ package broker
 //   - v6: flexible.
 
 import (
+	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kmsg"
 
+	"samsa/broker/acl"
 	"samsa/broker/replica"
 )
 
@@ -43,6 +47,7 @@ func (b *Broker) handleListOffsets(r *request) (kmsg.Response, error) {
 			seen[replica.TopicPartition{Topic: t.Topic, Partition: p.Partition}]++
 		}
 	}
+	describe := b.topicAuthCache(r, acl.OpDescribe)
 	for _, t := range req.Topics {
 		rt := kmsg.NewListOffsetsResponseTopic()
 		rt.Topic = t.Topic
@@ -51,6 +56,14 @@ func (b *Broker) handleListOffsets(r *request) (kmsg.Response, error) {
 			rp.Partition = p.Partition
 			rp.Timestamp, rp.Offset, rp.LeaderEpoch = -1, -1, -1
 			tp := replica.TopicPartition{Topic: t.Topic, Partition: p.Partition}
+			if !describe.ok(t.Topic) {
+				rp.ErrorCode = kerr.TopicAuthorizationFailed.Code
+				if req.Version == 0 {
+					rp.OldStyleOffsets = []int64{}
+				}
+				rt.Partitions = append(rt.Partitions, rp)
+				continue
+			}
 			if seen[tp] > 1 {
 				rp.ErrorCode = b.errorCode(errInvalidRequest)
 				rt.Partitions = append(rt.Partitions, rp)

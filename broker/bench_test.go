@@ -24,7 +24,11 @@ func benchBatch(b *testing.B, n, size int) []byte {
 }
 
 func benchProduce(b *testing.B, acks int16) {
-	c := brokertest.NewCluster(b, 1)
+	benchProduceOn(b, brokertest.NewCluster(b, 1), acks)
+}
+
+// benchProduceOn is benchProduce on a running one-broker cluster.
+func benchProduceOn(b *testing.B, c *brokertest.Cluster, acks int16) {
 	c.CreateTopic(b, "bench", 1, 1)
 	rc := dialRaw(b, c.Addr(0))
 	batch := benchBatch(b, 100, 100)

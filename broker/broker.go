@@ -10,6 +10,7 @@ import (
 
 	"github.com/sirupsen/logrus"
 
+	"samsa/broker/acl"
 	"samsa/broker/group"
 	"samsa/broker/metadata"
 	"samsa/broker/peer"
@@ -61,6 +62,9 @@ type Broker struct {
 	fetchSrc *peerFetchSource
 	sec      *securityState // listeners' TLS and SASL (security_wiring.go)
 	peerSec  []peer.Option  // inter-broker TLS/SASL options for broker/peer clients
+	// authz is the ACL authorizer (authz_wiring.go); nil when
+	// authorizer.class.name is empty, and then every request is allowed.
+	authz *acl.Authorizer
 
 	producerIDs producerIDAllocator // internally locked (22_init_producer_id.go)
 

@@ -59,12 +59,7 @@ func newSecureCluster(t testing.TB, n int, extra ...brokertest.Option) *secureCl
 		"ssl.truststore.type":                                   "PEM",
 		"ssl.truststore.location":                               sc.caFile,
 	}
-	opts := []brokertest.Option{brokertest.WithSetup(func(connect string) {
-		zc, err := zkutil.Connect(context.Background(), zkutil.Config{Connect: connect, SessionTimeout: 10 * time.Second})
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer zc.Close()
+	opts := []brokertest.Option{brokertest.WithZooKeeperSetup(func(zc *zkutil.Client) {
 		if err := zc.CreatePersistentPaths(); err != nil {
 			t.Fatal(err)
 		}

@@ -42,6 +42,11 @@ func (h handler) Serve(ctx context.Context, c *server.Conn, req *wire.Request) (
 	r := &request{ctx: ctx, hdr: &req.Header, body: req.Body, listener: c.ListenerName(),
 		principal: c.Principal(), clientHost: clientHost(c)}
 	b.debugRequest(r)
+	if row.interBroker {
+		if resp, err := b.interBrokerDenied(r); resp != nil || err != nil {
+			return resp, err // ClusterAction refused (authz_interbroker.go)
+		}
+	}
 	if (req.Key == kmsg.Produce.Int16() || req.Key == kmsg.Fetch.Int16()) && b.quotas.AnyEnabled() {
 		return b.serveWithQuota(c, req, row, r) // client byte-rate quotas (quota_serve.go)
 	}

@@ -48,6 +48,9 @@ func (b *Broker) Start(ctx context.Context) (err error) {
 	if _, err := b.loadDynamicBrokerConfig(); err != nil {
 		return fmt.Errorf("broker: read dynamic broker configs: %w", err)
 	}
+	if err := b.startAuthorizer(ctx); err != nil {
+		return err
+	}
 	if err := b.openLogs(); err != nil {
 		return err
 	}
@@ -143,6 +146,8 @@ func (b *Broker) connectZooKeeper(ctx context.Context) error {
 		ConnectionTimeout: timeout,
 		Logger:            b.opts.Logger,
 		TLS:               zkTLS,
+		SecureACLs:        b.cfg.ZookeeperSetACL,
+		Auth:              b.opts.ZooKeeperAuth,
 	})
 	if err != nil {
 		return fmt.Errorf("broker: connect to zookeeper %q: %w", b.cfg.RawZookeeperConnect, err)
@@ -303,6 +308,9 @@ func (b *Broker) Shutdown(ctx context.Context) error {
 	}
 	b.wg.Wait()
 	// 4. Flush and checkpoint the logs.
+	if b.authz != nil {
+		b.authz.Close()
+	}
 	if b.logs != nil {
 		if err := b.closeLogs(); err != nil {
 			errs = append(errs, err)

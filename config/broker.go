@@ -26,6 +26,9 @@ type Broker struct {
 	ZookeeperMaxInFlightRequests                int32    // zookeeper.max.in.flight.requests
 	ZookeeperSetACL                             bool     // zookeeper.set.acl
 	ZookeeperSyncTimeMs                         int32    // zookeeper.sync.time.ms
+	AuthorizerClassName                         string   // authorizer.class.name
+	SuperUsers                                  string   // super.users
+	AllowEveryoneIfNoACLFound                   bool     // allow.everyone.if.no.acl.found
 	InterBrokerProtocolVersion                  string   // inter.broker.protocol.version
 	ControllerSocketTimeoutMs                   int32    // controller.socket.timeout.ms
 	SocketRequestMaxBytes                       int32    // socket.request.max.bytes
@@ -33,9 +36,6 @@ type Broker struct {
 	SocketReceiveBufferBytes                    int32    // socket.receive.buffer.bytes
 	ConnectionsMaxIdleMs                        int64    // connections.max.idle.ms
 	MaxConnectionsPerIP                         int32    // max.connections.per.ip
-	MaxConnectionsPerIPOverrides                string   // max.connections.per.ip.overrides
-	MaxConnections                              int32    // max.connections
-	MaxConnectionCreationRate                   int32    // max.connection.creation.rate
 	RequestTimeoutMs                            int32    // request.timeout.ms
 	NumNetworkThreads                           int32    // num.network.threads
 	NumIOThreads                                int32    // num.io.threads
@@ -129,6 +129,12 @@ type Broker struct {
 	MetricsListener                             string   // metrics.listener (Samsa)
 	LogFormat                                   string   // log.format (Samsa)
 	LogLevel                                    string   // log.level (Samsa)
+	GroupRebalanceStormCount                    int32    // samsa.group.rebalance.storm.count (Samsa)
+	GroupRebalanceStormWindowMs                 int64    // samsa.group.rebalance.storm.window.ms (Samsa)
+	GroupRebalanceHistorySize                   int32    // samsa.group.rebalance.history.size (Samsa)
+	MaxConnectionsPerIPOverrides                string   // max.connections.per.ip.overrides
+	MaxConnections                              int32    // max.connections
+	MaxConnectionCreationRate                   int32    // max.connection.creation.rate
 	JavaSecurityAuthLoginConfig                 string   // java.security.auth.login.config (Samsa)
 	SSLKeystoreType                             string   // ssl.keystore.type
 	SSLKeystoreLocation                         string   // ssl.keystore.location

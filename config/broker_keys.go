@@ -34,7 +34,7 @@ var BrokerKeys = []Key{
 	{Name: "zookeeper.session.timeout.ms", Field: "ZookeeperSessionTimeoutMs", Type: TypeInt, Default: "18000", Valid: atLeast(1), Doc: "ZooKeeper session timeout."},
 	{Name: "zookeeper.connection.timeout.ms", Field: "RawZookeeperConnectionTimeoutMs", Type: TypeInt, Null: true, Valid: atLeast(1), Doc: "Time to wait for the ZooKeeper connection; unset means zookeeper.session.timeout.ms."},
 	{Name: "zookeeper.max.in.flight.requests", Field: "ZookeeperMaxInFlightRequests", Type: TypeInt, Default: "10", Valid: atLeast(1), Doc: "Unacknowledged ZooKeeper requests a broker pipelines."},
-	{Name: "zookeeper.set.acl", Field: "ZookeeperSetACL", Type: TypeBool, Default: "false", Doc: "Create znodes with secure ACLs." + noEffect},
+	{Name: "zookeeper.set.acl", Field: "ZookeeperSetACL", Type: TypeBool, Default: "false", Doc: "Create znodes with Kafka's secure ACLs: only the broker's authenticated ZooKeeper identity may change them, world may read all but /config/users, /config/brokers and /delegation_token/tokens; /consumers stays open. Needs an authenticated ZooKeeper session, else the broker refuses to start."},
 	{Name: "zookeeper.sync.time.ms", Field: "ZookeeperSyncTimeMs", Type: TypeInt, Default: "2000", Doc: "Legacy ZooKeeper follower lag." + noEffect},
 	{Name: "inter.broker.protocol.version", Field: "InterBrokerProtocolVersion", Type: TypeString, Default: "2.8-IV1", Doc: "Inter-broker protocol version; Samsa always speaks 2.8."},
 	{Name: "controller.socket.timeout.ms", Field: "ControllerSocketTimeoutMs", Type: TypeInt, Default: "30000", Doc: "Socket timeout of the controller's channels to brokers."},
@@ -152,6 +152,11 @@ var BrokerKeys = []Key{
 	{Name: "transaction.state.log.segment.bytes", Field: "TransactionStateLogSegmentBytes", Type: TypeInt, Default: "104857600", Valid: atLeast(1), Doc: "segment.bytes of __transaction_state." + noEffect},
 	{Name: "transactional.id.expiration.ms", Field: "TransactionalIDExpirationMs", Type: TypeInt, Default: "604800000", Valid: atLeast(1), Doc: "An idempotent producer whose last batch in a partition is older than this (by the batch's timestamp) loses its state there, as in Kafka 2.8; checked at each retention pass. Transactional ids are not supported."},
 
+	// Authorization (Kafka 2.8 AclAuthorizer; docs/security.md "Authorization").
+	{Name: "authorizer.class.name", Field: "AuthorizerClassName", Type: TypeString, Default: "", Valid: oneOf("", "kafka.security.authorizer.AclAuthorizer", "kafka.security.auth.SimpleAclAuthorizer"), Doc: "Authorizer of every request: kafka.security.authorizer.AclAuthorizer (or its deprecated alias kafka.security.auth.SimpleAclAuthorizer) checks the ACLs stored in ZooKeeper under /kafka-acl and /kafka-acl-extended; empty means no authorization (the ACL APIs answer SECURITY_DISABLED)."},
+	{Name: "super.users", Field: "SuperUsers", Type: TypeString, Default: "", Doc: "Principals allowed everything, separated by ';' (User:admin;User:broker); read by the AclAuthorizer."},
+	{Name: "allow.everyone.if.no.acl.found", Field: "AllowEveryoneIfNoACLFound", Type: TypeBool, Default: "false", Doc: "With the AclAuthorizer, let every principal use a resource that no ACL applies to; false denies it."},
+
 	// Samsa-specific keys (no Kafka equivalent; Kafka configures these
 	// through JMX exporters and log4j.properties).
 	{Name: "metrics.listener", Field: "MetricsListener", Type: TypeString, Null: true, Valid: httpListener(), Doc: samsaOnly + "http://host:port on which the broker serves its metrics in Prometheus text format at /metrics; unset serves none. Port 0 picks a free port."},
@@ -196,4 +201,7 @@ var BrokerKeys = []Key{
 	{Name: "zookeeper.ssl.endpoint.identification.algorithm", Field: "ZookeeperSSLEndpointIdentificationAlgorithm", Type: TypeString, Default: "HTTPS", Doc: "HTTPS: the ZooKeeper server's certificate must name the host in zookeeper.connect; empty: chain only."},
 	{Name: "zookeeper.ssl.crl.enable", Field: "ZookeeperSSLCrlEnable", Type: TypeBool, Default: "false", Doc: "Certificate revocation lists." + noEffect},
 	{Name: "zookeeper.ssl.ocsp.enable", Field: "ZookeeperSSLOcspEnable", Type: TypeBool, Default: "false", Doc: "OCSP." + noEffect},
+	{Name: "samsa.group.rebalance.storm.count", Field: "GroupRebalanceStormCount", Type: TypeInt, Default: "5", Valid: atLeast(0), Doc: samsaOnly + "A consumer group that starts more than this many rebalances within samsa.group.rebalance.storm.window.ms is in a rebalance storm: the coordinator logs a WARN naming the member that keeps causing it and the likely cause, and samsa-doctor lists the group. 0 turns the detector off."},
+	{Name: "samsa.group.rebalance.storm.window.ms", Field: "GroupRebalanceStormWindowMs", Type: TypeLong, Default: "600000", Valid: atLeast(1), Doc: samsaOnly + "The sliding window of the rebalance storm detector (see samsa.group.rebalance.storm.count)."},
+	{Name: "samsa.group.rebalance.history.size", Field: "GroupRebalanceHistorySize", Type: TypeInt, Default: "10", Valid: between(1, 1000), Doc: samsaOnly + "How many of its latest rebalances (time, generation, reason) the coordinator keeps per group for kafka-consumer-groups --describe --state --verbose and the metrics listener's /groups/rebalances."},
 }

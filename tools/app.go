@@ -108,6 +108,7 @@ func NewApp(env Env) *cli.App {
 			verifiableProducerCommand(env),
 			verifiableConsumerCommand(env),
 			replicaVerificationCommand(env),
+			aclsCommand(env),
 		},
 	}
 	for _, cmd := range app.Commands {

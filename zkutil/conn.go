@@ -36,6 +36,13 @@ type Config struct {
 	// when empty, so the certificate's host name is checked unless the
 	// config skips verification.
 	TLS *tls.Config
+	// SecureACLs is zookeeper.set.acl: znodes this Client creates get
+	// Kafka's secure ACLs (znode_acl.go). It needs an authenticated
+	// session (Auth), else Connect fails with ErrSecureACLsWithoutAuth.
+	SecureACLs bool
+	// Auth is added to the session before Connect returns (AddAuth), and
+	// again by go-zookeeper after each reconnect.
+	Auth []Credential
 }
 
 // Client is one ZooKeeper session with Kafka's chroot, retry, re-arm and
@@ -70,6 +77,7 @@ type Client struct {
 	firstSession chan struct{} // closed when the first session is established
 	firstOnce    sync.Once
 	sessionID    atomic.Int64 // last session id seen in a HasSession event
+	secure       bool         // zookeeper.set.acl; immutable after Connect
 
 	mu struct {
 		sync.Mutex
@@ -129,6 +137,9 @@ func Connect(ctx context.Context, cfg Config) (*Client, error) {
 	if err != nil {
 		return nil, err
 	}
+	if cfg.SecureACLs && len(cfg.Auth) == 0 {
+		return nil, ErrSecureACLsWithoutAuth
+	}
 	if cfg.SessionTimeout <= 0 {
 		cfg.SessionTimeout = DefaultSessionTimeout
 	}
@@ -185,6 +196,7 @@ func open(ctx context.Context, cfg Config, servers []string, chroot string, log 
 		dispatch:     newDispatcher(),
 		quit:         make(chan struct{}),
 		firstSession: make(chan struct{}),
+		secure:       cfg.SecureACLs,
 	}
 	conn, events, err := zk.Connect(servers, cfg.SessionTimeout,
 		zk.WithLogger(zkLogger{log}),
@@ -203,6 +215,12 @@ func open(ctx context.Context, cfg Config, servers []string, chroot string, log 
 	select {
 	case <-c.firstSession:
 		log.WithField("session", fmt.Sprintf("0x%x", c.SessionID())).Info("zookeeper session established")
+		for _, cred := range cfg.Auth {
+			if err = conn.AddAuth(cred.Scheme, cred.Auth); err != nil {
+				c.Close()
+				return nil, fmt.Errorf("zkutil: authenticating with scheme %q: %w", cred.Scheme, err)
+			}
+		}
 		return c, nil
 	case <-timer.C:
 		err = fmt.Errorf("%w: %v within %v", ErrNoServer, servers, cfg.ConnectionTimeout)

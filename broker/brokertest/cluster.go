@@ -1,8 +1,10 @@
 package brokertest
 
 import (
+	"bytes"
 	"context"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -30,14 +32,10 @@ type options struct {
 	props    map[string]string
 	logLevel logrus.Level
 	firstID  int32
-	setup    func(zkConnect string)
+	hooks    []logrus.Hook
+	setup    func(zk *zkutil.Client)
+	zkAuth   []zkutil.Credential
 }
-
-// WithSetup runs fn with the cluster's ZooKeeper connect string (its
-// chroot) before any broker starts: for example to store the SCRAM
-// credentials of the inter-broker user, as an operator does with
-// kafka-configs.sh --zookeeper before starting a SASL cluster.
-func WithSetup(fn func(zkConnect string)) Option { return func(o *options) { o.setup = fn } }
 
 // WithProperty sets a server.properties key on every broker.
 func WithProperty(key, value string) Option {
@@ -48,9 +46,26 @@ func WithProperty(key, value string) Option {
 // SAMSA_TEST_LOG=debug|info from the environment).
 func WithLogLevel(l logrus.Level) Option { return func(o *options) { o.logLevel = l } }
 
+// WithLogHook adds h to the brokers' logger, so a test can assert on log
+// entries (every level, whatever WithLogLevel lets through to the output).
+func WithLogHook(h logrus.Hook) Option { return func(o *options) { o.hooks = append(o.hooks, h) } }
+
 // WithFirstID sets the id of broker 0 (default 1; brokers get consecutive
 // ids). Several clients treat node id 0 as suspect, so the default is 1.
 func WithFirstID(id int32) Option { return func(o *options) { o.firstID = id } }
+
+// WithZooKeeperSetup runs fn on a ZooKeeper client of the cluster's chroot
+// before any broker starts: state the brokers must find at startup, such as
+// the ACLs that let them talk to each other under authorizer.class.name.
+func WithZooKeeperSetup(fn func(zk *zkutil.Client)) Option {
+	return func(o *options) { o.setup = fn }
+}
+
+// WithZooKeeperAuth gives every broker a ZooKeeper identity (broker
+// Options.ZooKeeperAuth), for zookeeper.set.acl.
+func WithZooKeeperAuth(creds ...zkutil.Credential) Option {
+	return func(o *options) { o.zkAuth = creds }
+}
 
 // Cluster is a set of in-process brokers sharing one ZooKeeper chroot.
 type Cluster struct {
@@ -89,6 +104,14 @@ func NewCluster(t testing.TB, n int, opts ...Option) *Cluster {
 	logger := logrus.New()
 	logger.SetLevel(o.logLevel)
 	logger.SetOutput(testWriter{t})
+	if len(o.hooks) > 0 {
+		// Hooks see entries up to info; the output keeps o.logLevel.
+		logger.SetLevel(max(o.logLevel, logrus.InfoLevel))
+		logger.SetOutput(levelFilter{w: testWriter{t}, level: o.logLevel})
+		for _, h := range o.hooks {
+			logger.AddHook(h)
+		}
+	}
 	c := &Cluster{t: t, connect: srv.Chroot(t), zk: srv, opts: o, logger: logger}
 	c.net = newNetFaults(c)
 	root := t.TempDir()
@@ -121,7 +144,7 @@ func NewCluster(t testing.TB, n int, opts ...Option) *Cluster {
 	}
 	t.Cleanup(func() { c.close(before) })
 	if o.setup != nil {
-		o.setup(c.connect)
+		o.setup(c.ZooKeeper(t))
 	}
 	for i := 0; i < n; i++ {
 		c.start(i)
@@ -160,7 +183,7 @@ func (c *Cluster) start(i int) {
 			}
 			return fn(req)
 		},
-		Dial: c.net.dialer(i)})
+		Dial: c.net.dialer(i), ZooKeeperAuth: c.opts.zkAuth})
 	if err != nil {
 		c.t.Fatalf("brokertest: broker %d: %v", i, err)
 	}
@@ -345,4 +368,20 @@ func (c *Cluster) close(before map[string]bool) {
 		c.t.Errorf("brokertest: %d request handler panics", c.panics)
 	}
 	checkGoroutines(c.t, before)
+}
+
+// levelFilter writes only the formatted entries at or above level (the
+// text and JSON formatters both write "level=<name>" or "\"level\":\"<name>\"").
+type levelFilter struct {
+	w     io.Writer
+	level logrus.Level
+}
+
+func (f levelFilter) Write(p []byte) (int, error) {
+	for _, l := range logrus.AllLevels {
+		if l > f.level && (bytes.Contains(p, []byte("level="+l.String()+" ")) || bytes.Contains(p, []byte(`"level":"`+l.String()+`"`))) {
+			return len(p), nil
+		}
+	}
+	return f.w.Write(p)
 }

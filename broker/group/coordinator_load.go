@@ -255,7 +255,7 @@ func (g *group) restore(l *loaded) {
 		}
 		if int32(len(g.members)) > g.c.cfg.MaxSize {
 			// Kafka's onGroupLoaded: group.max.size was lowered since.
-			g.prepareRebalance("freshly-loaded group is over capacity")
+			g.prepareRebalance(otherReason("Freshly-loaded group is over capacity (group.max.size). Rebalancing in order to give a chance for consumers to commit offsets"))
 		}
 	}
 	g.publish()

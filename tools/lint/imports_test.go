@@ -136,6 +136,9 @@ func TestLintTiers(t *testing.T) {
 		{pkg: "broker/security/sasl", allowed: func(dep string) bool { return dep == "broker/security/scram" }},
 		{pkg: "broker/security/tlsconf", allowed: func(dep string) bool { return dep == "broker/principal" }},
 		{pkg: "broker/security/tlsconf/tlstest"},
+		{pkg: "broker/acl", allowed: func(dep string) bool {
+			return dep == "zkutil" || dep == "broker/principal" || under(dep, "broker/acl")
+		}},
 		{pkg: "broker/storage", allowed: func(dep string) bool { return dep == "broker/record" || under(dep, "broker/storage") }},
 		{pkg: "broker/server", deny: []string{".", "broker/storage", "broker/replica", "broker/group", "controller", "zkutil", "broker/metadata"}},
 		{pkg: "broker/peer", deny: []string{"broker/storage", "broker/replica", "broker/group", "controller", "zkutil", "broker/server"}},
@@ -181,7 +184,7 @@ func TestLintTiers(t *testing.T) {
 
 // TestLintZnodeLiterals enforces STYLE S8.1: no znode path literal outside zkutil.
 func TestLintZnodeLiterals(t *testing.T) {
-	prefixes := []string{"/brokers", "/controller", "/admin", "/config/", "/consumers", "/isr_change_notification", "/cluster/id"}
+	prefixes := []string{"/brokers", "/controller", "/admin", "/config/", "/consumers", "/isr_change_notification", "/cluster/id", "/kafka-acl"}
 	for _, f := range parseRepo(t) {
 		if f.test || under(f.pkgDir, "zkutil") || under(f.pkgDir, "tools/lint") {
 			continue
