@@ -15,11 +15,15 @@ import (
 	"time"
 
 	"github.com/IBM/sarama"
+	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kgo"
 	"github.com/twmb/franz-go/pkg/sasl"
+	"github.com/twmb/franz-go/pkg/sasl/plain"
 	kscram "github.com/twmb/franz-go/pkg/sasl/scram"
 
+	"samsa/broker/acl"
 	"samsa/broker/brokertest"
+	"samsa/broker/principal"
 	"samsa/broker/replica"
 	"samsa/broker/security/scram"
 	"samsa/broker/security/tlsconf/tlstest"
@@ -367,4 +371,54 @@ func TestClusterKeystoreReload(t *testing.T) {
 		}
 		return nil
 	})
+}
+
+// TestClusterAuthenticatedPrincipalsAuthorized: the principals SASL and TLS
+// give a connection are the ones the AclAuthorizer checks: alice (SCRAM)
+// and the certificate DN "CN=writer,O=Acme" may write the topic by ACL, bob
+// (PLAIN) and another certificate may not; the inter-broker SCRAM user
+// admin is a super user, so replication and the controller keep working.
+func TestClusterAuthenticatedPrincipalsAuthorized(t *testing.T) {
+	sc := newSecureCluster(t, 1,
+		brokertest.WithProperty("authorizer.class.name", "kafka.security.authorizer.AclAuthorizer"),
+		brokertest.WithProperty("super.users", "User:admin;User:ANONYMOUS")) // ANONYMOUS: the harness's PLAINTEXT admin
+	sc.CreateTopic(t, "authz", 1, 1)
+	writer := acl.Binding{Resource: litRes(acl.ResourceTopic, "authz"),
+		Entry: acl.Entry{Principal: principal.User("CN=writer,O=Acme"), Host: "*", Operation: acl.OpWrite, Permission: acl.Allow}}
+	alice := writer
+	alice.Entry.Principal = principal.User("alice")
+	writeACLs(t, sc.ZooKeeper(t), writer, alice)
+
+	produce := func(opts ...kgo.Opt) error {
+		cl, err := kgo.NewClient(append([]kgo.Opt{kgo.DefaultProduceTopic("authz"), kgo.RequestRetries(1),
+			kgo.RecordRetries(1), kgo.DisableIdempotentWrite()}, opts...)...)
+		if err != nil {
+			return err
+		}
+		defer cl.Close()
+		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+		defer cancel()
+		return cl.ProduceSync(ctx, &kgo.Record{Value: []byte("x")}).FirstErr()
+	}
+	saslOpts := func(m sasl.Mechanism) []kgo.Opt {
+		return []kgo.Opt{kgo.SeedBrokers(sc.saslAddrs()...), kgo.DialTLSConfig(sc.clientTLS()), kgo.SASL(m)}
+	}
+	certOpts := func(cn string) []kgo.Opt {
+		c := sc.clientTLS()
+		c.Certificates = []tls.Certificate{sc.ca.Client(t, pkix.Name{CommonName: cn, Organization: []string{"Acme"}}).TLS()}
+		return []kgo.Opt{kgo.SeedBrokers(sc.addrs("SSL")), kgo.DialTLSConfig(c)}
+	}
+	// The ACL cache follows /kafka-acl-changes; wait until alice may write.
+	brokertest.WaitFor(t, 30*time.Second, func() error {
+		return produce(saslOpts(kscram.Auth{User: "alice", Pass: "alice-secret"}.AsSha512Mechanism())...)
+	})
+	if err := produce(certOpts("writer")...); err != nil {
+		t.Fatalf("User:CN=writer,O=Acme by ACL: %v", err)
+	}
+	if err := produce(saslOpts(plain.Auth{User: "bob", Pass: "bob-secret"}.AsMechanism())...); !errors.Is(err, kerr.TopicAuthorizationFailed) {
+		t.Fatalf("User:bob without an ACL: %v, want TOPIC_AUTHORIZATION_FAILED", err)
+	}
+	if err := produce(certOpts("reader")...); !errors.Is(err, kerr.TopicAuthorizationFailed) {
+		t.Fatalf("User:CN=reader,O=Acme without an ACL: %v, want TOPIC_AUTHORIZATION_FAILED", err)
+	}
 }
