@@ -130,3 +130,22 @@ func FuzzSASLParseJAAS(f *testing.F) {
 		ParseJAASValue(s)
 	})
 }
+
+// FuzzSASLPlainToken: a PLAIN token is network input before
+// authentication; it never panics and only the exact credentials pass.
+func FuzzSASLPlainToken(f *testing.F) {
+	f.Add([]byte("\x00alice\x00pw"))
+	f.Add([]byte("admin\x00alice\x00pw"))
+	f.Add([]byte("\x00\x00\x00"))
+	cfg := &Config{Mechanisms: []string{Plain}, PlainUsers: map[string]string{"alice": "pw"}}
+	f.Fuzz(func(t *testing.T, tok []byte) {
+		s := NewSession(cfg)
+		if err := s.Handshake(Plain); err != nil {
+			t.Fatal(err)
+		}
+		_, done, err := s.Step(tok)
+		if err == nil && (!done || s.User() != "alice" || (string(tok) != "\x00alice\x00pw" && string(tok) != "alice\x00alice\x00pw")) {
+			t.Fatalf("token %q accepted as %q", tok, s.User())
+		}
+	})
+}
