@@ -2,6 +2,7 @@ package broker_test
 
 import (
 	"context"
+	"errors"
 	"crypto/x509/pkix"
 	"testing"
 	"time"
@@ -18,6 +19,8 @@ import (
 // registers, elects itself controller and serves a topic through
 // ZooKeeper's TLS client port, presenting a client certificate
 // (ssl.clientAuth=need on the server); a plaintext client cannot use that port.
+// With zookeeper.set.acl the znodes belong to the certificate's x509
+// identity: a plaintext session may read them but not change them.
 func TestClusterZooKeeperTLS(t *testing.T) {
 	dir := t.TempDir()
 	ca := tlstest.NewCA(t, "zk-ca")
@@ -34,6 +37,7 @@ func TestClusterZooKeeperTLS(t *testing.T) {
 	c := brokertest.NewCluster(t, 1,
 		brokertest.WithProperty("zookeeper.connect", srv.SecureAddr+"/tls"),
 		brokertest.WithProperty("zookeeper.ssl.client.enable", "true"),
+		brokertest.WithProperty("zookeeper.set.acl", "true"),
 		brokertest.WithProperty("zookeeper.clientCnxnSocket", "org.apache.zookeeper.ClientCnxnSocketNetty"),
 		brokertest.WithProperty("zookeeper.ssl.keystore.location", brokerCert.WritePKCS12(t, dir, "broker.p12", "bpass")),
 		brokertest.WithProperty("zookeeper.ssl.keystore.password", "bpass"),
@@ -50,6 +54,9 @@ func TestClusterZooKeeperTLS(t *testing.T) {
 	defer zc.Close()
 	if ok, _, err := zc.Exists("/brokers/topics/over-tls"); err != nil || !ok {
 		t.Fatalf("/brokers/topics/over-tls: %v %v", ok, err)
+	}
+	if _, err := zc.Set("/brokers/topics/over-tls", []byte("{}"), -1); !errors.Is(err, zkutil.ErrNoAuth) {
+		t.Fatalf("a session without the broker's identity changed the topic znode: %v", err)
 	}
 	// A plaintext session on the TLS port fails.
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)

@@ -38,7 +38,8 @@ type Config struct {
 	TLS *tls.Config
 	// SecureACLs is zookeeper.set.acl: znodes this Client creates get
 	// Kafka's secure ACLs (znode_acl.go). It needs an authenticated
-	// session (Auth), else Connect fails with ErrSecureACLsWithoutAuth.
+	// session (Auth, or a TLS client certificate: ZooKeeper's x509
+	// identity), else Connect fails with ErrSecureACLsWithoutAuth.
 	SecureACLs bool
 	// Auth is added to the session before Connect returns (AddAuth), and
 	// again by go-zookeeper after each reconnect.
@@ -137,7 +138,10 @@ func Connect(ctx context.Context, cfg Config) (*Client, error) {
 	if err != nil {
 		return nil, err
 	}
-	if cfg.SecureACLs && len(cfg.Auth) == 0 {
+	// A TLS client certificate is an identity too (ZooKeeper's x509
+	// provider, KIP-515).
+	tlsIdentity := cfg.TLS != nil && (len(cfg.TLS.Certificates) > 0 || cfg.TLS.GetClientCertificate != nil)
+	if cfg.SecureACLs && len(cfg.Auth) == 0 && !tlsIdentity {
 		return nil, ErrSecureACLsWithoutAuth
 	}
 	if cfg.SessionTimeout <= 0 {
