@@ -2,8 +2,10 @@ package broker_test
 
 import (
 	"context"
-	"errors"
 	"crypto/x509/pkix"
+	"errors"
+	"os"
+	"path/filepath"
 	"testing"
 	"time"
 
@@ -64,5 +66,55 @@ func TestClusterZooKeeperTLS(t *testing.T) {
 	if bad, err := zkutil.Connect(ctx, zkutil.Config{Connect: srv.SecureAddr, SessionTimeout: 2 * time.Second, ConnectionTimeout: 2 * time.Second}); err == nil {
 		bad.Close()
 		t.Fatal("a plaintext client got a session on ZooKeeper's TLS port")
+	}
+}
+
+// TestClusterZooKeeperJAASClientDigest: the JAAS file's Client section
+// (java.security.auth.login.config) gives the broker its ZooKeeper
+// identity, so zookeeper.set.acl=true starts and its znodes can be changed
+// only by a session with the same credentials.
+func TestClusterZooKeeperJAASClientDigest(t *testing.T) {
+	jaas := filepath.Join(t.TempDir(), "kafka_server_jaas.conf")
+	if err := os.WriteFile(jaas, []byte(`Client {
+   org.apache.zookeeper.server.auth.DigestLoginModule required
+   username="kafka"
+   password="kafka-secret";
+};
+`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	// A ZooKeeper of its own: the secure ACLs would otherwise lock the
+	// shared server's /samsa parent for every later test.
+	srv, err := zktest.StartServer()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(srv.Stop)
+	connect := srv.Addr + "/digest"
+	c := brokertest.NewCluster(t, 1,
+		brokertest.WithProperty("zookeeper.connect", connect),
+		brokertest.WithProperty("java.security.auth.login.config", jaas),
+		brokertest.WithProperty("zookeeper.set.acl", "true"))
+	c.CreateTopic(t, "digest", 1, 1)
+	anon, err := zkutil.Connect(context.Background(), zkutil.Config{Connect: connect, SessionTimeout: 10 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer anon.Close()
+	if _, err := anon.Set("/brokers/topics/digest", []byte("{}"), -1); !errors.Is(err, zkutil.ErrNoAuth) {
+		t.Fatalf("an unauthenticated session changed a broker znode: %v", err)
+	}
+	same, err := zkutil.Connect(context.Background(), zkutil.Config{Connect: connect, SessionTimeout: 10 * time.Second,
+		Auth: []zkutil.Credential{{Scheme: "digest", Auth: []byte("kafka:kafka-secret")}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer same.Close()
+	data, _, err := same.Get("/brokers/topics/digest")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := same.Set("/brokers/topics/digest", data, -1); err != nil {
+		t.Fatalf("the brokers' own identity cannot change its znode: %v", err)
 	}
 }

@@ -140,6 +140,10 @@ func (b *Broker) connectZooKeeper(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	zkAuth, err := b.zookeeperAuth()
+	if err != nil {
+		return err
+	}
 	zc, err := zkutil.Connect(ctx, zkutil.Config{
 		Connect:           b.cfg.RawZookeeperConnect,
 		SessionTimeout:    time.Duration(b.cfg.ZookeeperSessionTimeoutMs) * time.Millisecond,
@@ -147,7 +151,7 @@ func (b *Broker) connectZooKeeper(ctx context.Context) error {
 		Logger:            b.opts.Logger,
 		TLS:               zkTLS,
 		SecureACLs:        b.cfg.ZookeeperSetACL,
-		Auth:              b.opts.ZooKeeperAuth,
+		Auth:              zkAuth,
 	})
 	if err != nil {
 		return fmt.Errorf("broker: connect to zookeeper %q: %w", b.cfg.RawZookeeperConnect, err)

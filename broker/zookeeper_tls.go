@@ -8,6 +8,7 @@ import (
 
 	"samsa/broker/security/tlsconf"
 	"samsa/config"
+	"samsa/zkutil"
 )
 
 // zookeeperTLS builds the TLS configuration of the broker's ZooKeeper
@@ -51,4 +52,28 @@ func storeType(typ, location string) string {
 		return "PEM"
 	}
 	return "JKS"
+}
+
+// zookeeperAuth is the broker's ZooKeeper identity: Options.ZooKeeperAuth,
+// else the username/password of the JAAS file's Client section (Kafka's
+// zookeeper.sasl.clientconfig default name), added as ZooKeeper digest
+// "user:password". Kafka's ZooKeeper client authenticates that section with
+// SASL DIGEST-MD5 (identity sasl:<user>); go-zookeeper has no SASL, so
+// Samsa's identity is digest:<user>:<hash> — the same for every Samsa
+// broker with the same section, which is what zookeeper.set.acl needs.
+func (b *Broker) zookeeperAuth() ([]zkutil.Credential, error) {
+	if b.opts.ZooKeeperAuth != nil {
+		return b.opts.ZooKeeperAuth, nil
+	}
+	file, err := jaasFile(b.cfg)
+	if err != nil {
+		return nil, err
+	}
+	for _, m := range file["Client"] {
+		user, pass := m.Options["username"], m.Options["password"]
+		if user != "" {
+			return []zkutil.Credential{{Scheme: "digest", Auth: []byte(user + ":" + pass)}}, nil
+		}
+	}
+	return nil, nil
 }
