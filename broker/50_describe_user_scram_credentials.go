@@ -8,7 +8,8 @@ package broker
 //     users lists every user with a credential; a named user without one is
 //     RESOURCE_NOT_FOUND, a user named twice DUPLICATE_RESOURCE. Only the
 //     mechanism and iteration count are returned, never salt or keys.
-//   - Authorization (Describe on Cluster) belongs to the authorizer.
+//   - Describe on Cluster, else CLUSTER_AUTHORIZATION_FAILED for the whole
+//     request (KafkaApis.handleDescribeUserScramCredentialsRequest).
 //
 // Version notes:
 //   - v0: flexible.
@@ -19,6 +20,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kmsg"
 
+	"samsa/broker/acl"
 	"samsa/broker/security/scram"
 	"samsa/zkutil"
 )
@@ -26,6 +28,10 @@ import (
 func (b *Broker) handleDescribeUserSCRAMCredentials(r *request) (kmsg.Response, error) {
 	req := r.body.(*kmsg.DescribeUserSCRAMCredentialsRequest)
 	resp := req.ResponseKind().(*kmsg.DescribeUserSCRAMCredentialsResponse)
+	if !b.authorizedCluster(r, acl.OpDescribe) {
+		resp.ErrorCode = kerr.ClusterAuthorizationFailed.Code
+		return resp, nil
+	}
 	all, err := b.zk.GetAllEntityConfigs(zkutil.ConfigTypeUser)
 	if err != nil {
 		resp.ErrorCode = kerr.UnknownServerError.Code

@@ -13,7 +13,8 @@ package broker
 //     4096..16384 is UNACCEPTABLE_CREDENTIAL, an unknown mechanism
 //     UNSUPPORTED_SASL_MECHANISM, the same user and mechanism twice
 //     DUPLICATE_RESOURCE, deleting a missing credential RESOURCE_NOT_FOUND.
-//   - Authorization (Alter on Cluster) belongs to the authorizer.
+//   - Alter on Cluster, else every user's result is
+//     CLUSTER_AUTHORIZATION_FAILED (KafkaApis.handleAlterUserScramCredentialsRequest).
 //
 // Version notes:
 //   - v0: flexible.
@@ -24,6 +25,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kmsg"
 
+	"samsa/broker/acl"
 	"samsa/broker/security/scram"
 	"samsa/zkutil"
 )
@@ -91,8 +93,12 @@ func (b *Broker) handleAlterUserSCRAMCredentials(r *request) (kmsg.Response, err
 			c.upserts[m.Name()] = m.CredentialFromSalted(u.SaltedPassword, u.Salt, int(u.Iterations))
 		}
 	}
+	allowed := b.authorizedCluster(r, acl.OpAlter)
 	for _, user := range order {
 		c := changes[user]
+		if !allowed {
+			c.err, c.msg = kerr.ClusterAuthorizationFailed, ""
+		}
 		res := kmsg.NewAlterUserSCRAMCredentialsResponseResult()
 		res.User = user
 		if c.err == nil {
@@ -102,7 +108,9 @@ func (b *Broker) handleAlterUserSCRAMCredentials(r *request) (kmsg.Response, err
 		}
 		if c.err != nil {
 			res.ErrorCode = c.err.Code
-			res.ErrorMessage = kmsg.StringPtr(c.msg)
+			if c.msg != "" {
+				res.ErrorMessage = kmsg.StringPtr(c.msg)
+			}
 		}
 		resp.Results = append(resp.Results, res)
 	}

@@ -17,6 +17,7 @@ import (
 	"github.com/IBM/sarama"
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kgo"
+	"github.com/twmb/franz-go/pkg/kmsg"
 	"github.com/twmb/franz-go/pkg/sasl"
 	"github.com/twmb/franz-go/pkg/sasl/plain"
 	kscram "github.com/twmb/franz-go/pkg/sasl/scram"
@@ -420,5 +421,26 @@ func TestClusterAuthenticatedPrincipalsAuthorized(t *testing.T) {
 	}
 	if err := produce(certOpts("reader")...); !errors.Is(err, kerr.TopicAuthorizationFailed) {
 		t.Fatalf("User:CN=reader,O=Acme without an ACL: %v, want TOPIC_AUTHORIZATION_FAILED", err)
+	}
+
+	// KIP-554 APIs need Describe / Alter on the cluster, which alice lacks.
+	cl, err := kgo.NewClient(saslOpts(kscram.Auth{User: "alice", Pass: "alice-secret"}.AsSha512Mechanism())...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cl.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	dresp, err := kmsg.NewPtrDescribeUserSCRAMCredentialsRequest().RequestWith(ctx, cl)
+	if err != nil || dresp.ErrorCode != kerr.ClusterAuthorizationFailed.Code {
+		t.Fatalf("DescribeUserScramCredentials as alice: %+v %v", dresp, err)
+	}
+	areq := kmsg.NewPtrAlterUserSCRAMCredentialsRequest()
+	up := kmsg.NewAlterUserSCRAMCredentialsRequestUpsertion()
+	up.Name, up.Mechanism, up.Iterations, up.Salt, up.SaltedPassword = "alice", 2, 4096, []byte("salt"), make([]byte, 64)
+	areq.Upsertions = append(areq.Upsertions, up)
+	aresp, err := areq.RequestWith(ctx, cl)
+	if err != nil || len(aresp.Results) != 1 || aresp.Results[0].ErrorCode != kerr.ClusterAuthorizationFailed.Code {
+		t.Fatalf("AlterUserScramCredentials as alice: %+v %v", aresp, err)
 	}
 }
