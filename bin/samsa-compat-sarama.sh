@@ -83,7 +83,6 @@ expected_failures=(
   "TestFuncTxnProduceAndCommitOffset transactions not implemented (AddOffsetsToTxn, TxnOffsetCommit)"
   "TestFuncTxnProduceMultiTxn transactions not implemented"
   "TestFuncTxnAbortedProduce transactions not implemented (read_committed, aborted ranges)"
-  "TestFuncDescribeProducers DescribeProducers (API 61, Kafka 3.0) not offered"
 )
 
 # The core wave (issue 9, point 3): client metadata, coordinator, offsets,
@@ -104,6 +103,7 @@ core_tests=(
   TestFuncAdminDescribeConfig TestFuncAdminAlterConfig TestFuncAdminIncrementalAlterConfigs
   TestFuncAdminDescribeLogDirs TestFuncAdminDeleteRecords TestFuncAdminListOffsets
   TestFuncAdminElectLeadersV1 TestFuncAdminAlterPartitionReassignments TestFuncAdminQuotas
+  TestFuncDescribeProducers
 )
 
 usage() { sed -n '2,14p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }

@@ -32,8 +32,15 @@ package broker
 //     gap OUT_OF_ORDER_SEQUENCE_NUMBER, an unknown producer not at
 //     sequence 0 UNKNOWN_PRODUCER_ID; a retry of one of the producer's last
 //     five batches appends nothing and answers the original base offset.
-//     Transactions are not supported (no coordinator); transactional
-//     batches are stored as given.
+//   - Transactions (Kafka 2.8, checked in broker/storage): the first
+//     transactional batch of a producer opens its transaction in the
+//     partition (the last stable offset stops there); a non-transactional
+//     batch while it is open is INVALID_TXN_STATE; control batches from
+//     clients are INVALID_RECORD (markers come from WriteTxnMarkers). With
+//     transaction.partition.verification.enable (KIP-890 part 1, off by
+//     default until the coordinator answers AddPartitionsToTxn v4) the
+//     leader first asks the coordinator whether the partition is in the
+//     producer's ongoing transaction (txn_verify.go).
 //   - LogAppendTime topics return the append time (v2+).
 //   - Metrics as Kafka 2.8's ReplicaManager.appendToLocalLog: MessagesIn
 //     and BytesIn count every answered append, a duplicate idempotent batch
@@ -113,6 +120,13 @@ func (b *Broker) handleProduce(r *request) (kmsg.Response, error) {
 				// not marked, as in Kafka.
 				failed = true
 				b.setProduceErr(&rp, b.produceRefused(req.Version, tp, p.Records, acksErr))
+				rt.Partitions = append(rt.Partitions, rp)
+				continue
+			}
+			if err := b.verifyTxnPartition(r.ctx, req.TransactionID, tp, p.Records); err != nil {
+				// KIP-890 part 1 (txn_verify.go), off by default.
+				failed = true
+				b.setProduceErr(&rp, err)
 				rt.Partitions = append(rt.Partitions, rp)
 				continue
 			}

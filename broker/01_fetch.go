@@ -4,9 +4,10 @@ package broker
 //
 // Behaviour:
 //   - Consumers (replica_id -1, and the debugging consumer -2 of
-//     kafka-replica-verification) read up to the high watermark (also for
-//     read_committed: there are no transactions, so the last stable offset
-//     equals the HW). v0-10 must fetch from the leader
+//     kafka-replica-verification) read up to the high watermark, or with
+//     isolation_level 1 (read_committed, v4+) up to the last stable offset
+//     with the aborted transactions of the returned range (fetch_txn.go).
+//     Every v4+ answer carries the partition's last stable offset. v0-10 must fetch from the leader
 //     (NOT_LEADER_OR_FOLLOWER elsewhere). v11+ (KIP-392) may also fetch from
 //     a follower, which answers from its own log up to its own high
 //     watermark after checking current_leader_epoch against its view of the
@@ -49,7 +50,7 @@ package broker
 //
 // Version notes:
 //   - v3: max_bytes (KIP-74). v4: isolation level, last stable offset,
-//     aborted transactions (always none), record batch v2.
+//     aborted transactions (KIP-98), record batch v2.
 //   - v5: log_start_offset. v7: sessions (KIP-227; see above).
 //   - v9: current leader epoch (KIP-320). v11: rack and preferred read
 //     replica (KIP-392: follower reads; rack ignored). v12: flexible; last
@@ -134,6 +135,7 @@ func (b *Broker) handleFetch(r *request) (kmsg.Response, error) {
 	// fetchOnlyFromLeader = isFromFollower || clientMetadata.isEmpty, the
 	// client metadata being set from v11).
 	anyReplica := req.ReplicaID < 0 && req.Version >= 11
+	readCommitted := fetchReadCommitted(req)
 	// read reads every partition once and reports whether the request can
 	// be answered now.
 	read := func() bool {
@@ -148,7 +150,8 @@ func (b *Broker) handleFetch(r *request) (kmsg.Response, error) {
 			limit := min(int64(max(fp.req.PartitionMaxBytes, 0)), max(remaining, 0))
 			rp := replica.ReadParams{ReplicaID: replicaID, FetchOffset: fp.req.FetchOffset,
 				MaxBytes: int(limit), CurrentLeaderEpoch: -1,
-				MinOneBatch: total == 0, FollowerLogStartOffset: -1, AnyReplica: anyReplica}
+				MinOneBatch: total == 0, FollowerLogStartOffset: -1, AnyReplica: anyReplica,
+				ReadCommitted: readCommitted}
 			if req.Version >= 5 {
 				rp.FollowerLogStartOffset = fp.req.LogStartOffset
 			}
@@ -214,6 +217,7 @@ func (b *Broker) handleFetch(r *request) (kmsg.Response, error) {
 			rp.HighWatermark = fp.res.HighWatermark
 			rp.LastStableOffset = fp.res.LastStableOffset
 			rp.LogStartOffset = fp.res.LogStartOffset
+			setAbortedTransactions(&rp, fp.res)
 			if fp.size > 0 {
 				if r.heldBytesOut != nil {
 					*r.heldBytesOut = append(*r.heldBytesOut, topicBytes{fp.tp.Topic, fp.size})

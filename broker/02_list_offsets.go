@@ -6,7 +6,8 @@ package broker
 //   - Timestamp -2 (earliest): the log start offset. -1 (latest): the high
 //     watermark for consumers (replica id -1; the log end offset for any
 //     other replica id, -2 included, which Kafka gives no isolation level);
-//     read_committed gives the same since there are no transactions.
+//     read_committed (isolation level 1, v2+) gives the last stable offset,
+//     which also bounds timestamp lookups (KIP-98).
 //   - Any other timestamp: the first offset whose record timestamp is at or
 //     after it (from the time indexes), if that offset is below that limit;
 //     otherwise offset -1 and timestamp -1, as Kafka.
@@ -83,7 +84,7 @@ func (b *Broker) handleListOffsets(r *request) (kmsg.Response, error) {
 			if req.Version >= 4 {
 				epoch = p.CurrentLeaderEpoch
 			}
-			ans, err := b.replicas.ListOffset(tp, p.Timestamp, req.ReplicaID, epoch)
+			ans, err := b.replicas.ListOffset(tp, p.Timestamp, req.ReplicaID, epoch, req.Version >= 2 && req.IsolationLevel == 1)
 			if err != nil {
 				rp.ErrorCode = b.errorCode(err)
 				rt.Partitions = append(rt.Partitions, rp)

@@ -83,6 +83,7 @@ func newAPITable() map[int16]api {
 		{key: 21, min: 0, max: 2, handle: (*Broker).handleDeleteRecords},
 		{key: 22, min: 0, max: 4, handle: (*Broker).handleInitProducerIDAuthorized},
 		{key: 23, min: 0, max: 4, handle: (*Broker).handleOffsetForLeaderEpoch},
+		{key: 27, min: 0, max: 1, handle: (*Broker).handleWriteTxnMarkers, interBroker: true},
 		{key: 29, min: 0, max: 2, handle: (*Broker).handleDescribeAcls},
 		{key: 30, min: 0, max: 2, handle: (*Broker).handleCreateAcls},
 		{key: 31, min: 0, max: 2, handle: (*Broker).handleDeleteAcls},
@@ -102,6 +103,7 @@ func newAPITable() map[int16]api {
 		{key: 50, min: 0, max: 0, handle: (*Broker).handleDescribeUserSCRAMCredentials},
 		{key: 51, min: 0, max: 0, handle: (*Broker).handleAlterUserSCRAMCredentials, controllerOnly: true},
 		{key: 60, min: 0, max: 0, handle: (*Broker).handleDescribeCluster},
+		{key: 61, min: 0, max: 0, handle: (*Broker).handleDescribeProducers},
 	}
 	t := make(map[int16]api, len(rows))
 	for _, r := range rows {

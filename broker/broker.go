@@ -68,6 +68,15 @@ type Broker struct {
 
 	producerIDs producerIDAllocator // internally locked (22_init_producer_id.go)
 
+	// TxnOffsetsCompleter is the group coordinator's hook for transaction
+	// markers on __consumer_offsets (27_write_txn_markers.go). The
+	// assembly sets it before Start (the transaction coordinator work
+	// provides it); nil skips. Immutable after Start.
+	TxnOffsetsCompleter TxnOffsetsCompleter
+	// txnVerify caches KIP-890 verifications (txn_verify.go); internally
+	// locked.
+	txnVerify txnVerifyCache
+
 	mu struct {
 		sync.Mutex
 		started  bool

@@ -126,6 +126,7 @@ type Broker struct {
 	TransactionStateLogMinISR                   int32    // transaction.state.log.min.isr
 	TransactionStateLogSegmentBytes             int32    // transaction.state.log.segment.bytes
 	TransactionalIDExpirationMs                 int32    // transactional.id.expiration.ms
+	TransactionPartitionVerificationEnable      bool     // transaction.partition.verification.enable
 	MetricsListener                             string   // metrics.listener (Samsa)
 	LogFormat                                   string   // log.format (Samsa)
 	LogLevel                                    string   // log.level (Samsa)
