@@ -444,3 +444,41 @@ func TestClusterAuthenticatedPrincipalsAuthorized(t *testing.T) {
 		t.Fatalf("AlterUserScramCredentials as alice: %+v %v", aresp, err)
 	}
 }
+
+// TestClusterQuotaBySASLUser: client quotas match the authenticated user
+// (/config/users/alice), not ANONYMOUS: alice's produces get throttled,
+// bob's on the same listener do not.
+func TestClusterQuotaBySASLUser(t *testing.T) {
+	sc := newSecureCluster(t, 1)
+	sc.CreateTopic(t, "q", 1, 1)
+	admin := sc.Admin(t, brokertest.SaramaConfig(sarama.V2_8_0_0))
+	ent := []sarama.QuotaEntityComponent{{EntityType: sarama.QuotaEntityUser, MatchType: sarama.QuotaMatchExact, Name: "alice"}}
+	if err := admin.AlterClientQuotas(ent, sarama.ClientQuotasOp{Key: "producer_byte_rate", Value: 1}, false); err != nil {
+		t.Fatal(err)
+	}
+	throttle := func(m sasl.Mechanism) (int32, error) {
+		cl, err := kgo.NewClient(kgo.SeedBrokers(sc.saslAddrs()...), kgo.DialTLSConfig(sc.clientTLS()), kgo.SASL(m))
+		if err != nil {
+			return 0, err
+		}
+		defer cl.Close()
+		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+		defer cancel()
+		resp, err := cl.Broker(int(sc.Broker(0).ID())).Request(ctx, quotaProduce(t, "q", 1))
+		if err != nil {
+			return 0, err
+		}
+		return resp.(*kmsg.ProduceResponse).ThrottleMillis, nil
+	}
+	alice := kscram.Auth{User: "alice", Pass: "alice-secret"}.AsSha512Mechanism()
+	brokertest.WaitFor(t, 30*time.Second, func() error {
+		ms, err := throttle(alice)
+		if err == nil && ms == 0 {
+			err = errors.New("alice not throttled yet")
+		}
+		return err
+	})
+	if ms, err := throttle(plain.Auth{User: "bob", Pass: "bob-secret"}.AsMechanism()); err != nil || ms != 0 {
+		t.Fatalf("bob (no quota) throttled %d ms: %v", ms, err)
+	}
+}
