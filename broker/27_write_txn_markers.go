@@ -25,7 +25,7 @@ package broker
 //   - __consumer_offsets partitions: after the marker is replicated the
 //     group coordinator materialises (COMMIT) or drops (ABORT) the
 //     producer's pending transactional offsets through
-//     Broker.TxnOffsetsCompleter (Kafka's scheduleHandleTxnCompletion); the
+//     Broker.txnOffsets (Kafka's scheduleHandleTxnCompletion); the
 //     transaction coordinator work sets it at assembly, nil skips.
 //   - ClusterAction on the cluster, as Kafka, checked before the handler
 //     for every inter-broker API (authz_interbroker.go): every partition
@@ -117,7 +117,7 @@ func (b *Broker) handleWriteTxnMarkers(r *request) (kmsg.Response, error) {
 // completeTxnOffsets hands every marker's replicated __consumer_offsets
 // partitions to the group coordinator's hook.
 func (b *Broker) completeTxnOffsets(req *kmsg.WriteTxnMarkersRequest, resp *kmsg.WriteTxnMarkersResponse) {
-	c := b.TxnOffsetsCompleter
+	c := b.txnOffsets
 	if c == nil {
 		return
 	}

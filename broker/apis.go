@@ -51,6 +51,10 @@ type api struct {
 	// interBroker: sent by the controller or by other brokers, never by
 	// clients; still listed in ApiVersions, as Kafka does.
 	interBroker bool
+	// brokerMax, when above max, is the highest version accepted from
+	// other brokers but not advertised in ApiVersions (AddPartitionsToTxn
+	// v4, KIP-890's verify-only check, above Kafka 2.8's client range).
+	brokerMax int16
 }
 
 // newAPITable returns THE table of supported APIs and versions (STYLE S2.3).
@@ -83,7 +87,11 @@ func newAPITable() map[int16]api {
 		{key: 21, min: 0, max: 2, handle: (*Broker).handleDeleteRecords},
 		{key: 22, min: 0, max: 4, handle: (*Broker).handleInitProducerIDAuthorized},
 		{key: 23, min: 0, max: 4, handle: (*Broker).handleOffsetForLeaderEpoch},
+		{key: 24, min: 0, max: 3, brokerMax: 4, handle: (*Broker).handleAddPartitionsToTxn},
+		{key: 25, min: 0, max: 3, handle: (*Broker).handleAddOffsetsToTxn},
+		{key: 26, min: 0, max: 3, handle: (*Broker).handleEndTxn},
 		{key: 27, min: 0, max: 1, handle: (*Broker).handleWriteTxnMarkers, interBroker: true},
+		{key: 28, min: 0, max: 3, handle: (*Broker).handleTxnOffsetCommit},
 		{key: 29, min: 0, max: 2, handle: (*Broker).handleDescribeAcls},
 		{key: 30, min: 0, max: 2, handle: (*Broker).handleCreateAcls},
 		{key: 31, min: 0, max: 2, handle: (*Broker).handleDeleteAcls},
@@ -104,6 +112,8 @@ func newAPITable() map[int16]api {
 		{key: 51, min: 0, max: 0, handle: (*Broker).handleAlterUserSCRAMCredentials, controllerOnly: true},
 		{key: 60, min: 0, max: 0, handle: (*Broker).handleDescribeCluster},
 		{key: 61, min: 0, max: 0, handle: (*Broker).handleDescribeProducers},
+		{key: 65, min: 0, max: 0, handle: (*Broker).handleDescribeTransactions},
+		{key: 66, min: 0, max: 0, handle: (*Broker).handleListTransactions},
 	}
 	t := make(map[int16]api, len(rows))
 	for _, r := range rows {

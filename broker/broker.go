@@ -18,6 +18,7 @@ import (
 	"samsa/broker/replica"
 	"samsa/broker/server"
 	"samsa/broker/storage"
+	"samsa/broker/txn"
 	"samsa/config"
 	"samsa/controller"
 	"samsa/zkutil"
@@ -59,6 +60,8 @@ type Broker struct {
 	ctrl     *controller.Controller
 	topics   *topicConfigs
 	groups   *group.Coordinator
+	txns     *txn.Coordinator // transaction coordinator (txn_wiring.go)
+	txnMarks *markerWriter    // its WriteTxnMarkers clients
 	fetchSrc *peerFetchSource
 	sec      *securityState // listeners' TLS and SASL (security_wiring.go)
 	peerSec  []peer.Option  // inter-broker TLS/SASL options for broker/peer clients
@@ -68,11 +71,11 @@ type Broker struct {
 
 	producerIDs producerIDAllocator // internally locked (22_init_producer_id.go)
 
-	// TxnOffsetsCompleter is the group coordinator's hook for transaction
-	// markers on __consumer_offsets (27_write_txn_markers.go). The
-	// assembly sets it before Start (the transaction coordinator work
-	// provides it); nil skips. Immutable after Start.
-	TxnOffsetsCompleter TxnOffsetsCompleter
+	// txnOffsets is the group coordinator's hook for transaction markers on
+	// __consumer_offsets (27_write_txn_markers.go): set with the group
+	// coordinator in startGroupCoordinator, before any request is served;
+	// immutable after.
+	txnOffsets TxnOffsetsCompleter
 	// txnVerify caches KIP-890 verifications (txn_verify.go); internally
 	// locked.
 	txnVerify txnVerifyCache

@@ -148,7 +148,7 @@ func consumeValues(t *testing.T, addrs []string, topic string, iso kgo.Isolation
 // aborted transaction; a marker with an older coordinator epoch is
 // TRANSACTION_COORDINATOR_FENCED; DescribeProducers shows the open one.
 func TestClusterTxnPartitionReadCommitted(t *testing.T) {
-	c := brokertest.NewCluster(t, 1)
+	c := brokertest.NewCluster(t, 1, noTxnVerification)
 	const topic = "txnp"
 	c.CreateTopic(t, topic, 1, 1)
 	c.WaitForLeader(t, topic, 0)
@@ -232,7 +232,7 @@ func TestClusterTxnPartitionReadCommitted(t *testing.T) {
 // last stable offset (an open transaction) and the aborted-transaction
 // index from its log at restart (Kafka's recovery of an unclean shutdown).
 func TestClusterTxnPartitionHardKill(t *testing.T) {
-	c := brokertest.NewProcCluster(t, 1)
+	c := brokertest.NewProcCluster(t, 1, noTxnVerification)
 	const topic = "txnk"
 	c.CreateTopic(t, topic, 1, 1, nil)
 	rc := dialRawWait(t, c.Addr(0), topic)
@@ -273,3 +273,7 @@ func dialRawWait(t *testing.T, addr, topic string) *rawConn {
 	})
 	return rc
 }
+
+// noTxnVerification turns the KIP-890 check off: these tests write transactional batches and
+// markers themselves, with no transaction coordinator behind the transactional ids.
+var noTxnVerification = brokertest.WithProperty("transaction.partition.verification.enable", "false")

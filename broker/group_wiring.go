@@ -37,6 +37,7 @@ func (b *Broker) startGroupCoordinator() {
 		OnRebalance: b.countRebalance,
 		OnGroupGone: b.dropRebalanceCounters,
 	})
+	b.txnOffsets = b.groups
 }
 
 // groupLeadershipChanged tells the coordinator about __consumer_offsets

@@ -30,7 +30,7 @@ func (h handler) Serve(ctx context.Context, c *server.Conn, req *wire.Request) (
 	if req.Body == nil {
 		return nil, fmt.Errorf("broker: %s v%d: no decoded body", req.APIName(), req.Version)
 	}
-	if (req.Version < row.min || req.Version > row.max) && req.Key != 18 {
+	if (req.Version < row.min || req.Version > max(row.max, row.brokerMax)) && req.Key != 18 {
 		return nil, fmt.Errorf("broker: unsupported version %d of %s (supported %d-%d)",
 			req.Version, req.APIName(), row.min, row.max)
 	}

@@ -73,6 +73,7 @@ func (b *Broker) Start(ctx context.Context) (err error) {
 	b.catchUpLogDirFailures()
 	b.registerGauges()
 	b.startGroupCoordinator()
+	b.startTxnCoordinator()
 	if err := b.setUpSecurity(); err != nil {
 		return err
 	}
@@ -285,6 +286,10 @@ func (b *Broker) Shutdown(ctx context.Context) error {
 	b.stopping.Store(true)
 	if b.groups != nil {
 		b.groups.Shutdown()
+	}
+	if b.txns != nil {
+		b.txns.Shutdown()
+		b.txnMarks.close()
 	}
 	if b.srv != nil {
 		if b.replicas != nil {

@@ -105,6 +105,7 @@ func NewApp(env Env) *cli.App {
 			leaderElectionCommand(env),
 			preferredReplicaElectionCommand(env),
 			consumerGroupsCommand(env),
+			transactionsCommand(env),
 			verifiableProducerCommand(env),
 			verifiableConsumerCommand(env),
 			replicaVerificationCommand(env),

@@ -28,6 +28,9 @@ type Coordinator struct {
 	// queued counts requests handed to group goroutines (tests wait on it
 	// to know a parked call has reached its group).
 	queued atomic.Int64
+	// txnSeqs continues producers' sequences in transactional offset
+	// batches (group_txn.go); internally locked.
+	txnSeqs txnSequences
 
 	mu struct {
 		sync.Mutex

@@ -184,6 +184,7 @@ type group struct {
 	rebalSnap        atomic.Pointer[rebalanceSnapshot]
 
 	offsets     map[TopicPartition]offsetEntry
+	txnOffsets  txnPending      // transactional offsets awaiting their marker (group_txn.go)
 	subscribed  map[string]bool // topics of the consumer protocol subscriptions
 	subsKnown   bool            // subscribed was parsed from every member
 	appendQ     []*appendOp

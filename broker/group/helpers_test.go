@@ -15,6 +15,7 @@ import (
 	"github.com/sirupsen/logrus"
 	logtest "github.com/sirupsen/logrus/hooks/test"
 
+	"samsa/broker/record"
 	"samsa/broker/storage"
 )
 
@@ -116,6 +117,20 @@ func (s *storageOffsetLog) log(p int32) (*storage.Log, error) {
 	}
 	s.logs[p] = l
 	return l, nil
+}
+
+// appendMarker writes a COMMIT or ABORT marker for pid the way a partition leader's
+// WriteTxnMarkers does (coordinator epoch 1) and moves the high watermark over it.
+func (s *storageOffsetLog) appendMarker(p int32, pid int64, epoch int16, commit bool) error {
+	l, err := s.log(p)
+	if err != nil {
+		return err
+	}
+	if _, err := l.AppendEndTxnMarker(pid, epoch, record.EndTxnMarker{Commit: commit, CoordinatorEpoch: 1}, 0); err != nil {
+		return err
+	}
+	l.SetHighWatermark(l.LogEndOffset())
+	return nil
 }
 
 func (s *storageOffsetLog) Append(ctx context.Context, p int32, batch []byte) (int64, error) {

@@ -145,6 +145,7 @@ func TestLintTiers(t *testing.T) {
 		{pkg: "broker/metadata", deny: []string{"zkutil", "broker/storage", "broker/server", "broker/replica"}},
 		{pkg: "broker/replica", deny: []string{".", "broker/server", "broker/group", "controller"}},
 		{pkg: "controller", deny: []string{".", "broker/server", "broker/storage", "broker/replica", "broker/group", "broker/metadata"}},
+		{pkg: "broker/txn", deny: []string{".", "broker/server", "broker/storage", "broker/replica", "broker/group", "broker/peer", "controller", "zkutil"}},
 	}
 	for _, f := range parseRepo(t) {
 		if f.test {

@@ -32,7 +32,7 @@ var toolsImports = map[string][]toolsDep{
 		{dep: "broker/record", files: []string{"dump_log*.go"}, why: "kafka-dump-log reads segments and indexes read-only with the real codecs"},
 		{dep: "broker/group", files: []string{"dump_log_offsets.go"}, why: "kafka-dump-log --offsets-decoder uses the __consumer_offsets codecs"},
 		{dep: "broker/security/scram", files: []string{"configs_scram.go"}, why: "kafka-configs --zookeeper derives SCRAM credentials with the broker's own formatter and format"},
-		{dep: "broker/peer", files: []string{"reassign_admin.go"}, why: "the KIP-455 / leader-election Admin API calls reuse the inter-broker Kafka client"},
+		{dep: "broker/peer", files: []string{"reassign_admin.go", "transactions_abort.go"}, why: "the KIP-455 / leader-election Admin API calls and kafka-transactions abort's WriteTxnMarkers (which Sarama lacks) reuse the inter-broker Kafka client"},
 		{dep: "broker/acl", files: []string{"acls.go", "acls_backend.go"}, why: "kafka-acls --authorizer-properties writes ZooKeeper with the authorizer's own store, and prints Kafka's ACL model"},
 		{dep: "controller", files: []string{"reassign.go", "reassign_backend.go", "topics_zk.go"}, why: "replica assignment (AssignReplicas, BrokerMeta) is the controller's pure function"},
 		{dep: "broker", files: []string{"server_start.go", "reassign_backend.go"}, why: "kafka-server-start runs broker.New; the log-end reassignment constants are the broker's"},
