@@ -7,6 +7,9 @@ need=()
 command -v kcat >/dev/null 2>&1 || need+=(kcat)
 /usr/bin/python3 -c 'import kafka' >/dev/null 2>&1 || need+=(python3-kafka)
 command -v java >/dev/null 2>&1 || need+=(default-jre-headless)
+# keytool makes the JKS/PKCS12 keystores of the TLS tests; ZooKeeper's TLS port needs netty.
+command -v keytool >/dev/null 2>&1 || need+=(default-jre-headless)
+[ -f /usr/share/java/netty-codec.jar ] || need+=(libnetty-java)
 if [ ${#need[@]} -gt 0 ]; then
 	echo "installing: ${need[*]}"
 	export DEBIAN_FRONTEND=noninteractive

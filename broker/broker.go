@@ -14,6 +14,7 @@ import (
 	"samsa/broker/fetchsession"
 	"samsa/broker/group"
 	"samsa/broker/metadata"
+	"samsa/broker/peer"
 	"samsa/broker/quota"
 	"samsa/broker/replica"
 	"samsa/broker/server"
@@ -63,6 +64,8 @@ type Broker struct {
 	txns     *txn.Coordinator // transaction coordinator (txn_wiring.go)
 	txnMarks *markerWriter    // its WriteTxnMarkers clients
 	fetchSrc *peerFetchSource
+	sec      *securityState // listeners' TLS and SASL (security_wiring.go)
+	peerSec  []peer.Option  // inter-broker TLS/SASL options for broker/peer clients
 	// authz is the ACL authorizer (authz_wiring.go); nil when
 	// authorizer.class.name is empty, and then every request is allowed.
 	authz *acl.Authorizer

@@ -104,6 +104,9 @@ func TestLintExternalOwners(t *testing.T) {
 			return f.test || under(f.pkgDir, "tools") || under(f.pkgDir, "broker/brokertest")
 		},
 		"github.com/urfave/cli/v2": func(f goFile) bool { return under(f.pkgDir, "tools") },
+		// The keystore readers belong to tlsconf (and its test helper).
+		"github.com/pavlo-v-chernykh/keystore-go/v4": func(f goFile) bool { return under(f.pkgDir, "broker/security/tlsconf") },
+		"software.sslmate.com/src/go-pkcs12":         func(f goFile) bool { return under(f.pkgDir, "broker/security/tlsconf") },
 	}
 	for _, f := range parseRepo(t) {
 		for _, imp := range f.imports {
@@ -129,6 +132,11 @@ func TestLintTiers(t *testing.T) {
 		{pkg: "broker/purgatory"},
 		{pkg: "broker/quota"},
 		{pkg: "broker/fetchsession"},
+		{pkg: "broker/security"},
+		{pkg: "broker/security/scram"},
+		{pkg: "broker/security/sasl", allowed: func(dep string) bool { return dep == "broker/security/scram" }},
+		{pkg: "broker/security/tlsconf", allowed: func(dep string) bool { return dep == "broker/principal" }},
+		{pkg: "broker/security/tlsconf/tlstest"},
 		{pkg: "broker/acl", allowed: func(dep string) bool {
 			return dep == "zkutil" || dep == "broker/principal" || under(dep, "broker/acl")
 		}},
