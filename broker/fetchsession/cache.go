@@ -178,7 +178,7 @@ func (c *Cache) maybeCreate(privileged bool, parts []*cached) int32 {
 		}
 	}
 	c.mu.sessions[id] = s
-	c.touchLocked(s, len(parts), now)
+	c.touchLocked(s, len(s.mu.order), now)
 	return id
 }
 
