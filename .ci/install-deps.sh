@@ -9,6 +9,9 @@ command -v kcat >/dev/null 2>&1 || need+=(kcat)
 command -v java >/dev/null 2>&1 || need+=(default-jre-headless)
 # The reliability harness (bin/samsa-chaos.sh) cuts links with iptables inside its namespaces.
 command -v iptables >/dev/null 2>&1 || need+=(iptables)
+# keytool makes the JKS/PKCS12 keystores of the TLS tests; ZooKeeper's TLS port needs netty.
+command -v keytool >/dev/null 2>&1 || need+=(default-jre-headless)
+[ -f /usr/share/java/netty-codec.jar ] || need+=(libnetty-java)
 if [ ${#need[@]} -gt 0 ]; then
 	echo "installing: ${need[*]}"
 	export DEBIAN_FRONTEND=noninteractive

@@ -32,8 +32,15 @@ package broker
 //     gap OUT_OF_ORDER_SEQUENCE_NUMBER, an unknown producer not at
 //     sequence 0 UNKNOWN_PRODUCER_ID; a retry of one of the producer's last
 //     five batches appends nothing and answers the original base offset.
-//     Transactions are not supported (no coordinator); transactional
-//     batches are stored as given.
+//   - Transactions (Kafka 2.8, checked in broker/storage): the first
+//     transactional batch of a producer opens its transaction in the
+//     partition (the last stable offset stops there); a non-transactional
+//     batch while it is open is INVALID_TXN_STATE; control batches from
+//     clients are INVALID_RECORD (markers come from WriteTxnMarkers). With
+//     transaction.partition.verification.enable (KIP-890 part 1, off by
+//     default until the coordinator answers AddPartitionsToTxn v4) the
+//     leader first asks the coordinator whether the partition is in the
+//     producer's ongoing transaction (txn_verify.go).
 //   - LogAppendTime topics return the append time (v2+).
 //   - Metrics as Kafka 2.8's ReplicaManager.appendToLocalLog: MessagesIn
 //     and BytesIn count every answered append, a duplicate idempotent batch
@@ -41,6 +48,13 @@ package broker
 //     FailedProduceRequests counts only unexpected failures, not unknown
 //     partitions, not-leader, too-large, corrupt, storage errors or the
 //     request checks (countsAsFailedProduce, errProduceRequestCheck).
+//   - Authorization (Kafka 2.8 KafkaApis.handleProduceRequest): when the
+//     first batch of any partition is transactional, the request needs
+//     Write on its transactional_id (a null id fails) or every partition
+//     answers TRANSACTIONAL_ID_AUTHORIZATION_FAILED (CVE-2018-17196: every
+//     partition is inspected, not one); then Write on each topic, else
+//     TOPIC_AUTHORIZATION_FAILED before the existence check. IdempotentWrite
+//     is checked by InitProducerId, not here (KIP-679).
 //   - Internal topics (__consumer_offsets) refuse client produce with
 //     INVALID_TOPIC_EXCEPTION, as Kafka; the group coordinator appends
 //     through broker/replica directly.
@@ -62,6 +76,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kmsg"
 
+	"samsa/broker/acl"
 	"samsa/broker/record"
 	"samsa/broker/replica"
 	"samsa/broker/server"
@@ -83,6 +98,8 @@ func (b *Broker) handleProduce(r *request) (kmsg.Response, error) {
 
 	var waits []produceWait
 	failed := false
+	txnDenied := !b.authorizedProduceTransaction(r, req)
+	writeAuth := b.topicAuthCache(r, acl.OpWrite)
 	for _, t := range req.Topics {
 		rt := kmsg.NewProduceResponseTopic()
 		rt.Topic = t.Topic
@@ -91,12 +108,25 @@ func (b *Broker) handleProduce(r *request) (kmsg.Response, error) {
 			rp.Partition = p.Partition
 			rp.BaseOffset, rp.LogAppendTime, rp.LogStartOffset = -1, -1, -1
 			tp := replica.TopicPartition{Topic: t.Topic, Partition: p.Partition}
+			if authErr := produceAuthErr(txnDenied, writeAuth, t.Topic); authErr != nil {
+				failed = true
+				rp.ErrorCode = authErr.Code
+				rt.Partitions = append(rt.Partitions, rp)
+				continue
+			}
 			if acksErr != nil {
 				// Kafka's ReplicaManager.appendRecords refuses the whole
 				// request before any append; the failed-produce meter is
 				// not marked, as in Kafka.
 				failed = true
 				b.setProduceErr(&rp, b.produceRefused(req.Version, tp, p.Records, acksErr))
+				rt.Partitions = append(rt.Partitions, rp)
+				continue
+			}
+			if err := b.verifyTxnPartition(r.ctx, req.TransactionID, tp, p.Records); err != nil {
+				// KIP-890 part 1 (txn_verify.go), off by default.
+				failed = true
+				b.setProduceErr(&rp, err)
 				rt.Partitions = append(rt.Partitions, rp)
 				continue
 			}

@@ -4,9 +4,10 @@ package broker
 //
 // Behaviour:
 //   - Consumers (replica_id -1, and the debugging consumer -2 of
-//     kafka-replica-verification) read up to the high watermark (also for
-//     read_committed: there are no transactions, so the last stable offset
-//     equals the HW). v0-10 must fetch from the leader
+//     kafka-replica-verification) read up to the high watermark, or with
+//     isolation_level 1 (read_committed, v4+) up to the last stable offset
+//     with the aborted transactions of the returned range (fetch_txn.go).
+//     Every v4+ answer carries the partition's last stable offset. v0-10 must fetch from the leader
 //     (NOT_LEADER_OR_FOLLOWER elsewhere). v11+ (KIP-392) may also fetch from
 //     a follower, which answers from its own log up to its own high
 //     watermark after checking current_leader_epoch against its view of the
@@ -34,15 +35,27 @@ package broker
 //     fetching a partition listed in leader.replication.throttled.replicas
 //     for this broker gets at most what leader.replication.throttled.rate
 //     leaves (replica.Throttle), and no data while the quota is used up.
-//   - Fetch sessions (KIP-227) are not kept: every answer has session id 0,
-//     which tells clients to keep sending full fetches; an incremental
-//     request (session id > 0) answers FETCH_SESSION_ID_NOT_FOUND.
+//   - Fetch sessions (KIP-227, broker/fetchsession, fetch_session.go) as
+//     Kafka 2.8's FetchManager: a full fetch with epoch 0 gets a session
+//     when max.incremental.fetch.session.cache.slots allows (eviction:
+//     stale, then by privilege and size); epoch -1 is sessionless; an
+//     incremental fetch reads the whole session and answers only the
+//     partitions with records, errors or a changed high watermark or log
+//     start offset; unknown sessions answer FETCH_SESSION_ID_NOT_FOUND,
+//     wrong epochs INVALID_FETCH_SESSION_EPOCH (top level, no partitions).
+//   - Authorization (Kafka 2.8 KafkaApis): a fetch with replica_id >= 0
+//     needs ClusterAction on the cluster, else every partition answers
+//     TOPIC_AUTHORIZATION_FAILED (CVE-2018-1288: a client cannot pose as a
+//     follower); a consumer fetch needs Read on each topic
+//     (TOPIC_AUTHORIZATION_FAILED, decided before the existence check so an
+//     unauthorised client cannot probe for topics). Refused partitions are
+//     not read and do not end a long poll early.
 //   - Per-partition errors: UNKNOWN_TOPIC_OR_PARTITION, NOT_LEADER_FOR_PARTITION,
 //     OFFSET_OUT_OF_RANGE, FENCED_LEADER_EPOCH, UNKNOWN_LEADER_EPOCH.
 //
 // Version notes:
 //   - v3: max_bytes (KIP-74). v4: isolation level, last stable offset,
-//     aborted transactions (always none), record batch v2.
+//     aborted transactions (KIP-98), record batch v2.
 //   - v5: log_start_offset. v7: sessions (KIP-227; see above).
 //   - v9: current leader epoch (KIP-320). v11: rack and preferred read
 //     replica (KIP-392: follower reads; rack ignored). v12: flexible; last
@@ -59,6 +72,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kmsg"
 
+	"samsa/broker/fetchsession"
 	"samsa/broker/purgatory"
 	"samsa/broker/record"
 	"samsa/broker/replica"
@@ -74,6 +88,8 @@ type fetchPart struct {
 	err      error
 	size     int64
 	topicIdx int // index of the topic in the response
+	// denied: refused by the authorizer; err holds the answer, never read.
+	denied bool
 	// throttled: the answer counts against the leader replication
 	// throttle (a throttled partition fetched by an out-of-sync follower).
 	throttled bool
@@ -82,28 +98,46 @@ type fetchPart struct {
 func (b *Broker) handleFetch(r *request) (kmsg.Response, error) {
 	req := r.body.(*kmsg.FetchRequest)
 	resp := req.ResponseKind().(*kmsg.FetchResponse)
-	if req.Version >= 7 && req.SessionID > 0 {
-		resp.ErrorCode = kerr.FetchSessionIDNotFound.Code
-		return resp, nil
+	// KIP-227 (fetch_session.go): an incremental fetch reads its whole
+	// session; the response is trimmed by finishFetchSession.
+	reqTopics := req.Topics
+	var session *fetchsession.Context
+	if req.Version >= 7 {
+		session = b.fetchSessionContext(req)
+	}
+	if session != nil {
+		switch session.Kind {
+		case fetchsession.Error:
+			resp.ErrorCode = session.ErrorCode
+			return resp, nil
+		case fetchsession.Incremental:
+			reqTopics = sessionTopics(session)
+		}
 	}
 	n := 0
-	for _, t := range req.Topics {
+	for _, t := range reqTopics {
 		n += len(t.Partitions)
 	}
 	// One allocation each for the parts and the response's topics and
 	// partitions (a follower sends one every few milliseconds).
 	parts := make([]fetchPart, 0, n)
-	resp.Topics = make([]kmsg.FetchResponseTopic, 0, len(req.Topics))
+	resp.Topics = make([]kmsg.FetchResponseTopic, 0, len(reqTopics))
 	respParts := make([]kmsg.FetchResponseTopicPartition, 0, n)
-	for ti, t := range req.Topics {
+	fetchAuth, allowed := b.fetchAuthorizer(r, req.ReplicaID), n
+	for ti, t := range reqTopics {
 		rt := kmsg.NewFetchResponseTopic()
 		rt.Topic = t.Topic
 		rt.Partitions = respParts[len(respParts) : len(respParts) : len(respParts)+len(t.Partitions)]
 		respParts = respParts[:len(respParts)+len(t.Partitions)]
 		resp.Topics = append(resp.Topics, rt)
+		denied := !fetchAuth.ok(t.Topic)
 		for _, p := range t.Partitions {
-			parts = append(parts, fetchPart{tp: replica.TopicPartition{Topic: t.Topic, Partition: p.Partition},
-				req: p, topicIdx: ti})
+			fp := fetchPart{tp: replica.TopicPartition{Topic: t.Topic, Partition: p.Partition}, req: p, topicIdx: ti}
+			if denied {
+				fp.denied, fp.err = true, kerr.TopicAuthorizationFailed
+				allowed--
+			}
+			parts = append(parts, fp)
 		}
 	}
 	maxBytes := int64(math.MaxInt32)
@@ -119,6 +153,7 @@ func (b *Broker) handleFetch(r *request) (kmsg.Response, error) {
 	// fetchOnlyFromLeader = isFromFollower || clientMetadata.isEmpty, the
 	// client metadata being set from v11).
 	anyReplica := req.ReplicaID < 0 && req.Version >= 11
+	readCommitted := fetchReadCommitted(req)
 	// read reads every partition once and reports whether the request can
 	// be answered now.
 	read := func() bool {
@@ -126,11 +161,15 @@ func (b *Broker) handleFetch(r *request) (kmsg.Response, error) {
 		anyErr := false
 		for i := range parts {
 			fp := &parts[i]
+			if fp.denied {
+				continue
+			}
 			remaining := maxBytes - total
 			limit := min(int64(max(fp.req.PartitionMaxBytes, 0)), max(remaining, 0))
 			rp := replica.ReadParams{ReplicaID: replicaID, FetchOffset: fp.req.FetchOffset,
 				MaxBytes: int(limit), CurrentLeaderEpoch: -1,
-				MinOneBatch: total == 0, FollowerLogStartOffset: -1, AnyReplica: anyReplica}
+				MinOneBatch: total == 0, FollowerLogStartOffset: -1, AnyReplica: anyReplica,
+				ReadCommitted: readCommitted}
 			if req.Version >= 5 {
 				rp.FollowerLogStartOffset = fp.req.LogStartOffset
 			}
@@ -161,7 +200,7 @@ func (b *Broker) handleFetch(r *request) (kmsg.Response, error) {
 		}
 		return anyErr || total >= int64(req.MinBytes) || total >= maxBytes || b.stopping.Load()
 	}
-	if !read() && req.MaxWaitMillis > 0 {
+	if !read() && req.MaxWaitMillis > 0 && allowed > 0 {
 		keys := make([]purgatory.Key, len(parts))
 		for i := range parts {
 			fp := &parts[i]
@@ -185,7 +224,10 @@ func (b *Broker) handleFetch(r *request) (kmsg.Response, error) {
 		// Kafka sends empty, never null, records (kafka-python cannot read
 		// a null).
 		rp.RecordBatches = []byte{}
-		if fp.err != nil {
+		if fp.denied {
+			rp.ErrorCode = kerr.TopicAuthorizationFailed.Code
+			rp.HighWatermark, rp.LastStableOffset, rp.LogStartOffset = -1, -1, -1
+		} else if fp.err != nil {
 			b.failed(fp.tp, false)
 			rp.ErrorCode = b.errorCode(fp.err)
 			rp.HighWatermark, rp.LastStableOffset, rp.LogStartOffset = -1, -1, -1
@@ -193,6 +235,7 @@ func (b *Broker) handleFetch(r *request) (kmsg.Response, error) {
 			rp.HighWatermark = fp.res.HighWatermark
 			rp.LastStableOffset = fp.res.LastStableOffset
 			rp.LogStartOffset = fp.res.LogStartOffset
+			setAbortedTransactions(&rp, fp.res)
 			if fp.size > 0 {
 				if r.heldBytesOut != nil {
 					*r.heldBytesOut = append(*r.heldBytesOut, topicBytes{fp.tp.Topic, fp.size})
@@ -215,6 +258,9 @@ func (b *Broker) handleFetch(r *request) (kmsg.Response, error) {
 		}
 		t := &resp.Topics[fp.topicIdx]
 		t.Partitions = append(t.Partitions, rp)
+	}
+	if session != nil {
+		finishFetchSession(session, resp)
 	}
 	if spliced != nil && spliced.Regions() > 0 {
 		return spliced, nil

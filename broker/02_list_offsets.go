@@ -6,7 +6,8 @@ package broker
 //   - Timestamp -2 (earliest): the log start offset. -1 (latest): the high
 //     watermark for consumers (replica id -1; the log end offset for any
 //     other replica id, -2 included, which Kafka gives no isolation level);
-//     read_committed gives the same since there are no transactions.
+//     read_committed (isolation level 1, v2+) gives the last stable offset,
+//     which also bounds timestamp lookups (KIP-98).
 //   - Any other timestamp: the first offset whose record timestamp is at or
 //     after it (from the time indexes), if that offset is below that limit;
 //     otherwise offset -1 and timestamp -1, as Kafka.
@@ -22,6 +23,8 @@ package broker
 //     before it; consumers see the high watermark instead of larger offsets.
 //   - A partition named twice in one request answers INVALID_REQUEST for
 //     both (Kafka 2.8).
+//   - Authorization: Describe per topic, checked first
+//     (TOPIC_AUTHORIZATION_FAILED).
 //
 // Version notes:
 //   - v1: one offset with its timestamp (KIP-79). v2: isolation level
@@ -29,8 +32,10 @@ package broker
 //   - v6: flexible.
 
 import (
+	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kmsg"
 
+	"samsa/broker/acl"
 	"samsa/broker/replica"
 )
 
@@ -43,6 +48,7 @@ func (b *Broker) handleListOffsets(r *request) (kmsg.Response, error) {
 			seen[replica.TopicPartition{Topic: t.Topic, Partition: p.Partition}]++
 		}
 	}
+	describe := b.topicAuthCache(r, acl.OpDescribe)
 	for _, t := range req.Topics {
 		rt := kmsg.NewListOffsetsResponseTopic()
 		rt.Topic = t.Topic
@@ -51,6 +57,14 @@ func (b *Broker) handleListOffsets(r *request) (kmsg.Response, error) {
 			rp.Partition = p.Partition
 			rp.Timestamp, rp.Offset, rp.LeaderEpoch = -1, -1, -1
 			tp := replica.TopicPartition{Topic: t.Topic, Partition: p.Partition}
+			if !describe.ok(t.Topic) {
+				rp.ErrorCode = kerr.TopicAuthorizationFailed.Code
+				if req.Version == 0 {
+					rp.OldStyleOffsets = []int64{}
+				}
+				rt.Partitions = append(rt.Partitions, rp)
+				continue
+			}
 			if seen[tp] > 1 {
 				rp.ErrorCode = b.errorCode(errInvalidRequest)
 				rt.Partitions = append(rt.Partitions, rp)
@@ -70,7 +84,7 @@ func (b *Broker) handleListOffsets(r *request) (kmsg.Response, error) {
 			if req.Version >= 4 {
 				epoch = p.CurrentLeaderEpoch
 			}
-			ans, err := b.replicas.ListOffset(tp, p.Timestamp, req.ReplicaID, epoch)
+			ans, err := b.replicas.ListOffset(tp, p.Timestamp, req.ReplicaID, epoch, req.Version >= 2 && req.IsolationLevel == 1)
 			if err != nil {
 				rp.ErrorCode = b.errorCode(err)
 				rt.Partitions = append(rt.Partitions, rp)

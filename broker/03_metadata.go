@@ -21,8 +21,17 @@ package broker
 //     LEADER_NOT_AVAILABLE until the controller has elected its leaders.
 //     Otherwise UNKNOWN_TOPIC_OR_PARTITION. Illegal names answer
 //     INVALID_TOPIC_EXCEPTION and are never created.
-//   - Authorized operations (v8+) are reported as "not requested"
-//     (-2147483648): there is no authorizer.
+//   - Authorization (Kafka 2.8 handleTopicMetadataRequest): Describe per
+//     topic. The all-topics form silently omits topics the principal may
+//     not describe; named topics it may not describe answer
+//     TOPIC_AUTHORIZATION_FAILED with no partitions, whether or not they
+//     exist (their existence is never checked). Auto-creation needs Create
+//     on the cluster or on the topic, else TOPIC_AUTHORIZATION_FAILED.
+//     Refused topics are listed after the others, as in Kafka.
+//   - Authorized operations (v8+): with the include_* flags set, the bit
+//     field of allowed operations (the cluster's only with Describe on it,
+//     else 0; without an authorizer every supported operation, as Kafka
+//     2.8); otherwise "not requested" (-2147483648).
 //
 // Version notes:
 //   - v1: controller id, rack, is_internal; null topics. v2: cluster id.
@@ -39,6 +48,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kmsg"
 
+	"samsa/broker/acl"
 	"samsa/broker/metadata"
 )
 
@@ -85,12 +95,22 @@ func (b *Broker) handleMetadata(r *request) (kmsg.Response, error) {
 		}
 	}
 	allowAuto := v < 4 || req.AllowAutoTopicCreation
+	names, refused := b.metadataAuthorize(r, snap, names, allTopics, allowAuto && b.cfg.AutoCreateTopicsEnable)
+	if v >= 8 && req.IncludeClusterAuthorizedOperations {
+		resp.AuthorizedOperations = 0
+		if b.authorizedCluster(r, acl.OpDescribe) {
+			resp.AuthorizedOperations = b.authorizedOperations(r, acl.ResourceCluster, acl.ClusterName)
+		}
+	}
 	for _, name := range names {
 		mt := kmsg.NewMetadataResponseTopic()
 		mt.Topic = kmsg.StringPtr(name)
 		mt.IsInternal = isInternalTopic(name)
 		mt.TopicID = snap.TopicIDs[name]
 		mt.AuthorizedOperations = authorizedOperationsOmitted
+		if v >= 8 && req.IncludeTopicAuthorizedOperations {
+			mt.AuthorizedOperations = b.authorizedOperations(r, acl.ResourceTopic, name)
+		}
 		parts := snap.Partitions(name)
 		if len(parts) == 0 {
 			mt.ErrorCode = b.errorCode(b.metadataUnknownTopic(r, name, allowAuto))
@@ -102,6 +122,7 @@ func (b *Broker) handleMetadata(r *request) (kmsg.Response, error) {
 		}
 		resp.Topics = append(resp.Topics, mt)
 	}
+	resp.Topics = append(resp.Topics, refused...)
 	return resp, nil
 }
 

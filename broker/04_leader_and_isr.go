@@ -71,6 +71,7 @@ func (b *Broker) handleLeaderAndISR(r *request) (kmsg.Response, error) {
 		return resp, nil
 	}
 	b.groupLeadershipChanged(in.Partitions, results)
+	b.txnLeadershipChanged(in.Partitions, results)
 	byTopic := map[string]int{}
 	for _, tp := range order {
 		rp := kmsg.NewLeaderAndISRResponseTopicPartition()

@@ -63,6 +63,7 @@ func (b *Broker) handleStopReplica(r *request) (kmsg.Response, error) {
 		resp.ErrorCode = b.errorCode(err)
 		return resp, nil
 	}
+	b.txnStopReplicas(in.Partitions, results)
 	if b.groups != nil {
 		for _, sp := range in.Partitions {
 			if sp.Topic == consumerOffsetsTopic && results[sp.TopicPartition] == nil {

@@ -13,6 +13,9 @@ package broker
 //     with acks=all and answered once committed; generation -1 commits for
 //     a group that only stores offsets (simple consumers).
 //   - retention_time_ms (v2-4) is honoured (-1 = offsets.retention.minutes).
+//   - Authorization (Kafka 2.8): Read on the group, else every partition
+//     GROUP_AUTHORIZATION_FAILED; then Read per topic
+//     (TOPIC_AUTHORIZATION_FAILED, before the existence check).
 //
 // Version notes:
 //   - v1: generation, member id, per-partition timestamp (ignored).
@@ -22,8 +25,10 @@ package broker
 import (
 	"fmt"
 
+	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kmsg"
 
+	"samsa/broker/acl"
 	"samsa/broker/group"
 )
 
@@ -31,8 +36,15 @@ func (b *Broker) handleOffsetCommit(r *request) (kmsg.Response, error) {
 	req := r.body.(*kmsg.OffsetCommitRequest)
 	resp := req.ResponseKind().(*kmsg.OffsetCommitResponse)
 	var codes []int16
-	if req.Version == 0 {
-		codes = b.commitOffsetsZK(req)
+	read := b.topicAuthCache(r, acl.OpRead)
+	if !b.authorizedGroup(r, acl.OpRead, req.Group) {
+		for _, t := range req.Topics {
+			for range t.Partitions {
+				codes = append(codes, kerr.GroupAuthorizationFailed.Code)
+			}
+		}
+	} else if req.Version == 0 {
+		codes = b.commitOffsetsZK(req, read)
 	} else {
 		in := group.CommitRequest{Group: req.Group, Generation: req.Generation, MemberID: req.MemberID, RetentionMs: -1}
 		if req.Version >= 2 && req.Version <= 4 {
@@ -47,6 +59,10 @@ func (b *Broker) handleOffsetCommit(r *request) (kmsg.Response, error) {
 		var known []int // request positions of the partitions sent to the coordinator
 		for _, t := range req.Topics {
 			for _, p := range t.Partitions {
+				if !read.ok(t.Topic) {
+					codes = append(codes, kerr.TopicAuthorizationFailed.Code)
+					continue
+				}
 				if _, ok := snap.Partition(t.Topic, p.Partition); !ok {
 					codes = append(codes, b.errorCode(fmt.Errorf("%w: %s-%d", errUnknownTopic, t.Topic, p.Partition)))
 					continue
@@ -91,13 +107,15 @@ func (b *Broker) handleOffsetCommit(r *request) (kmsg.Response, error) {
 }
 
 // commitOffsetsZK is OffsetCommit v0: offsets in ZooKeeper.
-func (b *Broker) commitOffsetsZK(req *kmsg.OffsetCommitRequest) []int16 {
+func (b *Broker) commitOffsetsZK(req *kmsg.OffsetCommitRequest, read *authorizedTopicsCache) []int16 {
 	snap := b.meta.Snapshot()
 	var codes []int16
 	for _, t := range req.Topics {
 		for _, p := range t.Partitions {
 			var err error
-			if _, ok := snap.Partition(t.Topic, p.Partition); !ok {
+			if !read.ok(t.Topic) {
+				err = kerr.TopicAuthorizationFailed
+			} else if _, ok := snap.Partition(t.Topic, p.Partition); !ok {
 				err = fmt.Errorf("%w: %s-%d", errUnknownTopic, t.Topic, p.Partition)
 			} else {
 				err = b.zk.SetConsumerOffset(req.Group, t.Topic, p.Partition, p.Offset)

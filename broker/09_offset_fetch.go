@@ -11,7 +11,11 @@ package broker
 //     topics return every committed offset of the group; coordinator errors
 //     (NOT_COORDINATOR, COORDINATOR_LOAD_IN_PROGRESS) are top-level from
 //     v2, per partition before.
-//   - require_stable (v7) needs no waiting: there are no transactions.
+//   - require_stable (v7, KIP-447): a partition with a transactional
+//     commit still waiting for its marker (TxnOffsetCommit, then the
+//     COMMIT/ABORT marker on __consumer_offsets) answers offset -1 with
+//     UNSTABLE_OFFSET_COMMIT, which clients retry. A plain commit is
+//     visible only once written, so it is never "unstable" here.
 //
 // Version notes:
 //   - v2: null topics = all, top-level error. v3: throttle.
@@ -43,7 +47,19 @@ func (b *Broker) handleOffsetFetch(r *request) (kmsg.Response, error) {
 			}
 		}
 	}
-	code, offs := b.groups.FetchOffsets(r.ctx, req.Group, parts)
+	var code int16
+	var offs []group.FetchedOffset
+	if req.RequireStable {
+		var codes []int16
+		code, offs, codes = b.groups.FetchOffsetsStable(r.ctx, req.Group, parts)
+		for i, c := range codes {
+			if c != 0 {
+				offs[i].ErrorCode = c
+			}
+		}
+	} else {
+		code, offs = b.groups.FetchOffsets(r.ctx, req.Group, parts)
+	}
 	if code != 0 {
 		if req.Version >= 2 {
 			resp.ErrorCode = code

@@ -14,11 +14,12 @@ package broker
 //     segment.bytes=offsets.topic.segment.bytes, compression.type=producer.
 //     Until its partition has a leader the answer is
 //     COORDINATOR_NOT_AVAILABLE and clients retry.
-//   - Transaction keys (type 1): TRANSACTIONAL_ID_AUTHORIZATION_FAILED,
-//     the same answer InitProducerId gives a transactional id: Samsa has no
-//     transaction coordinator, and this code is fatal in every client, so a
-//     transactional producer fails at once with a clear message instead of
-//     retrying COORDINATOR_NOT_AVAILABLE until its timeout (docs/protocol.md).
+//   - Transaction keys (type 1): the leader of __transaction_state
+//     partition abs(hash(transactional id)) %
+//     transaction.state.log.num.partitions, the topic created on first use
+//     the same way (transaction.state.log.replication.factor, min.isr,
+//     segment.bytes; compact, uncompressed, no unclean election), as
+//     Kafka's KafkaApis.handleFindCoordinator.
 //     Other types: INVALID_REQUEST.
 //
 // Version notes:
@@ -42,22 +43,27 @@ func (b *Broker) handleFindCoordinator(r *request) (kmsg.Response, error) {
 		resp.ErrorMessage = &msg
 		return resp, nil
 	}
+	var (
+		topic  string
+		p      int32
+		create func() error
+	)
 	switch req.CoordinatorType {
 	case 0:
+		topic, p, create = consumerOffsetsTopic, b.groups.PartitionFor(req.CoordinatorKey), b.createOffsetsTopic
 	case 1:
-		return fail(kerr.TransactionalIDAuthorizationFailed.Code, "transactions are not supported by this broker")
+		topic, p, create = transactionStateTopic, b.txns.PartitionFor(req.CoordinatorKey), b.createTxnStateTopic
 	default:
 		return fail(kerr.InvalidRequest.Code, fmt.Sprintf("unknown coordinator type %d", req.CoordinatorType))
 	}
-	p := b.groups.PartitionFor(req.CoordinatorKey)
 	snap := b.meta.Snapshot()
-	if _, ok := snap.Topics[consumerOffsetsTopic]; !ok {
-		if err := b.createOffsetsTopic(); err != nil && !isTopicExists(err) {
-			b.log.WithError(err).Debug("creating __consumer_offsets failed")
+	if _, ok := snap.Topics[topic]; !ok {
+		if err := create(); err != nil && !isTopicExists(err) {
+			b.log.WithError(err).WithField("topic", topic).Debug("creating an internal topic failed")
 		}
-		return fail(kerr.CoordinatorNotAvailable.Code, "the offsets topic is being created")
+		return fail(kerr.CoordinatorNotAvailable.Code, "the coordinator's topic is being created")
 	}
-	ps, ok := snap.Partition(consumerOffsetsTopic, p)
+	ps, ok := snap.Partition(topic, p)
 	if !ok || ps.Leader < 0 || !snap.Alive(ps.Leader) {
 		return fail(kerr.CoordinatorNotAvailable.Code, "the coordinator's partition has no leader")
 	}

@@ -10,20 +10,29 @@ package broker
 //     the rebalance completes.
 //   - Only the coordinator of the group answers (NOT_COORDINATOR,
 //     COORDINATOR_LOAD_IN_PROGRESS elsewhere).
+//   - Authorization: Read on the group, else GROUP_AUTHORIZATION_FAILED with
+//     generation -1 and the request's member id (Kafka 2.8).
 //
 // Version notes:
 //   - v1: rebalance timeout. v2: throttle. v4: MEMBER_ID_REQUIRED.
 //   - v5: group instance id. v6: flexible. v7: protocol type in the answer.
 
 import (
+	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kmsg"
 
+	"samsa/broker/acl"
 	"samsa/broker/group"
 )
 
 func (b *Broker) handleJoinGroup(r *request) (kmsg.Response, error) {
 	req := r.body.(*kmsg.JoinGroupRequest)
 	resp := req.ResponseKind().(*kmsg.JoinGroupResponse)
+	if !b.authorizedGroup(r, acl.OpRead, req.Group) {
+		// Kafka's JoinGroupResult(memberId, GROUP_AUTHORIZATION_FAILED).
+		resp.ErrorCode, resp.Generation, resp.MemberID = kerr.GroupAuthorizationFailed.Code, -1, req.MemberID
+		return resp, nil
+	}
 	in := group.JoinRequest{
 		Group: req.Group, MemberID: req.MemberID, RequireKnownMember: req.Version >= 4,
 		ClientID: r.hdr.ClientIDString(), ClientHost: r.clientHost,

@@ -6,19 +6,27 @@ package broker
 //   - Translated to broker/group's LeaveGroup: the members leave and the
 //     group rebalances. v3+ batch several members (KIP-345); each gets its
 //     own error, UNKNOWN_MEMBER_ID for a non-member.
+//   - Authorization: Read on the group, else GROUP_AUTHORIZATION_FAILED with
+//     no member answers (Kafka 2.8).
 //
 // Version notes:
 //   - v1: throttle. v3: batched members with instance ids. v4: flexible.
 
 import (
+	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kmsg"
 
+	"samsa/broker/acl"
 	"samsa/broker/group"
 )
 
 func (b *Broker) handleLeaveGroup(r *request) (kmsg.Response, error) {
 	req := r.body.(*kmsg.LeaveGroupRequest)
 	resp := req.ResponseKind().(*kmsg.LeaveGroupResponse)
+	if !b.authorizedGroup(r, acl.OpRead, req.Group) {
+		resp.ErrorCode = kerr.GroupAuthorizationFailed.Code // no member answers, as Kafka's getErrorResponse
+		return resp, nil
+	}
 	var members []group.LeaveMember
 	if req.Version < 3 {
 		members = []group.LeaveMember{{MemberID: req.MemberID}}

@@ -8,6 +8,10 @@ package broker
 //   - A version above ours is answered, not dropped: UNSUPPORTED_VERSION
 //     with a v0 body that lists ApiVersions' own range (KIP-511), so clients
 //     such as librdkafka retry with v0..v3.
+//   - A Samsa broker asking (broker/peer's client_software_name "samsa",
+//     v3) also sees the inter-broker-only versions of apis.go (brokerMax:
+//     AddPartitionsToTxn v4, KIP-890 part 1's verify-only check); clients
+//     see Kafka 2.8's ranges.
 //   - ThrottleMillis is always 0; there are no quotas.
 //   - No finalized features (v3 tagged fields) are sent.
 //
@@ -43,10 +47,17 @@ func (b *Broker) handleApiVersions(r *request) (kmsg.Response, error) {
 		a := b.apis[k]
 		ak := kmsg.NewApiVersionsResponseApiKey()
 		ak.ApiKey, ak.MinVersion, ak.MaxVersion = a.key, a.min, a.max
+		if req.ClientSoftwareName == peerSoftwareName && a.brokerMax > a.max {
+			ak.MaxVersion = a.brokerMax
+		}
 		resp.ApiKeys = append(resp.ApiKeys, ak)
 	}
 	return resp, nil
 }
+
+// peerSoftwareName is the client_software_name broker/peer sends in
+// ApiVersions: the mark of another Samsa broker.
+const peerSoftwareName = "samsa"
 
 // validSoftwareID reports whether s matches KIP-511's
 // [a-zA-Z0-9](?:[a-zA-Z0-9\-.]*[a-zA-Z0-9])? in full: ASCII letters and

@@ -23,6 +23,10 @@ package broker
 //     metadata cache shows a leader for every partition; topics still
 //     without leaders at the deadline answer REQUEST_TIMED_OUT (they are
 //     created nonetheless).
+//   - Authorization (Kafka 2.8): Create on the cluster, else Create per
+//     topic (TOPIC_AUTHORIZATION_FAILED "Authorization failed.", after the
+//     duplicate check); the v5+ sizes and configs only with DescribeConfigs
+//     on the topic (else topic_config_error_code TOPIC_AUTHORIZATION_FAILED).
 //   - validate_only (v1+) validates and writes nothing.
 //   - v5+ answers carry the partition count, replication factor and the
 //     topic's full effective config (source DYNAMIC_TOPIC_CONFIG for
@@ -42,6 +46,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kmsg"
 
+	"samsa/broker/acl"
 	"samsa/config"
 )
 
@@ -59,6 +64,7 @@ func (b *Broker) handleCreateTopics(r *request) (kmsg.Response, error) {
 		count[t.Topic]++
 	}
 	created := map[string]int{}
+	clusterCreate := b.authorizedCluster(r, acl.OpCreate)
 	for _, t := range req.Topics {
 		rt := kmsg.NewCreateTopicsResponseTopic()
 		rt.Topic = t.Topic
@@ -69,11 +75,18 @@ func (b *Broker) handleCreateTopics(r *request) (kmsg.Response, error) {
 			err = errNotController
 		case count[t.Topic] > 1:
 			err = fmt.Errorf("%w: topic %q named more than once", errInvalidRequest, t.Topic)
+		case !clusterCreate && !b.authorizedTopic(r, acl.OpCreate, t.Topic):
+			rt.ErrorCode, rt.ErrorMessage = kerr.TopicAuthorizationFailed.Code, kmsg.StringPtr("Authorization failed.")
 		default:
 			var n int
 			n, err = b.createOneTopic(req, t, &rt)
 			if err == nil && !req.ValidateOnly {
 				created[t.Topic] = n
+			}
+			if err == nil && !b.authorizedTopic(r, acl.OpDescribeConfigs, t.Topic) {
+				// Kafka returns configs and sizes only with DescribeConfigs.
+				rt.Configs, rt.NumPartitions, rt.ReplicationFactor = nil, -1, -1
+				rt.ConfigErrorCode = kerr.TopicAuthorizationFailed.Code
 			}
 		}
 		if err != nil {

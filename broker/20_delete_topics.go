@@ -19,6 +19,8 @@ package broker
 //     A deletion that stalls (a replica's broker is down) still answers
 //     success once the metadata has dropped the topic, as Kafka.
 //   - A topic named twice answers INVALID_REQUEST.
+//   - Authorization: Delete per topic (TOPIC_AUTHORIZATION_FAILED, decided
+//     before the existence check), as Kafka 2.8.
 //
 // Version notes:
 //   - v1: throttle. v4: flexible. v5: error messages.
@@ -34,6 +36,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kmsg"
 
+	"samsa/broker/acl"
 	"samsa/zkutil"
 )
 
@@ -56,6 +59,8 @@ func (b *Broker) handleDeleteTopics(r *request) (kmsg.Response, error) {
 			err = fmt.Errorf("%w: topic %q named more than once", errInvalidRequest, name)
 		case !b.cfg.DeleteTopicEnable:
 			err = errTopicDeletionDisabled
+		case !b.authorizedTopic(r, acl.OpDelete, name):
+			err = kerr.TopicAuthorizationFailed // before the existence check
 		default:
 			if _, ok := b.meta.Snapshot().Topics[name]; !ok {
 				err = fmt.Errorf("%w: %q", errUnknownTopic, name)

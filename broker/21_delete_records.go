@@ -14,6 +14,8 @@ package broker
 //     watermark (the smallest log start offset of the leader and the ISR
 //     followers) reaches the requested offset, and carries it;
 //     REQUEST_TIMED_OUT otherwise.
+//   - Authorization: Delete per topic (TOPIC_AUTHORIZATION_FAILED, low
+//     watermark -1), before the existence check, as Kafka 2.8.
 //
 // Version notes:
 //   - v1: throttle semantics only. v2: flexible.
@@ -21,8 +23,10 @@ package broker
 import (
 	"time"
 
+	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kmsg"
 
+	"samsa/broker/acl"
 	"samsa/broker/replica"
 )
 
@@ -30,12 +34,18 @@ func (b *Broker) handleDeleteRecords(r *request) (kmsg.Response, error) {
 	req := r.body.(*kmsg.DeleteRecordsRequest)
 	resp := req.ResponseKind().(*kmsg.DeleteRecordsResponse)
 	deadline := b.opts.Now().Add(time.Duration(max(req.TimeoutMillis, 0)) * time.Millisecond)
+	del := b.topicAuthCache(r, acl.OpDelete)
 	for _, t := range req.Topics {
 		rt := kmsg.NewDeleteRecordsResponseTopic()
 		rt.Topic = t.Topic
 		for _, p := range t.Partitions {
 			rp := kmsg.NewDeleteRecordsResponseTopicPartition()
 			rp.Partition = p.Partition
+			if !del.ok(t.Topic) {
+				rp.LowWatermark, rp.ErrorCode = -1, kerr.TopicAuthorizationFailed.Code
+				rt.Partitions = append(rt.Partitions, rp)
+				continue
+			}
 			tp := replica.TopicPartition{Topic: t.Topic, Partition: p.Partition}
 			lw, err := b.replicas.DeleteRecords(tp, p.Offset)
 			if err == nil {

@@ -15,20 +15,27 @@ package broker
 //     cannot give a block the answer is COORDINATOR_LOAD_IN_PROGRESS, which
 //     Java, librdkafka, franz-go and Sarama retry (Kafka 2.8 would answer
 //     UNKNOWN_SERVER_ERROR).
-//   - With a transactional id: TRANSACTIONAL_ID_AUTHORIZATION_FAILED.
-//     Samsa has no transaction coordinator; this code makes every client
-//     fail the transactional producer at once (Java: fatal
-//     TransactionalIdAuthorizationException; librdkafka: fatal error;
-//     franz-go and Sarama: non-retriable error from the init) instead of
-//     retrying forever. See docs/protocol.md.
+//   - With a transactional id: the transaction coordinator (broker/txn)
+//     answers, as Kafka 2.8's TransactionCoordinator.handleInitProducerId:
+//     "" is INVALID_REQUEST; transaction_timeout_ms <= 0 or above
+//     transaction.max.timeout.ms is INVALID_TRANSACTION_TIMEOUT; a new id
+//     gets a fresh producer id at epoch 0; a known one gets epoch+1 (a new
+//     producer id once the epoch is exhausted), fencing the previous
+//     instance; an open transaction is first fenced and aborted (answer
+//     CONCURRENT_TRANSACTIONS, the client retries); NOT_COORDINATOR /
+//     COORDINATOR_LOAD_IN_PROGRESS while this broker does not own or is
+//     loading the id's __transaction_state partition.
 //   - No ACL check (Samsa has no authorizer): Kafka requires IdempotentWrite
 //     on the cluster or Write on a topic.
 //
 // Version notes:
 //   - v1: same as v0 (throttle behaviour). v2: flexible.
-//   - v3: producer_id and producer_epoch (KIP-360); for a null
-//     transactional id Kafka 2.8 ignores them (a new id is allocated).
-//   - v4: PRODUCER_FENCED may be returned (KIP-588); never by Samsa.
+//   - v3: producer_id and producer_epoch (KIP-360): a transactional
+//     producer recovering after a fatal error keeps its id if they match
+//     (PRODUCER_FENCED otherwise); for a null transactional id Kafka 2.8
+//     ignores them (a new id is allocated).
+//   - v4: PRODUCER_FENCED may be returned (KIP-588); below v4 it is
+//     INVALID_PRODUCER_EPOCH, as Kafka rewrites it.
 
 import (
 	"errors"
@@ -49,12 +56,14 @@ func (b *Broker) handleInitProducerID(r *request) (kmsg.Response, error) {
 	req := r.body.(*kmsg.InitProducerIDRequest)
 	resp := req.ResponseKind().(*kmsg.InitProducerIDResponse)
 	resp.ProducerID, resp.ProducerEpoch = record.NoProducerID, record.NoProducerEpoch
-	switch {
-	case req.TransactionalID != nil:
-		resp.ErrorCode = kerr.TransactionalIDAuthorizationFailed.Code
-		return resp, nil
-	case (req.ProducerID == record.NoProducerID) != (req.ProducerEpoch == record.NoProducerEpoch):
+	if (req.ProducerID == record.NoProducerID) != (req.ProducerEpoch == record.NoProducerEpoch) {
 		resp.ErrorCode = kerr.InvalidRequest.Code
+		return resp, nil
+	}
+	if req.TransactionalID != nil {
+		res := b.txns.InitProducerID(r.ctx, *req.TransactionalID, req.TransactionTimeoutMillis, req.ProducerID, req.ProducerEpoch)
+		resp.ProducerID, resp.ProducerEpoch = res.ProducerID, res.ProducerEpoch
+		resp.ErrorCode = fencedCode(res.Code, req.Version >= 4)
 		return resp, nil
 	}
 	pid, err := b.producerIDs.next(b)
@@ -65,6 +74,15 @@ func (b *Broker) handleInitProducerID(r *request) (kmsg.Response, error) {
 	}
 	resp.ProducerID, resp.ProducerEpoch = pid, 0
 	return resp, nil
+}
+
+// fencedCode rewrites PRODUCER_FENCED to INVALID_PRODUCER_EPOCH for request
+// versions that predate it (Kafka's KafkaApis does the same, KIP-588).
+func fencedCode(code int16, hasFenced bool) int16 {
+	if code == kerr.ProducerFenced.Code && !hasFenced {
+		return kerr.InvalidProducerEpoch.Code
+	}
+	return code
 }
 
 // producerIDAllocator hands out producer ids from the block this broker

@@ -10,6 +10,9 @@ package broker
 //   - Followers use it to truncate before fetching from a new leader;
 //     clients (KIP-320) use it to detect log truncation after a leader
 //     change.
+//   - Authorization (Kafka 2.8): ClusterAction on the cluster (followers)
+//     allows every topic, else Describe per topic (KIP-320 consumers);
+//     refused partitions answer TOPIC_AUTHORIZATION_FAILED.
 //   - Only the leader answers (NOT_LEADER_FOR_PARTITION elsewhere), except
 //     replica id -2 (debugging), as Kafka. A current leader epoch older or
 //     newer than the partition's answers FENCED_LEADER_EPOCH or
@@ -20,6 +23,7 @@ package broker
 //   - v3: replica id. v4: flexible.
 
 import (
+	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kmsg"
 
 	"samsa/broker/replica"
@@ -32,6 +36,7 @@ func (b *Broker) handleOffsetForLeaderEpoch(r *request) (kmsg.Response, error) {
 	if req.Version >= 3 {
 		replicaID = req.ReplicaID
 	}
+	describe := b.describeOrClusterAction(r)
 	for _, t := range req.Topics {
 		rt := kmsg.NewOffsetForLeaderEpochResponseTopic()
 		rt.Topic = t.Topic
@@ -39,6 +44,11 @@ func (b *Broker) handleOffsetForLeaderEpoch(r *request) (kmsg.Response, error) {
 			rp := kmsg.NewOffsetForLeaderEpochResponseTopicPartition()
 			rp.Partition = p.Partition
 			rp.LeaderEpoch, rp.EndOffset = -1, -1
+			if !describe.ok(t.Topic) {
+				rp.ErrorCode = kerr.TopicAuthorizationFailed.Code
+				rt.Partitions = append(rt.Partitions, rp)
+				continue
+			}
 			current := int32(-1)
 			if req.Version >= 2 {
 				current = p.CurrentLeaderEpoch

@@ -3,17 +3,24 @@ package broker
 // DescribeAcls: v0-2
 //
 // Behaviour:
-//   - Samsa has no authorizer, so it answers SECURITY_DISABLED ("No
-//     Authorizer is configured on the broker"), exactly as a Kafka 2.8
-//     broker without authorizer.class.name does; admin clients then report
-//     that security is disabled instead of a broken connection.
+//   - No authorizer (authorizer.class.name empty): SECURITY_DISABLED ("No
+//     Authorizer is configured on the broker"), exactly as Kafka 2.8.
+//   - With the AclAuthorizer: Describe on the cluster, else
+//     CLUSTER_AUTHORIZATION_FAILED; then every cached binding matching the
+//     filter (Kafka's AclBindingFilter, including MATCH and ANY pattern
+//     types), grouped by resource pattern. A filter with UNKNOWN elements
+//     answers INVALID_REQUEST. The cache is this broker's, kept current by
+//     the ZooKeeper change notifications (broker/acl).
 //
 // Version notes:
+//   - v0: literal patterns only (the filter's pattern type is LITERAL).
 //   - v1: pattern types (KIP-290). v2: flexible.
 
 import (
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kmsg"
+
+	"samsa/broker/acl"
 )
 
 // noAuthorizer is Kafka's message for SECURITY_DISABLED.
@@ -22,7 +29,43 @@ const noAuthorizer = "No Authorizer is configured on the broker"
 func (b *Broker) handleDescribeAcls(r *request) (kmsg.Response, error) {
 	req := r.body.(*kmsg.DescribeACLsRequest)
 	resp := req.ResponseKind().(*kmsg.DescribeACLsResponse)
-	resp.ErrorCode = kerr.SecurityDisabled.Code
-	resp.ErrorMessage = kmsg.StringPtr(noAuthorizer)
+	if b.authz == nil {
+		resp.ErrorCode = kerr.SecurityDisabled.Code
+		resp.ErrorMessage = kmsg.StringPtr(noAuthorizer)
+		return resp, nil
+	}
+	if !b.authorizedCluster(r, acl.OpDescribe) {
+		resp.ErrorCode, resp.ErrorMessage = kerr.ClusterAuthorizationFailed.Code, kmsg.StringPtr(msgClusterAuthFailed)
+		return resp, nil
+	}
+	pattern := acl.PatternType(req.ResourcePatternType)
+	if req.Version == 0 {
+		pattern = acl.PatternLiteral
+	}
+	f := acl.Filter{Type: acl.ResourceType(req.ResourceType), Name: req.ResourceName, Pattern: pattern,
+		Principal: req.Principal, Host: req.Host, Operation: acl.Operation(req.Operation), Permission: acl.Permission(req.PermissionType)}
+	if err := f.Validate(); err != nil {
+		resp.ErrorCode, resp.ErrorMessage = kerr.InvalidRequest.Code, kmsg.StringPtr(err.Error())
+		return resp, nil
+	}
+	for _, bd := range b.authz.ACLs(f) {
+		n := len(resp.Resources)
+		if n == 0 || !sameACLResource(resp.Resources[n-1], bd.Resource) {
+			rr := kmsg.NewDescribeACLsResponseResource()
+			rr.ResourceType = kmsg.ACLResourceType(bd.Resource.Type)
+			rr.ResourceName = bd.Resource.Name
+			rr.ResourcePatternType = kmsg.ACLResourcePatternType(bd.Resource.Pattern)
+			resp.Resources = append(resp.Resources, rr)
+			n++
+		}
+		ra := kmsg.NewDescribeACLsResponseResourceACL()
+		ra.Principal, ra.Host = bd.Entry.Principal.String(), bd.Entry.Host
+		ra.Operation, ra.PermissionType = kmsg.ACLOperation(bd.Entry.Operation), kmsg.ACLPermissionType(bd.Entry.Permission)
+		resp.Resources[n-1].ACLs = append(resp.Resources[n-1].ACLs, ra)
+	}
 	return resp, nil
+}
+
+func sameACLResource(rr kmsg.DescribeACLsResponseResource, r acl.Resource) bool {
+	return acl.ResourceType(rr.ResourceType) == r.Type && rr.ResourceName == r.Name && acl.PatternType(rr.ResourcePatternType) == r.Pattern
 }

@@ -5,22 +5,82 @@ package broker
 // Behaviour:
 //   - No authorizer: every creation answers SECURITY_DISABLED, as Kafka 2.8
 //     without authorizer.class.name (see 29_describe_acls.go).
+//   - With the AclAuthorizer: Alter on the cluster, else every creation
+//     CLUSTER_AUTHORIZATION_FAILED. Bindings Kafka refuses answer
+//     INVALID_REQUEST with its message (a Cluster resource not named
+//     kafka-cluster, an empty name, ANY/MATCH/UNKNOWN codes, a principal
+//     without "Type:"); the others are written to ZooKeeper under
+//     /kafka-acl or /kafka-acl-extended/prefixed with a conditional write
+//     per resource, then announced by a change notification that every
+//     broker applies within a second. Adding an existing ACL succeeds and
+//     changes nothing.
 //
 // Version notes:
-//   - v1: pattern types (KIP-290). v2: flexible.
+//   - v0: literal patterns only. v1: pattern types (KIP-290). v2: flexible.
 
 import (
+	"errors"
+
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kmsg"
+
+	"samsa/broker/acl"
 )
 
 func (b *Broker) handleCreateAcls(r *request) (kmsg.Response, error) {
 	req := r.body.(*kmsg.CreateACLsRequest)
 	resp := req.ResponseKind().(*kmsg.CreateACLsResponse)
-	for range req.Creations {
+	refuse := func(code int16, msg string) (kmsg.Response, error) {
+		for range req.Creations {
+			res := kmsg.NewCreateACLsResponseResult()
+			res.ErrorCode, res.ErrorMessage = code, kmsg.StringPtr(msg)
+			resp.Results = append(resp.Results, res)
+		}
+		return resp, nil
+	}
+	if b.authz == nil {
+		return refuse(kerr.SecurityDisabled.Code, noAuthorizer)
+	}
+	if !b.authorizedCluster(r, acl.OpAlter) {
+		return refuse(kerr.ClusterAuthorizationFailed.Code, msgClusterAuthFailed)
+	}
+	bindings := make([]acl.Binding, len(req.Creations))
+	parseErrs := make([]error, len(req.Creations))
+	for i, c := range req.Creations {
+		pattern := acl.PatternType(c.ResourcePatternType)
+		if req.Version == 0 {
+			pattern = acl.PatternLiteral
+		}
+		p, err := acl.ParsePrincipal(c.Principal)
+		parseErrs[i] = err
+		bindings[i] = acl.Binding{
+			Resource: acl.Resource{Type: acl.ResourceType(c.ResourceType), Name: c.ResourceName, Pattern: pattern},
+			Entry:    acl.Entry{Principal: p, Host: c.Host, Operation: acl.Operation(c.Operation), Permission: acl.Permission(c.PermissionType)},
+		}
+	}
+	var valid []acl.Binding
+	var at []int
+	for i, bd := range bindings {
+		if parseErrs[i] == nil {
+			valid = append(valid, bd)
+			at = append(at, i)
+		}
+	}
+	errs := make([]error, len(bindings))
+	copy(errs, parseErrs)
+	for j, err := range b.authz.CreateACLs(valid) {
+		errs[at[j]] = err
+	}
+	for _, err := range errs {
 		res := kmsg.NewCreateACLsResponseResult()
-		res.ErrorCode = kerr.SecurityDisabled.Code
-		res.ErrorMessage = kmsg.StringPtr(noAuthorizer)
+		if err != nil {
+			res.ErrorCode = kerr.UnknownServerError.Code
+			if errors.Is(err, acl.ErrInvalidBinding) {
+				res.ErrorCode = kerr.InvalidRequest.Code
+			}
+			res.ErrorMessage = kmsg.StringPtr(err.Error())
+			b.log.WithError(err).Debug("CreateAcls refused a binding")
+		}
 		resp.Results = append(resp.Results, res)
 	}
 	return resp, nil

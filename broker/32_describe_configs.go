@@ -22,6 +22,10 @@ package broker
 //   - config_names filters the keys (null or empty: all); synonyms (v1+) and documentation
 //     (v3+) are sent when asked for. Other resource types answer
 //     INVALID_REQUEST.
+//   - Authorization: DescribeConfigs on the cluster for BROKER and
+//     BROKER_LOGGER resources (CLUSTER_AUTHORIZATION_FAILED), on the topic for
+//     TOPIC (TOPIC_AUTHORIZATION_FAILED, before the existence check), per
+//     resource, as Kafka 2.8.
 //
 // Version notes:
 //   - v1: synonyms and sources (KIP-226). v3: types and documentation
@@ -29,6 +33,8 @@ package broker
 
 import (
 	"github.com/twmb/franz-go/pkg/kmsg"
+
+	"samsa/broker/acl"
 )
 
 func (b *Broker) handleDescribeConfigs(r *request) (kmsg.Response, error) {
@@ -37,6 +43,11 @@ func (b *Broker) handleDescribeConfigs(r *request) (kmsg.Response, error) {
 	for _, res := range req.Resources {
 		rr := kmsg.NewDescribeConfigsResponseResource()
 		rr.ResourceType, rr.ResourceName = res.ResourceType, res.ResourceName
+		if code, msg := b.configResourceDenied(r, res.ResourceType, res.ResourceName, acl.OpDescribeConfigs); code != 0 {
+			rr.ErrorCode, rr.ErrorMessage = code, msg
+			resp.Resources = append(resp.Resources, rr)
+			continue
+		}
 		var entries []describedConfig
 		var err error
 		switch res.ResourceType {

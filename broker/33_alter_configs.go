@@ -16,6 +16,9 @@ package broker
 //     resource types answer INVALID_REQUEST.
 //   - Any broker may answer (Kafka 2.8 writes ZooKeeper from the receiving
 //     broker).
+//   - Authorization: AlterConfigs on the cluster for BROKER resources
+//     (CLUSTER_AUTHORIZATION_FAILED), on the topic for TOPIC
+//     (TOPIC_AUTHORIZATION_FAILED), per resource, as Kafka 2.8.
 //
 // Version notes:
 //   - v1: throttle semantics only. v2: flexible.
@@ -24,6 +27,8 @@ import (
 	"fmt"
 
 	"github.com/twmb/franz-go/pkg/kmsg"
+
+	"samsa/broker/acl"
 )
 
 func (b *Broker) handleAlterConfigs(r *request) (kmsg.Response, error) {
@@ -32,6 +37,11 @@ func (b *Broker) handleAlterConfigs(r *request) (kmsg.Response, error) {
 	for _, res := range req.Resources {
 		rr := kmsg.NewAlterConfigsResponseResource()
 		rr.ResourceType, rr.ResourceName = res.ResourceType, res.ResourceName
+		if code, msg := b.configResourceDenied(r, res.ResourceType, res.ResourceName, acl.OpAlterConfigs); code != 0 {
+			rr.ErrorCode, rr.ErrorMessage = code, msg
+			resp.Resources = append(resp.Resources, rr)
+			continue
+		}
 		err := func() error {
 			if res.ResourceType == kmsg.ConfigResourceTypeBroker {
 				return b.alterBroker(res, req.ValidateOnly)

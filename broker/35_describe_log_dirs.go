@@ -11,6 +11,8 @@ package broker
 //     KAFKA_STORAGE_ERROR with no topics (Kafka's describeLogDirs); the
 //     others answer NONE. There are no future replicas
 //     (AlterReplicaLogDirs is not offered).
+//   - Authorization: Describe on the cluster; without it the answer lists no
+//     log dir and carries no error, as Kafka 2.8.
 //
 // Version notes:
 //   - v1: throttle semantics only. v2: flexible.
@@ -22,12 +24,16 @@ import (
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kmsg"
 
+	"samsa/broker/acl"
 	"samsa/broker/storage"
 )
 
 func (b *Broker) handleDescribeLogDirs(r *request) (kmsg.Response, error) {
 	req := r.body.(*kmsg.DescribeLogDirsRequest)
 	resp := req.ResponseKind().(*kmsg.DescribeLogDirsResponse)
+	if !b.authorizedCluster(r, acl.OpDescribe) {
+		return resp, nil // Kafka 2.8: an empty answer, no error
+	}
 	want := func(topic string, p int32) bool { return true }
 	if req.Topics != nil {
 		set := map[storage.TopicPartition]bool{}

@@ -17,6 +17,8 @@ package broker
 //     controller creates the partitions. With timeout_ms > 0 the answer
 //     waits for their leaders (REQUEST_TIMED_OUT at the deadline).
 //   - validate_only validates and writes nothing.
+//   - Authorization: Alter per topic (TOPIC_AUTHORIZATION_FAILED "The topic
+//     authorization is failed.", after the duplicate check), as Kafka 2.8.
 //
 // Version notes:
 //   - v1: throttle semantics only. v2: flexible. v3: quota errors (none).
@@ -29,6 +31,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kmsg"
 
+	"samsa/broker/acl"
 	"samsa/controller"
 	"samsa/zkutil"
 )
@@ -50,6 +53,8 @@ func (b *Broker) handleCreatePartitions(r *request) (kmsg.Response, error) {
 			err = errNotController
 		case count[t.Topic] > 1:
 			err = fmt.Errorf("%w: topic %q named more than once", errInvalidRequest, t.Topic)
+		case !b.authorizedTopic(r, acl.OpAlter, t.Topic):
+			rt.ErrorCode, rt.ErrorMessage = kerr.TopicAuthorizationFailed.Code, kmsg.StringPtr("The topic authorization is failed.")
 		default:
 			err = b.addPartitions(t, req.ValidateOnly)
 			if err == nil && !req.ValidateOnly {

@@ -15,6 +15,9 @@ package broker
 //   - The decision is the controller's (controller.ElectLeaders); the
 //     answer comes once it wrote the new leaders, without waiting for the
 //     timeout.
+//   - Authorization: Alter on the cluster, else CLUSTER_AUTHORIZATION_FAILED
+//     at the top (v1+) and on every named partition, nothing elected (Kafka
+//     2.8).
 //
 // Version notes:
 //   - v0 was ElectPreferredLeaders (KIP-183). v1: election type and
@@ -24,6 +27,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kmsg"
 
+	"samsa/broker/acl"
 	"samsa/controller"
 )
 
@@ -41,7 +45,15 @@ func (b *Broker) handleElectLeaders(r *request) (kmsg.Response, error) {
 	}
 	var results map[controller.TopicPartition]error
 	var err error
-	if !b.IsController() {
+	if !b.authorizedCluster(r, acl.OpAlter) {
+		// Kafka 2.8: CLUSTER_AUTHORIZATION_FAILED at the top (v1+) and on
+		// every named partition; nothing is elected.
+		resp.ErrorCode = kerr.ClusterAuthorizationFailed.Code
+		results = map[controller.TopicPartition]error{}
+		for _, tp := range tps {
+			results[tp] = kerr.ClusterAuthorizationFailed
+		}
+	} else if !b.IsController() {
 		err = errNotController
 	} else {
 		results, err = b.ctrl.ElectLeaders(r.ctx, controller.ElectionType(req.ElectionType), tps)

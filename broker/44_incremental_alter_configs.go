@@ -20,6 +20,9 @@ package broker
 //     loggers and levels are INVALID_CONFIG, DELETE/APPEND/SUBTRACT
 //     INVALID_REQUEST (broker_logger.go).
 //   - Other resource types answer INVALID_REQUEST.
+//   - Authorization: AlterConfigs on the cluster for BROKER and BROKER_LOGGER
+//     (CLUSTER_AUTHORIZATION_FAILED), on the topic for TOPIC
+//     (TOPIC_AUTHORIZATION_FAILED), per resource, as Kafka 2.8.
 //
 // Version notes:
 //   - v1: flexible.
@@ -31,6 +34,7 @@ import (
 
 	"github.com/twmb/franz-go/pkg/kmsg"
 
+	"samsa/broker/acl"
 	"samsa/config"
 )
 
@@ -40,6 +44,11 @@ func (b *Broker) handleIncrementalAlterConfigs(r *request) (kmsg.Response, error
 	for _, res := range req.Resources {
 		rr := kmsg.NewIncrementalAlterConfigsResponseResource()
 		rr.ResourceType, rr.ResourceName = res.ResourceType, res.ResourceName
+		if code, msg := b.configResourceDenied(r, res.ResourceType, res.ResourceName, acl.OpAlterConfigs); code != 0 {
+			rr.ErrorCode, rr.ErrorMessage = code, msg
+			resp.Resources = append(resp.Resources, rr)
+			continue
+		}
 		var err error
 		switch res.ResourceType {
 		case kmsg.ConfigResourceTypeBroker:

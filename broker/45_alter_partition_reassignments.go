@@ -16,20 +16,28 @@ package broker
 //     has its new replicas start at the leader's log end instead of copying
 //     the partition (reassign_log_end.go); the entries are stored in
 //     /config/samsa_log_end_replicas/<topic> before the controller acts.
+//   - Authorization: Alter on the cluster, else CLUSTER_AUTHORIZATION_FAILED
+//     and nothing changes (Kafka 2.8).
 //
 // Version notes:
 //   - v0: flexible (Kafka 2.4+). v1 (replication factor change flag) is not
 //     offered.
 
 import (
+	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kmsg"
 
+	"samsa/broker/acl"
 	"samsa/controller"
 )
 
 func (b *Broker) handleAlterPartitionReassignments(r *request) (kmsg.Response, error) {
 	req := r.body.(*kmsg.AlterPartitionAssignmentsRequest)
 	resp := req.ResponseKind().(*kmsg.AlterPartitionAssignmentsResponse)
+	if !b.authorizedCluster(r, acl.OpAlter) {
+		resp.ErrorCode, resp.ErrorMessage = kerr.ClusterAuthorizationFailed.Code, kmsg.StringPtr(msgClusterAuthFailed)
+		return resp, nil
+	}
 	if !b.IsController() {
 		b.setTopicErr(&resp.ErrorCode, &resp.ErrorMessage, errNotController)
 		return resp, nil

@@ -6,6 +6,8 @@ package broker
 //   - Only the active controller answers (NOT_CONTROLLER elsewhere). Lists
 //     the reassignments in progress (all, or among the named partitions)
 //     with the current replicas and the adding/removing sets (KIP-455).
+//   - Authorization: Describe on the cluster, else
+//     CLUSTER_AUTHORIZATION_FAILED (Kafka 2.8).
 //
 // Version notes:
 //   - v0: flexible (Kafka 2.4+).
@@ -13,14 +15,20 @@ package broker
 import (
 	"sort"
 
+	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kmsg"
 
+	"samsa/broker/acl"
 	"samsa/controller"
 )
 
 func (b *Broker) handleListPartitionReassignments(r *request) (kmsg.Response, error) {
 	req := r.body.(*kmsg.ListPartitionReassignmentsRequest)
 	resp := req.ResponseKind().(*kmsg.ListPartitionReassignmentsResponse)
+	if !b.authorizedCluster(r, acl.OpDescribe) {
+		resp.ErrorCode, resp.ErrorMessage = kerr.ClusterAuthorizationFailed.Code, kmsg.StringPtr(msgClusterAuthFailed)
+		return resp, nil
+	}
 	if !b.IsController() {
 		b.setTopicErr(&resp.ErrorCode, &resp.ErrorMessage, errNotController)
 		return resp, nil

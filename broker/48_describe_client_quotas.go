@@ -10,6 +10,8 @@ package broker
 //     entity to have exactly the filtered types (KIP-546).
 //   - Quotas are stored and described but not enforced by Samsa yet.
 //   - Other entity types (ip) answer INVALID_REQUEST.
+//   - Authorization: DescribeConfigs on the cluster, else
+//     CLUSTER_AUTHORIZATION_FAILED (Kafka 2.8).
 //
 // Version notes:
 //   - v1: flexible.
@@ -17,12 +19,19 @@ package broker
 import (
 	"sort"
 
+	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kmsg"
+
+	"samsa/broker/acl"
 )
 
 func (b *Broker) handleDescribeClientQuotas(r *request) (kmsg.Response, error) {
 	req := r.body.(*kmsg.DescribeClientQuotasRequest)
 	resp := req.ResponseKind().(*kmsg.DescribeClientQuotasResponse)
+	if !b.authorizedCluster(r, acl.OpDescribeConfigs) {
+		resp.ErrorCode, resp.ErrorMessage = kerr.ClusterAuthorizationFailed.Code, kmsg.StringPtr(msgClusterAuthFailed)
+		return resp, nil
+	}
 	for _, c := range req.Components {
 		if c.EntityType != quotaEntityUser && c.EntityType != quotaEntityClient {
 			b.setTopicErr(&resp.ErrorCode, &resp.ErrorMessage, errInvalidRequest)

@@ -12,6 +12,8 @@ package broker
 //     entity types answer INVALID_REQUEST per entry.
 //   - validate_only validates and writes nothing. Quotas are not enforced
 //     by Samsa yet.
+//   - Authorization: AlterConfigs on the cluster, else every entry
+//     CLUSTER_AUTHORIZATION_FAILED and nothing changes (Kafka 2.8).
 //
 // Version notes:
 //   - v1: flexible.
@@ -19,7 +21,10 @@ package broker
 import (
 	"fmt"
 
+	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kmsg"
+
+	"samsa/broker/acl"
 )
 
 func (b *Broker) handleAlterClientQuotas(r *request) (kmsg.Response, error) {
@@ -33,7 +38,9 @@ func (b *Broker) handleAlterClientQuotas(r *request) (kmsg.Response, error) {
 			parts = append(parts, [2]*string{&t, e.Name})
 			re.Entity = append(re.Entity, kmsg.AlterClientQuotasResponseEntryEntity{Type: e.Type, Name: e.Name})
 		}
-		if err := b.alterQuotas(parts, en.Ops, req.ValidateOnly); err != nil {
+		if !b.authorizedCluster(r, acl.OpAlterConfigs) {
+			re.ErrorCode, re.ErrorMessage = kerr.ClusterAuthorizationFailed.Code, kmsg.StringPtr(msgClusterAuthFailed)
+		} else if err := b.alterQuotas(parts, en.Ops, req.ValidateOnly); err != nil {
 			b.setTopicErr(&re.ErrorCode, &re.ErrorMessage, err)
 		}
 		resp.Entries = append(resp.Entries, re)

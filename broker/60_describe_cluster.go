@@ -8,12 +8,17 @@ package broker
 //     the cluster id (KIP-700).
 //   - Authorized operations are reported as "not requested": there is no
 //     authorizer.
+//   - Authorization: none, as Kafka 2.8; the authorized operations, when asked,
+//     need Describe on the cluster (0 otherwise; every supported operation
+//     without an authorizer).
 //
 // Version notes:
 //   - v0: flexible from the start (Kafka 2.8).
 
 import (
 	"github.com/twmb/franz-go/pkg/kmsg"
+
+	"samsa/broker/acl"
 )
 
 func (b *Broker) handleDescribeCluster(r *request) (kmsg.Response, error) {
@@ -26,6 +31,12 @@ func (b *Broker) handleDescribeCluster(r *request) (kmsg.Response, error) {
 		resp.ControllerID = -1
 	}
 	resp.ClusterAuthorizedOperations = authorizedOperationsOmitted
+	if req.IncludeClusterAuthorizedOperations {
+		resp.ClusterAuthorizedOperations = 0
+		if b.authorizedCluster(r, acl.OpDescribe) {
+			resp.ClusterAuthorizedOperations = b.authorizedOperations(r, acl.ResourceCluster, acl.ClusterName)
+		}
+	}
 	for _, id := range snap.BrokerIDs {
 		br := snap.Brokers[id]
 		ep, ok := br.Endpoint(r.listener)

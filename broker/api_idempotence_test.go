@@ -54,17 +54,6 @@ func TestAPIInitProducerID(t *testing.T) {
 	if r := initProducerID(t, rc, 4, 5, -1); r.ErrorCode != kerr.InvalidRequest.Code {
 		t.Fatalf("id without epoch: error %d, want INVALID_REQUEST", r.ErrorCode)
 	}
-	txn := kmsg.NewPtrInitProducerIDRequest()
-	txn.Version = 4
-	id := "txn-1"
-	txn.TransactionalID = &id
-	resp, err := rc.roundTrip(txn)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if code := resp.(*kmsg.InitProducerIDResponse).ErrorCode; code != kerr.TransactionalIDAuthorizationFailed.Code {
-		t.Fatalf("transactional id: error %d, want TRANSACTIONAL_ID_AUTHORIZATION_FAILED", code)
-	}
 	zk := c.ZooKeeper(t)
 	data, _, err := zk.Get(zkutil.LatestProducerIDBlockPath())
 	if err != nil {
@@ -299,28 +288,20 @@ func TestAPIKcatIdempotentProduce(t *testing.T) {
 	}
 }
 
-// TestAPIFindTransactionCoordinatorRefused: without a transaction
-// coordinator, FindCoordinator for a transactional id answers the same
-// fatal TRANSACTIONAL_ID_AUTHORIZATION_FAILED as InitProducerId, so a
-// transactional producer fails at once rather than retrying until its
-// timeout; an unknown key type is INVALID_REQUEST.
-func TestAPIFindTransactionCoordinatorRefused(t *testing.T) {
+// TestAPIFindCoordinatorUnknownKeyType: an unknown key type is
+// INVALID_REQUEST with a message.
+func TestAPIFindCoordinatorUnknownKeyType(t *testing.T) {
 	c := brokertest.NewCluster(t, 1)
 	rc := dialRaw(t, c.Addr(0))
-	for _, tc := range []struct {
-		keyType int8
-		want    int16
-	}{{1, kerr.TransactionalIDAuthorizationFailed.Code}, {7, kerr.InvalidRequest.Code}} {
-		req := kmsg.NewPtrFindCoordinatorRequest()
-		req.Version = 3
-		req.CoordinatorKey, req.CoordinatorType = "txn-1", tc.keyType
-		resp, err := rc.roundTrip(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		r := resp.(*kmsg.FindCoordinatorResponse)
-		if r.ErrorCode != tc.want || r.NodeID != -1 || r.ErrorMessage == nil {
-			t.Fatalf("key type %d: error %d node %d message %v, want error %d, node -1 and a message", tc.keyType, r.ErrorCode, r.NodeID, r.ErrorMessage, tc.want)
-		}
+	req := kmsg.NewPtrFindCoordinatorRequest()
+	req.Version = 3
+	req.CoordinatorKey, req.CoordinatorType = "txn-1", 7
+	resp, err := rc.roundTrip(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := resp.(*kmsg.FindCoordinatorResponse)
+	if r.ErrorCode != kerr.InvalidRequest.Code || r.NodeID != -1 || r.ErrorMessage == nil {
+		t.Fatalf("error %d node %d message %v, want INVALID_REQUEST, node -1 and a message", r.ErrorCode, r.NodeID, r.ErrorMessage)
 	}
 }

@@ -51,6 +51,10 @@ type api struct {
 	// interBroker: sent by the controller or by other brokers, never by
 	// clients; still listed in ApiVersions, as Kafka does.
 	interBroker bool
+	// brokerMax, when above max, is the highest version accepted from
+	// other brokers but not advertised in ApiVersions (AddPartitionsToTxn
+	// v4, KIP-890's verify-only check, above Kafka 2.8's client range).
+	brokerMax int16
 }
 
 // newAPITable returns THE table of supported APIs and versions (STYLE S2.3).
@@ -68,26 +72,33 @@ func newAPITable() map[int16]api {
 		{key: 6, min: 0, max: 7, handle: (*Broker).handleUpdateMetadata, interBroker: true},
 		{key: 7, min: 0, max: 3, handle: (*Broker).handleControlledShutdown, controllerOnly: true, interBroker: true},
 		{key: 8, min: 0, max: 8, handle: (*Broker).handleOffsetCommit},
-		{key: 9, min: 0, max: 7, handle: (*Broker).handleOffsetFetch},
-		{key: 10, min: 0, max: 3, handle: (*Broker).handleFindCoordinator},
+		{key: 9, min: 0, max: 7, handle: (*Broker).handleOffsetFetchAuthorized},
+		{key: 10, min: 0, max: 3, handle: (*Broker).handleFindCoordinatorAuthorized},
 		{key: 11, min: 0, max: 7, handle: (*Broker).handleJoinGroup},
 		{key: 12, min: 0, max: 4, handle: (*Broker).handleHeartbeat},
 		{key: 13, min: 0, max: 4, handle: (*Broker).handleLeaveGroup},
 		{key: 14, min: 0, max: 5, handle: (*Broker).handleSyncGroup},
 		{key: 15, min: 0, max: 5, handle: (*Broker).handleDescribeGroups},
 		{key: 16, min: 0, max: 4, handle: (*Broker).handleListGroups},
+		{key: 17, min: 0, max: 1, handle: (*Broker).handleSASLHandshake},
 		{key: 18, min: 0, max: 3, handle: (*Broker).handleApiVersions},
 		{key: 19, min: 0, max: 6, handle: (*Broker).handleCreateTopics, controllerOnly: true},
 		{key: 20, min: 0, max: 5, handle: (*Broker).handleDeleteTopics, controllerOnly: true},
 		{key: 21, min: 0, max: 2, handle: (*Broker).handleDeleteRecords},
-		{key: 22, min: 0, max: 4, handle: (*Broker).handleInitProducerID},
+		{key: 22, min: 0, max: 4, handle: (*Broker).handleInitProducerIDAuthorized},
 		{key: 23, min: 0, max: 4, handle: (*Broker).handleOffsetForLeaderEpoch},
+		{key: 24, min: 0, max: 3, brokerMax: 4, handle: (*Broker).handleAddPartitionsToTxn},
+		{key: 25, min: 0, max: 3, handle: (*Broker).handleAddOffsetsToTxn},
+		{key: 26, min: 0, max: 3, handle: (*Broker).handleEndTxn},
+		{key: 27, min: 0, max: 1, handle: (*Broker).handleWriteTxnMarkers, interBroker: true},
+		{key: 28, min: 0, max: 3, handle: (*Broker).handleTxnOffsetCommit},
 		{key: 29, min: 0, max: 2, handle: (*Broker).handleDescribeAcls},
 		{key: 30, min: 0, max: 2, handle: (*Broker).handleCreateAcls},
 		{key: 31, min: 0, max: 2, handle: (*Broker).handleDeleteAcls},
 		{key: 32, min: 0, max: 4, handle: (*Broker).handleDescribeConfigs},
 		{key: 33, min: 0, max: 2, handle: (*Broker).handleAlterConfigs},
 		{key: 35, min: 0, max: 2, handle: (*Broker).handleDescribeLogDirs},
+		{key: 36, min: 0, max: 2, handle: (*Broker).handleSASLAuthenticate},
 		{key: 37, min: 0, max: 3, handle: (*Broker).handleCreatePartitions, controllerOnly: true},
 		{key: 42, min: 0, max: 2, handle: (*Broker).handleDeleteGroups},
 		{key: 43, min: 0, max: 2, handle: (*Broker).handleElectLeaders, controllerOnly: true},
@@ -97,7 +108,12 @@ func newAPITable() map[int16]api {
 		{key: 47, min: 0, max: 0, handle: (*Broker).handleOffsetDelete},
 		{key: 48, min: 0, max: 1, handle: (*Broker).handleDescribeClientQuotas},
 		{key: 49, min: 0, max: 1, handle: (*Broker).handleAlterClientQuotas},
+		{key: 50, min: 0, max: 0, handle: (*Broker).handleDescribeUserSCRAMCredentials},
+		{key: 51, min: 0, max: 0, handle: (*Broker).handleAlterUserSCRAMCredentials, controllerOnly: true},
 		{key: 60, min: 0, max: 0, handle: (*Broker).handleDescribeCluster},
+		{key: 61, min: 0, max: 0, handle: (*Broker).handleDescribeProducers},
+		{key: 65, min: 0, max: 0, handle: (*Broker).handleDescribeTransactions},
+		{key: 66, min: 0, max: 0, handle: (*Broker).handleListTransactions},
 	}
 	t := make(map[int16]api, len(rows))
 	for _, r := range rows {

@@ -28,9 +28,16 @@
 // the ISR loop and the follower fetchers; the controller and the group
 // coordinator run their own goroutines, stopped by their Shutdown.
 //
+// Authorization (authz*.go): with authorizer.class.name every handler asks
+// broker/acl before acting, through one helper per resource kind; requests
+// the API table marks interBroker are checked for ClusterAction once in
+// handler.Serve. With no authorizer the helpers allow everything.
+//
 // Start order: ZooKeeper session (chroot created) → persistent paths →
 // cluster id (/cluster/id vs meta.properties) → broker id (config,
-// meta.properties or /brokers/seqid) → meta.properties written → logs
+// meta.properties or /brokers/seqid) → meta.properties written → ACL cache
+// loaded and its change watches armed (authorizer.class.name; its
+// notification goroutine is stopped by Shutdown after the listeners) → logs
 // loaded → listeners bound (advertised port 0 = bound port) → requests
 // served → /brokers/ids/<id> registered (broker epoch = its czxid) →
 // controller started.

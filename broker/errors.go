@@ -109,6 +109,10 @@ func (b *Broker) errorCode(err error) int16 {
 		return kerr.InvalidProducerEpoch.Code
 	case errors.Is(err, storage.ErrUnknownProducerID):
 		return kerr.UnknownProducerID.Code
+	case errors.Is(err, storage.ErrInvalidTxnState):
+		return kerr.InvalidTxnState.Code
+	case errors.Is(err, storage.ErrTransactionCoordinatorFenced):
+		return kerr.TransactionCoordinatorFenced.Code
 	case errors.Is(err, errProducerIDsUnavailable):
 		return kerr.CoordinatorLoadInProgress.Code
 	case errors.Is(err, storage.ErrStorage), errors.Is(err, storage.ErrCorrupt):

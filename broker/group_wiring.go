@@ -27,11 +27,17 @@ func (b *Broker) startGroupCoordinator() {
 	cfg.OffsetMetadataMaxBytes = int(b.cfg.OffsetMetadataMaxBytes)
 	cfg.LoadBufferSize = int(b.cfg.OffsetsLoadBufferSize)
 	cfg.CompressionCodec = int8(b.cfg.OffsetsTopicCompressionCodec)
+	cfg.StormCount = int(b.cfg.GroupRebalanceStormCount)
+	cfg.StormWindow = ms(b.cfg.GroupRebalanceStormWindowMs)
+	cfg.HistorySize = int(b.cfg.GroupRebalanceHistorySize)
 	b.groups = group.NewCoordinator(group.Options{
-		Config: cfg,
-		Log:    offsetLog{b: b},
-		Logger: b.opts.Logger.WithField("broker", b.ID()),
+		Config:      cfg,
+		Log:         offsetLog{b: b},
+		Logger:      b.opts.Logger.WithField("broker", b.ID()),
+		OnRebalance: b.countRebalance,
+		OnGroupGone: b.dropRebalanceCounters,
 	})
+	b.txnOffsets = b.groups
 }
 
 // groupLeadershipChanged tells the coordinator about __consumer_offsets

@@ -30,7 +30,7 @@ func (h handler) Serve(ctx context.Context, c *server.Conn, req *wire.Request) (
 	if req.Body == nil {
 		return nil, fmt.Errorf("broker: %s v%d: no decoded body", req.APIName(), req.Version)
 	}
-	if (req.Version < row.min || req.Version > row.max) && req.Key != 18 {
+	if (req.Version < row.min || req.Version > max(row.max, row.brokerMax)) && req.Key != 18 {
 		return nil, fmt.Errorf("broker: unsupported version %d of %s (supported %d-%d)",
 			req.Version, req.APIName(), row.min, row.max)
 	}
@@ -42,6 +42,11 @@ func (h handler) Serve(ctx context.Context, c *server.Conn, req *wire.Request) (
 	r := &request{ctx: ctx, hdr: &req.Header, body: req.Body, listener: c.ListenerName(),
 		principal: c.Principal(), clientHost: clientHost(c)}
 	b.debugRequest(r)
+	if row.interBroker {
+		if resp, err := b.interBrokerDenied(r); resp != nil || err != nil {
+			return resp, err // ClusterAction refused (authz_interbroker.go)
+		}
+	}
 	if (req.Key == kmsg.Produce.Int16() || req.Key == kmsg.Fetch.Int16()) && b.quotas.AnyEnabled() {
 		return b.serveWithQuota(c, req, row, r) // client byte-rate quotas (quota_serve.go)
 	}

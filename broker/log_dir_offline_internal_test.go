@@ -203,7 +203,7 @@ func TestAPILogDirFailureOfflineAnswers(t *testing.T) {
 	checks := map[string]error{}
 	_, checks["produce"] = b.replicas.AppendAsLeader(a0, testBatch(t, "x"), -1)
 	_, checks["fetch"] = b.replicas.Read(a0, replica.ReadParams{ReplicaID: -1, MaxBytes: 1024, CurrentLeaderEpoch: -1})
-	_, checks["list offsets"] = b.replicas.ListOffset(a0, -1, -1, -1)
+	_, checks["list offsets"] = b.replicas.ListOffset(a0, -1, -1, -1, false)
 	_, checks["offset for leader epoch"] = b.replicas.EndOffsetForEpoch(a0, 0, -1, -1)
 	_, checks["delete records"] = b.replicas.DeleteRecords(a0, -1)
 	for what, err := range checks {

@@ -9,6 +9,7 @@ import (
 
 	"samsa/broker/group"
 	"samsa/broker/replica"
+	"samsa/broker/txn"
 )
 
 // Metric names, after Kafka's MBeans (kafka.server BrokerTopicMetrics,
@@ -32,11 +33,19 @@ const (
 	MetricProducePurgatorySize      = "kafka.server:type=DelayedOperationPurgatory,name=PurgatorySize,delayedOperation=Produce"
 	MetricFetchPurgatorySize        = "kafka.server:type=DelayedOperationPurgatory,name=PurgatorySize,delayedOperation=Fetch"
 	MetricNumGroups                 = "kafka.coordinator.group:type=GroupMetadataManager,name=NumGroups"
-	MetricNumOffsets                = "kafka.coordinator.group:type=GroupMetadataManager,name=NumOffsets"
-	MetricNumGroupsEmpty            = "kafka.coordinator.group:type=GroupMetadataManager,name=NumGroupsEmpty"
-	MetricNumGroupsPreparing        = "kafka.coordinator.group:type=GroupMetadataManager,name=NumGroupsPreparingRebalance"
-	MetricNumGroupsCompleting       = "kafka.coordinator.group:type=GroupMetadataManager,name=NumGroupsCompletingRebalance"
-	MetricNumGroupsStable           = "kafka.coordinator.group:type=GroupMetadataManager,name=NumGroupsStable"
+	// Transaction coordinator (broker/txn): Kafka's transaction-coordinator-metrics
+	// partition load times (over the broker's life, not a 30 s window), then
+	// Samsa's own counts of the ids it coordinates.
+	MetricTxnPartitionLoadTimeMax = "kafka.server:type=transaction-coordinator-metrics,name=partition-load-time-max"
+	MetricTxnPartitionLoadTimeAvg = "kafka.server:type=transaction-coordinator-metrics,name=partition-load-time-avg"
+	MetricTxnTransactionalIDs     = "samsa.coordinator.transaction:type=TransactionStateManager,name=NumTransactionalIds"
+	MetricTxnOngoing              = "samsa.coordinator.transaction:type=TransactionStateManager,name=NumOngoing"
+	MetricTxnCompleting           = "samsa.coordinator.transaction:type=TransactionMarkerChannelManager,name=NumCompleting"
+	MetricNumOffsets              = "kafka.coordinator.group:type=GroupMetadataManager,name=NumOffsets"
+	MetricNumGroupsEmpty          = "kafka.coordinator.group:type=GroupMetadataManager,name=NumGroupsEmpty"
+	MetricNumGroupsPreparing      = "kafka.coordinator.group:type=GroupMetadataManager,name=NumGroupsPreparingRebalance"
+	MetricNumGroupsCompleting     = "kafka.coordinator.group:type=GroupMetadataManager,name=NumGroupsCompletingRebalance"
+	MetricNumGroupsStable         = "kafka.coordinator.group:type=GroupMetadataManager,name=NumGroupsStable"
 )
 
 // TopicMetricName is the per-topic name of a BrokerTopicMetrics total, as
@@ -254,4 +263,17 @@ func (b *Broker) registerGauges() {
 	groupGauge(MetricNumGroupsPreparing, func(c group.Counts) int { return c.PreparingRebalance })
 	groupGauge(MetricNumGroupsCompleting, func(c group.Counts) int { return c.CompletingRebalance })
 	groupGauge(MetricNumGroupsStable, func(c group.Counts) int { return c.Stable })
+	txnGauge := func(name string, f func(txn.Stats) int64) {
+		gauge(name, func() int64 {
+			if b.txns == nil {
+				return 0
+			}
+			return f(b.txns.Stats())
+		})
+	}
+	txnGauge(MetricTxnPartitionLoadTimeMax, func(s txn.Stats) int64 { return s.PartitionLoadTimeMaxMs })
+	txnGauge(MetricTxnPartitionLoadTimeAvg, func(s txn.Stats) int64 { return s.PartitionLoadTimeAvgMs })
+	txnGauge(MetricTxnTransactionalIDs, func(s txn.Stats) int64 { return int64(s.TransactionalIDs) })
+	txnGauge(MetricTxnOngoing, func(s txn.Stats) int64 { return int64(s.Ongoing) })
+	txnGauge(MetricTxnCompleting, func(s txn.Stats) int64 { return int64(s.Completing) })
 }

@@ -3,6 +3,7 @@ package broker
 import (
 	"context"
 	"fmt"
+	"net/http"
 	"time"
 
 	"samsa/broker/promhttp"
@@ -45,14 +46,17 @@ func (b *Broker) startMetricsListener(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("broker: metrics.listener: %w", err)
 	}
-	srv, err := promhttp.Listen(addr, b.opts.Registry, mbeanName)
+	mux := http.NewServeMux()
+	mux.Handle("/metrics", promhttp.Handler(b.opts.Registry, mbeanName))
+	mux.HandleFunc(GroupRebalancesPath, b.serveGroupRebalances)
+	srv, err := promhttp.ListenHandler(addr, mux)
 	if err != nil {
 		return fmt.Errorf("broker: %w", err)
 	}
 	b.mu.Lock()
 	b.mu.addrs[MetricsListenerName] = srv.Addr()
 	b.mu.Unlock()
-	b.log.WithField("addr", srv.Addr().String()).Info("serving metrics in Prometheus format at /metrics")
+	b.log.WithField("addr", srv.Addr().String()).Info("serving metrics in Prometheus format at /metrics, group rebalances at " + GroupRebalancesPath)
 	b.wg.Add(1)
 	go func() {
 		defer b.wg.Done()

@@ -9,6 +9,8 @@ import (
 	metrics "github.com/rcrowley/go-metrics"
 	"github.com/sirupsen/logrus"
 	"github.com/twmb/franz-go/pkg/kmsg"
+
+	"samsa/zkutil"
 )
 
 // Options are the process-level dependencies of a Broker (STYLE S1.5).
@@ -36,6 +38,11 @@ type Options struct {
 	// end the process with a failure status. nil: the broker shuts itself
 	// down.
 	OnFatal func(err error)
+	// ZooKeeperAuth is the broker's ZooKeeper identity, added to its session
+	// (digest "user:password"); zookeeper.set.acl=true needs one, as Kafka
+	// refuses secure ACLs without an authenticated ZooKeeper client. nil:
+	// the JAAS file's Client section (zookeeper_tls.go), else unauthenticated.
+	ZooKeeperAuth []zkutil.Credential
 }
 
 func (o Options) withDefaults() Options {

@@ -105,9 +105,11 @@ func NewApp(env Env) *cli.App {
 			leaderElectionCommand(env),
 			preferredReplicaElectionCommand(env),
 			consumerGroupsCommand(env),
+			transactionsCommand(env),
 			verifiableProducerCommand(env),
 			verifiableConsumerCommand(env),
 			replicaVerificationCommand(env),
+			aclsCommand(env),
 		},
 	}
 	for _, cmd := range app.Commands {

@@ -1,10 +1,12 @@
 package tools
 
 import (
+	"errors"
 	"fmt"
 	"sort"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/IBM/sarama"
 	"github.com/urfave/cli/v2"
@@ -182,8 +184,12 @@ func (s *groupService) describe(env Env, groups []string, c *cli.Context) error 
 	if modes > 1 {
 		return toolError("Option [describe] takes at most one of these options: [members], [offsets], [state]")
 	}
-	if c.Bool("verbose") && !c.Bool("members") {
+	if c.Bool("verbose") && !c.Bool("members") && !c.Bool("state") {
+		// Kafka's message; Samsa also accepts [state] (documented).
 		return toolError("Option [verbose] can only be used with option [describe] and [members]")
+	}
+	if c.Bool("verbose") && c.Bool("state") && c.String("metrics-url") == "" {
+		return toolError("Option [verbose] with [state] needs [metrics-url]: the brokers' metrics.listener URLs, where the rebalance reasons are served")
 	}
 	for _, g := range groups {
 		d, err := s.describeGroup(g)
@@ -195,6 +201,11 @@ func (s *groupService) describe(env Env, groups []string, c *cli.Context) error 
 		case c.Bool("state"):
 			if err := s.printState(env, d); err != nil {
 				return err
+			}
+			if c.Bool("verbose") {
+				if err := printRebalances(env, g, metricsURLs(c.String("metrics-url"))); err != nil {
+					return err
+				}
 			}
 		case c.Bool("members"):
 			if shouldPrintMemberState(env, g, d.State, len(members)) {
@@ -295,4 +306,41 @@ func groupSortedKeys[V any](m map[string]V) []string {
 	}
 	sort.Strings(out)
 	return out
+}
+
+// printRebalances is Samsa's --describe --state --verbose addition, after
+// Kafka's table (which stays byte for byte): the group's last rebalances
+// with their reasons, newest last, and the storm in progress if any.
+func printRebalances(env Env, group string, urls []string) error {
+	gr, errs := findGroupRebalances(urls, group, 10*time.Second)
+	if gr == nil {
+		if len(errs) > 0 {
+			return fmt.Errorf("cannot read the rebalance reasons of %s: %w", group, errors.Join(errs...))
+		}
+		fmt.Fprintf(env.Stdout, "\nGroup %s has no rebalance recorded by its coordinator.\n", group)
+		return nil
+	}
+	fmt.Fprint(env.Stdout, formatRebalances(group, gr))
+	return nil
+}
+
+// formatRebalances renders one group's record for printRebalances.
+func formatRebalances(group string, gr *rebalanceGroup) string {
+	gw := max(15, len(group))
+	format := fmt.Sprintf("\n%%-%ds %%-11s %%-24s %%-26s %%s", gw)
+	var b strings.Builder
+	fmt.Fprintf(&b, format, "GROUP", "GENERATION", "TIME", "REASON", "DETAIL")
+	for _, r := range gr.Rebalances {
+		detail := r.Detail
+		if r.ClientID != "" {
+			detail += " (client.id " + r.ClientID + ", host " + r.ClientHost + ")"
+		}
+		fmt.Fprintf(&b, format, group, strconv.Itoa(int(r.Generation)), r.Time.UTC().Format("2006-01-02T15:04:05.000Z"), r.Reason, detail)
+	}
+	b.WriteString("\n")
+	if s := gr.Storm; s != nil {
+		fmt.Fprintf(&b, "\nREBALANCE STORM: %d rebalances within %v; %s; %s\n", s.Rebalances,
+			time.Duration(s.WindowMs)*time.Millisecond, s.Cause, s.Advice)
+	}
+	return b.String()
 }

@@ -14,6 +14,9 @@ package tools
 //     __consumer_offsets with a replication factor below 3 or an ISR of one,
 //     partitions whose preferred replica does not lead, brokers registered
 //     but not accepting connections;
+//   - consumer group checks (doctor_groups.go) through --metrics-url (the
+//     brokers' metrics.listener): groups in a rebalance storm, with the
+//     client causing it and the runbook's advice;
 //   - output: a section per source, one line per check
 //     ("[ OK ]", "[WARN]", "[FAIL]"), each problem followed by a "fix:"
 //     line, then a summary line;
@@ -123,6 +126,7 @@ func (r *doctorReport) write(w io.Writer) {
 // doctorOpts are the doctor's options.
 type doctorOpts struct {
 	zookeeper, bootstrap, commandConfig string
+	metricsURLs                         []string
 	logDirs                             []string
 	skipHost                            bool
 	timeout                             time.Duration
@@ -140,12 +144,13 @@ func doctorCommand(env Env) *cli.Command {
 			&cli.StringFlag{Name: "config", Usage: "server.properties whose log.dirs the host checks inspect"},
 			&cli.StringFlag{Name: "log-dirs", Usage: "comma-separated log dirs to inspect (instead of --config)"},
 			&cli.BoolFlag{Name: "skip-host", Usage: "only check the cluster"},
+			&cli.StringFlag{Name: "metrics-url", Usage: "the brokers' metrics.listener URLs (http://host:port[,...]): lists consumer groups in a rebalance storm"},
 			&cli.DurationFlag{Name: "timeout", Value: 10 * time.Second, Usage: "connection timeout per check"},
 		},
 		Action: func(c *cli.Context) error {
 			o := &doctorOpts{zookeeper: c.String("zookeeper"), bootstrap: c.String("bootstrap-server"),
 				commandConfig: c.String("command-config"), skipHost: c.Bool("skip-host"), timeout: c.Duration("timeout"),
-				host: realHostProbe()}
+				host: realHostProbe(), metricsURLs: metricsURLs(c.String("metrics-url"))}
 			if d := c.String("log-dirs"); d != "" {
 				o.logDirs = splitList(d)
 			} else if p := c.String("config"); p != "" {
@@ -156,8 +161,8 @@ func doctorCommand(env Env) *cli.Command {
 				}
 				o.logDirs = cfg.LogDirs()
 			}
-			if o.skipHost && o.zookeeper == "" && o.bootstrap == "" {
-				fmt.Fprintln(env.Stderr, "Nothing to check: give --zookeeper or --bootstrap-server with --skip-host")
+			if o.skipHost && o.zookeeper == "" && o.bootstrap == "" && len(o.metricsURLs) == 0 {
+				fmt.Fprintln(env.Stderr, "Nothing to check: give --zookeeper, --bootstrap-server or --metrics-url with --skip-host")
 				return exitError{1}
 			}
 			r := runDoctor(o, env)
@@ -195,6 +200,9 @@ func runDoctor(o *doctorOpts, env Env) *doctorReport {
 		} else {
 			checkCluster(r, section, view, o.timeout)
 		}
+	}
+	if len(o.metricsURLs) > 0 {
+		checkGroups(r, o.metricsURLs, o.timeout)
 	}
 	return r
 }

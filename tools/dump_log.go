@@ -182,6 +182,8 @@ func runDumpLog(env Env, o *dumpOpts) error {
 			err = st.dumpTimeIndex(file, o)
 		case ".snapshot":
 			err = st.dumpProducerSnapshot(file)
+		case ".txnindex":
+			err = st.dumpTxnIndex(file)
 		default:
 			st.out.Flush()
 			fmt.Fprintf(env.Stderr, "Ignoring unknown file %s\n", file)

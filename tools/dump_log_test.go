@@ -66,13 +66,15 @@ func writeDumpFixture(t *testing.T) string {
 	txn := record.NewBuildHeader(0, ts+400)
 	txn.ProducerID, txn.ProducerEpoch, txn.BaseSequence, txn.Transactional = 5000, 0, 0, true
 	appendBatch(txn, record.CodecNone, record.Record{Value: []byte("in-txn")})
-	mh := record.NewBuildHeader(0, ts+500)
-	mh.ProducerID, mh.ProducerEpoch = 5000, 0
+	// Clients may not write markers: append it as a follower copying the
+	// leader's marker would (same bytes as the leader's).
+	mh := record.NewBuildHeader(l.LogEndOffset(), ts+500)
+	mh.ProducerID, mh.ProducerEpoch, mh.PartitionLeaderEpoch = 5000, 0, 3
 	marker, err := record.BuildEndTxnMarker(mh, record.EndTxnMarker{Commit: true, CoordinatorEpoch: 9})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := l.AppendAsLeader(marker, 3); err != nil {
+	if _, err := l.AppendAsFollower(marker); err != nil {
 		t.Fatal(err)
 	}
 	appendBatch(record.NewBuildHeader(0, ts+600), record.CodecNone, record.Record{Value: []byte("last")})

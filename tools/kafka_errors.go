@@ -120,6 +120,7 @@ var kafka28Errors = map[int16]kafkaErrorText{
 	102: {"BrokerIdNotRegisteredException", "The given broker ID was not registered."},
 	103: {"InconsistentTopicIdException", "The log's topic ID did not match the topic ID in the request"},
 	104: {"InconsistentClusterIdException", "The clusterId in the request does not match that found on the server"},
+	105: {"TransactionalIdNotFoundException", "The transactionalId could not be found"}, // Kafka 3.0, for DescribeTransactions
 }
 
 // javaExceptionClass returns the fully qualified Java exception class Kafka

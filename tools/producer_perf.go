@@ -23,8 +23,11 @@ package tools
 //
 // Samsa extras: --bootstrap-server as a shorthand for bootstrap.servers;
 // max.in.flight.requests.per.connection maps to Sarama's Net.MaxOpenRequests.
-// Transactions (--transaction-duration-ms > 0) are refused: the broker has no
-// transaction coordinator yet.
+// Transactions as Kafka 2.8: with --transaction-duration-ms > 0 the
+// producer uses --transactional-id (default
+// performance-producer-default-transactional-id), begins a transaction
+// before the first record of each, and commits once the duration passed
+// (checked at each send) and after the last record.
 
 import (
 	"context"
@@ -87,13 +90,14 @@ type producerPerfOpts struct {
 	configFile      string
 	printMetrics    bool
 	txnDurationMs   int64
+	transactionalID string
 	bootstrapServer string
 }
 
 // parseProducerPerfArgs parses args as ProducerPerformance's argparse4j
 // parser does.
 func parseProducerPerfArgs(args []string) (*producerPerfOpts, error) {
-	o := &producerPerfOpts{delimiter: `\n`}
+	o := &producerPerfOpts{delimiter: `\n`, transactionalID: perfDefaultTransactionalID}
 	seen := map[string]bool{}
 	for i := 0; i < len(args); i++ {
 		name, inline, hasInline := strings.Cut(args[i], "=")
@@ -155,7 +159,7 @@ func parseProducerPerfArgs(args []string) (*producerPerfOpts, error) {
 		case "--print-metrics":
 			o.printMetrics = true
 		case "--transactional-id":
-			_, err = value()
+			o.transactionalID, err = value()
 		case "--transaction-duration-ms":
 			o.txnDurationMs, err = number(64, "Long")
 		case "--bootstrap-server":
@@ -268,13 +272,21 @@ type perfSend struct {
 
 func nowMs() int64 { return time.Now().UnixMilli() }
 
+// perfDefaultTransactionalID is Kafka 2.8's default --transactional-id.
+const perfDefaultTransactionalID = "performance-producer-default-transactional-id"
+
 func runProducerPerf(env Env, o *producerPerfOpts) error {
-	if o.txnDurationMs > 0 {
-		return toolError("Samsa's kafka-producer-perf-test does not support transactions (--transaction-duration-ms): the broker has no transaction coordinator yet")
-	}
 	cfg, servers, err := producerPerfConfig(o)
 	if err != nil {
 		return err
+	}
+	txns := o.txnDurationMs > 0
+	if txns {
+		// What Kafka's producer requires of a transactional producer.
+		cfg.Producer.Transaction.ID = o.transactionalID
+		cfg.Producer.Idempotent = true
+		cfg.Producer.RequiredAcks = sarama.WaitForAll
+		cfg.Net.MaxOpenRequests = 1
 	}
 	var payloads [][]byte
 	if o.payloadFile != "" {
@@ -328,8 +340,27 @@ func runProducerPerf(env Env, o *producerPerfOpts) error {
 		}
 	}()
 	throttler := newThroughputThrottler(o.throughput, stats.start)
+	inTxn, txnStart := int64(0), int64(0)
+	stop := func(err error) error { // a failed transaction ends the run, as Kafka's exception
+		p.AsyncClose()
+		wg.Wait()
+		return err
+	}
+	commit := func() error {
+		inTxn = 0
+		if err := p.CommitTxn(); err != nil {
+			return fmt.Errorf("tools: commit transaction: %w", err)
+		}
+		return nil
+	}
 send:
 	for i := int64(0); i < o.numRecords; i++ {
+		if txns && inTxn == 0 {
+			if err := p.BeginTxn(); err != nil {
+				return stop(fmt.Errorf("tools: begin transaction: %w", err))
+			}
+			txnStart = nowMs()
+		}
 		if payloads != nil {
 			payload = payloads[rnd.nextInt(int32(len(payloads)))]
 		}
@@ -342,8 +373,19 @@ send:
 			inflight.Done()
 			break send
 		}
+		inTxn++
+		if txns && o.txnDurationMs <= sendStartMs-txnStart {
+			if err := commit(); err != nil {
+				return stop(err)
+			}
+		}
 		if throttler.shouldThrottle(i, sendStartMs) {
 			throttler.throttle(ctx)
+		}
+	}
+	if txns && inTxn > 0 {
+		if err := commit(); err != nil {
+			return stop(err)
 		}
 	}
 	// Every record completes (acked or failed after Sarama's bounded

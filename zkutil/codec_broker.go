@@ -136,6 +136,11 @@ func DecodeBrokerRegistration(data []byte) (BrokerRegistration, error) {
 		if j.Host == nil || j.Port == nil {
 			return BrokerRegistration{}, malformed(kind, fmt.Errorf("v1 lacks host or port"))
 		}
+		// The same port range ParseEndpoint enforces for v2+: a v1 port of -1 would
+		// become an endpoint no later read (nor a client) could use.
+		if *j.Port < 0 || *j.Port > 65535 {
+			return BrokerRegistration{}, malformed(kind, fmt.Errorf("v1 port %d out of range", *j.Port))
+		}
 		r.Endpoints = []Endpoint{{ListenerName: "PLAINTEXT", SecurityProtocol: "PLAINTEXT", Host: *j.Host, Port: *j.Port}}
 		return r, nil
 	}

@@ -2,6 +2,7 @@ package zkutil
 
 import (
 	"context"
+	"crypto/tls"
 	"fmt"
 	"io"
 	"strings"
@@ -30,6 +31,19 @@ type Config struct {
 	ConnectionTimeout time.Duration
 	// Logger receives zkutil's logs (component=zkutil). Nil discards them.
 	Logger logrus.FieldLogger
+	// TLS, when set, wraps every connection to ZooKeeper in TLS
+	// (zookeeper.ssl.client.enable, KIP-515); ServerName is set per server
+	// when empty, so the certificate's host name is checked unless the
+	// config skips verification.
+	TLS *tls.Config
+	// SecureACLs is zookeeper.set.acl: znodes this Client creates get
+	// Kafka's secure ACLs (znode_acl.go). It needs an authenticated
+	// session (Auth, or a TLS client certificate: ZooKeeper's x509
+	// identity), else Connect fails with ErrSecureACLsWithoutAuth.
+	SecureACLs bool
+	// Auth is added to the session before Connect returns (AddAuth), and
+	// again by go-zookeeper after each reconnect.
+	Auth []Credential
 }
 
 // Client is one ZooKeeper session with Kafka's chroot, retry, re-arm and
@@ -64,6 +78,7 @@ type Client struct {
 	firstSession chan struct{} // closed when the first session is established
 	firstOnce    sync.Once
 	sessionID    atomic.Int64 // last session id seen in a HasSession event
+	secure       bool         // zookeeper.set.acl; immutable after Connect
 
 	mu struct {
 		sync.Mutex
@@ -123,6 +138,12 @@ func Connect(ctx context.Context, cfg Config) (*Client, error) {
 	if err != nil {
 		return nil, err
 	}
+	// A TLS client certificate is an identity too (ZooKeeper's x509
+	// provider, KIP-515).
+	tlsIdentity := cfg.TLS != nil && (len(cfg.TLS.Certificates) > 0 || cfg.TLS.GetClientCertificate != nil)
+	if cfg.SecureACLs && len(cfg.Auth) == 0 && !tlsIdentity {
+		return nil, ErrSecureACLsWithoutAuth
+	}
 	if cfg.SessionTimeout <= 0 {
 		cfg.SessionTimeout = DefaultSessionTimeout
 	}
@@ -175,10 +196,11 @@ func open(ctx context.Context, cfg Config, servers []string, chroot string, log 
 		servers:      servers,
 		timeout:      cfg.ConnectionTimeout,
 		log:          log,
-		sniff:        &credSniffer{},
+		sniff:        &credSniffer{tls: cfg.TLS},
 		dispatch:     newDispatcher(),
 		quit:         make(chan struct{}),
 		firstSession: make(chan struct{}),
+		secure:       cfg.SecureACLs,
 	}
 	conn, events, err := zk.Connect(servers, cfg.SessionTimeout,
 		zk.WithLogger(zkLogger{log}),
@@ -197,6 +219,12 @@ func open(ctx context.Context, cfg Config, servers []string, chroot string, log 
 	select {
 	case <-c.firstSession:
 		log.WithField("session", fmt.Sprintf("0x%x", c.SessionID())).Info("zookeeper session established")
+		for _, cred := range cfg.Auth {
+			if err = conn.AddAuth(cred.Scheme, cred.Auth); err != nil {
+				c.Close()
+				return nil, fmt.Errorf("zkutil: authenticating with scheme %q: %w", cred.Scheme, err)
+			}
+		}
 		return c, nil
 	case <-timer.C:
 		err = fmt.Errorf("%w: %v within %v", ErrNoServer, servers, cfg.ConnectionTimeout)

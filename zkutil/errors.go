@@ -46,6 +46,9 @@ var (
 	ErrInvalidTopic = errors.New("zkutil: invalid topic name")
 	// ErrMarkedForDeletion means /admin/delete_topics/<t> already exists.
 	ErrMarkedForDeletion = errors.New("zkutil: topic already marked for deletion")
+	// ErrNoAuth: the znode's ACL does not let this session do that
+	// (zookeeper.set.acl written by another identity).
+	ErrNoAuth = errors.New("zkutil: not authorized by the znode's ACL")
 	// ErrMalformed means a znode held data that does not decode.
 	ErrMalformed = errors.New("zkutil: malformed znode data")
 	// ErrInvalidPath means a path or connect string is not valid.
@@ -70,6 +73,8 @@ func translate(err error, op, path string) error {
 		s = ErrBadVersion
 	case errors.Is(err, zk.ErrNotEmpty):
 		s = ErrNotEmpty
+	case errors.Is(err, zk.ErrNoAuth):
+		s = ErrNoAuth
 	case errors.Is(err, zk.ErrSessionExpired):
 		s = ErrSessionExpired
 	case errors.Is(err, zk.ErrClosing):

@@ -21,6 +21,9 @@ func FuzzZKCodecs(f *testing.F) {
 		}
 	}
 	f.Add([]byte("7"))
+	f.Add([]byte(`{"version":1,"acls":[{"principal":"User:alice","permissionType":"Allow","operation":"Read","host":"*"}]}`))
+	f.Add([]byte("TOPIC:orders"))
+	f.Add([]byte(`{"version":1,"resourceType":"TOPIC","name":"app-","patternType":"PREFIXED"}`))
 	f.Add([]byte(`{"version":4,"endpoints":["A://[::1]:1"],"listener_security_protocol_map":{"A":"SSL"}}`))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		if r, err := zkutil.DecodeBrokerRegistration(data); err == nil {
@@ -55,6 +58,24 @@ func FuzzZKCodecs(f *testing.F) {
 			cfg2, err := zkutil.DecodeEntityConfig(zkutil.EncodeEntityConfig(cfg))
 			if err != nil || !reflect.DeepEqual(cfg, cfg2) {
 				t.Fatalf("config round trip: %v %v %v", cfg, cfg2, err)
+			}
+		}
+		if acls, err := zkutil.DecodeACLs(data); err == nil {
+			back, err := zkutil.DecodeACLs(zkutil.EncodeACLs(acls))
+			if err != nil || len(back) != len(acls) {
+				t.Fatalf("acls round trip: %+v %+v %v", acls, back, err)
+			}
+		}
+		if typ, name, err := zkutil.DecodeLiteralACLChange(data); err == nil {
+			t2, n2, err := zkutil.DecodeLiteralACLChange(zkutil.EncodeLiteralACLChange(typ, name))
+			if err != nil || t2 != typ || n2 != name {
+				t.Fatalf("literal acl change round trip: %q %q %v", t2, n2, err)
+			}
+		}
+		if typ, name, pt, err := zkutil.DecodeExtendedACLChange(data); err == nil {
+			t2, n2, p2, err := zkutil.DecodeExtendedACLChange(zkutil.EncodeExtendedACLChange(typ, name, pt))
+			if err != nil || t2 != typ || n2 != name || p2 != pt {
+				t.Fatalf("extended acl change round trip: %v", err)
 			}
 		}
 		if p, err := zkutil.DecodeConfigChange(data); err == nil {

@@ -40,7 +40,7 @@ type CheckOp struct {
 }
 
 func (o CreateOp) zkOp(c *Client) any {
-	return &zk.CreateRequest{Path: c.abs(o.Path), Data: o.Data, Acl: openACL, Flags: int32(o.Mode)}
+	return &zk.CreateRequest{Path: c.abs(o.Path), Data: o.Data, Acl: c.aclFor(o.Path), Flags: int32(o.Mode)}
 }
 func (o SetOp) zkOp(c *Client) any {
 	return &zk.SetDataRequest{Path: c.abs(o.Path), Data: o.Data, Version: o.Version}

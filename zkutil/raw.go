@@ -52,8 +52,6 @@ const (
 	EphemeralSequential  CreateMode = zk.FlagEphemeralSequential
 )
 
-var openACL = zk.WorldACL(zk.PermAll)
-
 func (c *Client) checkPath(p string) error {
 	if err := validatePath(p); err != nil {
 		return fmt.Errorf("%w: %q", ErrInvalidPath, p)
@@ -135,7 +133,7 @@ func (c *Client) Create(path string, data []byte, mode CreateMode) (string, erro
 	}
 	var created string
 	err := c.retry(func() (err error) {
-		created, err = c.conn.Create(c.abs(path), data, int32(mode), openACL)
+		created, err = c.conn.Create(c.abs(path), data, int32(mode), c.aclFor(path))
 		return err
 	})
 	if err != nil {

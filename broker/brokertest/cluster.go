@@ -1,8 +1,10 @@
 package brokertest
 
 import (
+	"bytes"
 	"context"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -30,6 +32,9 @@ type options struct {
 	props    map[string]string
 	logLevel logrus.Level
 	firstID  int32
+	hooks    []logrus.Hook
+	setup    func(zk *zkutil.Client)
+	zkAuth   []zkutil.Credential
 }
 
 // WithProperty sets a server.properties key on every broker.
@@ -41,9 +46,26 @@ func WithProperty(key, value string) Option {
 // SAMSA_TEST_LOG=debug|info from the environment).
 func WithLogLevel(l logrus.Level) Option { return func(o *options) { o.logLevel = l } }
 
+// WithLogHook adds h to the brokers' logger, so a test can assert on log
+// entries (every level, whatever WithLogLevel lets through to the output).
+func WithLogHook(h logrus.Hook) Option { return func(o *options) { o.hooks = append(o.hooks, h) } }
+
 // WithFirstID sets the id of broker 0 (default 1; brokers get consecutive
 // ids). Several clients treat node id 0 as suspect, so the default is 1.
 func WithFirstID(id int32) Option { return func(o *options) { o.firstID = id } }
+
+// WithZooKeeperSetup runs fn on a ZooKeeper client of the cluster's chroot
+// before any broker starts: state the brokers must find at startup, such as
+// the ACLs that let them talk to each other under authorizer.class.name.
+func WithZooKeeperSetup(fn func(zk *zkutil.Client)) Option {
+	return func(o *options) { o.setup = fn }
+}
+
+// WithZooKeeperAuth gives every broker a ZooKeeper identity (broker
+// Options.ZooKeeperAuth), for zookeeper.set.acl.
+func WithZooKeeperAuth(creds ...zkutil.Credential) Option {
+	return func(o *options) { o.zkAuth = creds }
+}
 
 // Cluster is a set of in-process brokers sharing one ZooKeeper chroot.
 type Cluster struct {
@@ -82,6 +104,14 @@ func NewCluster(t testing.TB, n int, opts ...Option) *Cluster {
 	logger := logrus.New()
 	logger.SetLevel(o.logLevel)
 	logger.SetOutput(testWriter{t})
+	if len(o.hooks) > 0 {
+		// Hooks see entries up to info; the output keeps o.logLevel.
+		logger.SetLevel(max(o.logLevel, logrus.InfoLevel))
+		logger.SetOutput(levelFilter{w: testWriter{t}, level: o.logLevel})
+		for _, h := range o.hooks {
+			logger.AddHook(h)
+		}
+	}
 	c := &Cluster{t: t, connect: srv.Chroot(t), zk: srv, opts: o, logger: logger}
 	c.net = newNetFaults(c)
 	root := t.TempDir()
@@ -96,10 +126,13 @@ func NewCluster(t testing.TB, n int, opts ...Option) *Cluster {
 			"default.replication.factor":       "1",
 			"auto.create.topics.enable":        "false",
 			"offsets.topic.replication.factor": "1",
-			"replica.fetch.wait.max.ms":        "100",
-			"replica.fetch.backoff.ms":         "50",
-			"group.initial.rebalance.delay.ms": "0",
-			"controlled.shutdown.enable":       "false",
+			// __transaction_state as small as the tests' clusters allow.
+			"transaction.state.log.replication.factor": "1",
+			"transaction.state.log.min.isr":            "1",
+			"replica.fetch.wait.max.ms":                "100",
+			"replica.fetch.backoff.ms":                 "50",
+			"group.initial.rebalance.delay.ms":         "0",
+			"controlled.shutdown.enable":               "false",
 		}
 		for k, v := range o.props {
 			props[k] = v
@@ -113,6 +146,9 @@ func NewCluster(t testing.TB, n int, opts ...Option) *Cluster {
 		c.intercepts = append(c.intercepts, map[int16]InterceptFunc{})
 	}
 	t.Cleanup(func() { c.close(before) })
+	if o.setup != nil {
+		o.setup(c.ZooKeeper(t))
+	}
 	for i := 0; i < n; i++ {
 		c.start(i)
 	}
@@ -150,7 +186,7 @@ func (c *Cluster) start(i int) {
 			}
 			return fn(req)
 		},
-		Dial: c.net.dialer(i)})
+		Dial: c.net.dialer(i), ZooKeeperAuth: c.opts.zkAuth})
 	if err != nil {
 		c.t.Fatalf("brokertest: broker %d: %v", i, err)
 	}
@@ -335,4 +371,20 @@ func (c *Cluster) close(before map[string]bool) {
 		c.t.Errorf("brokertest: %d request handler panics", c.panics)
 	}
 	checkGoroutines(c.t, before)
+}
+
+// levelFilter writes only the formatted entries at or above level (the
+// text and JSON formatters both write "level=<name>" or "\"level\":\"<name>\"").
+type levelFilter struct {
+	w     io.Writer
+	level logrus.Level
+}
+
+func (f levelFilter) Write(p []byte) (int, error) {
+	for _, l := range logrus.AllLevels {
+		if l > f.level && (bytes.Contains(p, []byte("level="+l.String()+" ")) || bytes.Contains(p, []byte(`"level":"`+l.String()+`"`))) {
+			return len(p), nil
+		}
+	}
+	return f.w.Write(p)
 }

@@ -88,10 +88,13 @@ func NewProcCluster(t testing.TB, n int, opts ...Option) *ProcCluster {
 			"default.replication.factor":       "1",
 			"auto.create.topics.enable":        "false",
 			"offsets.topic.replication.factor": "1",
-			"replica.fetch.wait.max.ms":        "100",
-			"replica.fetch.backoff.ms":         "50",
-			"group.initial.rebalance.delay.ms": "0",
-			"log.level":                        "info",
+			// __transaction_state as small as the tests' clusters allow.
+			"transaction.state.log.replication.factor": "1",
+			"transaction.state.log.min.isr":            "1",
+			"replica.fetch.wait.max.ms":                "100",
+			"replica.fetch.backoff.ms":                 "50",
+			"group.initial.rebalance.delay.ms":         "0",
+			"log.level":                                "info",
 		}
 		for k, v := range o.props {
 			props[k] = v

@@ -24,6 +24,9 @@ type Config struct {
 	NewMemberJoinTimeout     time.Duration // Kafka's fixed 5 minutes (KIP-394 pending and new members)
 	RequestChannelSize       int           // buffer of each group's request channel
 	LoadMaxDecompressedBytes int           // cap on one batch's decompressed records while loading
+	StormCount               int           // samsa.group.rebalance.storm.count (0: detector off)
+	StormWindow              time.Duration // samsa.group.rebalance.storm.window.ms
+	HistorySize              int           // samsa.group.rebalance.history.size
 }
 
 // DefaultConfig returns Kafka 2.8's defaults.
@@ -42,6 +45,9 @@ func DefaultConfig() Config {
 		NewMemberJoinTimeout:     5 * time.Minute,
 		RequestChannelSize:       64,
 		LoadMaxDecompressedBytes: 64 << 20,
+		StormCount:               5,
+		StormWindow:              10 * time.Minute,
+		HistorySize:              10,
 	}
 }
 
@@ -51,4 +57,13 @@ type Options struct {
 	Log    OffsetLog          // required
 	Clock  Clock              // nil: SystemClock
 	Logger logrus.FieldLogger // nil: discard
+	// OnRebalance, when set, is told about every rebalance as it starts
+	// (the broker counts them per group and reason). It runs on the
+	// group's goroutine and must not block or call the Coordinator.
+	OnRebalance func(group string, r Rebalance)
+	// OnGroupGone, when set, is told when a group that rebalanced at least
+	// once leaves this coordinator (deleted, expired, or its partition
+	// moved), so per-group series can be dropped. It runs on the group's
+	// goroutine as it exits and must not block or call the Coordinator.
+	OnGroupGone func(group string)
 }

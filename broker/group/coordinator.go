@@ -21,10 +21,16 @@ type Coordinator struct {
 	olog  OffsetLog          // immutable after New
 	clock Clock              // immutable after New
 	log   logrus.FieldLogger // immutable after New
-	wg    sync.WaitGroup     // group, loader, append and expiry goroutines
+	// onRebalance is Options.OnRebalance; immutable after New.
+	onRebalance func(group string, r Rebalance)
+	onGroupGone func(group string) // Options.OnGroupGone; immutable after New
+	wg          sync.WaitGroup     // group, loader, append and expiry goroutines
 	// queued counts requests handed to group goroutines (tests wait on it
 	// to know a parked call has reached its group).
 	queued atomic.Int64
+	// txnSeqs continues producers' sequences in transactional offset
+	// batches (group_txn.go); internally locked.
+	txnSeqs txnSequences
 
 	mu struct {
 		sync.Mutex
@@ -45,7 +51,8 @@ type partitionState struct {
 // NewCoordinator returns a Coordinator that owns no partition yet; call
 // BecomeLeader for each offsets partition this broker leads.
 func NewCoordinator(opts Options) *Coordinator {
-	c := &Coordinator{cfg: opts.Config, olog: opts.Log, clock: opts.Clock, log: opts.Logger}
+	c := &Coordinator{cfg: opts.Config, olog: opts.Log, clock: opts.Clock, log: opts.Logger, onRebalance: opts.OnRebalance,
+		onGroupGone: opts.OnGroupGone}
 	if c.clock == nil {
 		c.clock = SystemClock{}
 	}
@@ -69,6 +76,12 @@ func NewCoordinator(opts Options) *Coordinator {
 	}
 	if c.cfg.LoadBufferSize <= 0 {
 		c.cfg.LoadBufferSize = DefaultConfig().LoadBufferSize
+	}
+	if c.cfg.StormWindow <= 0 {
+		c.cfg.StormWindow = DefaultConfig().StormWindow
+	}
+	if c.cfg.HistorySize <= 0 {
+		c.cfg.HistorySize = DefaultConfig().HistorySize
 	}
 	c.mu.partitions = map[int32]*partitionState{}
 	c.mu.Lock()

@@ -65,6 +65,7 @@ func (c *Coordinator) Owned(p int32) (owned, loading bool) {
 type loaded struct {
 	value   *GroupValue
 	offsets map[TopicPartition]OffsetValue
+	txn     txnPending // transactional offsets without their marker yet
 }
 
 // load replays partition p and installs its groups, unless the partition
@@ -100,6 +101,7 @@ var errNoProgress = errors.New("group: offsets partition read made no progress")
 // the first read (Kafka's doLoadGroupsAndOffsets). Records that do not
 // decode are logged and skipped.
 func (c *Coordinator) replay(ctx context.Context, p int32) (map[string]*loaded, error) {
+	c.txnSeqs.reset(p)
 	groups := map[string]*loaded{}
 	get := func(id string) *loaded {
 		l := groups[id]
@@ -140,7 +142,13 @@ func (c *Coordinator) replay(ctx context.Context, p int32) (map[string]*loaded, 
 			}
 			next = b.LastOffset() + 1
 			if b.IsControl() {
+				c.replayTxnMarker(p, b, groups)
 				continue
+			}
+			txnPID := int64(-1)
+			if b.IsTransactional() && b.ProducerID() >= 0 {
+				txnPID = b.ProducerID()
+				c.txnSeqs.appended(p, txnPID, b.ProducerEpoch(), b.LastSequence())
 			}
 			recs, err := b.Records(c.cfg.LoadMaxDecompressedBytes)
 			if err != nil {
@@ -148,6 +156,10 @@ func (c *Coordinator) replay(ctx context.Context, p int32) (map[string]*loaded, 
 			}
 			for i := range recs {
 				if b.BaseOffset()+int64(recs[i].OffsetDelta) < off {
+					continue
+				}
+				if txnPID >= 0 {
+					c.replayTxnRecord(p, txnPID, recs[i].Key, recs[i].Value, get)
 					continue
 				}
 				c.replayRecord(p, recs[i].Key, recs[i].Value, get, groups)
@@ -162,7 +174,7 @@ func (c *Coordinator) replay(ctx context.Context, p int32) (map[string]*loaded, 
 		}
 	}
 	for id, l := range groups {
-		if l.value == nil && len(l.offsets) == 0 {
+		if l.value == nil && len(l.offsets) == 0 && len(l.txn) == 0 {
 			delete(groups, id) // only tombstones left
 		}
 	}
@@ -217,6 +229,11 @@ func (g *group) restore(l *loaded) {
 	for tp, v := range l.offsets {
 		g.offsets[tp] = offsetEntry{v}
 	}
+	for pid, m := range l.txn {
+		for tp, v := range m {
+			g.addTxnPending(pid, tp, v)
+		}
+	}
 	g.publishCounts()
 	v := l.value
 	if v == nil {
@@ -255,7 +272,7 @@ func (g *group) restore(l *loaded) {
 		}
 		if int32(len(g.members)) > g.c.cfg.MaxSize {
 			// Kafka's onGroupLoaded: group.max.size was lowered since.
-			g.prepareRebalance("freshly-loaded group is over capacity")
+			g.prepareRebalance(otherReason("Freshly-loaded group is over capacity (group.max.size). Rebalancing in order to give a chance for consumers to commit offsets"))
 		}
 	}
 	g.publish()

@@ -23,6 +23,20 @@
 // controller, zkutil, sarama, or kmsg (tests may use broker/storage). It
 // imports broker/record (to build and read batches), logrus and kerr.
 //
+// # Rebalances
+//
+// Join, sync and heartbeat follow Kafka 2.8.1's GroupCoordinator,
+// including KAFKA-12890's pending syncs (group_pending_sync.go): members
+// that have not sent SyncGroup within the rebalance timeout after the
+// join completed are removed and the group rebalances. Every rebalance
+// gets one reason (rebalance_reason.go, KIP-800's kinds) when it starts:
+// logged at INFO, passed to Options.OnRebalance, kept in a per-group
+// history that Coordinator.Rebalances returns; more than StormCount
+// rebalances within StormWindow is a storm (storm.go), logged once at WARN
+// with the client causing it. History and storm state live only in the
+// group's goroutine and its published snapshot: a coordinator that loads
+// the group afresh starts them empty.
+//
 // # Concurrency
 //
 // Each group is owned by one goroutine (group.run, STYLE S6.6) with two

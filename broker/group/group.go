@@ -168,7 +168,23 @@ type group struct {
 	joinToken     uint64
 	joinRemaining time.Duration // InitialDelayedJoin's remaining budget
 
+	// Pending syncs (group_pending_sync.go, KAFKA-12890).
+	pendingSync map[string]bool // members that owe a SyncGroup this generation
+	syncTimer   Timer
+	syncToken   uint64
+
+	// Rebalance history and the storm detector (storm.go).
+	rebalanceCounts  map[ReasonKind]int64
+	history          []Rebalance          // last HistorySize, oldest first
+	windowRebalances []Rebalance          // started within StormWindow
+	memberEvents     []memberEvent        // removals within StormWindow
+	pollExpired      map[string]time.Time // clientKey -> dropped for the rebalance timeout
+	storm            *Storm               // non-nil while storming
+	stormWarned      time.Time            // last storm WARN
+	rebalSnap        atomic.Pointer[rebalanceSnapshot]
+
 	offsets     map[TopicPartition]offsetEntry
+	txnOffsets  txnPending      // transactional offsets awaiting their marker (group_txn.go)
 	subscribed  map[string]bool // topics of the consumer protocol subscriptions
 	subsKnown   bool            // subscribed was parsed from every member
 	appendQ     []*appendOp
@@ -195,6 +211,10 @@ func newGroup(c *Coordinator, id string, partition int32) *group {
 		static:    map[string]string{},
 		pending:   map[string]Timer{},
 		offsets:   map[TopicPartition]offsetEntry{},
+
+		pendingSync:     map[string]bool{},
+		rebalanceCounts: map[ReasonKind]int64{},
+		pollExpired:     map[string]time.Time{},
 	}
 	g.publish()
 	return g
@@ -361,6 +381,10 @@ func (g *group) removeMember(id string) {
 	}
 	if m.instanceID != "" && g.static[m.instanceID] == id {
 		delete(g.static, m.instanceID)
+	}
+	delete(g.pendingSync, id)
+	if len(g.pendingSync) == 0 {
+		g.cancelSyncTimer()
 	}
 	if g.leader == id {
 		g.leader = ""

@@ -31,7 +31,7 @@ func (g *group) handleJoin(req JoinRequest, reply chan<- JoinResult) {
 	}
 	if !g.acceptJoiningMember(req.MemberID) {
 		if m := g.members[req.MemberID]; m != nil {
-			g.removeMemberAndUpdate(m, "group is full (group.max.size)")
+			g.removeMemberAndUpdate(m, newReason(ReasonOther, m, "Removing member "+m.id+": the group is full (group.max.size)"))
 		}
 		reply <- joinError("", kerr.GroupMaxSizeReached.Code)
 		return
@@ -111,17 +111,22 @@ func (g *group) joinKnown(req JoinRequest, reply chan<- JoinResult) {
 	}
 	switch g.state {
 	case PreparingRebalance:
-		g.updateMemberAndRebalance(m, req, reply, "member "+id+" joined during rebalance")
+		g.updateMemberAndRebalance(m, req, reply, ReasonMemberJoined, "Member "+id+" joining group during PreparingRebalance")
 	case CompletingRebalance:
 		if m.matches(req.Protocols) {
 			reply <- g.currentJoinResult(m)
 		} else {
-			g.updateMemberAndRebalance(m, req, reply, "updating metadata of member "+id+" during CompletingRebalance")
+			g.updateMemberAndRebalance(m, req, reply, ReasonMetadataChanged, "Updating metadata for member "+id+" during CompletingRebalance")
 		}
 	case Stable:
-		if g.leader == id || !m.matches(req.Protocols) {
-			g.updateMemberAndRebalance(m, req, reply, "leader "+id+" re-joining or metadata changed")
-		} else {
+		switch {
+		case g.leader == id:
+			// How consumers signal topic metadata changes (new partitions,
+			// regex matches) that leave their own metadata unchanged.
+			g.updateMemberAndRebalance(m, req, reply, ReasonMetadataChanged, "Leader "+id+" re-joining group during Stable")
+		case !m.matches(req.Protocols):
+			g.updateMemberAndRebalance(m, req, reply, ReasonMetadataChanged, "Updating metadata for member "+id+" during Stable")
+		default:
 			reply <- g.currentJoinResult(m)
 		}
 	default:
@@ -179,20 +184,24 @@ func (g *group) addMemberAndRebalance(id string, req JoinRequest, reply chan<- J
 	// A new member cannot heartbeat before its JoinGroup answer, and its
 	// socket may be gone; expire it if the rebalance outlasts 5 minutes.
 	g.scheduleHeartbeat(m, g.c.cfg.NewMemberJoinTimeout)
-	g.maybePrepareRebalance("adding new member " + id + instanceSuffix(req.GroupInstanceID))
-}
-
-func instanceSuffix(instanceID string) string {
-	if instanceID == "" {
-		return ""
+	if !g.canRebalance() {
+		return
 	}
-	return " with group instance id " + instanceID
+	text := "Adding new member " + id + " with group instance id " + instanceOpt(req.GroupInstanceID)
+	kind := ReasonMemberJoined
+	if g.takePollExpired(m.clientID, m.clientHost) {
+		// The same client was dropped from the last join for not rejoining
+		// within the rebalance timeout: this rejoin is its consequence.
+		kind = ReasonMaxPollExpired
+		text += "; the client's previous member was removed after exceeding the rebalance timeout (max.poll.interval.ms) while still heartbeating"
+	}
+	g.prepareRebalance(newReason(kind, m, text))
 }
 
 // updateMemberAndRebalance: Kafka's updateMemberAndRebalance.
-func (g *group) updateMemberAndRebalance(m *member, req JoinRequest, reply chan<- JoinResult, reason string) {
+func (g *group) updateMemberAndRebalance(m *member, req JoinRequest, reply chan<- JoinResult, kind ReasonKind, text string) {
 	g.updateMember(m, req, reply)
-	g.maybePrepareRebalance(reason)
+	g.maybePrepareRebalance(newReason(kind, m, text))
 }
 
 // updateMember records new protocols and the pending join answer.
@@ -248,9 +257,12 @@ func (g *group) replaceStaticMember(oldID, newID string, req JoinRequest, reply 
 			}, func(code int16) { reply <- joinError("", code) })
 			return
 		}
-		g.maybePrepareRebalance("static member " + newID + " with instance id " + req.GroupInstanceID + " changed protocols")
+		g.maybePrepareRebalance(newReason(ReasonStaticReplaced, m, "Group's selectedProtocol will change because static member "+
+			newID+" with instance id "+req.GroupInstanceID+" joined with change of protocol"))
 	case CompletingRebalance:
-		g.prepareRebalance("updating metadata of static member " + newID + " with instance id " + req.GroupInstanceID)
+		// The leader may already assign to the old member id.
+		g.prepareRebalance(newReason(ReasonStaticReplaced, m, "Updating metadata for static member "+newID+
+			" with instance id "+req.GroupInstanceID))
 	}
 }
 
@@ -288,7 +300,7 @@ func (g *group) expirePending(id string) {
 }
 
 // maybePrepareRebalance starts a rebalance if the state allows one.
-func (g *group) maybePrepareRebalance(reason string) {
+func (g *group) maybePrepareRebalance(reason Rebalance) {
 	if g.canRebalance() {
 		g.prepareRebalance(reason)
 	}
@@ -298,14 +310,15 @@ func (g *group) maybePrepareRebalance(reason string) {
 // group.initial.rebalance.delay.ms for more members (InitialDelayedJoin);
 // otherwise the join completes when every member rejoined or the
 // rebalance timeout passed (DelayedJoin).
-func (g *group) prepareRebalance(reason string) {
+func (g *group) prepareRebalance(reason Rebalance) {
 	if g.is(CompletingRebalance) {
 		g.resetAndPropagateAssignmentError(kerr.RebalanceInProgress.Code)
 	}
+	g.removeSyncExpiration()
 	g.cancelJoinTimer()
 	wasEmpty := g.is(Empty)
 	g.transition(PreparingRebalance)
-	g.log.WithFields(map[string]any{"generation": g.generation, "reason": reason}).Info("group: preparing to rebalance")
+	g.recordRebalance(reason)
 	if wasEmpty {
 		delay := g.c.cfg.InitialRebalanceDelay
 		g.joinRemaining = max(g.rebalanceTimeout()-delay, 0)
@@ -362,10 +375,15 @@ func (g *group) completeJoin() {
 	for _, id := range append([]string(nil), g.order...) {
 		m := g.members[id]
 		if m.joinReply == nil && m.instanceID == "" {
-			g.log.WithFields(map[string]any{"member": id, "rebalance_timeout": g.rebalanceTimeout(),
+			// Its session is alive (else it would have expired first): it
+			// heartbeats but did not rejoin in time, what Java consumers
+			// call exceeding max.poll.interval.ms.
+			g.log.WithFields(map[string]any{"member": id, "client_id": m.clientID, "client_host": m.clientHost,
+				"rebalance_timeout": g.rebalanceTimeout(), "reason_kind": string(ReasonMaxPollExpired),
 				"reason": "did not rejoin within the rebalance timeout"}).
 				Info("group: member did not rejoin within the rebalance timeout; removing it from the group")
 			g.removeMember(id)
+			g.noteMemberEvent(m, ReasonMaxPollExpired)
 		}
 	}
 	if !g.electJoinedLeader() && len(g.members) > 0 {
@@ -391,6 +409,7 @@ func (g *group) completeJoin() {
 		g.scheduleHeartbeat(m, 0)
 		m.isNew = false
 	}
+	g.schedulePendingSync()
 }
 
 // electJoinedLeader: Kafka's maybeElectNewJoinedLeader. If the leader did
@@ -428,7 +447,7 @@ func (g *group) initNextGeneration() {
 }
 
 // removeMemberAndUpdate: Kafka's removeMemberAndUpdateGroup.
-func (g *group) removeMemberAndUpdate(m *member, reason string) {
+func (g *group) removeMemberAndUpdate(m *member, reason Rebalance) {
 	// A new member may still await its JoinGroup answer.
 	g.invokeJoin(m, joinError("", kerr.UnknownMemberID.Code))
 	g.invokeSync(m, SyncResult{ErrorCode: kerr.UnknownMemberID.Code})

@@ -76,12 +76,16 @@ func (g *group) shutdown() {
 		delete(g.pending, id)
 	}
 	g.cancelJoinTimer()
+	g.removeSyncExpiration()
 	for _, op := range g.appendQ {
 		op.abort(code)
 	}
 	g.appendQ = nil
 	g.cancel()
 	g.c.groupExited(g)
+	if g.c.onGroupGone != nil && g.rebalSnap.Load() != nil {
+		g.c.onGroupGone(g.id)
+	}
 }
 
 // post hands f to the group goroutine from a timer or append goroutine;
@@ -167,7 +171,8 @@ func (g *group) onHeartbeatExpired(m *member, token uint64, timeout time.Duratio
 	}
 	g.log.WithFields(map[string]any{"member": id, "timeout": timeout, "reason": reason}).
 		Info("group: member failed to heartbeat within its timeout; removing it from the group")
-	g.removeMemberAndUpdate(m, "removing member "+id+" on heartbeat expiration ("+reason+")")
+	g.noteMemberEvent(m, ReasonSessionExpired)
+	g.removeMemberAndUpdate(m, newReason(ReasonSessionExpired, m, "removing member "+id+" on heartbeat expiration"))
 }
 
 // cancelJoinTimer stops the delayed join.

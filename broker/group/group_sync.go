@@ -25,6 +25,7 @@ func (g *group) handleSync(req SyncRequest, reply chan<- SyncResult) {
 	case g.is(PreparingRebalance):
 		fail(kerr.RebalanceInProgress.Code)
 	case g.is(Stable):
+		g.removePendingSync(m.id)
 		reply <- SyncResult{ProtocolType: g.protocolType, Protocol: g.protocol, Assignment: m.assignment}
 		g.scheduleHeartbeat(m, 0)
 	default: // CompletingRebalance
@@ -32,6 +33,7 @@ func (g *group) handleSync(req SyncRequest, reply chan<- SyncResult) {
 			m.syncReply <- SyncResult{ErrorCode: kerr.RebalanceInProgress.Code}
 		}
 		m.syncReply = reply
+		g.removePendingSync(m.id)
 		if g.leader == req.MemberID {
 			g.completeSync(req)
 		}
@@ -63,7 +65,7 @@ func (g *group) completeSync(req SyncRequest) {
 		}
 		if code != 0 {
 			g.resetAndPropagateAssignmentError(code)
-			g.maybePrepareRebalance("error storing group assignment during SyncGroup")
+			g.maybePrepareRebalance(otherReason("Error " + kerr.ErrorForCode(code).Error() + " when storing group assignment during SyncGroup (member: " + req.MemberID + ")"))
 			return
 		}
 		for id, m := range g.members {
@@ -129,7 +131,7 @@ func (g *group) handleLeave(members []LeaveMember) (int16, []int16) {
 				codes[i] = kerr.UnknownMemberID.Code
 				continue
 			}
-			g.leave(g.members[cur], "removed by group.instance.id "+lm.GroupInstanceID+" through LeaveGroup (KIP-345)")
+			g.leave(g.members[cur], "removed by group.instance.id "+lm.GroupInstanceID+" through LeaveGroup (KIP-345)", lm.Reason)
 		case g.isPendingMember(id):
 			g.pending[id].Stop()
 			delete(g.pending, id)
@@ -141,7 +143,7 @@ func (g *group) handleLeave(members []LeaveMember) (int16, []int16) {
 		case g.isStaticMemberFenced(id, lm.GroupInstanceID):
 			codes[i] = kerr.FencedInstanceID.Code
 		case g.members[id] != nil:
-			g.leave(g.members[id], reasonLeaveGroup)
+			g.leave(g.members[id], reasonLeaveGroup, lm.Reason)
 		default:
 			codes[i] = kerr.UnknownMemberID.Code
 		}
@@ -154,11 +156,16 @@ func (g *group) handleLeave(members []LeaveMember) (int16, []int16) {
 // KIP-800 added one in 3.2).
 const reasonLeaveGroup = "the member sent LeaveGroup"
 
-// leave removes m through LeaveGroup; reason says who asked.
-func (g *group) leave(m *member, reason string) {
-	g.log.WithFields(map[string]any{"member": m.id, "reason": reason}).
+// leave removes m through LeaveGroup; reason says who asked, client is
+// the reason the client sent (LeaveGroup v5, KIP-800; "" before).
+func (g *group) leave(m *member, reason, client string) {
+	g.log.WithFields(map[string]any{"member": m.id, "reason": reason, "client_reason": client}).
 		Info("group: member left the group through LeaveGroup")
-	g.removeMemberAndUpdate(m, "removing member "+m.id+" on LeaveGroup")
+	text := "Removing member " + m.id + " on LeaveGroup"
+	if client != "" {
+		text += "; client reason: " + client
+	}
+	g.removeMemberAndUpdate(m, newReason(ReasonMemberLeft, m, text))
 }
 
 // storeGroup writes the group's metadata (with assignment, or each

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"io"
+	"os"
 	"path/filepath"
 	"sort"
 	"sync"
@@ -11,7 +13,9 @@ import (
 	"time"
 
 	"github.com/sirupsen/logrus"
+	logtest "github.com/sirupsen/logrus/hooks/test"
 
+	"samsa/broker/record"
 	"samsa/broker/storage"
 )
 
@@ -115,6 +119,20 @@ func (s *storageOffsetLog) log(p int32) (*storage.Log, error) {
 	return l, nil
 }
 
+// appendMarker writes a COMMIT or ABORT marker for pid the way a partition leader's
+// WriteTxnMarkers does (coordinator epoch 1) and moves the high watermark over it.
+func (s *storageOffsetLog) appendMarker(p int32, pid int64, epoch int16, commit bool) error {
+	l, err := s.log(p)
+	if err != nil {
+		return err
+	}
+	if _, err := l.AppendEndTxnMarker(pid, epoch, record.EndTxnMarker{Commit: commit, CoordinatorEpoch: 1}, 0); err != nil {
+		return err
+	}
+	l.SetHighWatermark(l.LogEndOffset())
+	return nil
+}
+
 func (s *storageOffsetLog) Append(ctx context.Context, p int32, batch []byte) (int64, error) {
 	s.mu.Lock()
 	fail := s.failNext
@@ -174,11 +192,15 @@ func testConfig() Config {
 
 // env is a coordinator under test with its clock and log.
 type env struct {
-	t     testing.TB
-	clock *manualClock
-	olog  *storageOffsetLog
-	c     *Coordinator
-	cfg   Config
+	t    testing.TB
+	logs *logtest.Hook // every entry the coordinator logged (all levels)
+
+	hookMu     sync.Mutex
+	hookEvents []string // "rebalance <group> <kind>", "gone <group>" from the Options hooks
+	clock      *manualClock
+	olog       *storageOffsetLog
+	c          *Coordinator
+	cfg        Config
 }
 
 func newEnv(t *testing.T, cfg Config) *env {
@@ -196,11 +218,20 @@ func newEnv(t *testing.T, cfg Config) *env {
 func (e *env) start() {
 	e.t.Helper()
 	l := logrus.New()
-	l.SetLevel(logrus.WarnLevel)
+	l.SetLevel(logrus.InfoLevel)
+	l.SetOutput(io.Discard)
 	if testing.Verbose() {
 		l.SetLevel(logrus.DebugLevel)
+		l.SetOutput(os.Stderr)
 	}
-	e.c = NewCoordinator(Options{Config: e.cfg, Log: e.olog, Clock: e.clock, Logger: l})
+	if e.logs == nil {
+		e.logs = logtest.NewLocal(l)
+	} else {
+		l.AddHook(e.logs)
+	}
+	e.c = NewCoordinator(Options{Config: e.cfg, Log: e.olog, Clock: e.clock, Logger: l,
+		OnRebalance: func(g string, r Rebalance) { e.hook("rebalance " + g + " " + string(r.Kind)) },
+		OnGroupGone: func(g string) { e.hook("gone " + g) }})
 	for p := int32(0); p < e.cfg.NumPartitions; p++ {
 		e.c.BecomeLeader(p, 0)
 	}
@@ -357,4 +388,17 @@ func (e *env) waitAwaiting(id string, n int) {
 		}
 		return nil
 	})
+}
+
+func (e *env) hook(ev string) {
+	e.hookMu.Lock()
+	defer e.hookMu.Unlock()
+	e.hookEvents = append(e.hookEvents, ev)
+}
+
+// hooks returns the Options hook events so far.
+func (e *env) hooks() []string {
+	e.hookMu.Lock()
+	defer e.hookMu.Unlock()
+	return append([]string(nil), e.hookEvents...)
 }

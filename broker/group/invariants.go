@@ -51,6 +51,12 @@ func (g *group) checkInvariants() {
 			fail("%s with %d members awaiting a join answer", g.state, awaiting)
 		}
 	}
+	if len(g.pendingSync) > 0 && g.state != CompletingRebalance && g.state != Stable {
+		fail("%d members owe a SyncGroup in %s", len(g.pendingSync), g.state)
+	}
+	if (len(g.pendingSync) > 0) != (g.syncTimer != nil) && g.state != Dead {
+		fail("%d pending syncs but sync timer armed=%v", len(g.pendingSync), g.syncTimer != nil)
+	}
 	if g.state != PreparingRebalance && g.join != joinNone {
 		fail("delayed join armed in %s", g.state)
 	}

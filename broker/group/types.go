@@ -74,6 +74,9 @@ type HeartbeatRequest struct {
 type LeaveMember struct {
 	MemberID        string
 	GroupInstanceID string
+	// Reason is LeaveGroup v5's client reason (KIP-800); Samsa speaks
+	// Kafka 2.8's v0-v4, so the handler leaves it empty.
+	Reason string
 }
 
 // TopicPartition names a partition whose offset is committed or fetched.

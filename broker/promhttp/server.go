@@ -43,12 +43,18 @@ type Server struct {
 // Listen binds addr ("host:port"; port 0 picks a free one) and serves reg
 // (names mapped through rename) at /metrics until Close.
 func Listen(addr string, reg metrics.Registry, rename Rename) (*Server, error) {
+	return ListenHandler(addr, Handler(reg, rename))
+}
+
+// ListenHandler is Listen with the caller's handler (for example a mux
+// with Handler at /metrics and more paths beside it).
+func ListenHandler(addr string, h http.Handler) (*Server, error) {
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
 		return nil, fmt.Errorf("promhttp: listen on %s: %w", addr, err)
 	}
 	s := &Server{ln: ln, err: make(chan error, 1), srv: &http.Server{
-		Handler:           Handler(reg, rename),
+		Handler:           h,
 		ReadHeaderTimeout: 10 * time.Second,
 		WriteTimeout:      30 * time.Second,
 		IdleTimeout:       2 * time.Minute,

@@ -183,7 +183,7 @@ func TestReplicaLogDirFailureTakesItsPartitionsOffline(t *testing.T) {
 		_, checks["append"] = r.m.AppendAsLeader(tp, batch(t, "y"), 1)
 		_, checks["read"] = r.m.Read(tp, ReadParams{ReplicaID: ConsumerReplicaID, MaxBytes: 1 << 10, CurrentLeaderEpoch: -1})
 		_, checks["follower read"] = r.m.Read(tp, ReadParams{ReplicaID: 2, MaxBytes: 1 << 10, CurrentLeaderEpoch: -1})
-		_, checks["list offsets"] = r.m.ListOffset(tp, storage.LatestTimestamp, ConsumerReplicaID, -1)
+		_, checks["list offsets"] = r.m.ListOffset(tp, storage.LatestTimestamp, ConsumerReplicaID, -1, false)
 		_, checks["legacy offsets"] = r.m.LegacyOffsets(tp, storage.LatestTimestamp, 1, ConsumerReplicaID)
 		_, checks["epoch end"] = r.m.EndOffsetForEpoch(tp, 0, -1, 2)
 		_, checks["delete records"] = r.m.DeleteRecords(tp, 0)

@@ -21,13 +21,14 @@ type OffsetAnswer struct {
 // ListOffset answers ListOffsets for one partition (Kafka
 // Partition.fetchOffsetForTimestamp): timestamp -2 is the log start offset,
 // -1 the high watermark for consumers (the log end for any other replica
-// id, the debugging -2 included, as Kafka gives them no isolation level),
+// id, the debugging -2 included, as Kafka gives them no isolation level;
+// the last stable offset for readCommitted consumers, KIP-98),
 // otherwise the first offset with a timestamp >= ts that is below that
 // limit. Only the leader answers, except to the debugging replica id -2,
 // which any replica with a log answers from its own log (Kafka's
 // fetchOnlyFromLeader = replicaId != DEBUGGING_REPLICA_ID). Errors: ErrUnknownPartition,
 // ErrNotLeader, ErrFencedLeaderEpoch, ErrUnknownLeaderEpoch, storage errors.
-func (m *Manager) ListOffset(tp TopicPartition, ts int64, replicaID, currentLeaderEpoch int32) (OffsetAnswer, error) {
+func (m *Manager) ListOffset(tp TopicPartition, ts int64, replicaID, currentLeaderEpoch int32, readCommitted bool) (OffsetAnswer, error) {
 	p, err := m.getPartition(tp)
 	if err != nil {
 		return OffsetAnswer{}, err
@@ -44,8 +45,13 @@ func (m *Manager) ListOffset(tp TopicPartition, ts int64, replicaID, currentLead
 	l := p.mu.data
 	ans := OffsetAnswer{Found: true, Timestamp: -1, LeaderEpoch: p.mu.leaderEpoch}
 	limit := l.HighWatermark()
-	if replicaID != ConsumerReplicaID {
+	switch {
+	case replicaID != ConsumerReplicaID:
 		limit = l.LogEndOffset()
+	case readCommitted:
+		// Kafka's fetchOffsetForTimestamp: isolation level 1 bounds
+		// latest and timestamp lookups by the last stable offset.
+		limit = l.LastStableOffset()
 	}
 	switch ts {
 	case storage.EarliestTimestamp:

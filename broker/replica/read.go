@@ -38,6 +38,10 @@ type ReadParams struct {
 	// consumer Fetch v11+). Ignored for replication fetches (ReplicaID >= 0),
 	// which always need the leader.
 	AnyReplica bool
+	// ReadCommitted is isolation_level 1 (Fetch v4+, consumers only):
+	// the read stops at the last stable offset and lists the aborted
+	// transactions it overlaps (txn.go).
+	ReadCommitted bool
 }
 
 // ReadResult is what a fetch gets for one partition.
@@ -48,6 +52,9 @@ type ReadResult struct {
 	// Records hold whole batches as file regions (sendfile-able); empty
 	// when there is nothing to send.
 	Records []storage.FileRegion
+	// AbortedTransactions is nil for read_uncommitted, non-nil (maybe
+	// empty) for read_committed.
+	AbortedTransactions []storage.AbortedTxn
 }
 
 // Read reads one partition for a fetch (Kafka ReplicaManager.readFromLocalLog).
@@ -65,7 +72,7 @@ func (m *Manager) Read(tp TopicPartition, rp ReadParams) (ReadResult, error) {
 	}
 	res, hwMoved, expand, err := p.read(rp)
 	if expand {
-		p.maybeExpandIsr(rp.ReplicaID)
+		m.requestExpand(tp, rp.ReplicaID) // isr_expand.go
 	}
 	if hwMoved {
 		k := purgatory.Key{Topic: tp.Topic, Partition: tp.Partition}
@@ -100,8 +107,11 @@ func (p *Partition) read(rp ReadParams) (res ReadResult, hwMoved, expand bool, e
 		upTo = l.LogEndOffset()
 		expand = p.shouldExpandLocked(rp.ReplicaID, rp.FetchOffset)
 	}
-	res = ReadResult{HighWatermark: l.HighWatermark(), LogStartOffset: l.LogStartOffset()}
-	res.LastStableOffset = res.HighWatermark
+	res = ReadResult{HighWatermark: l.HighWatermark(), LogStartOffset: l.LogStartOffset(),
+		LastStableOffset: l.LastStableOffset()}
+	if rp.ReadCommitted && rp.ReplicaID < 0 {
+		return readCommitted(l, rp, res)
+	}
 	rr, err := l.Read(rp.FetchOffset, rp.MaxBytes, upTo, rp.MinOneBatch)
 	if err != nil {
 		return res, hwMoved, expand, err
@@ -115,15 +125,18 @@ func (p *Partition) read(rp ReadParams) (res ReadResult, hwMoved, expand bool, e
 // fetchOnlyFromLeader false: the caller has checked the current leader epoch
 // (FENCED_LEADER_EPOCH / UNKNOWN_LEADER_EPOCH against this replica's view of
 // the epoch); a replica without a log answers NOT_LEADER_OR_FOLLOWER, and the
-// read stops at this replica's high watermark (the last stable offset too:
-// there are no transactions). Nothing is recorded about the reader.
+// read stops at this replica's high watermark (its last stable offset for
+// read_committed). Nothing is recorded about the reader.
 func (p *Partition) readAsFollowerLocked(rp ReadParams) (ReadResult, bool, bool, error) {
 	l := p.mu.data
 	if l == nil {
 		return ReadResult{}, false, false, fmt.Errorf("%w: %s (no local log)", ErrNotLeader, p.tp)
 	}
 	hw := l.HighWatermark()
-	res := ReadResult{HighWatermark: hw, LastStableOffset: hw, LogStartOffset: l.LogStartOffset()}
+	res := ReadResult{HighWatermark: hw, LastStableOffset: l.LastStableOffset(), LogStartOffset: l.LogStartOffset()}
+	if rp.ReadCommitted {
+		return readCommitted(l, rp, res)
+	}
 	rr, err := l.Read(rp.FetchOffset, rp.MaxBytes, hw, rp.MinOneBatch)
 	if err != nil {
 		return res, false, false, err

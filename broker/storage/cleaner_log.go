@@ -34,6 +34,13 @@ type cleanRun struct {
 	ioBuf   []byte
 	aborted func() bool // polled between batches; true stops the pass
 	stats   cleanStats
+	// abortedTxns are the log's aborted transactions for this pass, by
+	// producer (offset map); txns the pass's running transaction state
+	// (cleaner_txn.go); keptTxns the .txnindex entries of the markers the
+	// current group keeps.
+	abortedTxns abortedRanges
+	txns        *cleanedTxns
+	keptTxns    []AbortedTxn
 }
 
 // clean compacts the cleanable part of ltc.log once and returns the offset
@@ -45,6 +52,8 @@ func (r *cleanRun) clean(ltc *logToClean) (int64, error) {
 	cfg := l.Config()
 	r.stats = cleanStats{}
 	r.om.reset()
+	r.txns = newCleanedTxns(ltc.segs)
+	r.abortedTxns = newAbortedRanges(r.txns.queue)
 	nonActive := ltc.segs[:len(ltc.segs)-1]
 	if err := r.buildOffsetMap(segmentsInRange(nonActive, ltc.firstDirty, ltc.firstUncleanable), ltc.firstDirty, ltc.firstUncleanable); err != nil {
 		return 0, err
@@ -98,7 +107,9 @@ func (r *cleanRun) buildOffsetMap(segs []*Segment, start, end int64) error {
 			if b.LastOffset() >= end {
 				return errStopScan
 			}
-			if !b.IsControl() {
+			// Aborted data never shadows an older committed value of
+			// its key (Kafka skips aborted batches when mapping).
+			if !b.IsControl() && !r.abortedTxns.isAborted(b) {
 				it, err := b.Iter(0)
 				if err != nil {
 					return &CorruptError{Path: s.log.Name(), Pos: -1, Err: err}
@@ -144,6 +155,7 @@ func (r *cleanRun) buildOffsetMap(segs []*Segment, start, end int64) error {
 // lock.
 func (r *cleanRun) cleanSegments(l *Log, group []*Segment, horizon int64, truncations int64) (err error) {
 	base := group[0].base
+	r.keptTxns = nil
 	// The producers whose last batch must stay are read from the log's
 	// producer table once per group, as Kafka's cleanSegments reads
 	// log.lastRecordsOfActiveProducers: expired producers are not in it.
@@ -197,7 +209,7 @@ func (r *cleanRun) cleanSegments(l *Log, group []*Segment, horizon int64, trunca
 	if err := setModTime(l.fs, cleanedPath, lastModified); err != nil {
 		return err
 	}
-	s, err := openCleanedSegment(l, base, cleanedPath)
+	s, err := openCleanedSegment(l, base, cleanedPath, r.keptTxns)
 	if err != nil {
 		return err
 	}
@@ -218,8 +230,16 @@ func (r *cleanRun) cleanInto(s *Segment, size int64, w *cleanedWriter, retainDel
 			return errCleaningAborted
 		}
 		if b.IsControl() {
-			// Transaction markers are kept: Samsa has no transaction index
-			// to tell when they are no longer needed.
+			// Kafka 2.8: a marker goes once no batch of its transaction
+			// is left and its segment is past the delete horizon (as
+			// tombstones); a kept ABORT keeps its .txnindex entry.
+			discardable, entry := r.txns.onControlBatch(b)
+			if entry != nil {
+				r.keptTxns = append(r.keptTxns, *entry)
+			}
+			if discardable && !retainDeletes && !retainsMarker(producers, b) {
+				return nil
+			}
 			return w.write(b)
 		}
 		recs, err := b.Records(0)
@@ -227,7 +247,11 @@ func (r *cleanRun) cleanInto(s *Segment, size int64, w *cleanedWriter, retainDel
 			return &CorruptError{Path: s.log.Name(), Pos: -1, Err: err}
 		}
 		kept = kept[:0]
+		aborted := r.txns.onDataBatch(b)
 		for _, rec := range recs {
+			if aborted {
+				continue // aborted data goes whatever its key
+			}
 			off := b.BaseOffset() + int64(rec.OffsetDelta)
 			if r.shouldRetain(&rec, off, retainDeletes) {
 				kept = append(kept, rec)
@@ -281,7 +305,7 @@ func retainsProducerState(active map[int64]int64, b record.Batch) bool {
 	return ok && last == b.LastOffset()
 }
 
-// shouldRetain is Kafka's Cleaner.shouldRetainRecord minus transactions:
+// shouldRetain is Kafka's Cleaner.shouldRetainRecord (aborted data is dropped before, in cleanInto):
 // records past the mapped range stay; otherwise a keyed record stays if it
 // is the latest for its key and has a value or tombstones are retained.
 // Records without a key are kept (Kafka 2.8 drops them as invalid; they

@@ -106,9 +106,13 @@ func newLogToClean(l *Log, truncations, checkpoint int64, ok bool, now time.Time
 		c.firstDirty = checkpoint
 	}
 	active := c.segs[len(c.segs)-1]
-	// Kafka stops at the last stable offset; without transactions that is
-	// the high watermark: replicas may still truncate anything above it.
+	// Kafka stops at the first unstable offset (an open or unreplicated
+	// transaction) and the high watermark: replicas may still truncate
+	// anything above it, and a transaction's fate is not known yet.
 	c.firstUncleanable = min(active.base, l.HighWatermark())
+	if fu, ok := l.FirstUnstableOffset(); ok {
+		c.firstUncleanable = min(c.firstUncleanable, fu)
+	}
 	dirty := segmentsInRange(c.segs[:len(c.segs)-1], c.firstDirty, c.firstUncleanable)
 	if lag := cfg.MinCompactionLagMs; lag > 0 {
 		for _, s := range dirty {

@@ -40,7 +40,7 @@ func setModTime(fsys FS, path string, ms int64) error {
 // its ".cleaned" names and builds its indexes from it, the way recovery
 // does. The segment is not published, so this runs without the log's lock
 // and never blocks appends or reads. On error the files are removed.
-func openCleanedSegment(l *Log, base int64, logPath string) (*Segment, error) {
+func openCleanedSegment(l *Log, base int64, logPath string, txns []AbortedTxn) (*Segment, error) {
 	o := segmentOptionsFor(l.Config())
 	s := newSegment(l.fs, base, logPath, o)
 	err := s.openLog(os.O_RDWR, 0, "cleaned segment")
@@ -60,10 +60,16 @@ func openCleanedSegment(l *Log, base int64, logPath string) (*Segment, error) {
 		l.fs.Remove(idx)
 		return nil, err
 	}
+	s.txnIndex = newTxnIndex(l.fs, segmentFileName(l.dir, base, TxnIndexFileSuffix)+CleanedFileSuffix, base)
 	// The segment is private to the cleaner until published, so the
 	// "Locked" helpers are safe here.
 	err = func() error {
 		if _, err := recoverSegmentLocked(s, false, l.logger); err != nil {
+			return err
+		}
+		// The aborted transactions of the replaced segments (synced with
+		// the indexes below the commit point).
+		if err := s.txnIndex.writeAll(txns); err != nil {
 			return err
 		}
 		if err := s.onBecomeInactiveLocked(); err != nil {

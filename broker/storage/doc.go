@@ -70,6 +70,8 @@
 //	    00000000000000368769.index
 //	    00000000000000368769.timeindex
 //	    00000000000000368769.snapshot   producer state before offset 368769 (producer_snapshot.go)
+//	    00000000000000368769.txnindex   aborted transactions whose ABORT marker is in this segment
+//	                                    (txn_index.go; only once the segment has one)
 //	    leader-epoch-checkpoint         "0\n<n>\n<epoch> <start offset>\n..." (leader_epoch*.go)
 //	  orders-1.5f0c...e2-delete/        a DeleteLog interrupted by a crash; removed at Load
 //
@@ -103,6 +105,25 @@
 //	+--------------------------------+--------------------------------+
 //	| int64 timestamp (ms)           | int32 offset - segment base    |
 //	+--------------------------------+--------------------------------+
+//
+// A .txnindex file (Kafka's TransactionIndex) holds 34-byte big-endian
+// entries, no header, one per transaction an ABORT marker in this segment
+// ended, in marker order (last_offset strictly increasing):
+//
+//	+---------+-------------+--------------+-------------+--------------------+
+//	| int16 0 | int64 pid   | int64 first  | int64 last  | int64 last stable  |
+//	| version | producer id | txn's first  | the ABORT   | oldest other open  |
+//	|         |             | offset       | marker      | txn, else last + 1 |
+//	+---------+-------------+--------------+-------------+--------------------+
+//
+// It is written on ABORT (leader, follower and replay alike), truncated
+// with its segment, renamed and deleted with it, carried into cleaned
+// segments, and rebuilt from the log for every segment recovery reads
+// again (the producer state is replayed from a snapshot at or below the
+// first recovered segment, re-adding the aborted transactions). The last
+// stable offset (log_txn.go) is min(first offset of the oldest open or
+// not yet replicated transaction, high watermark); read_committed reads
+// stop there.
 //
 // While a segment is active both index files are preallocated (sparse) to
 // segment.index.bytes rounded down to whole entries; they are cut to their

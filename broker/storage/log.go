@@ -96,6 +96,10 @@ type Log struct {
 	// truncations counts truncations (written under mu, read anywhere), so
 	// a flush and the cleaner can tell that offsets they saw were replaced.
 	truncations atomic.Int64
+	// unstable is a copy of the producer table's unstable transactions
+	// (producer_txn.go), nil when there are none; replaced under mu and
+	// read lock-free by LastStableOffset.
+	unstable atomic.Pointer[[]unstableTxn]
 
 	flushMu sync.Mutex // serialises flushes
 
@@ -107,6 +111,10 @@ type Log struct {
 		lastFlush         time.Time
 		dirDirty          bool           // files created or renamed since the last dir fsync
 		producers         *producerState // idempotent producers' state (producer_log.go)
+		// txnIndexRebuildFrom is, during load, the lowest base of a
+		// segment whose .txnindex was reset by recovery (MaxInt64: none);
+		// the producer-state replay re-adds entries from there.
+		txnIndexRebuildFrom int64
 	}
 }
 

@@ -102,7 +102,9 @@ func (l *Log) AppendAsLeader(batches []byte, leaderEpoch int32) (AppendInfo, err
 	if err := l.appendLocked(batches, headers, info, cfg); err != nil {
 		return AppendInfo{}, err
 	}
-	l.onAppendProducerStateLocked(headers, info.LastOffset+1)
+	if err := l.onAppendProducerStateLocked(headers, nil, info.LastOffset+1); err != nil {
+		return AppendInfo{}, err
+	}
 	if leaderEpoch >= 0 {
 		// KIP-101: remember where this epoch starts (a no-op unless new).
 		if err := l.epochs.Assign(leaderEpoch, info.FirstOffset); err != nil {
@@ -136,6 +138,12 @@ func (l *Log) validateLeaderBatches(batches []byte, cfg Config, now int64) ([]re
 		}
 		if err := validateProducerFields(b.Header()); err != nil {
 			return nil, info, fmt.Errorf("storage: %s: batch %d: %w", l.tp, i, err)
+		}
+		if b.IsControl() {
+			// Kafka's LogValidator: "Clients are not allowed to write
+			// control records" (markers come from WriteTxnMarkers only).
+			return nil, info, fmt.Errorf("storage: %s: batch %d: %w: clients may not write control batches",
+				l.tp, i, record.ErrInvalidRecord)
 		}
 		if cfg.CleanupPolicy.Compacts() && !b.IsControl() {
 			if err := requireKeys(b); err != nil {
@@ -203,6 +211,10 @@ func (l *Log) AppendAsFollower(batches []byte) (AppendInfo, error) {
 	}
 	info.NumBatches, info.Bytes = len(headers), len(batches)
 	info.FirstOffset, info.LastOffset = headers[0].BaseOffset, headers[len(headers)-1].LastOffset()
+	markers, err := markersOf(batches, headers)
+	if err != nil {
+		return AppendInfo{}, fmt.Errorf("storage: %s: %w", l.tp, err)
+	}
 
 	l.mu.Lock()
 	defer l.mu.Unlock()
@@ -226,7 +238,9 @@ func (l *Log) AppendAsFollower(batches []byte) (AppendInfo, error) {
 	if err := l.appendLocked(batches, headers, info, cfg); err != nil {
 		return AppendInfo{}, err
 	}
-	l.onAppendProducerStateLocked(headers, info.LastOffset+1)
+	if err := l.onAppendProducerStateLocked(headers, markers, info.LastOffset+1); err != nil {
+		return AppendInfo{}, err
+	}
 	for _, h := range headers {
 		if h.PartitionLeaderEpoch >= 0 {
 			if err := l.epochs.Assign(h.PartitionLeaderEpoch, h.BaseOffset); err != nil {

@@ -20,8 +20,9 @@ func (l *Log) loadLocked(opts LogOptions) error {
 	if err != nil {
 		return storageError("list log dir", err)
 	}
+	l.mu.txnIndexRebuildFrom = noTxnIndexRebuild
 	logs := map[int64]bool{}
-	var swaps, snapshots []int64
+	var swaps, snapshots, txnSwaps []int64
 	var indexes []string
 	for _, e := range entries {
 		name := e.Name()
@@ -49,8 +50,10 @@ func (l *Log) loadLocked(opts LogOptions) error {
 			logs[base] = true
 		case LogFileSuffix + SwapFileSuffix:
 			swaps = append(swaps, base)
-		case IndexFileSuffix, TimeIndexFileSuffix:
+		case IndexFileSuffix, TimeIndexFileSuffix, TxnIndexFileSuffix:
 			indexes = append(indexes, path)
+		case TxnIndexFileSuffix + SwapFileSuffix:
+			txnSwaps = append(txnSwaps, base)
 		case ProducerSnapshotFileSuffix:
 			snapshots = append(snapshots, base)
 		case IndexFileSuffix + SwapFileSuffix, TimeIndexFileSuffix + SwapFileSuffix:
@@ -72,6 +75,9 @@ func (l *Log) loadLocked(opts LogOptions) error {
 	if err := l.completeSwapsLocked(swaps, logs); err != nil {
 		return err
 	}
+	if err := l.completeTxnIndexSwapsLocked(txnSwaps, logs); err != nil {
+		return err
+	}
 
 	bases := make([]int64, 0, len(logs))
 	for b := range logs {
@@ -91,8 +97,13 @@ func (l *Log) loadLocked(opts LogOptions) error {
 		}
 		segs = append(segs, s)
 		l.segments.Store(&segs)
+		if s.txnIndexCorrupt != nil {
+			l.logger.WithError(s.txnIndexCorrupt).WithField("segment", s.logPath).Warn("storage: rebuilding corrupt transaction index")
+			l.noteTxnIndexResetLocked(s)
+		}
 		if !hadIndexes || !s.indexesConsistent() {
 			l.logger.WithField("segment", s.logPath).Info("storage: rebuilding indexes of segment")
+			l.noteTxnIndexResetLocked(s)
 			dropped, err := recoverSegmentLocked(s, active, l.logger)
 			if err != nil {
 				return err
@@ -141,6 +152,7 @@ func (l *Log) loadLocked(opts LogOptions) error {
 		// than take the whole log dir offline.
 		l.logger.WithError(err).WithField("segment", s.logPath).Warn("storage: unreadable segment tail after a clean shutdown; recovering it")
 		active := i == len(segs)-1
+		l.noteTxnIndexResetLocked(s)
 		dropped, rerr := recoverSegmentLocked(s, active, l.logger)
 		if rerr != nil {
 			return rerr
@@ -178,13 +190,9 @@ func (l *Log) loadLocked(opts LogOptions) error {
 		rp = next // everything on disk was just read back and checked
 	}
 	l.recoveryPoint.Store(rp)
-	// Kafka trims the epoch cache to the loaded log (Log.loadSegments).
-	if err := l.epochs.TruncateFromEnd(next); err != nil {
-		return err
-	}
-	if err := l.epochs.TruncateFromStart(l.logStartOffset.Load()); err != nil {
-		return err
-	}
+	// Kafka trims the epoch cache to the loaded log (Log.loadSegments); in
+	// memory only, see trimAtLoad.
+	l.epochs.trimAtLoad(l.logStartOffset.Load(), next)
 	if err := l.loadProducerStateLocked(opts.CleanShutdown, snapshots); err != nil {
 		return err
 	}
@@ -202,7 +210,7 @@ func (l *Log) dropSegmentFilesAfterLocked(s *Segment, bases []int64) error {
 	for _, b := range bases {
 		l.logger.WithField("segment", segmentFileName(l.dir, b, LogFileSuffix)).
 			Warn("storage: deleting segment after a truncated one")
-		for _, suf := range []string{LogFileSuffix, IndexFileSuffix, TimeIndexFileSuffix} {
+		for _, suf := range []string{LogFileSuffix, IndexFileSuffix, TimeIndexFileSuffix, TxnIndexFileSuffix} {
 			if err := l.fs.Remove(segmentFileName(l.dir, b, suf)); err != nil && !errors.Is(err, fs.ErrNotExist) {
 				return storageError("remove segment", err)
 			}
@@ -261,6 +269,10 @@ func (l *Log) recoverLocked(segs []*Segment, recoveryPoint int64) ([]*Segment, e
 	for i := first; i < len(segs); i++ {
 		s := segs[i]
 		active := i == len(segs)-1
+		// Kafka's LogLoader logs each one at INFO too.
+		l.logger.WithFields(logrus.Fields{"segment": s.logPath, "recovery_point": recoveryPoint}).
+			Info("storage: recovering segment past the recovery point")
+		l.noteTxnIndexResetLocked(s)
 		dropped, err := recoverSegmentLocked(s, active, l.logger)
 		if err != nil {
 			return nil, err
@@ -286,4 +298,24 @@ func (l *Log) recoverLocked(segs []*Segment, recoveryPoint int64) ([]*Segment, e
 	}
 	l.mu.dirDirty = true
 	return segs, nil
+}
+
+// completeTxnIndexSwapsLocked renames the ".txnindex.swap" of a swap whose
+// .log was already renamed into place (a crash between the two renames);
+// one without its .log is an orphan and removed.
+func (l *Log) completeTxnIndexSwapsLocked(bases []int64, logs map[int64]bool) error {
+	for _, b := range bases {
+		swap := segmentFileName(l.dir, b, TxnIndexFileSuffix) + SwapFileSuffix
+		var err error
+		if logs[b] {
+			err = l.fs.Rename(swap, segmentFileName(l.dir, b, TxnIndexFileSuffix))
+		} else {
+			err = l.fs.Remove(swap)
+		}
+		if err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return storageError("complete transaction index swap", err)
+		}
+		l.mu.dirDirty = true
+	}
+	return nil
 }

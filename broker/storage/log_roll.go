@@ -46,6 +46,11 @@ func (l *Log) rollLocked(newBase int64) (*Segment, error) {
 	} else if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return nil, storageError("stat new segment", err)
 	}
+	// A stale .txnindex (Kafka deletes every index file found at the new
+	// base before rolling) must not lend its entries to the new segment.
+	if err := l.fs.Remove(segmentFileName(l.dir, newBase, TxnIndexFileSuffix)); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return nil, storageError("remove stale transaction index", err)
+	}
 	s, err := openSegment(l.fs, l.dir, newBase, segmentOptionsFor(l.Config()), true, l.now())
 	if err != nil {
 		return nil, err

@@ -38,7 +38,7 @@ func (l *Log) completeSwapsLocked(swaps []int64, logs map[int64]bool) error {
 		}
 		for b := range logs {
 			if b >= base && (b < next || b == base) {
-				for _, suf := range []string{LogFileSuffix, IndexFileSuffix, TimeIndexFileSuffix} {
+				for _, suf := range []string{LogFileSuffix, IndexFileSuffix, TimeIndexFileSuffix, TxnIndexFileSuffix} {
 					if err := l.fs.Remove(segmentFileName(l.dir, b, suf)); err != nil && !errors.Is(err, fs.ErrNotExist) {
 						return storageError("remove replaced segment", err)
 					}
@@ -50,6 +50,12 @@ func (l *Log) completeSwapsLocked(swaps []int64, logs map[int64]bool) error {
 			return storageError("rename swap segment", err)
 		}
 		logs[base] = true
+		// The cleaned segment's aborted-transaction entries were complete
+		// and fsynced before the swap's commit point.
+		txnSwap := segmentFileName(l.dir, base, TxnIndexFileSuffix) + SwapFileSuffix
+		if err := l.fs.Rename(txnSwap, segmentFileName(l.dir, base, TxnIndexFileSuffix)); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return storageError("rename swap transaction index", err)
+		}
 		l.mu.dirDirty = true
 		l.logger.WithFields(logrus.Fields{"segment": swapPath, "next_offset": next}).
 			Info("storage: completed interrupted segment swap")

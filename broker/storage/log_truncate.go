@@ -148,6 +148,9 @@ func (l *Log) truncateFullyLocked(offset int64) error {
 	if err := s.log.Truncate(0); err != nil {
 		return storageError("truncate segment", err)
 	}
+	if err := s.txnIndex.truncateToLocked(offset); err != nil {
+		return err
+	}
 	s.size.Store(0)
 	if err := errors.Join(s.offsetIndex.Reset(true), s.timeIndex.Reset(true), s.loadTimestampsLocked()); err != nil {
 		return err

@@ -52,9 +52,10 @@ func (l *Log) removeExpiredProducersLocked() int {
 }
 
 // activeProducerLastOffsets maps every producer in the table that has not
-// expired by the log's clock to the last offset of its last data batch
-// (Kafka 2.8's Log.lastRecordsOfActiveProducers; producers with only a
-// marker left are omitted: the cleaner keeps markers anyway). The cleaner
+// expired by the log's clock to the last offset of its last data batch, or
+// -1 when only a marker of it is known (Kafka 2.8's
+// Log.lastRecordsOfActiveProducers; the cleaner then keeps its markers).
+// The cleaner
 // keeps exactly these batches, emptied if need be, so that a restart or a
 // retried batch finds the producer's last sequence and offsets; an
 // expired producer's batches are cleaned like any other. An entry that
@@ -70,8 +71,8 @@ func (l *Log) activeProducerLastOffsets() (active map[int64]int64, ok bool) {
 	nowMs, expMs := l.now().UnixMilli(), producerExpirationMs(l.Config())
 	active = make(map[int64]int64, len(ps.producers))
 	for pid, e := range ps.producers {
-		if off := e.lastDataOffset(); off >= 0 && !producerExpired(e, nowMs, expMs) {
-			active[pid] = off
+		if !producerExpired(e, nowMs, expMs) {
+			active[pid] = e.lastDataOffset() // -1: only a marker
 		}
 	}
 	return active, true
@@ -94,11 +95,18 @@ func (l *Log) loadProducerStateLocked(cleanShutdown bool, snaps []int64) error {
 	l.mu.producers = newProducerState()
 	end := l.end.Load().offset
 	sort.Slice(snaps, func(i, j int) bool { return snaps[i] < snaps[j] })
-	if len(snaps) == 0 && cleanShutdown {
+	indexFrom := l.mu.txnIndexRebuildFrom
+	if len(snaps) == 0 && cleanShutdown && indexFrom == noTxnIndexRebuild {
 		l.mu.producers.reset(end)
 		return nil
 	}
-	if err := l.rebuildFromSnapshotsLocked(end, snaps); err != nil {
+	if indexFrom != noTxnIndexRebuild {
+		l.logger.WithField("offset", indexFrom).Info("storage: rebuilding transaction indexes from the log")
+		if err := l.resetTxnIndexesFromLocked(indexFrom); err != nil {
+			return err
+		}
+	}
+	if err := l.rebuildFromSnapshotsLocked(end, snaps, indexFrom); err != nil {
 		return err
 	}
 	// Snapshot what the replay learned, so the next start reads less. A
@@ -124,12 +132,17 @@ func (l *Log) rebuildProducerStateLocked(end int64) error {
 	if err != nil {
 		return err
 	}
-	return l.rebuildFromSnapshotsLocked(end, snaps)
+	return l.rebuildFromSnapshotsLocked(end, snaps, noTxnIndexRebuild)
 }
 
 // rebuildFromSnapshotsLocked is rebuildProducerStateLocked given the
-// snapshot offsets on disk, ascending.
-func (l *Log) rebuildFromSnapshotsLocked(end int64, all []int64) error {
+// snapshot offsets on disk, ascending. With indexFrom below MaxInt64 (a
+// load that reset the .txnindex of the segments from indexFrom on) only
+// snapshots at or below indexFrom are used, and the replay re-adds the
+// aborted transactions whose marker is at or after indexFrom, as Kafka's
+// recoverSegment rebuilds the producer state up to a recovered segment's
+// base and rescans it.
+func (l *Log) rebuildFromSnapshotsLocked(end int64, all []int64, indexFrom int64) error {
 	ps := l.mu.producers
 	start := l.logStartOffset.Load()
 	var snaps []int64
@@ -140,7 +153,9 @@ func (l *Log) rebuildFromSnapshotsLocked(end int64, all []int64) error {
 			}
 			continue
 		}
-		snaps = append(snaps, o)
+		if o <= indexFrom {
+			snaps = append(snaps, o)
+		}
 	}
 	ps.reset(start)
 	nowMs, expMs := l.now().UnixMilli(), producerExpirationMs(l.Config())
@@ -165,12 +180,14 @@ func (l *Log) rebuildFromSnapshotsLocked(end int64, all []int64) error {
 		ps.mapEndOffset, ps.lastSnapOffset = o, o
 		break
 	}
+	ps.rebuildUnstable()
 	from := max(ps.mapEndOffset, start)
-	n, err := l.replayProducerBatchesLocked(from, end)
+	n, err := l.replayProducerBatchesLocked(from, end, indexFrom)
 	if err != nil {
 		return err
 	}
 	ps.mapEndOffset = end
+	l.publishUnstableLocked()
 	l.logger.WithFields(logrus.Fields{"snapshot": ps.lastSnapOffset, "offset": end, "batches": n,
 		"producers": len(ps.producers)}).Debug("storage: loaded producer state")
 	return nil
@@ -186,9 +203,11 @@ func (l *Log) removeProducerSnapshotLocked(o int64) error {
 }
 
 // replayProducerBatchesLocked applies the headers of the batches in
-// [from, end) to the producer table, reading only batch headers. It
+// [from, end) to the producer table, reading only batch headers (and the
+// record of control batches). Aborted transactions whose marker is at or
+// after indexFrom are added to the .txnindex of the marker's segment. It
 // returns how many batches it read.
-func (l *Log) replayProducerBatchesLocked(from, end int64) (int, error) {
+func (l *Log) replayProducerBatchesLocked(from, end, indexFrom int64) (int, error) {
 	if from >= end {
 		return 0, nil
 	}
@@ -231,7 +250,21 @@ func (l *Log) replayProducerBatchesLocked(from, end int64) (int, error) {
 				break
 			}
 			if h.LastOffset() >= from {
-				l.mu.producers.applyBatch(h)
+				var m *record.EndTxnMarker
+				if h.IsControl() && h.ProducerID >= 0 {
+					mk, ok, err := markerOf(s.log, pos, h)
+					if err != nil {
+						return n, s.corruptAt(pos, err)
+					}
+					if ok {
+						m = &mk
+					}
+				}
+				if c, done := l.mu.producers.applyBatch(h, m); done && c.last >= indexFrom {
+					if err := l.onCompletedTxnLocked(s, c); err != nil {
+						return n, err
+					}
+				}
 				n++
 			}
 			pos += h.Size()
@@ -313,6 +346,7 @@ func (l *Log) onTruncateFullyProducerStateLocked(offset int64) error {
 		return nil
 	}
 	l.mu.producers.reset(offset)
+	l.publishUnstableLocked()
 	return deleteProducerSnapshots(l.fs, l.dir, func(int64) bool { return true })
 }
 
@@ -326,14 +360,35 @@ func (l *Log) checkLeaderProducersLocked(headers []record.BatchHeader) (producer
 }
 
 // onAppendProducerStateLocked records appended batches (offsets assigned)
-// and the new end.
-func (l *Log) onAppendProducerStateLocked(headers []record.BatchHeader, next int64) {
+// and the new end. markers holds the end-transaction marker of each
+// control batch by position (nil: the append has none). An aborted
+// transaction is indexed in the active segment, which holds the marker;
+// failing that write fails the log.
+func (l *Log) onAppendProducerStateLocked(headers []record.BatchHeader, markers []*record.EndTxnMarker, next int64) error {
 	ps := l.mu.producers
 	if ps == nil {
-		return
+		return nil
 	}
-	for _, h := range headers {
-		ps.applyBatch(h)
+	changed := false
+	for i, h := range headers {
+		var m *record.EndTxnMarker
+		if markers != nil {
+			m = markers[i]
+		}
+		txnBefore := len(ps.unstable)
+		c, done := ps.applyBatch(h, m)
+		if done {
+			changed = true
+			if err := l.onCompletedTxnLocked(l.activeLocked(), c); err != nil {
+				return l.failLocked(err)
+			}
+		} else if len(ps.unstable) != txnBefore {
+			changed = true
+		}
 	}
 	ps.mapEndOffset = next
+	if changed {
+		l.publishUnstableLocked()
+	}
+	return nil
 }

@@ -45,8 +45,9 @@ type ProducerEntry struct {
 	Epoch      int16
 	// Batches holds at most 5 batches of the current epoch, oldest first.
 	Batches []ProducerBatch
-	// CoordinatorEpoch and CurrentTxnFirstOffset (-1: none) are kept for
-	// the snapshot format; Samsa has no transaction coordinator.
+	// CoordinatorEpoch is the coordinator epoch of the producer's last
+	// transaction marker (-1: none); CurrentTxnFirstOffset the first offset
+	// of its open transaction (-1: none).
 	CoordinatorEpoch      int32
 	CurrentTxnFirstOffset int64
 	// LastTimestamp is the max timestamp of the producer's last batch (or
@@ -169,9 +170,12 @@ func inSequence(last, next int32) bool {
 }
 
 // producerState is a partition's producer table (Kafka's
-// ProducerStateManager without transactions). Guarded by Log.mu.
+// ProducerStateManager). Guarded by Log.mu.
 type producerState struct {
 	producers map[int64]*ProducerEntry
+	// unstable are the transactions holding the last stable offset back,
+	// by first offset (producer_txn.go); the Log publishes a copy.
+	unstable []unstableTxn
 	// mapEndOffset is the offset up to which (exclusive) the table
 	// reflects the log; lastSnapOffset the offset of the last snapshot
 	// written or loaded.
@@ -186,14 +190,21 @@ func newProducerState() *producerState {
 // reset empties the table and sets its end offset.
 func (ps *producerState) reset(offset int64) {
 	clear(ps.producers)
+	ps.unstable = ps.unstable[:0]
 	ps.mapEndOffset, ps.lastSnapOffset = offset, offset
 }
 
 // applyBatch updates the table with an appended batch without validation
-// (follower appends and log replay: Kafka's AppendOrigin.Replication).
-func (ps *producerState) applyBatch(h record.BatchHeader) {
+// (every origin once checked: Kafka's ProducerAppendInfo.append). For a
+// control batch, m is its end-transaction marker or nil (an emptied
+// control batch or another control type: no effect, as in Kafka). It
+// returns the transaction a marker completed, if any.
+func (ps *producerState) applyBatch(h record.BatchHeader, m *record.EndTxnMarker) (completedTxn, bool) {
 	if h.ProducerID < 0 {
-		return
+		return completedTxn{}, false
+	}
+	if h.IsControl() && m == nil {
+		return completedTxn{}, false
 	}
 	e := ps.producers[h.ProducerID]
 	if e == nil {
@@ -204,9 +215,15 @@ func (ps *producerState) applyBatch(h record.BatchHeader) {
 		// A transaction marker ends the producer's transaction and may
 		// bump its epoch (Kafka's appendEndTxnMarker).
 		e.maybeUpdateEpoch(h.ProducerEpoch)
-		e.CurrentTxnFirstOffset = -1
+		e.CoordinatorEpoch = m.CoordinatorEpoch
 		e.LastTimestamp = h.MaxTimestamp
-		return
+		first := e.CurrentTxnFirstOffset
+		e.CurrentTxnFirstOffset = -1
+		if first < 0 {
+			return completedTxn{}, false // no open transaction: no effect on LSO or index
+		}
+		ps.completeTxn(h.ProducerID, h.BaseOffset)
+		return completedTxn{pid: h.ProducerID, first: first, last: h.BaseOffset, aborted: !m.Commit}, true
 	}
 	e.addBatch(h.ProducerEpoch, ProducerBatch{
 		FirstSeq: h.BaseSequence, LastSeq: lastSequence(h),
@@ -214,7 +231,9 @@ func (ps *producerState) applyBatch(h record.BatchHeader) {
 	})
 	if h.IsTransactional() && e.CurrentTxnFirstOffset < 0 {
 		e.CurrentTxnFirstOffset = h.BaseOffset
+		ps.beginTxn(h.ProducerID, h.BaseOffset)
 	}
+	return completedTxn{}, false
 }
 
 // removeExpired drops producers idle for at least expirationMs by their
@@ -288,6 +307,11 @@ func (ps *producerState) checkLeaderBatches(tp TopicPartition, headers []record.
 		if err := checkProducerAppend(tp, cur, h); err != nil {
 			return producerCheck{}, err
 		}
+		if !h.IsTransactional() && cur.CurrentTxnFirstOffset >= 0 {
+			// Kafka 2.8 appendDataBatch: "Expected transactional write".
+			return producerCheck{}, fmt.Errorf("%w: non-transactional batch from producer %d in %s while its transaction from offset %d is open",
+				ErrInvalidTxnState, h.ProducerID, tp, cur.CurrentTxnFirstOffset)
+		}
 		if !producerAppearsAfter(headers[i+1:], h.ProducerID) {
 			continue // the common case: one batch per producer, nothing to stage
 		}
@@ -295,8 +319,12 @@ func (ps *producerState) checkLeaderBatches(tp TopicPartition, headers []record.
 			pending = map[int64]*ProducerEntry{}
 		}
 		next := cur.clone()
-		// Offsets are not assigned yet; only sequences matter here.
+		// Offsets are not assigned yet; only sequences and whether a
+		// transaction is open matter here.
 		next.addBatch(h.ProducerEpoch, ProducerBatch{FirstSeq: h.BaseSequence, LastSeq: lastSequence(h)})
+		if h.IsTransactional() && next.CurrentTxnFirstOffset < 0 {
+			next.CurrentTxnFirstOffset = 0
+		}
 		pending[h.ProducerID] = next
 	}
 	return producerCheck{}, nil

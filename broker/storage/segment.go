@@ -28,6 +28,10 @@ type Segment struct {
 	log         File // the .log; the descriptor survives renames
 	offsetIndex *OffsetIndex
 	timeIndex   *TimeIndex
+	txnIndex    *TxnIndex // aborted transactions (txn_index.go)
+	// txnIndexCorrupt is set at open when the .txnindex failed its checks;
+	// the load then rebuilds it from the log.
+	txnIndexCorrupt error
 
 	size atomic.Int64 // bytes in the .log; published after each write
 
@@ -97,6 +101,13 @@ func openSegment(fsys FS, dir string, base int64, o segmentOptions, active bool,
 	s.timeIndex, err = OpenTimeIndex(fsys, segmentFileName(dir, base, TimeIndexFileSuffix), base, o.maxIndexSize, active)
 	if err != nil {
 		s.offsetIndex.x.close(false)
+		f.Close()
+		return nil, err
+	}
+	s.txnIndex, s.txnIndexCorrupt, err = openTxnIndex(fsys, segmentFileName(dir, base, TxnIndexFileSuffix), base)
+	if err != nil {
+		s.offsetIndex.x.close(false)
+		s.timeIndex.x.close(false)
 		f.Close()
 		return nil, err
 	}
@@ -315,6 +326,9 @@ func (s *Segment) truncateToPositionLocked(pos, removedFrom int64, active bool) 
 	if err := s.timeIndex.TruncateTo(removedFrom, active); err != nil {
 		return err
 	}
+	if err := s.txnIndex.truncateToLocked(removedFrom); err != nil {
+		return err
+	}
 	s.recent.truncateTo(pos) // before the file changes (also on failure)
 	if err := s.log.Truncate(pos); err != nil {
 		return storageError("truncate segment", err)
@@ -372,6 +386,9 @@ func (s *Segment) flush() error {
 	if err := s.offsetIndex.x.sync(); err != nil {
 		return err
 	}
+	if err := s.txnIndex.sync(); err != nil {
+		return err
+	}
 	return s.timeIndex.x.sync()
 }
 
@@ -379,7 +396,7 @@ func (s *Segment) flush() error {
 func (s *Segment) closeLocked() error {
 	err := s.timeIndex.MaybeAppend(s.maxTimestamp.Load(), s.offsetOfMaxTimestamp.Load(), true)
 	err = errors.Join(err, s.trimLogLocked())
-	err = errors.Join(err, s.offsetIndex.x.close(true), s.timeIndex.x.close(true))
+	err = errors.Join(err, s.offsetIndex.x.close(true), s.timeIndex.x.close(true), s.txnIndex.close())
 	if cerr := s.log.Close(); cerr != nil && !errors.Is(cerr, fs.ErrClosed) {
 		err = errors.Join(err, storageError("close segment", cerr))
 	}
@@ -391,10 +408,11 @@ func (s *Segment) closeLocked() error {
 func (s *Segment) closeHandles() {
 	s.offsetIndex.x.close(false)
 	s.timeIndex.x.close(false)
+	_ = s.txnIndex.close() // nothing to lose: every write went to the file
 	s.log.Close()
 }
 
-// renameSuffix renames the three files from their current names to
+// renameSuffix renames the files (.log, .index, .timeindex, .txnindex) from their current names to
 // "<base><ext><suffix>" (suffix "" restores the plain names).
 func (s *Segment) renameSuffix(dir, suffix string) error {
 	newLog := segmentFileName(dir, s.base, LogFileSuffix) + suffix
@@ -405,14 +423,18 @@ func (s *Segment) renameSuffix(dir, suffix string) error {
 	if err := s.offsetIndex.x.rename(segmentFileName(dir, s.base, IndexFileSuffix) + suffix); err != nil {
 		return err
 	}
+	if err := s.txnIndex.rename(segmentFileName(dir, s.base, TxnIndexFileSuffix) + suffix); err != nil {
+		return err
+	}
 	return s.timeIndex.x.rename(segmentFileName(dir, s.base, TimeIndexFileSuffix) + suffix)
 }
 
-// deleteFiles closes and removes the three files.
+// deleteFiles closes and removes the segment's files (the .txnindex too,
+// as Kafka deletes it with its segment).
 func (s *Segment) deleteFiles() error {
 	s.closeHandles()
 	var err error
-	for _, p := range []string{s.logPath, s.offsetIndex.x.path(), s.timeIndex.x.path()} {
+	for _, p := range []string{s.logPath, s.offsetIndex.x.path(), s.timeIndex.x.path(), s.txnIndex.path()} {
 		if rerr := s.fs.Remove(p); rerr != nil && !errors.Is(rerr, fs.ErrNotExist) {
 			err = errors.Join(err, storageError("remove "+p, rerr))
 		}

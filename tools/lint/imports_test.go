@@ -104,6 +104,9 @@ func TestLintExternalOwners(t *testing.T) {
 			return f.test || under(f.pkgDir, "tools") || under(f.pkgDir, "broker/brokertest") || f.pkgDir == "chaos/workload"
 		},
 		"github.com/urfave/cli/v2": func(f goFile) bool { return under(f.pkgDir, "tools") },
+		// The keystore readers belong to tlsconf (and its test helper).
+		"github.com/pavlo-v-chernykh/keystore-go/v4": func(f goFile) bool { return under(f.pkgDir, "broker/security/tlsconf") },
+		"software.sslmate.com/src/go-pkcs12":         func(f goFile) bool { return under(f.pkgDir, "broker/security/tlsconf") },
 	}
 	for _, f := range parseRepo(t) {
 		for _, imp := range f.imports {
@@ -128,6 +131,15 @@ func TestLintTiers(t *testing.T) {
 		{pkg: "broker/wire"},
 		{pkg: "broker/purgatory"},
 		{pkg: "broker/quota"},
+		{pkg: "broker/fetchsession"},
+		{pkg: "broker/security"},
+		{pkg: "broker/security/scram"},
+		{pkg: "broker/security/sasl", allowed: func(dep string) bool { return dep == "broker/security/scram" }},
+		{pkg: "broker/security/tlsconf", allowed: func(dep string) bool { return dep == "broker/principal" }},
+		{pkg: "broker/security/tlsconf/tlstest"},
+		{pkg: "broker/acl", allowed: func(dep string) bool {
+			return dep == "zkutil" || dep == "broker/principal" || under(dep, "broker/acl")
+		}},
 		{pkg: "broker/storage", allowed: func(dep string) bool { return dep == "broker/record" || under(dep, "broker/storage") }},
 		{pkg: "broker/server", deny: []string{".", "broker/storage", "broker/replica", "broker/group", "controller", "zkutil", "broker/metadata"}},
 		{pkg: "broker/peer", deny: []string{"broker/storage", "broker/replica", "broker/group", "controller", "zkutil", "broker/server"}},
@@ -143,6 +155,7 @@ func TestLintTiers(t *testing.T) {
 		{pkg: "chaos/nemesis", allowed: func(dep string) bool { return dep == "chaos/cluster" || dep == "chaos/workload" }},
 		{pkg: "chaos/runner", allowed: func(dep string) bool { return under(dep, "chaos") }},
 		{pkg: "controller", deny: []string{".", "broker/server", "broker/storage", "broker/replica", "broker/group", "broker/metadata"}},
+		{pkg: "broker/txn", deny: []string{".", "broker/server", "broker/storage", "broker/replica", "broker/group", "broker/peer", "controller", "zkutil"}},
 	}
 	for _, f := range parseRepo(t) {
 		if f.test {
@@ -185,7 +198,7 @@ func TestLintTiers(t *testing.T) {
 
 // TestLintZnodeLiterals enforces STYLE S8.1: no znode path literal outside zkutil.
 func TestLintZnodeLiterals(t *testing.T) {
-	prefixes := []string{"/brokers", "/controller", "/admin", "/config/", "/consumers", "/isr_change_notification", "/cluster/id"}
+	prefixes := []string{"/brokers", "/controller", "/admin", "/config/", "/consumers", "/isr_change_notification", "/cluster/id", "/kafka-acl"}
 	for _, f := range parseRepo(t) {
 		if f.test || under(f.pkgDir, "zkutil") || under(f.pkgDir, "tools/lint") {
 			continue

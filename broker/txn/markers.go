@@ -1,0 +1,125 @@
+package txn
+
+import (
+	"context"
+	"time"
+
+	"github.com/sirupsen/logrus"
+	"github.com/twmb/franz-go/pkg/kerr"
+)
+
+// Marker is one transaction's COMMIT or ABORT marker for a set of
+// partitions (one entry of WriteTxnMarkers).
+type Marker struct {
+	ProducerID       int64
+	ProducerEpoch    int16
+	Commit           bool
+	CoordinatorEpoch int32
+	Partitions       []TopicPartition
+}
+
+// MarkerWriter delivers markers to partition leaders (the broker sends
+// WriteTxnMarkers over the inter-broker listener).
+type MarkerWriter interface {
+	// WriteMarkers sends m to the current leader of each of its partitions
+	// and returns a Kafka error code per partition: NONE once the leader
+	// wrote the control batch, NONE as well for a partition without a
+	// leader or topic (Kafka treats it as deleted), a retriable code
+	// (NOT_LEADER_OR_FOLLOWER, NETWORK_EXCEPTION, ...) otherwise. It
+	// blocks until every leader answered or ctx ends.
+	WriteMarkers(ctx context.Context, m Marker) map[TopicPartition]int16
+}
+
+// startMarkersLocked starts the loop that brings md from Prepare* to
+// Complete*, unless one runs already.
+func (c *Coordinator) startMarkersLocked(p int32, part *partition, md *metadata) {
+	if md.markerRunning {
+		return
+	}
+	md.markerRunning = true
+	c.goTracked(func() { c.completeTxn(p, part, md) })
+}
+
+// completeTxn sends md's markers until every partition's leader has one,
+// then writes Complete* (Kafka's TransactionMarkerChannelManager and
+// completion handler). It stops when the partition is resigned (the next
+// coordinator resumes from its log), or when a leader answers that the
+// producer epoch or coordinator epoch is stale (a newer coordinator owns
+// the transaction).
+func (c *Coordinator) completeTxn(p int32, part *partition, md *metadata) {
+	defer func() {
+		c.mu.Lock()
+		md.markerRunning = false
+		c.mu.Unlock()
+	}()
+	backoff := c.cfg.RetryBackoff
+	for {
+		c.mu.Lock()
+		if c.mu.parts[p] != part || part.txns[md.id] != md || (md.state != PrepareCommit && md.state != PrepareAbort) {
+			c.mu.Unlock()
+			return
+		}
+		m := Marker{ProducerID: md.pid, ProducerEpoch: md.epoch, Commit: md.state == PrepareCommit,
+			CoordinatorEpoch: part.epoch, Partitions: md.partitionList()}
+		if len(m.Partitions) == 0 && md.pending == noState {
+			t := decideComplete(md.snapshot(), c.now().UnixMilli())
+			md.pending = t.state
+			c.mu.Unlock()
+			switch code := c.write(part.ctx, p, part, md, t); code {
+			case 0:
+				c.lg.WithFields(logrus.Fields{"transactional_id": md.id, "state": t.state}).Debug("txn: transaction completed")
+				return
+			case kerr.NotCoordinator.Code:
+				return
+			}
+			if !sleepCtx(part.ctx, backoff) {
+				return
+			}
+			continue
+		}
+		c.mu.Unlock()
+		if len(m.Partitions) == 0 { // another transition is pending: wait for it
+			if !sleepCtx(part.ctx, backoff) {
+				return
+			}
+			continue
+		}
+		res := c.markers.WriteMarkers(part.ctx, m)
+		c.metrics.markersSent.Inc(int64(len(m.Partitions)))
+		stop, retry := false, false
+		c.mu.Lock()
+		for _, tp := range m.Partitions {
+			code, ok := res[tp]
+			switch {
+			case !ok:
+				retry = true
+			case code == 0, code == kerr.UnsupportedForMessageFormat.Code, code == kerr.UnsupportedVersion.Code:
+				delete(md.partitions, tp)
+			case code == kerr.InvalidProducerEpoch.Code, code == kerr.TransactionCoordinatorFenced.Code:
+				stop = true
+			default:
+				retry = true
+			}
+		}
+		c.mu.Unlock()
+		if stop {
+			c.lg.WithField("transactional_id", md.id).Info("txn: a leader fenced the markers; a newer coordinator owns the transaction")
+			return
+		}
+		if retry && !sleepCtx(part.ctx, backoff) {
+			return
+		}
+	}
+}
+
+// sleepCtx waits d or until ctx ends; it reports whether d passed.
+func sleepCtx(ctx context.Context, d time.Duration) bool {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return false
+	case <-t.C:
+		return true
+	}
+}

@@ -1,0 +1,272 @@
+package broker
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kerr"
+	"github.com/twmb/franz-go/pkg/kmsg"
+
+	"samsa/broker/group"
+	"samsa/broker/peer"
+	"samsa/broker/replica"
+	"samsa/broker/txn"
+)
+
+// startTxnCoordinator creates the transaction coordinator over the
+// __transaction_state partitions this broker leads.
+func (b *Broker) startTxnCoordinator() {
+	ms := func(v int32) time.Duration { return time.Duration(v) * time.Millisecond }
+	cfg := txn.DefaultConfig()
+	cfg.NumPartitions = b.cfg.TransactionStateLogNumPartitions
+	cfg.MaxTimeout = ms(b.cfg.TransactionMaxTimeoutMs)
+	cfg.IDExpiration = ms(b.cfg.TransactionalIDExpirationMs)
+	cfg.AbortInterval = ms(b.cfg.TransactionAbortTimedOutTransactionCleanupIntervalMs)
+	cfg.RemoveInterval = ms(b.cfg.TransactionRemoveExpiredTransactionCleanupIntervalMs)
+	cfg.LoadBufferSize = int(b.cfg.TransactionStateLogLoadBufferSize)
+	b.txnMarks = &markerWriter{b: b, clients: map[int32]*peer.Client{}}
+	b.txns = txn.NewCoordinator(txn.Options{
+		Config:        cfg,
+		Log:           txnLog{b: b},
+		Markers:       b.txnMarks,
+		NewProducerID: func() (int64, error) { return b.producerIDs.next(b) },
+		PartitionFor:  group.PartitionFor,
+		Now:           b.opts.Now,
+		Logger:        b.opts.Logger.WithField("broker", b.ID()),
+	})
+}
+
+// txnLeadershipChanged tells the coordinator about __transaction_state
+// partitions this broker started or stopped leading; the leader epoch is
+// the coordinator epoch (Kafka's onLeadershipChange callback).
+func (b *Broker) txnLeadershipChanged(states []replica.PartitionState, results map[replica.TopicPartition]error) {
+	if b.txns == nil {
+		return
+	}
+	for _, ps := range states {
+		if ps.Topic != transactionStateTopic || results[ps.TopicPartition] != nil {
+			continue
+		}
+		if ps.Leader == b.ID() {
+			b.txns.BecomeLeader(ps.Partition, ps.LeaderEpoch)
+		} else {
+			b.txns.Resign(ps.Partition, ps.LeaderEpoch)
+		}
+	}
+}
+
+// txnStopReplicas drops __transaction_state partitions StopReplica removed.
+func (b *Broker) txnStopReplicas(parts []replica.StopPartition, results map[replica.TopicPartition]error) {
+	if b.txns == nil {
+		return
+	}
+	for _, sp := range parts {
+		if sp.Topic == transactionStateTopic && results[sp.TopicPartition] == nil {
+			b.txns.Resign(sp.Partition, -1)
+		}
+	}
+}
+
+// createTxnStateTopic creates __transaction_state with Kafka's
+// TransactionStateManager.transactionTopicConfigs.
+func (b *Broker) createTxnStateTopic() error {
+	live := int32(len(b.meta.Snapshot().BrokerIDs))
+	rf := int32(b.cfg.TransactionStateLogReplicationFactor)
+	if live < rf {
+		return fmt.Errorf("%w: transaction.state.log.replication.factor %d but %d live brokers",
+			errInvalidReplicationFactor, rf, live)
+	}
+	spec := topicSpec{name: transactionStateTopic, partitions: b.cfg.TransactionStateLogNumPartitions, rf: int16(rf),
+		configs: map[string]string{
+			"cleanup.policy":                 "compact",
+			"compression.type":               "uncompressed",
+			"unclean.leader.election.enable": "false",
+			"min.insync.replicas":            strconv.Itoa(int(b.cfg.TransactionStateLogMinISR)),
+			"segment.bytes":                  strconv.Itoa(int(b.cfg.TransactionStateLogSegmentBytes)),
+		}}
+	a, err := b.planTopic(spec)
+	if err != nil {
+		return err
+	}
+	return b.createTopic(spec, a)
+}
+
+// txnLog implements txn.Log over the replica manager.
+type txnLog struct{ b *Broker }
+
+func txnTP(p int32) replica.TopicPartition {
+	return replica.TopicPartition{Topic: transactionStateTopic, Partition: p}
+}
+
+// txnErr maps replica errors onto the coordinator's sentinels (Kafka's
+// appendTransactionToLog mapping).
+func txnErr(err error) error {
+	switch {
+	case err == nil:
+		return nil
+	case errors.Is(err, replica.ErrUnknownPartition):
+		return fmt.Errorf("%w: %w", txn.ErrUnknownPartition, err)
+	case errors.Is(err, replica.ErrNotLeader), errors.Is(err, replica.ErrShuttingDown), errors.Is(err, replica.ErrOffline):
+		return fmt.Errorf("%w: %w", txn.ErrNotLeader, err)
+	case errors.Is(err, replica.ErrNotEnoughReplicas), errors.Is(err, replica.ErrNotEnoughReplicasAfterAppend):
+		return fmt.Errorf("%w: %w", txn.ErrNotEnoughReplicas, err)
+	case errors.Is(err, replica.ErrTimeout):
+		return fmt.Errorf("%w: %w", txn.ErrTimeout, err)
+	}
+	return err
+}
+
+// Append implements txn.Log: acks=all, waiting at most timeout.
+func (l txnLog) Append(ctx context.Context, p int32, batch []byte, timeout time.Duration) error {
+	b := l.b
+	res, err := b.replicas.AppendAsLeader(txnTP(p), batch, -1)
+	if err != nil {
+		return txnErr(err)
+	}
+	return txnErr(b.replicas.WaitReplicated(ctx, txnTP(p), res.LastOffset+1, b.opts.Now().Add(timeout)))
+}
+
+// ReadFrom implements txn.Log.
+func (l txnLog) ReadFrom(p int32, offset int64, maxBytes int) (txn.ReadResult, error) {
+	lr, err := l.b.replicas.ReadLocal(txnTP(p), offset, maxBytes)
+	if err != nil {
+		return txn.ReadResult{End: lr.LogEndOffset}, txnErr(err)
+	}
+	var buf []byte
+	for _, g := range lr.Records {
+		start := len(buf)
+		buf = append(buf, make([]byte, g.Len)...)
+		if _, err := g.File.ReadAt(buf[start:], g.Pos); err != nil {
+			return txn.ReadResult{}, fmt.Errorf("broker: read %s-%d: %w", transactionStateTopic, p, err)
+		}
+	}
+	return txn.ReadResult{Batches: buf, End: lr.LogEndOffset}, nil
+}
+
+// markerWriter implements txn.MarkerWriter: WriteTxnMarkers to each
+// partition's leader over the inter-broker listener, one client per
+// destination broker (Kafka's TransactionMarkerChannelManager holds one
+// NetworkClient with a queue per broker).
+type markerWriter struct {
+	b  *Broker
+	mu sync.Mutex
+	// clients is guarded by mu.
+	clients map[int32]*peer.Client
+}
+
+// client returns the marker client of broker id at addr.
+func (w *markerWriter) client(id int32, addr string) *peer.Client {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if c := w.clients[id]; c != nil && c.Addr() == addr {
+		return c
+	} else if c != nil {
+		_ = c.Close()
+	}
+	opts := append(w.b.peerOptions(), peer.WithRequestTimeout(time.Duration(w.b.cfg.RequestTimeoutMs)*time.Millisecond))
+	c := peer.New(addr, "txn-markers-"+itoa(w.b.ID()), opts...)
+	w.clients[id] = c
+	return c
+}
+
+// close closes every marker client.
+func (w *markerWriter) close() {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	for id, c := range w.clients {
+		_ = c.Close()
+		delete(w.clients, id)
+	}
+}
+
+// WriteMarkers implements txn.MarkerWriter.
+func (w *markerWriter) WriteMarkers(ctx context.Context, m txn.Marker) map[txn.TopicPartition]int16 {
+	out := make(map[txn.TopicPartition]int16, len(m.Partitions))
+	snap := w.b.meta.Snapshot()
+	byLeader := map[int32][]txn.TopicPartition{}
+	for _, tp := range m.Partitions {
+		ps, ok := snap.Partition(tp.Topic, tp.Partition)
+		if !ok || ps.Leader < 0 {
+			// No topic or no leader: Kafka treats the partition as deleted
+			// and stops waiting for its marker.
+			out[tp] = 0
+			continue
+		}
+		byLeader[ps.Leader] = append(byLeader[ps.Leader], tp)
+	}
+	var mu sync.Mutex
+	var wg sync.WaitGroup
+	for leader, tps := range byLeader {
+		addr, ok := w.b.interBrokerAddr(leader)
+		if !ok || !snap.Alive(leader) {
+			for _, tp := range tps {
+				out[tp] = kerr.NotLeaderForPartition.Code
+			}
+			continue
+		}
+		wg.Add(1)
+		go func(leader int32, addr string, tps []txn.TopicPartition) {
+			defer wg.Done()
+			codes := w.send(ctx, w.client(leader, addr), m, tps)
+			mu.Lock()
+			defer mu.Unlock()
+			for tp, code := range codes {
+				out[tp] = code
+			}
+		}(leader, addr, tps)
+	}
+	wg.Wait()
+	return out
+}
+
+// send sends one WriteTxnMarkers with m for tps and returns the codes.
+func (w *markerWriter) send(ctx context.Context, c *peer.Client, m txn.Marker, tps []txn.TopicPartition) map[txn.TopicPartition]int16 {
+	req := kmsg.NewPtrWriteTxnMarkersRequest()
+	mk := kmsg.NewWriteTxnMarkersRequestMarker()
+	mk.ProducerID, mk.ProducerEpoch, mk.Committed, mk.CoordinatorEpoch = m.ProducerID, m.ProducerEpoch, m.Commit, m.CoordinatorEpoch
+	idx := map[string]int{}
+	for _, tp := range tps {
+		i, ok := idx[tp.Topic]
+		if !ok {
+			i = len(mk.Topics)
+			idx[tp.Topic] = i
+			t := kmsg.NewWriteTxnMarkersRequestMarkerTopic()
+			t.Topic = tp.Topic
+			mk.Topics = append(mk.Topics, t)
+		}
+		mk.Topics[i].Partitions = append(mk.Topics[i].Partitions, tp.Partition)
+	}
+	req.Markers = append(req.Markers, mk)
+	out := make(map[txn.TopicPartition]int16, len(tps))
+	fill := func(code int16) map[txn.TopicPartition]int16 {
+		for _, tp := range tps {
+			out[tp] = code
+		}
+		return out
+	}
+	kresp, err := c.Request(ctx, req)
+	switch {
+	case errors.Is(err, peer.ErrUnsupported):
+		// A leader without WriteTxnMarkers: Kafka's completion handler
+		// takes UNSUPPORTED_VERSION as "this partition is done".
+		return fill(kerr.UnsupportedVersion.Code)
+	case err != nil:
+		return fill(kerr.NetworkException.Code)
+	}
+	resp := kresp.(*kmsg.WriteTxnMarkersResponse)
+	for _, rm := range resp.Markers {
+		if rm.ProducerID != m.ProducerID {
+			continue
+		}
+		for _, t := range rm.Topics {
+			for _, p := range t.Partitions {
+				out[txn.TopicPartition{Topic: t.Topic, Partition: p.Partition}] = p.ErrorCode
+			}
+		}
+	}
+	return out
+}
