@@ -73,3 +73,15 @@ compat-sarama:
 
 compat-sarama-core:
 	bash bin/samsa-compat-sarama.sh --core
+
+# The reliability harness (issue 17, docs/reliability.md): brokers and a 3-server
+# ZooKeeper ensemble in network namespaces under seeded faults, with a history
+# checker. Needs root. chaos-short is the CI run (under 4 minutes); chaos is the long
+# matrix (100 cycles, about 35-40 minutes on 2 cores).
+CHAOS_SEED ?= 1
+.PHONY: chaos chaos-short
+chaos-short:
+	bash bin/samsa-chaos.sh --short --seed $(CHAOS_SEED)
+
+chaos:
+	bash bin/samsa-chaos.sh --cycles 100 --seed $(CHAOS_SEED)

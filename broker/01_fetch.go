@@ -35,9 +35,14 @@ package broker
 //     fetching a partition listed in leader.replication.throttled.replicas
 //     for this broker gets at most what leader.replication.throttled.rate
 //     leaves (replica.Throttle), and no data while the quota is used up.
-//   - Fetch sessions (KIP-227) are not kept: every answer has session id 0,
-//     which tells clients to keep sending full fetches; an incremental
-//     request (session id > 0) answers FETCH_SESSION_ID_NOT_FOUND.
+//   - Fetch sessions (KIP-227, broker/fetchsession, fetch_session.go) as
+//     Kafka 2.8's FetchManager: a full fetch with epoch 0 gets a session
+//     when max.incremental.fetch.session.cache.slots allows (eviction:
+//     stale, then by privilege and size); epoch -1 is sessionless; an
+//     incremental fetch reads the whole session and answers only the
+//     partitions with records, errors or a changed high watermark or log
+//     start offset; unknown sessions answer FETCH_SESSION_ID_NOT_FOUND,
+//     wrong epochs INVALID_FETCH_SESSION_EPOCH (top level, no partitions).
 //   - Authorization (Kafka 2.8 KafkaApis): a fetch with replica_id >= 0
 //     needs ClusterAction on the cluster, else every partition answers
 //     TOPIC_AUTHORIZATION_FAILED (CVE-2018-1288: a client cannot pose as a
@@ -67,6 +72,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kmsg"
 
+	"samsa/broker/fetchsession"
 	"samsa/broker/purgatory"
 	"samsa/broker/record"
 	"samsa/broker/replica"
@@ -92,21 +98,33 @@ type fetchPart struct {
 func (b *Broker) handleFetch(r *request) (kmsg.Response, error) {
 	req := r.body.(*kmsg.FetchRequest)
 	resp := req.ResponseKind().(*kmsg.FetchResponse)
-	if req.Version >= 7 && req.SessionID > 0 {
-		resp.ErrorCode = kerr.FetchSessionIDNotFound.Code
-		return resp, nil
+	// KIP-227 (fetch_session.go): an incremental fetch reads its whole
+	// session; the response is trimmed by finishFetchSession.
+	reqTopics := req.Topics
+	var session *fetchsession.Context
+	if req.Version >= 7 {
+		session = b.fetchSessionContext(req)
+	}
+	if session != nil {
+		switch session.Kind {
+		case fetchsession.Error:
+			resp.ErrorCode = session.ErrorCode
+			return resp, nil
+		case fetchsession.Incremental:
+			reqTopics = sessionTopics(session)
+		}
 	}
 	n := 0
-	for _, t := range req.Topics {
+	for _, t := range reqTopics {
 		n += len(t.Partitions)
 	}
 	// One allocation each for the parts and the response's topics and
 	// partitions (a follower sends one every few milliseconds).
 	parts := make([]fetchPart, 0, n)
-	resp.Topics = make([]kmsg.FetchResponseTopic, 0, len(req.Topics))
+	resp.Topics = make([]kmsg.FetchResponseTopic, 0, len(reqTopics))
 	respParts := make([]kmsg.FetchResponseTopicPartition, 0, n)
 	fetchAuth, allowed := b.fetchAuthorizer(r, req.ReplicaID), n
-	for ti, t := range req.Topics {
+	for ti, t := range reqTopics {
 		rt := kmsg.NewFetchResponseTopic()
 		rt.Topic = t.Topic
 		rt.Partitions = respParts[len(respParts) : len(respParts) : len(respParts)+len(t.Partitions)]
@@ -240,6 +258,9 @@ func (b *Broker) handleFetch(r *request) (kmsg.Response, error) {
 		}
 		t := &resp.Topics[fp.topicIdx]
 		t.Partitions = append(t.Partitions, rp)
+	}
+	if session != nil {
+		finishFetchSession(session, resp)
 	}
 	if spliced != nil && spliced.Regions() > 0 {
 		return spliced, nil

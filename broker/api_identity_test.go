@@ -45,16 +45,24 @@ func startBroker(t *testing.T, c *brokertest.Cluster, props map[string]string) (
 }
 
 // TestAPIDuplicateBrokerIDFailsStart: a second broker with a live
-// broker's id fails to start with a clear error (Kafka: "broker id already
-// registered").
+// broker's id waits for the registration to expire (it might be its own
+// crashed predecessor), and since the holder's session stays alive it then
+// fails to start with a clear error (Kafka fails at once: "broker id
+// already registered").
 func TestAPIDuplicateBrokerIDFailsStart(t *testing.T) {
 	c := brokertest.NewCluster(t, 1)
-	_, err := startBroker(t, c, map[string]string{"broker.id": "1", "log.dirs": t.TempDir()})
+	start := time.Now()
+	_, err := startBroker(t, c, map[string]string{"broker.id": "1", "log.dirs": t.TempDir(),
+		"zookeeper.session.timeout.ms": "2000"})
 	if !errors.Is(err, zkutil.ErrBrokerIDExists) {
 		t.Fatalf("start: %v, want ErrBrokerIDExists", err)
 	}
-	if !strings.Contains(err.Error(), "broker.id=1") {
-		t.Errorf("error does not name the id: %v", err)
+	if !strings.Contains(err.Error(), "broker.id=1") || !strings.Contains(err.Error(), "another broker is running") {
+		t.Errorf("error does not name the id and the cause: %v", err)
+	}
+	// The wait is session timeout plus max(2 s, timeout/3) = 4 s.
+	if waited := time.Since(start); waited < 4*time.Second {
+		t.Errorf("start failed after %v, before the registration could have expired", waited)
 	}
 	stillServes(t, c.Addr(0))
 }

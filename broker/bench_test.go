@@ -108,3 +108,90 @@ func BenchmarkAPIFetch(b *testing.B) {
 	}
 	b.SetBytes(total / int64(b.N))
 }
+
+// BenchmarkAPIFetchPartitions measures a consumer fetch round trip over
+// 1,000 idle partitions (one of them gets a batch before each fetch):
+// "sessionless" names all 1,000 every time (epoch -1); "incremental" is a
+// KIP-227 session after its first full fetch, naming none and answered
+// with only the partition that changed.
+func BenchmarkAPIFetchPartitions(b *testing.B) {
+	const n = 1000
+	c := brokertest.NewCluster(b, 1)
+	c.CreateTopic(b, "benchp", n, 1)
+	rc := dialRaw(b, c.Addr(0))
+	batch := benchBatch(b, 10, 100)
+	produce := func() {
+		req := kmsg.NewPtrProduceRequest()
+		req.SetVersion(8)
+		req.Acks, req.TimeoutMillis = 1, 10000
+		rt := kmsg.NewProduceRequestTopic()
+		rt.Topic = "benchp"
+		rp := kmsg.NewProduceRequestTopicPartition()
+		rp.Records = append([]byte(nil), batch...)
+		rt.Partitions = append(rt.Partitions, rp)
+		req.Topics = append(req.Topics, rt)
+		if _, err := rc.roundTrip(req); err != nil {
+			b.Fatal(err)
+		}
+	}
+	fetch := func(id, epoch int32, all bool, offset int64) *kmsg.FetchResponse {
+		req := kmsg.NewPtrFetchRequest()
+		req.SetVersion(12)
+		req.ReplicaID, req.MaxWaitMillis, req.MinBytes, req.MaxBytes = -1, 0, 0, 1<<20
+		req.SessionID, req.SessionEpoch = id, epoch
+		if all {
+			ft := kmsg.NewFetchRequestTopic()
+			ft.Topic = "benchp"
+			for p := int32(0); p < n; p++ {
+				fp := kmsg.NewFetchRequestTopicPartition()
+				fp.Partition, fp.FetchOffset, fp.PartitionMaxBytes, fp.CurrentLeaderEpoch = p, 0, 1<<20, -1
+				if p == 0 {
+					fp.FetchOffset = offset
+				}
+				ft.Partitions = append(ft.Partitions, fp)
+			}
+			req.Topics = append(req.Topics, ft)
+		} else {
+			ft := kmsg.NewFetchRequestTopic()
+			ft.Topic = "benchp"
+			fp := kmsg.NewFetchRequestTopicPartition()
+			fp.Partition, fp.FetchOffset, fp.PartitionMaxBytes, fp.CurrentLeaderEpoch = 0, offset, 1<<20, -1
+			ft.Partitions = append(ft.Partitions, fp)
+			req.Topics = append(req.Topics, ft)
+		}
+		kr, err := rc.roundTrip(req)
+		if err != nil {
+			b.Fatal(err)
+		}
+		return kr.(*kmsg.FetchResponse)
+	}
+	b.Run("sessionless", func(b *testing.B) {
+		for i := 0; i < b.N; i++ {
+			b.StopTimer()
+			produce()
+			b.StartTimer()
+			off := c.Broker(0).Replicas().Partition(replicaTP("benchp", 0)).Log().LogEndOffset() - 10
+			if r := fetch(0, -1, true, off); len(r.Topics) != 1 || len(r.Topics[0].Partitions) != n {
+				b.Fatalf("answered %d topics", len(r.Topics))
+			}
+		}
+	})
+	b.Run("incremental", func(b *testing.B) {
+		r := fetch(0, 0, true, 0)
+		id, epoch := r.SessionID, int32(1)
+		if id == 0 {
+			b.Fatal("no session")
+		}
+		for i := 0; i < b.N; i++ {
+			b.StopTimer()
+			produce()
+			b.StartTimer()
+			off := c.Broker(0).Replicas().Partition(replicaTP("benchp", 0)).Log().LogEndOffset() - 10
+			r := fetch(id, epoch, false, off)
+			epoch++
+			if r.ErrorCode != 0 || len(r.Topics) != 1 || len(r.Topics[0].Partitions) != 1 {
+				b.Fatalf("error %d, %d topics", r.ErrorCode, len(r.Topics))
+			}
+		}
+	})
+}

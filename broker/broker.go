@@ -11,8 +11,10 @@ import (
 	"github.com/sirupsen/logrus"
 
 	"samsa/broker/acl"
+	"samsa/broker/fetchsession"
 	"samsa/broker/group"
 	"samsa/broker/metadata"
+	"samsa/broker/peer"
 	"samsa/broker/quota"
 	"samsa/broker/replica"
 	"samsa/broker/server"
@@ -62,11 +64,16 @@ type Broker struct {
 	txns     *txn.Coordinator // transaction coordinator (txn_wiring.go)
 	txnMarks *markerWriter    // its WriteTxnMarkers clients
 	fetchSrc *peerFetchSource
+	sec      *securityState // listeners' TLS and SASL (security_wiring.go)
+	peerSec  []peer.Option  // inter-broker TLS/SASL options for broker/peer clients
 	// authz is the ACL authorizer (authz_wiring.go); nil when
 	// authorizer.class.name is empty, and then every request is allowed.
 	authz *acl.Authorizer
 
 	producerIDs producerIDAllocator // internally locked (22_init_producer_id.go)
+	// fetchSessions is the KIP-227 fetch session cache (fetch_session.go);
+	// internally synchronised, immutable after New.
+	fetchSessions *fetchsession.Cache
 
 	// txnOffsets is the group coordinator's hook for transaction markers on
 	// __consumer_offsets (27_write_txn_markers.go): set with the group
@@ -110,6 +117,7 @@ func New(cfg *config.Broker, opts Options) (*Broker, error) {
 		mtr:  newBrokerMetrics(opts.Registry),
 	}
 	b.quotas = newQuotaManager(cfg, opts)
+	b.fetchSessions = newFetchSessionCache(cfg, opts)
 	b.sessionCh = make(chan struct{}, 1)
 	b.id.Store(cfg.BrokerID)
 	b.mu.addrs = make(map[string]net.Addr)

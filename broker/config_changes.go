@@ -59,6 +59,9 @@ func (b *Broker) configChangeLoop(ctx context.Context) {
 			if err != nil {
 				continue // deleted meanwhile (expired notification)
 			}
+			if strings.HasPrefix(entity, zkutil.ConfigTypeUser+"/") {
+				b.applySCRAMChange(entity)
+			}
 			if strings.HasPrefix(entity, zkutil.ConfigTypeUser+"/") || strings.HasPrefix(entity, zkutil.ConfigTypeClient+"/") {
 				if quotasLoaded {
 					if err := b.applyQuotaChange(entity); err != nil {

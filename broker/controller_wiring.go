@@ -60,5 +60,6 @@ func (b *Broker) peerOptions() []peer.Option {
 	if b.opts.Dial != nil {
 		opts = append(opts, peer.WithDialer(b.opts.Dial))
 	}
-	return opts
+	// TLS and SASL of the inter-broker listener; its dialer wraps b.opts.Dial.
+	return append(opts, b.peerSec...)
 }

@@ -127,6 +127,13 @@ func (b *Broker) storeBrokerOverrides(resName, entity string, overrides map[stri
 }
 
 func brokerKey(name string) (config.Key, bool) {
+	// listener.name.<l>.<key> is the listener's override of <key> (Kafka's
+	// ListenerName.configPrefix), dynamic when <key> is.
+	if rest, ok := strings.CutPrefix(name, "listener.name."); ok {
+		if _, key, ok := strings.Cut(rest, "."); ok {
+			name = key
+		}
+	}
 	for _, k := range config.BrokerKeys {
 		if k.Name == name {
 			return k, true

@@ -114,6 +114,7 @@ func (b *Broker) applyDynamicBrokerConfig() {
 		b.log.WithError(err).Warn("reading dynamic broker configs failed")
 		return
 	}
+	b.reloadTLS()
 	if len(changed) == 0 {
 		return
 	}

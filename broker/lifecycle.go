@@ -74,6 +74,12 @@ func (b *Broker) Start(ctx context.Context) (err error) {
 	b.registerGauges()
 	b.startGroupCoordinator()
 	b.startTxnCoordinator()
+	if err := b.setUpSecurity(); err != nil {
+		return err
+	}
+	if b.peerSec, err = b.interBrokerPeerOptions(); err != nil {
+		return err
+	}
 	if err := b.startServer(runCtx); err != nil {
 		return err
 	}
@@ -83,7 +89,7 @@ func (b *Broker) Start(ctx context.Context) (err error) {
 	// The hook goes in first so an expiry right after registering is not
 	// missed (the signal waits in sessionCh for sessionLoop).
 	b.zk.OnNewSession(b.onNewSession)
-	if err := b.register(); err != nil {
+	if err := b.registerAtStart(ctx); err != nil {
 		return err
 	}
 	b.wg.Add(1)
@@ -131,13 +137,22 @@ func (b *Broker) awaitFirstMetadata(ctx context.Context, limit time.Duration) {
 // persistent paths Kafka 2.8 brokers create.
 func (b *Broker) connectZooKeeper(ctx context.Context) error {
 	timeout := time.Duration(b.cfg.ZookeeperConnectionTimeoutMs()) * time.Millisecond
+	zkTLS, err := zookeeperTLS(b.cfg)
+	if err != nil {
+		return err
+	}
+	zkAuth, err := b.zookeeperAuth()
+	if err != nil {
+		return err
+	}
 	zc, err := zkutil.Connect(ctx, zkutil.Config{
 		Connect:           b.cfg.RawZookeeperConnect,
 		SessionTimeout:    time.Duration(b.cfg.ZookeeperSessionTimeoutMs) * time.Millisecond,
 		ConnectionTimeout: timeout,
 		Logger:            b.opts.Logger,
+		TLS:               zkTLS,
 		SecureACLs:        b.cfg.ZookeeperSetACL,
-		Auth:              b.opts.ZooKeeperAuth,
+		Auth:              zkAuth,
 	})
 	if err != nil {
 		return fmt.Errorf("broker: connect to zookeeper %q: %w", b.cfg.RawZookeeperConnect, err)
@@ -153,19 +168,30 @@ func (b *Broker) connectZooKeeper(ctx context.Context) error {
 // configured with port 0 gets a free port; the advertised listener of the
 // same name then publishes the bound port.
 func (b *Broker) startServer(ctx context.Context) error {
-	srv, err := server.New(server.Options{
+	sopts := server.Options{
 		Handler:        handler{b: b},
 		Logger:         b.opts.Logger.WithField("broker", b.ID()),
 		Metrics:        b.opts.Registry,
 		MaxRequestSize: b.cfg.SocketRequestMaxBytes,
 		IdleTimeout:    time.Duration(b.cfg.ConnectionsMaxIdleMs) * time.Millisecond,
-	})
+	}
+	if err := connectionLimits(b.cfg, &sopts); err != nil {
+		return err
+	}
+	srv, err := server.New(sopts)
 	if err != nil {
 		return err
 	}
 	b.srv = srv
 	for _, l := range b.cfg.Listeners() {
-		addr, err := srv.Listen(l.Name, l.Addr())
+		sec, err := b.listenerSecurity(l)
+		if err != nil {
+			return err
+		}
+		if err := b.listenerLimits(l, &sec); err != nil {
+			return err
+		}
+		addr, err := srv.ListenSecure(l.Name, l.Addr(), sec)
 		if err != nil {
 			return fmt.Errorf("broker: %w", err)
 		}

@@ -41,7 +41,7 @@ type Options struct {
 	// ZooKeeperAuth is the broker's ZooKeeper identity, added to its session
 	// (digest "user:password"); zookeeper.set.acl=true needs one, as Kafka
 	// refuses secure ACLs without an authenticated ZooKeeper client. nil:
-	// unauthenticated. TODO(#16): filled from the JAAS Client section.
+	// the JAAS file's Client section (zookeeper_tls.go), else unauthenticated.
 	ZooKeeperAuth []zkutil.Credential
 }
 

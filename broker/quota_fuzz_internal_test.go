@@ -3,6 +3,7 @@ package broker
 import (
 	"testing"
 
+	"samsa/broker/principal"
 	"samsa/broker/quota"
 )
 
@@ -25,6 +26,6 @@ func FuzzQuotaEntityPath(f *testing.F) {
 		if !ok || toQuotaEntity(back) != toQuotaEntity(e) {
 			t.Fatalf("%q parsed to %+v, whose path %s/%s parses to %+v (ok %v)", path, toQuotaEntity(e), typ, name, toQuotaEntity(back), ok)
 		}
-		quota.Resolve(quota.Table{toQuotaEntity(e): 1}, anonymousUser, "client")
+		quota.Resolve(quota.Table{toQuotaEntity(e): 1}, sanitize(principal.Anonymous.Name), "client")
 	})
 }

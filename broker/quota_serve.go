@@ -34,18 +34,16 @@ import (
 //     v6+, Fetch v8+) wait by themselves; older ones find their next
 //     request unread until the mute ends, so their answers come that much
 //     later.
-// The user is Kafka's principal of PLAINTEXT connections, ANONYMOUS.
-
-// anonymousUser is the sanitized name of KafkaPrincipal.ANONYMOUS
-// ("User:ANONYMOUS"), the principal of every PLAINTEXT connection.
-const anonymousUser = "ANONYMOUS"
+// The user is the connection's principal name (ANONYMOUS on PLAINTEXT;
+// the SASL user or the mapped certificate DN otherwise), sanitized as the
+// /config/users entity names are.
 
 // serveWithQuota handles a Produce or Fetch request while client quotas
 // are configured; handler.Serve calls it only then.
 func (b *Broker) serveWithQuota(c *server.Conn, req *wire.Request, row api, r *request) (kmsg.Response, error) {
 	switch body := req.Body.(type) {
 	case *kmsg.ProduceRequest:
-		h := b.quotas.Get(quota.Produce, anonymousUser, req.ClientIDString())
+		h := b.quotas.Get(quota.Produce, sanitize(r.principal.Name), req.ClientIDString())
 		resp, err := row.handle(b, r)
 		if err != nil || !h.Active() {
 			return resp, err
@@ -61,7 +59,7 @@ func (b *Broker) serveWithQuota(c *server.Conn, req *wire.Request, row api, r *r
 		if body.ReplicaID >= 0 {
 			return row.handle(b, r)
 		}
-		h := b.quotas.Get(quota.Fetch, anonymousUser, req.ClientIDString())
+		h := b.quotas.Get(quota.Fetch, sanitize(r.principal.Name), req.ClientIDString())
 		if !h.Active() {
 			return row.handle(b, r)
 		}

@@ -156,10 +156,23 @@ func (b *Broker) allQuotaEntities() ([]quotaEntity, error) {
 	return out, nil
 }
 
-// setQuotas writes an entity's quotas and announces the change.
+// setQuotas writes an entity's quotas and announces the change. The
+// entity's other keys (a user's SCRAM credentials) are kept, as Kafka's
+// ZkAdminManager.alterClientQuotas changes only the quota properties.
 func (b *Broker) setQuotas(e quotaEntity, values map[string]float64) error {
 	typ, name := e.path()
-	cfg := make(map[string]string, len(values))
+	cfg, err := b.zk.GetEntityConfig(typ, name)
+	if err != nil && !errors.Is(err, zkutil.ErrNoNode) {
+		return err
+	}
+	if cfg == nil {
+		cfg = map[string]string{}
+	}
+	for k := range cfg {
+		if quotaKeys[k] {
+			delete(cfg, k)
+		}
+	}
 	keys := make([]string, 0, len(values))
 	for k := range values {
 		keys = append(keys, k)

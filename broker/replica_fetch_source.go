@@ -11,6 +11,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kmsg"
 
+	"samsa/broker/fetchsession"
 	"samsa/broker/peer"
 	"samsa/broker/replica"
 	"samsa/broker/storage"
@@ -26,19 +27,24 @@ func (b *Broker) fetcherConfig() replica.FetcherConfig {
 		MaxBytes:          b.cfg.ReplicaFetchResponseMaxBytes,
 		PartitionMaxBytes: b.cfg.ReplicaFetchMaxBytes,
 		BackoffMs:         b.cfg.ReplicaFetchBackoffMs,
+		NumFetchers:       int(b.cfg.NumReplicaFetchers),
 	}
 }
 
 // peerFetchSource implements replica.FetchSource with Fetch and
 // OffsetForLeaderEpoch requests over broker/peer. Each fetcher goroutine
-// uses its own leader's client, so requests to one leader never queue
-// behind another's long poll.
+// (num.replica.fetchers per leader) fetches over a client of its own, kept
+// in its scratch, so its long polls never queue behind another fetcher's;
+// the short OffsetForLeaderEpoch and ListOffsets calls share one client
+// per leader.
 type peerFetchSource struct {
 	b  *Broker
 	mu sync.Mutex
 	// clients by leader id; guarded by mu.
 	clients map[int32]*peer.Client
-	closed  bool // guarded by mu
+	// fetchClients are the fetchers' own clients; guarded by mu.
+	fetchClients map[*peer.Client]struct{}
+	closed       bool // guarded by mu
 }
 
 func (s *peerFetchSource) client(leader replica.LeaderEndpoint) (*peer.Client, error) {
@@ -82,6 +88,30 @@ func (s *peerFetchSource) clientAt(id int32, addr string) (*peer.Client, error) 
 	return c, nil
 }
 
+// fetchClient returns the fetcher's own client (in sc) for the leader at
+// addr, replacing one that connects elsewhere.
+func (s *peerFetchSource) fetchClient(sc *fetchScratch, addr string) (*peer.Client, error) {
+	if sc.client != nil && sc.client.Addr() == addr {
+		return sc.client, nil
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return nil, fmt.Errorf("broker: fetch source closed")
+	}
+	if sc.client != nil {
+		sc.client.Close()
+		delete(s.fetchClients, sc.client)
+	}
+	opts := append(s.b.peerOptions(), peer.WithRequestTimeout(time.Duration(s.b.cfg.ReplicaSocketTimeoutMs)*time.Millisecond))
+	sc.client = peer.New(addr, "replica-fetcher-"+itoa(s.b.ID()), opts...)
+	if s.fetchClients == nil {
+		s.fetchClients = map[*peer.Client]struct{}{}
+	}
+	s.fetchClients[sc.client] = struct{}{}
+	return sc.client, nil
+}
+
 func (s *peerFetchSource) close() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -89,7 +119,10 @@ func (s *peerFetchSource) close() {
 	for _, c := range s.clients {
 		c.Close()
 	}
-	s.clients = nil
+	for c := range s.fetchClients {
+		c.Close()
+	}
+	s.clients, s.fetchClients = nil, nil
 }
 
 // fetchError maps a Kafka error code to what the fetcher tests for.
@@ -113,7 +146,13 @@ type fetchScratch struct {
 	frame  []byte         // the last answer's frame (its length), reused
 	topics map[string]int // topic -> index in req.Topics, while building
 	ep     replica.LeaderEndpoint
-	addr   string // ep's address
+	addr   string       // ep's address
+	client *peer.Client // this fetcher's own connection to the leader
+	// session is this fetcher's KIP-227 session with the leader: each
+	// request names only the partitions whose fetch position changed.
+	session fetchsession.Handler
+	entries []fetchsession.Entry // the round's partitions, reused
+	forgot  map[string]int       // topic -> index in req.ForgottenTopics, while building
 }
 
 // Fetch implements replica.FetchSource. The answer's record bytes alias
@@ -134,7 +173,7 @@ func (s *peerFetchSource) Fetch(ctx context.Context, leader replica.LeaderEndpoi
 		}
 		sc.ep, sc.addr = leader, addr
 	}
-	c, err := s.clientAt(leader.ID, sc.addr)
+	c, err := s.fetchClient(sc, sc.addr)
 	if err != nil {
 		return err
 	}
@@ -143,9 +182,21 @@ func (s *peerFetchSource) Fetch(ctx context.Context, leader replica.LeaderEndpoi
 	*req = kmsg.NewFetchRequest()
 	req.ReplicaID = f.ReplicaID
 	req.MaxWaitMillis, req.MinBytes, req.MaxBytes = f.MaxWaitMs, f.MinBytes, f.MaxBytes
-	req.SessionEpoch = -1
-	clear(sc.topics)
+	sc.entries = sc.entries[:0]
 	for _, p := range f.Partitions {
+		sc.entries = append(sc.entries, fetchsession.Entry{
+			TP: fetchsession.TopicPartition{Topic: p.Topic, Partition: p.Partition},
+			Req: fetchsession.PartitionRequest{FetchOffset: p.FetchOffset, LogStartOffset: p.LogStartOffset,
+				MaxBytes: p.MaxBytes, CurrentLeaderEpoch: p.CurrentLeaderEpoch, LastFetchedEpoch: -1}})
+	}
+	var send []fetchsession.Entry
+	var forget []fetchsession.TopicPartition
+	req.SessionID, req.SessionEpoch, send, forget = sc.session.Build(sc.entries)
+	clear(sc.topics)
+	for _, e := range send {
+		p := replica.FollowerFetchPartition{TopicPartition: replica.TopicPartition{Topic: e.TP.Topic, Partition: e.TP.Partition},
+			FetchOffset: e.Req.FetchOffset, CurrentLeaderEpoch: e.Req.CurrentLeaderEpoch,
+			LogStartOffset: e.Req.LogStartOffset, MaxBytes: e.Req.MaxBytes}
 		i, ok := sc.topics[p.Topic]
 		if !ok {
 			i = len(topics)
@@ -165,6 +216,7 @@ func (s *peerFetchSource) Fetch(ctx context.Context, leader replica.LeaderEndpoi
 		topics[i].Partitions = append(topics[i].Partitions, rp)
 	}
 	req.Topics = topics
+	req.ForgottenTopics = sc.forgottenTopics(forget)
 	// Fields a lower version does not carry must not keep an earlier
 	// answer's values; the topics slice is kept for kmsg to reuse.
 	respTopics := sc.resp.Topics
@@ -177,9 +229,16 @@ func (s *peerFetchSource) Fetch(ctx context.Context, leader replica.LeaderEndpoi
 	}
 	sc.frame, err = c.RequestInto(ctx, req, sc.resp, sc.frame)
 	if err != nil {
+		sc.session.HandleError()
 		return err
 	}
-	if sc.resp.ErrorCode != 0 {
+	if !sc.session.HandleResponse(sc.resp.ErrorCode, sc.resp.SessionID) {
+		switch sc.resp.ErrorCode {
+		case kerr.FetchSessionIDNotFound.Code, kerr.InvalidFetchSessionEpoch.Code, 0:
+			// Kafka's ReplicaFetcherThread answers a session error with
+			// no partitions and fetches again at once, in full.
+			return nil
+		}
 		return kerr.ErrorForCode(sc.resp.ErrorCode)
 	}
 	for _, t := range sc.resp.Topics {
@@ -192,6 +251,31 @@ func (s *peerFetchSource) Fetch(ctx context.Context, leader replica.LeaderEndpoi
 		}
 	}
 	return nil
+}
+
+// forgottenTopics groups forget by topic into req's forgotten topics,
+// reusing the previous request's slice.
+func (sc *fetchScratch) forgottenTopics(forget []fetchsession.TopicPartition) []kmsg.FetchRequestForgottenTopic {
+	out := sc.req.ForgottenTopics[:0]
+	if len(forget) == 0 {
+		return out
+	}
+	if sc.forgot == nil {
+		sc.forgot = map[string]int{}
+	}
+	clear(sc.forgot)
+	for _, tp := range forget {
+		i, ok := sc.forgot[tp.Topic]
+		if !ok {
+			i = len(out)
+			sc.forgot[tp.Topic] = i
+			ft := kmsg.NewFetchRequestForgottenTopic()
+			ft.Topic = tp.Topic
+			out = append(out, ft)
+		}
+		out[i].Partitions = append(out[i].Partitions, tp.Partition)
+	}
+	return out
 }
 
 // EndOffsetsForEpoch implements replica.FetchSource.

@@ -96,6 +96,7 @@ type Broker struct {
 	ReplicaSocketTimeoutMs                   int32    // replica.socket.timeout.ms
 	ReplicaSocketReceiveBufferBytes          int32    // replica.socket.receive.buffer.bytes
 	NumReplicaFetchers                       int32    // num.replica.fetchers
+	MaxIncrementalFetchSessionCacheSlots     int32    // max.incremental.fetch.session.cache.slots
 	ReplicaHighWatermarkCheckpointIntervalMs int64    // replica.high.watermark.checkpoint.interval.ms
 	AutoLeaderRebalanceEnable                bool     // auto.leader.rebalance.enable
 	LeaderImbalanceCheckIntervalSeconds      int64    // leader.imbalance.check.interval.seconds
@@ -133,12 +134,52 @@ type Broker struct {
 	TransactionAbortTimedOutTransactionCleanupIntervalMs int32
 	// TransactionRemoveExpiredTransactionCleanupIntervalMs is transaction.remove.expired.transaction.cleanup.interval.ms.
 	TransactionRemoveExpiredTransactionCleanupIntervalMs int32
-	MetricsListener                                      string // metrics.listener (Samsa)
-	LogFormat                                            string // log.format (Samsa)
-	LogLevel                                             string // log.level (Samsa)
-	GroupRebalanceStormCount                             int32  // samsa.group.rebalance.storm.count (Samsa)
-	GroupRebalanceStormWindowMs                          int64  // samsa.group.rebalance.storm.window.ms (Samsa)
-	GroupRebalanceHistorySize                            int32  // samsa.group.rebalance.history.size (Samsa)
+	MetricsListener                                      string   // metrics.listener (Samsa)
+	LogFormat                                            string   // log.format (Samsa)
+	LogLevel                                             string   // log.level (Samsa)
+	GroupRebalanceStormCount                             int32    // samsa.group.rebalance.storm.count (Samsa)
+	GroupRebalanceStormWindowMs                          int64    // samsa.group.rebalance.storm.window.ms (Samsa)
+	GroupRebalanceHistorySize                            int32    // samsa.group.rebalance.history.size (Samsa)
+	MaxConnectionsPerIPOverrides                         string   // max.connections.per.ip.overrides
+	MaxConnections                                       int32    // max.connections
+	MaxConnectionCreationRate                            int32    // max.connection.creation.rate
+	JavaSecurityAuthLoginConfig                          string   // java.security.auth.login.config (Samsa)
+	SSLKeystoreType                                      string   // ssl.keystore.type
+	SSLKeystoreLocation                                  string   // ssl.keystore.location
+	SSLKeystorePassword                                  string   // ssl.keystore.password
+	SSLKeyPassword                                       string   // ssl.key.password
+	SSLKeystoreKey                                       string   // ssl.keystore.key
+	SSLKeystoreCertificateChain                          string   // ssl.keystore.certificate.chain
+	SSLTruststoreType                                    string   // ssl.truststore.type
+	SSLTruststoreLocation                                string   // ssl.truststore.location
+	SSLTruststorePassword                                string   // ssl.truststore.password
+	SSLTruststoreCertificates                            string   // ssl.truststore.certificates
+	SSLClientAuth                                        string   // ssl.client.auth
+	SSLEnabledProtocols                                  []string // ssl.enabled.protocols
+	SSLProtocol                                          string   // ssl.protocol
+	SSLCipherSuites                                      []string // ssl.cipher.suites
+	SSLEndpointIdentificationAlgorithm                   string   // ssl.endpoint.identification.algorithm
+	SSLPrincipalMappingRules                             string   // ssl.principal.mapping.rules
+	SASLEnabledMechanisms                                []string // sasl.enabled.mechanisms
+	SASLMechanismInterBrokerProtocol                     string   // sasl.mechanism.inter.broker.protocol
+	SASLJaasConfig                                       string   // sasl.jaas.config
+	SASLServerMaxReceiveSize                             int32    // sasl.server.max.receive.size
+	ConnectionFailedAuthenticationDelayMs                int32    // connection.failed.authentication.delay.ms
+	ConnectionsMaxReauthMs                               int64    // connections.max.reauth.ms
+	ZookeeperSSLClientEnable                             bool     // zookeeper.ssl.client.enable
+	ZookeeperClientCnxnSocket                            string   // zookeeper.clientCnxnSocket
+	ZookeeperSSLKeystoreLocation                         string   // zookeeper.ssl.keystore.location
+	ZookeeperSSLKeystorePassword                         string   // zookeeper.ssl.keystore.password
+	ZookeeperSSLKeystoreType                             string   // zookeeper.ssl.keystore.type
+	ZookeeperSSLTruststoreLocation                       string   // zookeeper.ssl.truststore.location
+	ZookeeperSSLTruststorePassword                       string   // zookeeper.ssl.truststore.password
+	ZookeeperSSLTruststoreType                           string   // zookeeper.ssl.truststore.type
+	ZookeeperSSLProtocol                                 string   // zookeeper.ssl.protocol
+	ZookeeperSSLEnabledProtocols                         []string // zookeeper.ssl.enabled.protocols
+	ZookeeperSSLCipherSuites                             []string // zookeeper.ssl.cipher.suites
+	ZookeeperSSLEndpointIdentificationAlgorithm          string   // zookeeper.ssl.endpoint.identification.algorithm
+	ZookeeperSSLCrlEnable                                bool     // zookeeper.ssl.crl.enable
+	ZookeeperSSLOcspEnable                               bool     // zookeeper.ssl.ocsp.enable
 
 	// supplied holds the raw key=value pairs given (properties file plus
 	// overrides), including unknown keys; immutable after NewBroker.

@@ -2,6 +2,7 @@ package config
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 )
 
@@ -113,6 +114,12 @@ func (b *Broker) validate() []error {
 	if b.GroupMinSessionTimeoutMs > b.GroupMaxSessionTimeoutMs {
 		fail("group.min.session.timeout.ms (%d) must not exceed group.max.session.timeout.ms (%d)", b.GroupMinSessionTimeoutMs, b.GroupMaxSessionTimeoutMs)
 	}
+	if _, err := ParseConnectionOverrides(b.MaxConnectionsPerIPOverrides); err != nil {
+		errs = append(errs, &KeyError{Key: "max.connections.per.ip.overrides", Value: b.MaxConnectionsPerIPOverrides, Reason: err.Error()})
+	}
+	if b.MaxConnectionsPerIP == 0 && b.MaxConnectionsPerIPOverrides == "" {
+		fail("max.connections.per.ip can be set to zero only if max.connections.per.ip.overrides property is set.")
+	}
 	errs = append(errs, b.validateListeners()...)
 	return errs
 }
@@ -149,10 +156,27 @@ func (b *Broker) validateListeners() []error {
 	if _, ok := b.InterBrokerListener(); !ok {
 		errs = append(errs, fmt.Errorf("config: inter.broker.listener.name must be a listener name defined in advertised.listeners (%s not found)", b.InterBrokerListenerNameResolved()))
 	}
-	for _, l := range b.Listeners() {
-		if l.SecurityProtocol != "PLAINTEXT" {
-			errs = append(errs, &KeyError{Key: "listeners", Value: l.String(), Reason: "Samsa supports only the PLAINTEXT security protocol, listener " + l.Name + " maps to " + l.SecurityProtocol})
-		}
-	}
 	return errs
+}
+
+// ParseConnectionOverrides parses max.connections.per.ip.overrides, a comma
+// list of host-or-ip:count (Kafka's KafkaConfig.getMap with integer values).
+func ParseConnectionOverrides(s string) (map[string]int32, error) {
+	out := map[string]int32{}
+	for _, part := range strings.Split(s, ",") {
+		part = strings.TrimSpace(part)
+		if part == "" {
+			continue
+		}
+		i := strings.LastIndexByte(part, ':')
+		if i <= 0 {
+			return nil, fmt.Errorf("entry %q is not host:count", part)
+		}
+		n, err := strconv.ParseInt(strings.TrimSpace(part[i+1:]), 10, 32)
+		if err != nil || n < 0 {
+			return nil, fmt.Errorf("entry %q has no valid count", part)
+		}
+		out[strings.TrimSpace(part[:i])] = int32(n)
+	}
+	return out, nil
 }

@@ -257,7 +257,6 @@ func TestConfigBrokerCrossKeyValidation(t *testing.T) {
 		{"advertised 0.0.0.0", []string{"advertised.listeners", "PLAINTEXT://0.0.0.0:9092"}, "nonroutable"},
 		{"duplicate listener", []string{"listeners", "PLAINTEXT://:1,PLAINTEXT://:2"}, "different name"},
 		{"unmapped listener", []string{"listeners", "FOO://:1"}, "no security protocol"},
-		{"ssl listener", []string{"listeners", "SSL://:1", "security.inter.broker.protocol", "SSL"}, "PLAINTEXT"},
 		{"inter broker both", []string{"inter.broker.listener.name", "PLAINTEXT", "security.inter.broker.protocol", "PLAINTEXT"}, "only one of"},
 		{"inter broker missing", []string{"inter.broker.listener.name", "OTHER"}, "advertised.listeners"},
 		{"bad chroot", []string{"zookeeper.connect", "zk:2181/a/"}, "zookeeper.connect"},
@@ -312,5 +311,24 @@ func TestConfigStockServerProperties(t *testing.T) {
 	}
 	if b.BrokerID != 0 || b.LogDirs()[0] != "/tmp/kafka-logs" || b.NumPartitions != 1 || b.ZKServers()[0] != "localhost:2181" {
 		t.Errorf("unexpected values: %+v", b)
+	}
+}
+
+// TestConfigBrokerSecureListeners: SSL and SASL listeners parse with their
+// protocols, and listener-prefixed keys are known (no warning).
+func TestConfigBrokerSecureListeners(t *testing.T) {
+	b, warnings, err := NewBroker(map[string]string{"zookeeper.connect": "zk:2181",
+		"listeners": "SSL://:1,INTERNAL://:2", "listener.security.protocol.map": "SSL:SSL,INTERNAL:SASL_SSL",
+		"inter.broker.listener.name": "INTERNAL", "listener.name.internal.ssl.keystore.location": "/k.jks",
+		"listener.name.internal.scram-sha-512.sasl.jaas.config": "x required;", "listener.name.internal.sasl.enabled.mechanisms": "SCRAM-SHA-512",
+		"listener.name.internal.nokey": "1"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ls := b.Listeners(); len(ls) != 2 || ls[0].SecurityProtocol != "SSL" || ls[1].SecurityProtocol != "SASL_SSL" {
+		t.Fatalf("listeners %+v", ls)
+	}
+	if len(warnings) != 1 || !strings.Contains(string(warnings[0]), "listener.name.internal.nokey") {
+		t.Fatalf("warnings %v, want one for listener.name.internal.nokey", warnings)
 	}
 }

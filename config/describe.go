@@ -41,7 +41,7 @@ type Entry struct {
 	Null      bool // the value is null (an unset key whose default is null)
 	Source    ConfigSource
 	ReadOnly  bool
-	Sensitive bool // always false: Samsa has no password keys
+	Sensitive bool // a password key (Key.Password): Value is empty and Null set
 	Type      Type
 	Doc       string
 	Synonyms  []Synonym // precedence order; callers drop them unless asked
@@ -101,6 +101,12 @@ func (b *Broker) DescribeBroker() []Entry {
 			ReadOnly: !k.Dynamic, Type: k.Type, Doc: k.Doc, Synonyms: b.configSynonyms(k.Name), Source: SourceDefault}
 		if len(e.Synonyms) > 0 {
 			e.Source = e.Synonyms[0].Source
+		}
+		if k.Password {
+			e.Value, e.Null, e.Sensitive = "", true, true
+			for i := range e.Synonyms {
+				e.Synonyms[i].Value = ""
+			}
 		}
 		out = append(out, e)
 	}

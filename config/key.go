@@ -70,6 +70,10 @@ type Key struct {
 	Dynamic bool
 	// Synonym is, for a topic key, the broker key that supplies its default.
 	Synonym string
+	// Password marks a Kafka PASSWORD key (ssl.keystore.password,
+	// sasl.jaas.config): DescribeConfigs reports it sensitive with a null
+	// value, as Kafka does.
+	Password bool
 	// Doc is one line of documentation.
 	Doc string
 }

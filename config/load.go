@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"reflect"
 	"sort"
+	"strings"
 )
 
 // Warning is a non-fatal problem found while building a configuration, such
@@ -41,7 +42,7 @@ func NewBroker(props map[string]string) (*Broker, []Warning, error) {
 	errs := fill(reflect.ValueOf(b).Elem(), BrokerKeys, props, true)
 	var warnings []Warning
 	for _, k := range sortedKeys(props) {
-		if _, ok := findKey(BrokerKeys, k); !ok {
+		if _, ok := findKey(BrokerKeys, k); !ok && !isListenerKey(k) {
 			warnings = append(warnings, Warning(fmt.Sprintf("The configuration '%s' was supplied but isn't a known config.", k)))
 		}
 	}
@@ -170,4 +171,23 @@ func sortedKeys(m map[string]string) []string {
 	}
 	sort.Strings(out)
 	return out
+}
+
+// isListenerKey reports whether k is a listener-prefixed form Kafka accepts,
+// listener.name.<l>.<key> of a broker key, or the per-mechanism SASL keys
+// listener.name.<l>.<mech>.sasl.jaas.config and ...connections.max.reauth.ms.
+func isListenerKey(k string) bool {
+	rest, ok := strings.CutPrefix(k, "listener.name.")
+	if !ok {
+		return false
+	}
+	_, rest, ok = strings.Cut(rest, ".")
+	if !ok {
+		return false
+	}
+	if _, known := findKey(BrokerKeys, rest); known {
+		return true
+	}
+	_, perMech, ok := strings.Cut(rest, ".")
+	return ok && (perMech == "sasl.jaas.config" || perMech == "connections.max.reauth.ms")
 }

@@ -39,8 +39,10 @@ func (c *Controller) setPartitionState(tp TopicPartition, to PartitionState) {
 	} else {
 		c.cc.partitionStates[tp] = to
 	}
+	// DEBUG, as Kafka 2.8 logs these at TRACE (logSuccessfulTransition): a
+	// failover changes thousands; the elections themselves stay INFO.
 	c.stateLog(tp).WithFields(logrus.Fields{"from": from.String(), "to": to.String()}).
-		Info("controller: partition state changed")
+		Debug("controller: partition state changed")
 }
 
 // startupPartitionStateMachine initialises partition states from the leadership read at
@@ -165,7 +167,7 @@ func (c *Controller) electLeaders(tps []TopicPartition, kind electionKind) ([]To
 	var done []TopicPartition
 	remaining := tps
 	for round := 0; len(remaining) > 0 && round < maxStateWriteRounds; round++ {
-		elected, retry, err := c.doElectLeaders(remaining, kind)
+		elected, retry, err := c.doElectLeaders(remaining, kind, round > 0)
 		if err != nil {
 			return nil, err
 		}
@@ -178,12 +180,13 @@ func (c *Controller) electLeaders(tps []TopicPartition, kind electionKind) ([]To
 	return done, nil
 }
 
-// doElectLeaders is one round of elections: read states, decide, write conditionally.
-func (c *Controller) doElectLeaders(tps []TopicPartition, kind electionKind) (elected, retry []TopicPartition, err error) {
+// doElectLeaders is one round of elections: take the states (cached on the first round,
+// read after a conflict: state_cache.go), decide, write conditionally.
+func (c *Controller) doElectLeaders(tps []TopicPartition, kind electionKind, fresh bool) (elected, retry []TopicPartition, err error) {
 	cc := c.cc
-	current, err := c.store.PartitionStates(tps)
+	current, err := c.cachedOrReadStates(tps, fresh)
 	if err != nil {
-		return nil, nil, fmt.Errorf("controller: read partition states: %w", err)
+		return nil, nil, err
 	}
 	toWrite := make(map[TopicPartition]LeaderAndIsr)
 	unclean := make(map[TopicPartition]bool)

@@ -196,9 +196,9 @@ func (c *Controller) removeReplicaFromIsr(id int32, tps []TopicPartition) (map[T
 	out := make(map[TopicPartition]LeaderAndIsr)
 	remaining := tps
 	for round := 0; len(remaining) > 0 && round < maxStateWriteRounds; round++ {
-		current, err := c.store.PartitionStates(remaining)
+		current, err := c.cachedOrReadStates(remaining, round > 0)
 		if err != nil {
-			return nil, fmt.Errorf("controller: read partition states: %w", err)
+			return nil, err
 		}
 		toWrite := make(map[TopicPartition]LeaderAndIsr)
 		for _, tp := range remaining {
@@ -238,7 +238,7 @@ func (c *Controller) removeReplicaFromIsr(id int32, tps []TopicPartition) (map[T
 				cc.leadership[tp] = nl
 				out[tp] = nl
 				c.stateLog(tp).WithFields(logrus.Fields{"replica": id, "leader": nl.Leader, "leader_epoch": nl.LeaderEpoch, "isr": nl.Isr}).
-					Info("controller: removed replica from ISR")
+					Debug("controller: removed replica from ISR") // Kafka: TRACE
 			case ok && isZkVersionConflict(r.Err):
 				remaining = append(remaining, tp)
 			default:

@@ -49,9 +49,17 @@ func runConfigsAdmin(o *configsOpts, env Env) error {
 	case o.entity.typ == zkutil.ConfigTypeUser || o.entity.typ == zkutil.ConfigTypeClient:
 		if o.describe {
 			err = describeQuotasAdmin(admin, o, env.Stdout)
-		} else {
-			err = alterQuotasAdmin(admin, o, env.Stdout)
+			if err == nil && o.entity.typ == zkutil.ConfigTypeUser && !o.entity.isDefault {
+				err = describeSCRAMAdmin(admin, o, env.Stdout)
+			}
+			break
 		}
+		if o.entity.typ == zkutil.ConfigTypeUser {
+			if o.add, o.del, err = alterSCRAMAdmin(admin, o); err != nil {
+				break
+			}
+		}
+		err = alterQuotasAdmin(admin, o, env.Stdout)
 	case o.describe:
 		err = describeConfigsAdmin(admin, o, env.Stdout)
 	default:

@@ -77,6 +77,9 @@ func validateEntityConfig(typ string, cfg map[string]string) error {
 		}
 	case zkutil.ConfigTypeUser, zkutil.ConfigTypeClient:
 		for _, k := range sortedStringKeys(cfg) {
+			if typ == zkutil.ConfigTypeUser && isSCRAMKey(k) {
+				continue // a stored credential (scramToStored)
+			}
 			if _, err := parseQuotaValue(k, cfg[k]); err != nil {
 				return err
 			}
@@ -197,6 +200,11 @@ func alterConfigsZK(zk *zkutil.Client, o *configsOpts, out io.Writer) error {
 	}
 	if len(invalid) > 0 {
 		return toolErrorf("Invalid config(s): %s", strings.Join(invalid, ","))
+	}
+	if e.typ == zkutil.ConfigTypeUser {
+		if err := scramToStored(o.add); err != nil {
+			return err
+		}
 	}
 	maps.Copy(cfg, o.add)
 	for _, k := range o.del {

@@ -2,6 +2,7 @@ package zkutil
 
 import (
 	"context"
+	"crypto/tls"
 	"fmt"
 	"io"
 	"strings"
@@ -30,9 +31,15 @@ type Config struct {
 	ConnectionTimeout time.Duration
 	// Logger receives zkutil's logs (component=zkutil). Nil discards them.
 	Logger logrus.FieldLogger
+	// TLS, when set, wraps every connection to ZooKeeper in TLS
+	// (zookeeper.ssl.client.enable, KIP-515); ServerName is set per server
+	// when empty, so the certificate's host name is checked unless the
+	// config skips verification.
+	TLS *tls.Config
 	// SecureACLs is zookeeper.set.acl: znodes this Client creates get
 	// Kafka's secure ACLs (znode_acl.go). It needs an authenticated
-	// session (Auth), else Connect fails with ErrSecureACLsWithoutAuth.
+	// session (Auth, or a TLS client certificate: ZooKeeper's x509
+	// identity), else Connect fails with ErrSecureACLsWithoutAuth.
 	SecureACLs bool
 	// Auth is added to the session before Connect returns (AddAuth), and
 	// again by go-zookeeper after each reconnect.
@@ -131,7 +138,10 @@ func Connect(ctx context.Context, cfg Config) (*Client, error) {
 	if err != nil {
 		return nil, err
 	}
-	if cfg.SecureACLs && len(cfg.Auth) == 0 {
+	// A TLS client certificate is an identity too (ZooKeeper's x509
+	// provider, KIP-515).
+	tlsIdentity := cfg.TLS != nil && (len(cfg.TLS.Certificates) > 0 || cfg.TLS.GetClientCertificate != nil)
+	if cfg.SecureACLs && len(cfg.Auth) == 0 && !tlsIdentity {
 		return nil, ErrSecureACLsWithoutAuth
 	}
 	if cfg.SessionTimeout <= 0 {
@@ -186,7 +196,7 @@ func open(ctx context.Context, cfg Config, servers []string, chroot string, log 
 		servers:      servers,
 		timeout:      cfg.ConnectionTimeout,
 		log:          log,
-		sniff:        &credSniffer{},
+		sniff:        &credSniffer{tls: cfg.TLS},
 		dispatch:     newDispatcher(),
 		quit:         make(chan struct{}),
 		firstSession: make(chan struct{}),

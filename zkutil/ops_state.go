@@ -51,7 +51,8 @@ func (c *Client) GetPartitionStates(tps []TopicPartition) (map[TopicPartition]Ve
 
 // CreatePartitionStates creates the /state znodes of new partitions (and the
 // /partitions and /partitions/<p> parents when missing), each create fenced by
-// epochZkVersion (Kafka createTopicPartitionStatesRaw). The result holds an
+// epochZkVersion (Kafka createTopicPartitionStatesRaw; Samsa batches up to 50
+// partitions per multi). The result holds an
 // entry only for partitions that failed: ErrNodeExists when the state was
 // already there, ErrControllerMoved when the fence failed.
 func (c *Client) CreatePartitionStates(epochZkVersion int32, states map[TopicPartition]PartitionState) map[TopicPartition]error {
@@ -79,12 +80,19 @@ func (c *Client) CreatePartitionStates(epochZkVersion int32, states map[TopicPar
 		}
 	}
 	errs := make([]error, len(tps))
-	parallel(len(tps), func(i int) {
-		if err := failed[tps[i].Topic]; err != nil {
+	var todo []int
+	for i, tp := range tps {
+		if err := failed[tp.Topic]; err != nil {
 			errs[i] = err
-			return
+			continue
 		}
-		errs[i] = c.createPartitionState(epochZkVersion, tps[i], states[tps[i]])
+		todo = append(todo, i)
+	}
+	// Up to stateBatchOps/2 partitions (two creates each) per fenced multi
+	// (ops_state_batch.go).
+	per := stateBatchOps / 2
+	parallel((len(todo)+per-1)/per, func(ci int) {
+		c.createStateBatch(epochZkVersion, tps, states, append([]int(nil), todo[ci*per:min((ci+1)*per, len(todo))]...), errs)
 	})
 	for i, tp := range tps {
 		if errs[i] != nil {
@@ -104,39 +112,6 @@ func (c *Client) createPartitionState(epochZkVersion int32, tp TopicPartition, s
 		_, err = c.fencedMulti(epochZkVersion, state)
 	}
 	return err
-}
-
-// UpdatePartitionStates writes new states, each conditional on the
-// partition's ZkVersion and on the controller epoch zkVersion (one fenced
-// multi per partition, pipelined). It returns the new zkVersions of the
-// partitions written and the errors of the others: ErrBadVersion (the caller
-// re-reads and retries, Kafka style), ErrNoNode, or ErrControllerMoved (the
-// caller resigns).
-func (c *Client) UpdatePartitionStates(epochZkVersion int32, updates map[TopicPartition]VersionedState) (map[TopicPartition]int32, map[TopicPartition]error) {
-	tps := sortedTPs(updates)
-	versions := make([]int32, len(tps))
-	errs := make([]error, len(tps))
-	parallel(len(tps), func(i int) {
-		u := updates[tps[i]]
-		res, err := c.fencedMulti(epochZkVersion, SetOp{
-			Path: PartitionStatePath(tps[i].Topic, tps[i].Partition), Data: u.State.Encode(), Version: u.ZkVersion,
-		})
-		if err != nil {
-			errs[i] = err
-			return
-		}
-		versions[i] = res[0].Stat.Version
-	})
-	okOut := make(map[TopicPartition]int32, len(tps))
-	errOut := make(map[TopicPartition]error)
-	for i, tp := range tps {
-		if errs[i] != nil {
-			errOut[tp] = errs[i]
-		} else {
-			okOut[tp] = versions[i]
-		}
-	}
-	return okOut, errOut
 }
 
 // UpdatePartitionStateFromLeader is the partition leader's own ISR write

@@ -1,7 +1,9 @@
 package zkutil
 
 import (
+	"crypto/tls"
 	"encoding/binary"
+	"fmt"
 	"net"
 	"sync"
 	"sync/atomic"
@@ -14,6 +16,7 @@ import (
 // expire a session the standard way (attach a second client to the session
 // and close it).
 type credSniffer struct {
+	tls         *tls.Config  // immutable; nil: plaintext
 	dials       atomic.Int64 // connections dialed so far
 	watchesUsed atomic.Bool  // the Client has armed a ZooKeeper watch
 	expired     atomic.Bool  // the last handshake answered "session expired"
@@ -28,6 +31,21 @@ func (s *credSniffer) dial(network, address string, timeout time.Duration) (net.
 	conn, err := net.DialTimeout(network, address, timeout)
 	if err != nil {
 		return nil, err
+	}
+	if s.tls != nil {
+		cfg := s.tls
+		if cfg.ServerName == "" {
+			cfg = cfg.Clone()
+			cfg.ServerName, _, _ = net.SplitHostPort(address)
+		}
+		tc := tls.Client(conn, cfg)
+		tc.SetDeadline(time.Now().Add(timeout))
+		if err := tc.Handshake(); err != nil {
+			conn.Close()
+			return nil, fmt.Errorf("zkutil: TLS handshake with %s: %w", address, err)
+		}
+		tc.SetDeadline(time.Time{})
+		conn = tc
 	}
 	// Only a reconnect into a live session of a Client that uses watches
 	// can have watches to restore; other connections skip the SetWatches

@@ -235,7 +235,13 @@ func (c *Client) dialLocked(ctx context.Context) error {
 	} else {
 		c.mu.br.Reset(conn)
 	}
-	return c.negotiateLocked(ctx)
+	if err := c.negotiateLocked(ctx); err != nil {
+		return err
+	}
+	if c.opts.sasl != nil {
+		return c.authenticateLocked(ctx)
+	}
+	return nil
 }
 
 // negotiateLocked sends ApiVersions (v3, falling back to the version the broker names in a

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/sirupsen/logrus"
+	"github.com/twmb/franz-go/pkg/sasl"
 )
 
 // Defaults, after Kafka's client settings.
@@ -34,6 +35,7 @@ type options struct {
 	requestTimeout      time.Duration // 0: none
 	maxVersions         map[int16]int16
 	dial                func(ctx context.Context, network, addr string) (net.Conn, error)
+	sasl                sasl.Mechanism // nil: no SASL (WithSASL)
 }
 
 func buildOptions(opts []Option) options {

@@ -95,8 +95,8 @@ type fetchRound struct {
 	answered    bool // a result was applied (a repeated one is ignored)
 }
 
-// fetcher copies the logs of the partitions led by one broker (Kafka's
-// ReplicaFetcherThread). Its goroutine is started by fetcherManager.add.
+// fetcher copies the logs of its share of the partitions led by one broker
+// (Kafka's ReplicaFetcherThread; num.replica.fetchers of them per leader). Its goroutine is started by fetcherManager.add.
 type fetcher struct {
 	fm     *fetcherManager
 	leader int32
@@ -122,10 +122,10 @@ type fetcher struct {
 	now, nextReady time.Time
 }
 
-func newFetcher(fm *fetcherManager, leader int32) *fetcher {
+func newFetcher(fm *fetcherManager, leader int32, id int) *fetcher {
 	ctx, cancel := context.WithCancel(context.Background())
 	f := &fetcher{fm: fm, leader: leader, ctx: ctx, cancel: cancel, wake: make(chan struct{}, 1),
-		log: fm.m.log.WithFields(logrus.Fields{"component": "replica-fetcher", "leader": leader})}
+		log: fm.m.log.WithFields(logrus.Fields{"component": "replica-fetcher", "leader": leader, "fetcher": id})}
 	f.mu.endpoint = LeaderEndpoint{ID: leader}
 	f.mu.partitions = make(map[TopicPartition]*partitionFetchState)
 	f.parts = make(map[TopicPartition]partitionFetchState)

@@ -3,6 +3,7 @@ package replica
 import (
 	"context"
 	"sync"
+	"unicode/utf16"
 )
 
 // FetcherConfig configures the follower fetchers.
@@ -20,6 +21,32 @@ type FetcherConfig struct {
 	PartitionMaxBytes int32
 	// BackoffMs is replica.fetch.backoff.ms, the pause after an error.
 	BackoffMs int32
+	// NumFetchers is num.replica.fetchers: fetcher goroutines per leader
+	// broker (at least 1). Partitions are spread over them by Kafka's
+	// AbstractFetcherManager.getFetcherId.
+	NumFetchers int
+}
+
+// fetcherKey names one fetcher goroutine: a leader and the fetcher index.
+type fetcherKey struct {
+	leader int32
+	id     int
+}
+
+// fetcherID is Kafka's getFetcherId: abs(31 * topic.hashCode +
+// partition) % num.replica.fetchers, with Java's String.hashCode (UTF-16
+// code units), so a partition goes to the same fetcher index as on Kafka.
+func fetcherID(tp TopicPartition, n int) int {
+	if n <= 1 {
+		return 0
+	}
+	var h int32
+	for _, u := range utf16.Encode([]rune(tp.Topic)) {
+		h = 31*h + int32(u)
+	}
+	v := 31*h + tp.Partition
+	// Kafka's Utils.abs maps MinValue to 0 (v & 0x7fffffff).
+	return int(v&0x7fffffff) % n
 }
 
 // fetchTarget is a partition to follow.
@@ -29,15 +56,15 @@ type fetchTarget struct {
 	leaderEpoch int32
 }
 
-// fetcherManager owns one fetcher goroutine per source broker (Kafka's
-// ReplicaFetcherManager with num.replica.fetchers = 1).
+// fetcherManager owns num.replica.fetchers fetcher goroutines per source
+// broker (Kafka's ReplicaFetcherManager), each with its own fetch session.
 type fetcherManager struct {
 	m   *Manager
 	cfg FetcherConfig
 
 	mu struct {
 		sync.Mutex
-		fetchers map[int32]*fetcher // by leader id
+		fetchers map[fetcherKey]*fetcher
 		closed   bool
 	}
 	wg sync.WaitGroup
@@ -45,7 +72,7 @@ type fetcherManager struct {
 
 func newFetcherManager(m *Manager, cfg FetcherConfig) *fetcherManager {
 	fm := &fetcherManager{m: m, cfg: cfg}
-	fm.mu.fetchers = make(map[int32]*fetcher)
+	fm.mu.fetchers = make(map[fetcherKey]*fetcher)
 	return fm
 }
 
@@ -65,15 +92,16 @@ func (fm *fetcherManager) add(_ context.Context, targets []fetchTarget, leaders 
 		eps[l.ID] = l
 	}
 	for _, t := range targets {
-		for id, f := range fm.mu.fetchers {
-			if id != t.leader {
+		key := fetcherKey{leader: t.leader, id: fetcherID(t.tp, fm.cfg.NumFetchers)}
+		for k, f := range fm.mu.fetchers {
+			if k != key {
 				f.removePartition(t.tp)
 			}
 		}
-		f, ok := fm.mu.fetchers[t.leader]
+		f, ok := fm.mu.fetchers[key]
 		if !ok {
-			f = newFetcher(fm, t.leader)
-			fm.mu.fetchers[t.leader] = f
+			f = newFetcher(fm, t.leader, key.id)
+			fm.mu.fetchers[key] = f
 			fm.wg.Add(1)
 			go func() {
 				defer fm.wg.Done()

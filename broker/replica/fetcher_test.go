@@ -143,3 +143,25 @@ func TestReplicaFetcherDelaysOnlyTheFailedPartition(t *testing.T) {
 	src.answers <- nil
 	expect(both)
 }
+
+// TestReplicaFetcherIDMatchesKafka: partitions spread over
+// num.replica.fetchers as Kafka's getFetcherId (Java String.hashCode).
+func TestReplicaFetcherIDMatchesKafka(t *testing.T) {
+	// "topic".hashCode() = 110546223; 31*110546223+3 = 3426932916 as an
+	// int overflows to -868034380, & 0x7fffffff = 1279449268, % 4 = 0.
+	cases := []struct {
+		tp   TopicPartition
+		n    int
+		want int
+	}{
+		{TopicPartition{"topic", 3}, 4, 0},
+		{TopicPartition{"topic", 4}, 4, 1},
+		{TopicPartition{"a", 0}, 3, (31 * 97) % 3},
+		{TopicPartition{"anything", 7}, 1, 0},
+	}
+	for _, c := range cases {
+		if got := fetcherID(c.tp, c.n); got != c.want {
+			t.Errorf("fetcherID(%v, %d) = %d, want %d", c.tp, c.n, got, c.want)
+		}
+	}
+}

@@ -109,12 +109,13 @@ func (p *Partition) shouldExpandLocked(id int32, offset int64) bool {
 
 // maybeExpandIsr adds follower id to the ISR if it still qualifies
 // (Kafka Partition.maybeExpandIsr). It writes the state znode under the
-// partition's write lock, as Kafka does.
-func (p *Partition) maybeExpandIsr(id int32) {
+// partition's write lock, as Kafka does, and reports whether the high
+// watermark moved (the caller wakes the purgatories).
+func (p *Partition) maybeExpandIsr(id int32) (hwMoved bool) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if !p.isLeaderLocked() {
-		return
+		return false
 	}
 	p.progress.Lock()
 	fs, ok := p.mu.followers[id]
@@ -124,12 +125,13 @@ func (p *Partition) maybeExpandIsr(id int32) {
 	}
 	p.progress.Unlock()
 	if !ok || !p.shouldExpandLocked(id, offset) {
-		return
+		return false
 	}
 	newISR := append(slices.Clone(p.mu.isr), id)
 	if p.writeIsrLocked(newISR, []int32{id}, false) {
-		p.maybeIncrementHighWatermarkLocked()
+		return p.maybeIncrementHighWatermarkLocked()
 	}
+	return false
 }
 
 // maybeShrinkIsr removes followers that have not caught up to the leader's

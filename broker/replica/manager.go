@@ -103,8 +103,9 @@ type Manager struct {
 	}
 	fetchers   *fetcherManager // owns the follower fetcher goroutines
 	isrChanges isrPropagator   // partitions whose ISR this leader changed
+	expander   isrExpander     // ISR expansions queued by follower fetches (isr_expand.go)
 	stop       context.CancelFunc
-	wg         sync.WaitGroup // the ISR loop
+	wg         sync.WaitGroup // the ISR loop and the ISR expansion workers
 }
 
 // New returns a Manager. With Config.Isr it starts the ISR maintenance
@@ -147,6 +148,7 @@ func New(cfg Config) (*Manager, error) {
 			defer m.wg.Done()
 			m.isrLoop(ctx)
 		}()
+		m.startIsrExpanders(ctx)
 	}
 	return m, nil
 }
@@ -235,8 +237,11 @@ func (m *Manager) BecomeLeaderOrFollower(ctx context.Context, req LeaderAndIsr) 
 	// One config lookup per topic of the request, not per partition: a
 	// lookup may be a ZooKeeper read, and a LeaderAndIsr after a broker
 	// failure names thousands of partitions of a few topics.
+	var configMu sync.Mutex
 	configs := make(map[string]topicConfigResult)
 	topicConfig := func(topic string) (TopicConfig, error) {
+		configMu.Lock()
+		defer configMu.Unlock()
 		r, ok := configs[topic]
 		if !ok {
 			r.tc, r.err = m.cfg.TopicConfig(topic)
@@ -245,6 +250,7 @@ func (m *Manager) BecomeLeaderOrFollower(ctx context.Context, req LeaderAndIsr) 
 		return r.tc, r.err
 	}
 	var offline []TopicPartition
+	wave := make([]waveItem, 0, len(req.Partitions))
 	for _, ps := range req.Partitions {
 		// Offline first, as Kafka's becomeLeaderOrFollower.
 		if m.IsOffline(ps.TopicPartition) {
@@ -261,7 +267,11 @@ func (m *Manager) BecomeLeaderOrFollower(ctx context.Context, req LeaderAndIsr) 
 			results[ps.TopicPartition] = err
 			continue
 		}
-		isLeader, err := p.applyLeaderAndIsr(ps, now, topicConfig)
+		wave = append(wave, waveItem{ps: ps, p: p})
+	}
+	applyWave(wave, now, topicConfig)
+	for _, w := range wave {
+		ps, isLeader, err := w.ps, w.isLeader, w.err
 		results[ps.TopicPartition] = err
 		if offlineOnStorageError(err) {
 			m.log.WithError(err).WithFields(logrus.Fields{"topic": ps.Topic, "partition": ps.Partition}).
@@ -294,6 +304,14 @@ type topicConfigResult struct {
 // topicConfig is the request's memoised Config.TopicConfig.
 func (p *Partition) applyLeaderAndIsr(ps PartitionState, now time.Time,
 	topicConfig func(string) (TopicConfig, error)) (isLeader bool, err error) {
+	return p.applyLeaderAndIsrUpTo(ps, now, topicConfig, false)
+}
+
+// applyLeaderAndIsrUpTo is applyLeaderAndIsr; with openOnly it stops once
+// the log is open (the sequential first stage of a wave, so that new logs
+// are placed in request order).
+func (p *Partition) applyLeaderAndIsrUpTo(ps PartitionState, now time.Time,
+	topicConfig func(string) (TopicConfig, error), openOnly bool) (isLeader bool, err error) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if p.mu.leaderEpoch >= 0 && ps.LeaderEpoch <= p.mu.leaderEpoch {
@@ -318,6 +336,9 @@ func (p *Partition) applyLeaderAndIsr(ps PartitionState, now time.Time,
 			return false, fmt.Errorf("replica: %s: log failed: %w", p.tp, err)
 		}
 		p.mu.data = l
+	}
+	if openOnly {
+		return false, nil
 	}
 	if ps.Leader == p.m.cfg.BrokerID {
 		return true, p.makeLeaderLocked(ps, now)

@@ -72,7 +72,7 @@ func (m *Manager) Read(tp TopicPartition, rp ReadParams) (ReadResult, error) {
 	}
 	res, hwMoved, expand, err := p.read(rp)
 	if expand {
-		p.maybeExpandIsr(rp.ReplicaID)
+		m.requestExpand(tp, rp.ReplicaID) // isr_expand.go
 	}
 	if hwMoved {
 		k := purgatory.Key{Topic: tp.Topic, Partition: tp.Partition}

@@ -47,6 +47,8 @@ type Conn struct {
 	cancel   context.CancelFunc // immutable
 	log      logrus.FieldLogger // immutable
 	br       *bufio.Reader      // reader goroutine only
+	sec      *Security          // immutable; the listener's security
+	sasl     saslState          // reader goroutine only; used on SASL listeners
 	clientID atomic.Pointer[string]
 	// principal is who the connection authenticated as (TLS certificate, SASL); nil means
 	// User:ANONYMOUS. Set by the authentication layer, read by every request's handler.
@@ -228,6 +230,9 @@ func (c *Conn) serve() {
 			c.panicked(r)
 		}
 	}()
+	if !c.tlsHandshake() {
+		return
+	}
 	c.br = bufio.NewReaderSize(c.nc, connReadBuffer)
 	c.readLoop()
 }
@@ -243,7 +248,7 @@ func (c *Conn) readLoop() {
 		if s.opts.IdleTimeout > 0 {
 			c.nc.SetReadDeadline(time.Now().Add(s.opts.IdleTimeout))
 		}
-		frame, err := wire.ReadFramePooled(c.br, s.opts.MaxRequestSize, s.frames, reusableFrame)
+		frame, err := wire.ReadFramePooled(c.br, c.maxFrame(), s.frames, reusableFrame)
 		if !c.setReading(false) {
 			return
 		}
@@ -253,12 +258,33 @@ func (c *Conn) readLoop() {
 			return
 		}
 		start := time.Now()
+		if c.sasl.raw {
+			if !c.saslRaw(frame) {
+				return
+			}
+			continue
+		}
 		req, err := wire.ParseRequest(frame)
 		if err != nil && !(errors.Is(err, wire.ErrUnsupportedVersion) && req != nil && req.Body != nil) {
 			c.logRequest(req).WithError(err).Info("closing connection: undecodable request")
 			return
 		}
 		c.clientID.Store(req.ClientID)
+		if c.sec.SASL != nil {
+			var handled, ok bool
+			if c.saslPending() {
+				handled, ok = c.saslRequest(req, &wbuf)
+			} else {
+				handled, ok = c.saslAfterAuth(req, &wbuf)
+			}
+			if !ok {
+				c.forceClose()
+				return
+			}
+			if handled {
+				continue
+			}
+		}
 		if req.Key != produceKey && !c.waitDrained() {
 			return
 		}

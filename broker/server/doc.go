@@ -7,7 +7,13 @@
 // the per-connection loops (reader: read frame → parse → Handler.Serve, in order; writer:
 // finish and write responses, in order), the per-connection response queue (Pending,
 // MaxQueuedResponses, MaxQueuedBytes), the request frame pool (Produce and Fetch frames),
-// connections.max.idle.ms, max.connections.per.ip, socket.send/receive.buffer.bytes, graceful
+// connections.max.idle.ms, max.connections.per.ip (and its overrides), max.connections and
+// max.connection.creation.rate (broker-wide and per listener, the inter-broker listener exempt
+// from the broker-wide ones; limits.go), transport security per listener (Security, ListenSecure:
+// TLS handshake on the connection goroutine and the certificate principal, security.go; the SASL
+// exchange before any request, with sasl.server.max.receive.size as the frame limit until
+// authenticated, SaslHandshake v0 raw tokens, the failed-authentication delay and KIP-368
+// re-authentication, sasl.go), socket.send/receive.buffer.bytes, graceful
 // and forced shutdown, the per-connection recover() of last
 // resort (Panics, metric "broker.panics"), the request metrics (RequestsPerSec,
 // TotalTimeMs per API), and connection muting (Conn.Mute: Kafka's channel mute on a client
@@ -16,7 +22,7 @@
 // # Must never import
 //
 // broker (root), broker/storage, broker/replica, broker/group, controller, zkutil,
-// broker/metadata. It imports broker/wire only.
+// broker/metadata. It imports broker/wire, broker/principal and broker/security/sasl only.
 //
 // # Concurrency
 //
@@ -59,6 +65,9 @@
 // contexts (a Pending's Wait gets the cancelled ctx). Cancelling Serve's ctx does the forced
 // part at once. Both wait for every goroutine; handlers and Waits must return when their ctx
 // is done.
+//
+// Accept loops wait on Server.slots (a sync.Cond on Server.mu) while a connection limit is
+// reached; removeConn and stopAccepting broadcast it.
 //
 // Locks: Server.mu (listeners, connection set, per-IP counts) is taken before Conn.mu (reading
 // and closed flags, queue counts), never the other way round; no I/O other than Close happens

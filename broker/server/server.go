@@ -2,6 +2,7 @@ package server
 
 import (
 	"context"
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"io"
@@ -47,6 +48,21 @@ type Options struct {
 	// already has this many is closed at once (Kafka's TooManyConnectionsException). Zero or
 	// negative means no limit (Kafka's default is Int.MaxValue).
 	MaxConnectionsPerIP int32
+	// MaxConnectionsPerIPOverrides is max.connections.per.ip.overrides by IP
+	// address (the broker resolves host names); it wins over
+	// MaxConnectionsPerIP. ZeroConnectionsPerIP is Kafka's
+	// max.connections.per.ip=0: addresses without an override get none.
+	MaxConnectionsPerIPOverrides map[string]int32
+	ZeroConnectionsPerIP         bool
+	// MaxConnections is max.connections: above it the accept loops of every
+	// listener but the inter-broker one wait for a connection to close.
+	// Zero or negative: no limit.
+	MaxConnections int32
+	// MaxConnectionCreationRate is max.connection.creation.rate (KIP-612),
+	// connections per second accepted broker-wide (the inter-broker listener
+	// is exempt); the accept loops wait when it is exceeded. Zero or
+	// negative: no limit.
+	MaxConnectionCreationRate int32
 	// SendBufferBytes and ReceiveBufferBytes are socket.send.buffer.bytes and
 	// socket.receive.buffer.bytes (SO_SNDBUF / SO_RCVBUF). Zero or negative keeps the OS
 	// default (Kafka's -1), which on Linux leaves buffer autotuning on.
@@ -75,15 +91,18 @@ type Server struct {
 	connSeq atomic.Int64       // atomic
 	wg      sync.WaitGroup     // accept loops and connection goroutines
 	quit    chan struct{}      // closed when Shutdown starts or Serve's ctx ends
+	rate    *rateLimiter       // immutable after New; nil: no broker-wide creation rate
+	slots   *sync.Cond         // on mu; signalled when a connection closes or the server stops
 	once    sync.Once          // closes quit
 	mu      struct {
 		sync.Mutex
-		listeners []*listener        // guarded by mu
-		conns     map[*Conn]struct{} // guarded by mu
-		perIP     map[string]int32   // guarded by mu; open connections by remote IP
-		ctx       context.Context    // guarded by mu; non-nil once Serve started
-		cancel    context.CancelFunc // guarded by mu
-		serving   bool               // guarded by mu
+		listeners   []*listener        // guarded by mu
+		conns       map[*Conn]struct{} // guarded by mu
+		perIP       map[string]int32   // guarded by mu; open connections by remote IP
+		perListener map[string]int32   // guarded by mu; open connections by listener name
+		ctx         context.Context    // guarded by mu; non-nil once Serve started
+		cancel      context.CancelFunc // guarded by mu
+		serving     bool               // guarded by mu
 	}
 }
 
@@ -91,6 +110,8 @@ type Server struct {
 type listener struct {
 	name string
 	ln   net.Listener
+	sec  *Security    // never nil; the zero Security is PLAINTEXT
+	rate *rateLimiter // nil: no listener creation rate
 }
 
 // New returns a Server that is not yet listening.
@@ -129,6 +150,9 @@ func New(opts Options) (*Server, error) {
 	}
 	s.mu.conns = make(map[*Conn]struct{})
 	s.mu.perIP = make(map[string]int32)
+	s.mu.perListener = make(map[string]int32)
+	s.slots = sync.NewCond(&s.mu.Mutex)
+	s.rate = newRateLimiter(opts.MaxConnectionCreationRate)
 	return s, nil
 }
 
@@ -148,7 +172,13 @@ func (s *Server) Listen(name, addr string) (net.Addr, error) {
 
 // addListener registers ln under name and starts accepting on it if Serve is running.
 func (s *Server) addListener(name string, ln net.Listener) (net.Addr, error) {
-	l := &listener{name: name, ln: ln}
+	return s.addSecureListener(name, ln, Security{})
+}
+
+// addSecureListener registers ln under name with its security and starts
+// accepting on it if Serve is running.
+func (s *Server) addSecureListener(name string, ln net.Listener, sec Security) (net.Addr, error) {
+	l := &listener{name: name, ln: ln, sec: &sec, rate: newRateLimiter(sec.MaxConnectionCreationRate)}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.closing.Load() {
@@ -242,6 +272,7 @@ func (s *Server) stopAccepting() {
 	defer s.mu.Unlock()
 	s.closing.Store(true)
 	s.once.Do(func() { close(s.quit) })
+	s.slots.Broadcast() // accept loops waiting for a slot return
 	for _, l := range s.mu.listeners {
 		l.ln.Close()
 	}
@@ -270,6 +301,9 @@ func (s *Server) acceptLoop(ctx context.Context, l *listener) {
 	defer s.wg.Done()
 	var backoff time.Duration
 	for {
+		if !s.waitConnectionSlot(l) || !s.waitCreationRate(ctx, l) {
+			return
+		}
 		nc, err := l.ln.Accept()
 		if err != nil {
 			if s.closing.Load() || errors.Is(err, net.ErrClosed) {
@@ -290,12 +324,12 @@ func (s *Server) acceptLoop(ctx context.Context, l *listener) {
 			continue
 		}
 		backoff = 0
-		s.startConn(ctx, l.name, nc)
+		s.startConn(ctx, l, nc)
 	}
 }
 
 // startConn registers nc and starts its goroutine, or closes it when the server is closing.
-func (s *Server) startConn(ctx context.Context, listenerName string, nc net.Conn) {
+func (s *Server) startConn(ctx context.Context, l *listener, nc net.Conn) {
 	if tc, ok := nc.(*net.TCPConn); ok {
 		if n := s.opts.SendBufferBytes; n > 0 {
 			tc.SetWriteBuffer(int(n))
@@ -304,7 +338,11 @@ func (s *Server) startConn(ctx context.Context, listenerName string, nc net.Conn
 			tc.SetReadBuffer(int(n))
 		}
 	}
-	c := newConn(ctx, s, listenerName, nc)
+	if l.sec.TLS != nil {
+		nc = tls.Server(nc, l.sec.TLS)
+	}
+	c := newConn(ctx, s, l.name, nc)
+	c.sec = l.sec
 	s.mu.Lock()
 	if s.closing.Load() {
 		s.mu.Unlock()
@@ -312,7 +350,7 @@ func (s *Server) startConn(ctx context.Context, listenerName string, nc net.Conn
 		c.cancel()
 		return
 	}
-	if limit := s.opts.MaxConnectionsPerIP; limit > 0 && s.mu.perIP[c.ip] >= limit {
+	if limit, limited := s.perIPLimit(c.ip); limited && s.mu.perIP[c.ip] >= limit {
 		s.mu.Unlock()
 		c.log.Infof("closing connection: %d connections from %s (max.connections.per.ip)", limit, c.ip)
 		nc.Close()
@@ -320,6 +358,7 @@ func (s *Server) startConn(ctx context.Context, listenerName string, nc net.Conn
 		return
 	}
 	s.mu.perIP[c.ip]++
+	s.mu.perListener[l.name]++
 	s.mu.conns[c] = struct{}{}
 	s.conns.Update(int64(len(s.mu.conns)))
 	s.wg.Add(1)
@@ -333,6 +372,8 @@ func (s *Server) removeConn(c *Conn) {
 	if s.mu.perIP[c.ip]--; s.mu.perIP[c.ip] <= 0 {
 		delete(s.mu.perIP, c.ip)
 	}
+	s.mu.perListener[c.listener]--
+	s.slots.Broadcast()
 	s.conns.Update(int64(len(s.mu.conns)))
 	s.mu.Unlock()
 }

@@ -211,9 +211,18 @@ func (c *LeaderEpochCache) EndOffsetFor(requestedEpoch int32, logEndOffset int64
 func (c *LeaderEpochCache) TruncateFromEnd(endOffset int64) error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	if !c.truncateFromEndLocked(endOffset) {
+		return nil
+	}
+	return c.flushLocked()
+}
+
+// truncateFromEndLocked is TruncateFromEnd without persisting; it reports
+// whether the cache changed.
+func (c *LeaderEpochCache) truncateFromEndLocked(endOffset int64) bool {
 	n := len(c.mu.entries)
 	if endOffset < 0 || n == 0 || c.mu.entries[n-1].StartOffset < endOffset {
-		return nil
+		return false
 	}
 	i := n
 	for i > 0 && c.mu.entries[i-1].StartOffset >= endOffset {
@@ -221,7 +230,22 @@ func (c *LeaderEpochCache) TruncateFromEnd(endOffset int64) error {
 	}
 	c.mu.entries = c.mu.entries[:i]
 	c.log.Debugf("removed %d leader epoch entries after truncating to end offset %d", n-i, endOffset)
-	return c.flushLocked()
+	return true
+}
+
+// trimAtLoad trims the cache to the loaded log, [startOffset, endOffset)
+// (Kafka's LogLoader calls truncateFromEnd and truncateFromStart), in
+// memory only. Kafka rewrites and fsyncs the file when that changes it; a
+// broker restarting with 10,000 empty partitions (each has its epoch entry
+// at the log end, which truncateFromEnd removes) spent most of its log
+// load on those fsyncs. Not writing is safe: the trim depends only on the
+// log, so after a crash the next load trims the same entries again, and
+// every later change of the cache rewrites the whole file from memory.
+func (c *LeaderEpochCache) trimAtLoad(startOffset, endOffset int64) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.truncateFromEndLocked(endOffset)
+	c.truncateFromStartLocked(startOffset)
 }
 
 // TruncateFromStart drops entries wholly before startOffset (the log start
@@ -233,19 +257,29 @@ func (c *LeaderEpochCache) TruncateFromEnd(endOffset int64) error {
 func (c *LeaderEpochCache) TruncateFromStart(startOffset int64) error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	if !c.truncateFromStartLocked(startOffset) {
+		return nil
+	}
+	return c.flushLocked()
+}
+
+// truncateFromStartLocked is TruncateFromStart without persisting; it
+// reports whether the cache changed (a first entry already starting at
+// startOffset is no change, as in Kafka's truncateFromStart).
+func (c *LeaderEpochCache) truncateFromStartLocked(startOffset int64) bool {
 	i := 0
 	for i < len(c.mu.entries) && c.mu.entries[i].StartOffset <= startOffset {
 		i++
 	}
-	if i == 0 {
-		return nil
+	if i == 0 || (i == 1 && c.mu.entries[0].StartOffset == startOffset) {
+		return false
 	}
 	first := EpochEntry{Epoch: c.mu.entries[i-1].Epoch, StartOffset: startOffset}
 	rest := c.mu.entries[i:]
 	entries := make([]EpochEntry, 0, 1+len(rest))
 	c.mu.entries = append(append(entries, first), rest...)
 	c.log.Debugf("removed %d leader epoch entries before start offset %d; first entry now %v", i, startOffset, first)
-	return c.flushLocked()
+	return true
 }
 
 // Clear removes every entry and persists the empty cache (Kafka

@@ -190,13 +190,9 @@ func (l *Log) loadLocked(opts LogOptions) error {
 		rp = next // everything on disk was just read back and checked
 	}
 	l.recoveryPoint.Store(rp)
-	// Kafka trims the epoch cache to the loaded log (Log.loadSegments).
-	if err := l.epochs.TruncateFromEnd(next); err != nil {
-		return err
-	}
-	if err := l.epochs.TruncateFromStart(l.logStartOffset.Load()); err != nil {
-		return err
-	}
+	// Kafka trims the epoch cache to the loaded log (Log.loadSegments); in
+	// memory only, see trimAtLoad.
+	l.epochs.trimAtLoad(l.logStartOffset.Load(), next)
 	if err := l.loadProducerStateLocked(opts.CleanShutdown, snapshots); err != nil {
 		return err
 	}
@@ -273,6 +269,9 @@ func (l *Log) recoverLocked(segs []*Segment, recoveryPoint int64) ([]*Segment, e
 	for i := first; i < len(segs); i++ {
 		s := segs[i]
 		active := i == len(segs)-1
+		// Kafka's LogLoader logs each one at INFO too.
+		l.logger.WithFields(logrus.Fields{"segment": s.logPath, "recovery_point": recoveryPoint}).
+			Info("storage: recovering segment past the recovery point")
 		l.noteTxnIndexResetLocked(s)
 		dropped, err := recoverSegmentLocked(s, active, l.logger)
 		if err != nil {

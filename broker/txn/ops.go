@@ -129,22 +129,34 @@ func (c *Coordinator) write(ctx context.Context, p int32, part *partition, md *m
 	return 0
 }
 
+// lockTxn takes c.mu and finds id's partition and metadata. On success it
+// returns with c.mu held (the caller decides, then unlocks); on an error code
+// c.mu is already released: NOT_COORDINATOR / COORDINATOR_LOAD_IN_PROGRESS
+// from ownerLocked, INVALID_PRODUCER_ID_MAPPING for an id never initialised.
+func (c *Coordinator) lockTxn(id string) (int32, *partition, *metadata, int16) {
+	c.mu.Lock()
+	p, part, code := c.ownerLocked(id)
+	if code != 0 {
+		c.mu.Unlock()
+		return 0, nil, nil, code
+	}
+	md := part.txns[id]
+	if md == nil {
+		c.mu.Unlock()
+		return 0, nil, nil, kerr.InvalidProducerIDMapping.Code
+	}
+	return p, part, md, 0
+}
+
 // AddPartitions is AddPartitionsToTxn (and AddOffsetsToTxn, with the
 // group's __consumer_offsets partition): one code for all partitions.
 func (c *Coordinator) AddPartitions(ctx context.Context, id string, pid int64, epoch int16, tps []TopicPartition) int16 {
 	if id == "" {
 		return kerr.InvalidRequest.Code
 	}
-	c.mu.Lock()
-	p, part, code := c.ownerLocked(id)
+	p, part, md, code := c.lockTxn(id)
 	if code != 0 {
-		c.mu.Unlock()
 		return code
-	}
-	md := part.txns[id]
-	if md == nil {
-		c.mu.Unlock()
-		return kerr.InvalidProducerIDMapping.Code
 	}
 	t, write, code := decideAdd(md.snapshot(), md.pending != noState, pid, epoch, tps, c.now().UnixMilli())
 	if code != 0 || !write {
@@ -163,16 +175,9 @@ func (c *Coordinator) EndTxn(ctx context.Context, id string, pid int64, epoch in
 	if id == "" {
 		return kerr.InvalidRequest.Code
 	}
-	c.mu.Lock()
-	p, part, code := c.ownerLocked(id)
+	p, part, md, code := c.lockTxn(id)
 	if code != 0 {
-		c.mu.Unlock()
 		return code
-	}
-	md := part.txns[id]
-	if md == nil {
-		c.mu.Unlock()
-		return kerr.InvalidProducerIDMapping.Code
 	}
 	t, write, code := decideEnd(md.snapshot(), md.pending != noState, pid, epoch, commit, c.now().UnixMilli())
 	if code != 0 || !write {

@@ -101,9 +101,12 @@ func TestLintExternalOwners(t *testing.T) {
 	owners := map[string]func(f goFile) bool{
 		"github.com/go-zookeeper/zk": func(f goFile) bool { return under(f.pkgDir, "zkutil") },
 		"github.com/IBM/sarama": func(f goFile) bool {
-			return f.test || under(f.pkgDir, "tools") || under(f.pkgDir, "broker/brokertest")
+			return f.test || under(f.pkgDir, "tools") || under(f.pkgDir, "broker/brokertest") || f.pkgDir == "chaos/workload"
 		},
 		"github.com/urfave/cli/v2": func(f goFile) bool { return under(f.pkgDir, "tools") },
+		// The keystore readers belong to tlsconf (and its test helper).
+		"github.com/pavlo-v-chernykh/keystore-go/v4": func(f goFile) bool { return under(f.pkgDir, "broker/security/tlsconf") },
+		"software.sslmate.com/src/go-pkcs12":         func(f goFile) bool { return under(f.pkgDir, "broker/security/tlsconf") },
 	}
 	for _, f := range parseRepo(t) {
 		for _, imp := range f.imports {
@@ -128,6 +131,12 @@ func TestLintTiers(t *testing.T) {
 		{pkg: "broker/wire"},
 		{pkg: "broker/purgatory"},
 		{pkg: "broker/quota"},
+		{pkg: "broker/fetchsession"},
+		{pkg: "broker/security"},
+		{pkg: "broker/security/scram"},
+		{pkg: "broker/security/sasl", allowed: func(dep string) bool { return dep == "broker/security/scram" }},
+		{pkg: "broker/security/tlsconf", allowed: func(dep string) bool { return dep == "broker/principal" }},
+		{pkg: "broker/security/tlsconf/tlstest"},
 		{pkg: "broker/acl", allowed: func(dep string) bool {
 			return dep == "zkutil" || dep == "broker/principal" || under(dep, "broker/acl")
 		}},
@@ -136,6 +145,15 @@ func TestLintTiers(t *testing.T) {
 		{pkg: "broker/peer", deny: []string{"broker/storage", "broker/replica", "broker/group", "controller", "zkutil", "broker/server"}},
 		{pkg: "broker/metadata", deny: []string{"zkutil", "broker/storage", "broker/server", "broker/replica"}},
 		{pkg: "broker/replica", deny: []string{".", "broker/server", "broker/group", "controller"}},
+		// The chaos harness (issue 17): history and checker are pure; the
+		// process side may use zkutil but no broker internals.
+		{pkg: "chaos/history"},
+		{pkg: "chaos/checker", allowed: func(dep string) bool { return dep == "chaos/history" }},
+		{pkg: "chaos/netns"},
+		{pkg: "chaos/cluster", allowed: func(dep string) bool { return dep == "chaos/netns" || dep == "zkutil" }},
+		{pkg: "chaos/workload", allowed: func(dep string) bool { return dep == "chaos/history" }},
+		{pkg: "chaos/nemesis", allowed: func(dep string) bool { return dep == "chaos/cluster" || dep == "chaos/workload" }},
+		{pkg: "chaos/runner", allowed: func(dep string) bool { return under(dep, "chaos") }},
 		{pkg: "controller", deny: []string{".", "broker/server", "broker/storage", "broker/replica", "broker/group", "broker/metadata"}},
 		{pkg: "broker/txn", deny: []string{".", "broker/server", "broker/storage", "broker/replica", "broker/group", "broker/peer", "controller", "zkutil"}},
 	}
@@ -167,6 +185,9 @@ func TestLintTiers(t *testing.T) {
 		for _, dep := range deps {
 			if under(dep, "tools") && !under(f.pkgDir, "tools") {
 				t.Errorf("%s imports samsa/%s: tools is the top tier", f.rel, dep)
+			}
+			if under(dep, "chaos") && !under(f.pkgDir, "chaos") && !under(f.pkgDir, "tools") {
+				t.Errorf("%s imports samsa/%s: only tools and the harness itself use the chaos harness", f.rel, dep)
 			}
 			if dep == "broker" && !under(f.pkgDir, "tools") && f.pkgDir != "broker/brokertest" {
 				t.Errorf("%s imports samsa/broker: only tools and broker/brokertest may", f.rel)

@@ -31,6 +31,7 @@ var toolsImports = map[string][]toolsDep{
 		{dep: "tools/zkconsumer", files: []string{"console_consumer_zk.go"}, why: "kafka-console-consumer --zookeeper is the old high-level consumer"},
 		{dep: "broker/record", files: []string{"dump_log*.go"}, why: "kafka-dump-log reads segments and indexes read-only with the real codecs"},
 		{dep: "broker/group", files: []string{"dump_log_offsets.go"}, why: "kafka-dump-log --offsets-decoder uses the __consumer_offsets codecs"},
+		{dep: "broker/security/scram", files: []string{"configs_scram.go"}, why: "kafka-configs --zookeeper derives SCRAM credentials with the broker's own formatter and format"},
 		{dep: "broker/peer", files: []string{"reassign_admin.go", "transactions_abort.go"}, why: "the KIP-455 / leader-election Admin API calls and kafka-transactions abort's WriteTxnMarkers (which Sarama lacks) reuse the inter-broker Kafka client"},
 		{dep: "broker/acl", files: []string{"acls.go", "acls_backend.go"}, why: "kafka-acls --authorizer-properties writes ZooKeeper with the authorizer's own store, and prints Kafka's ACL model"},
 		{dep: "controller", files: []string{"reassign.go", "reassign_backend.go", "topics_zk.go"}, why: "replica assignment (AssignReplicas, BrokerMeta) is the controller's pure function"},
@@ -41,6 +42,12 @@ var toolsImports = map[string][]toolsDep{
 	"tools/bench":           nil, // runs the samsa binary and clients as processes
 	"tools/bench/kfakepeer": nil,
 	"tools/lint":            nil, // tests only
+	"tools/chaos": {
+		{dep: "chaos/cluster", why: "--cleanup removes a crashed run's processes, mounts and namespaces"},
+		{dep: "chaos/nemesis", why: "--help lists the fault matrix"},
+		{dep: "chaos/netns", why: "checks namespaces work before a run"},
+		{dep: "chaos/runner", why: "the run itself"},
+	},
 }
 
 // TestLintToolsImports enforces toolsImports on the non-test files of the

@@ -28,6 +28,9 @@ const startTimeout = 90 * time.Second
 type Server struct {
 	// Addr is host:port of the client port.
 	Addr string
+	// SecureAddr is "127.0.0.1:port" of the TLS client port of a server
+	// started with StartTLSServer; "" otherwise.
+	SecureAddr string
 
 	dir  string
 	java string
@@ -53,7 +56,7 @@ func StartServer() (*Server, error) {
 	}
 	var lastErr error
 	for attempt := 0; attempt < 3; attempt++ {
-		s, err := launch(java)
+		s, err := launch(java, nil)
 		if err == nil {
 			return s, nil
 		}
@@ -71,10 +74,43 @@ func freePort() (int, error) {
 	return l.Addr().(*net.TCPAddr).Port, nil
 }
 
-func launch(java string) (*Server, error) {
+// TLSConfig is the server side of ZooKeeper's TLS client port (KIP-515's
+// peer): a key store and trust store as ZooKeeper's X509Util reads them.
+type TLSConfig struct {
+	KeyStore, KeyStorePassword, KeyStoreType       string
+	TrustStore, TrustStorePassword, TrustStoreType string
+	ClientAuth                                     string // need, want or none
+}
+
+// StartTLSServer is StartServer with a TLS client port too (Netty
+// connection factory, secureClientPort), at SecureAddr. The caller must call
+// Stop.
+func StartTLSServer(tc TLSConfig) (*Server, error) {
+	java, err := exec.LookPath("java")
+	if err != nil {
+		return nil, fmt.Errorf("zktest: no java on PATH")
+	}
+	return launch(java, &tc)
+}
+
+func launch(java string, tc *TLSConfig) (*Server, error) {
 	port, err := freePort()
 	if err != nil {
 		return nil, fmt.Errorf("zktest: free port: %w", err)
+	}
+	var secure []string
+	securePort := 0
+	if tc != nil {
+		if securePort, err = freePort(); err != nil {
+			return nil, fmt.Errorf("zktest: free port: %w", err)
+		}
+		secure = []string{
+			"secureClientPort=" + strconv.Itoa(securePort),
+			"serverCnxnFactory=org.apache.zookeeper.server.NettyServerCnxnFactory",
+			"ssl.keyStore.location=" + tc.KeyStore, "ssl.keyStore.password=" + tc.KeyStorePassword, "ssl.keyStore.type=" + tc.KeyStoreType,
+			"ssl.trustStore.location=" + tc.TrustStore, "ssl.trustStore.password=" + tc.TrustStorePassword, "ssl.trustStore.type=" + tc.TrustStoreType,
+			"ssl.clientAuth=" + tc.ClientAuth,
+		}
 	}
 	dir, err := os.MkdirTemp("", "samsa-zktest-")
 	if err != nil {
@@ -91,13 +127,15 @@ func launch(java string) (*Server, error) {
 		"admin.enableServer=false",
 		"4lw.commands.whitelist=ruok,srvr,stat,cons,mntr",
 		"forceSync=no",
-		"",
-	}, "\n")
+	}, "\n") + "\n" + strings.Join(append(secure, ""), "\n")
 	if err := os.WriteFile(filepath.Join(dir, "zoo.cfg"), []byte(cfg), 0o644); err != nil {
 		os.RemoveAll(dir)
 		return nil, fmt.Errorf("zktest: %w", err)
 	}
 	s := &Server{Addr: net.JoinHostPort("127.0.0.1", strconv.Itoa(port)), dir: dir, java: java}
+	if tc != nil {
+		s.SecureAddr = net.JoinHostPort("127.0.0.1", strconv.Itoa(securePort))
+	}
 	if err := s.start(); err != nil {
 		os.RemoveAll(dir)
 		return nil, err
@@ -115,7 +153,7 @@ func (s *Server) start() error {
 	cmd := exec.Command(s.java,
 		"-Xms16m", "-Xmx256m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-XX:-UsePerfData",
 		"-Xshare:auto", "-Djava.awt.headless=true", "-Dzookeeper.admin.enableServer=false",
-		"-cp", JarPath,
+		"-cp", s.classpath(),
 		"org.apache.zookeeper.server.ZooKeeperServerMain", filepath.Join(s.dir, "zoo.cfg"))
 	cmd.Stdout, cmd.Stderr = logf, logf
 	// Kill the JVM if the test binary dies without calling Stop.
@@ -133,7 +171,9 @@ func (s *Server) start() error {
 	s.mu.Unlock()
 	deadline := time.Now().Add(startTimeout)
 	for {
-		if s.ruok() && canOpenSession(s.Addr) {
+		// ZooKeeper's Netty connection factory (the TLS server) answers
+		// four-letter words with nothing; a session is proof enough there.
+		if (s.SecureAddr != "" || s.ruok()) && canOpenSession(s.Addr) {
 			return nil
 		}
 		select {
@@ -148,6 +188,15 @@ func (s *Server) start() error {
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
+}
+
+// classpath is Debian's jar, plus for the Netty connection factory (TLS)
+// the Netty jars its manifest does not list.
+func (s *Server) classpath() string {
+	if s.SecureAddr == "" {
+		return JarPath
+	}
+	return JarPath + ":/usr/share/java/netty-codec.jar:/usr/share/java/netty-resolver.jar"
 }
 
 // kill stops the current JVM (SIGTERM, then SIGKILL after 5 s) and waits.

@@ -1,0 +1,66 @@
+// Package fetchsession is Kafka's incremental fetch session cache
+// (KIP-227, Kafka 2.8 kafka.server.FetchSession / FetchSessionCache /
+// FetchManager) as pure state: which partitions a session fetches, at which
+// offsets, and what its client was last told, so that an incremental
+// FetchRequest names only the partitions that changed and its response
+// only the partitions with something new.
+//
+// It owns: the session cache (max.incremental.fetch.session.cache.slots
+// slots), session ids and epochs, Kafka's eviction rules, the decision
+// which context a request gets (full with a new session, full without a
+// session, incremental, or an error) and which partitions an incremental
+// response must carry.
+//
+// It must never import: anything of ours (it is a leaf: the fetch handler
+// translates kmsg requests into Request values and reads the partitions
+// itself); kmsg types stop at the handler (STYLE S1.3).
+//
+// # Protocol (FetchRequest v7+)
+//
+//	session_id  epoch   meaning (FetchManager.newContext)
+//	0           -1      sessionless full fetch (no session; clients that do not want one)
+//	0           0       full fetch, create a session if a slot can be had
+//	S != 0      0       close session S, full fetch, create a new session
+//	S != 0      -1      close session S, sessionless full fetch
+//	S != 0      E > 0   incremental fetch in session S at epoch E:
+//	                    FETCH_SESSION_ID_NOT_FOUND if S is not cached,
+//	                    INVALID_FETCH_SESSION_EPOCH if E is not S's epoch
+//	0           E > 0   FETCH_SESSION_ID_NOT_FOUND (no such session)
+//
+// A new session starts at epoch 1; each incremental request that is
+// accepted moves it to the next epoch (wrapping from MaxInt32 to 1). An
+// incremental request adds or updates the partitions it names and removes
+// its forgotten topics; a session left with no partition is removed and
+// that request is answered as a sessionless full fetch (session id 0).
+//
+// An incremental response carries a partition when it has records, an
+// error, a preferred read replica, or a high watermark, log start offset
+// or last stable offset other than the one last sent (Kafka 2.8 does not
+// compare the last stable offset); an error also resets the cached high
+// watermark to -1 so the partition is sent again once the error clears.
+// Partitions that were sent move to the end of the session's order, so a
+// response size limit does not starve the partitions at the end (Kafka
+// 2.8's IncrementalFetchContext).
+//
+// # Eviction (FetchSessionCache.tryEvict)
+//
+// A new session needs a free slot. Without one, the least recently used
+// session is evicted if it was unused for longer than EvictionAge (Kafka's
+// MIN_INCREMENTAL_FETCH_SESSION_EVICTION_MS, 120 s, not configurable in
+// Kafka 2.8). Otherwise the least valuable evictable session is evicted if
+// the new one is worth more: sessions compare by privileged
+// (follower) first, then by partition count. A session younger than
+// EvictionAge can be evicted only by a privileged (follower) session, and
+// only if it is itself unprivileged (a consumer). So followers displace
+// consumers, big sessions displace small ones, and young follower sessions
+// are never displaced. Without a slot the request is still answered, as a
+// full fetch with session id 0.
+//
+// # Concurrency
+//
+// Cache and Context are safe for concurrent use: the cache has one mutex
+// for its maps, each session a mutex for its partitions (lock order:
+// cache, then session; a Context takes only its session's lock while the
+// handler reports partitions). No goroutine is started; staleness is
+// judged on use, never by a timer.
+package fetchsession

@@ -1,0 +1,101 @@
+package replica
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"testing"
+	"time"
+)
+
+// TestReplicaLeadershipWaveOutcomes: a LeaderAndIsr of many partitions,
+// applied in parallel, gives each partition its own outcome: a stale
+// epoch among them fails alone, leaders record their new epoch, followers
+// follow.
+func TestReplicaLeadershipWaveOutcomes(t *testing.T) {
+	m, _ := newTestManager(t, 1, 1)
+	stale := TopicPartition{Topic: "w", Partition: 7}
+	if res, err := m.BecomeLeaderOrFollower(context.Background(), LeaderAndIsr{ControllerEpoch: 1,
+		Partitions: []PartitionState{{TopicPartition: stale, ControllerEpoch: 1, Leader: 1, LeaderEpoch: 9,
+			ISR: []int32{1}, Replicas: []int32{1, 2}}}}); err != nil || res[stale] != nil {
+		t.Fatalf("setup: %v %v", err, res)
+	}
+	req := LeaderAndIsr{ControllerEpoch: 1}
+	for i := int32(0); i < 200; i++ {
+		leader := int32(1)
+		if i%2 == 1 {
+			leader = 2
+		}
+		req.Partitions = append(req.Partitions, PartitionState{TopicPartition: TopicPartition{Topic: "w", Partition: i},
+			ControllerEpoch: 1, Leader: leader, LeaderEpoch: 3, ISR: []int32{1, 2}, Replicas: []int32{1, 2}})
+	}
+	res, err := m.BecomeLeaderOrFollower(context.Background(), req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := int32(0); i < 200; i++ {
+		tp := TopicPartition{Topic: "w", Partition: i}
+		err := res[tp]
+		if tp == stale {
+			if !errors.Is(err, ErrStaleLeaderEpoch) {
+				t.Fatalf("%s: %v, want a stale epoch", tp, err)
+			}
+			continue
+		}
+		if err != nil {
+			t.Fatalf("%s: %v", tp, err)
+		}
+		st := m.Partition(tp).State()
+		wantLeader := i%2 == 0
+		if st.IsLeader != wantLeader || st.LeaderEpoch != 3 {
+			t.Fatalf("%s: state %+v, want leader=%v epoch 3", tp, st, wantLeader)
+		}
+		if wantLeader {
+			if e, _ := m.Partition(tp).Log().EndOffsetForEpoch(3); e != 3 {
+				t.Fatalf("%s: epoch cache lacks epoch 3 (%d)", tp, e)
+			}
+		}
+	}
+	if len(res) != 200 {
+		t.Fatal(fmt.Sprint("results for ", len(res), " partitions"))
+	}
+}
+
+// TestReplicaApplyWaveOutcomes: applyWave reports each item's own outcome
+// (leader or follower, or its error) in the caller's slice, with and
+// without items failing at the log-opening stage.
+func TestReplicaApplyWaveOutcomes(t *testing.T) {
+	m, _ := newTestManager(t, 1, 1)
+	tc := func(string) (TopicConfig, error) { return m.cfg.TopicConfig("") }
+	for _, withStale := range []bool{false, true} {
+		var items []waveItem
+		for i := int32(0); i < 50; i++ {
+			tp := TopicPartition{Topic: fmt.Sprintf("o%v", withStale), Partition: i}
+			p, err := m.getOrCreatePartition(tp)
+			if err != nil {
+				t.Fatal(err)
+			}
+			leader := int32(1 + i%2)
+			epoch := int32(1)
+			if withStale && i == 7 {
+				p.mu.Lock()
+				p.mu.leaderEpoch = 5 // newer than the wave's: stale
+				p.mu.Unlock()
+			}
+			items = append(items, waveItem{p: p, ps: PartitionState{TopicPartition: tp, ControllerEpoch: 1, Leader: leader,
+				LeaderEpoch: epoch, ISR: []int32{1, 2}, Replicas: []int32{1, 2}}})
+		}
+		applyWave(items, time.Now(), tc)
+		for i, it := range items {
+			if withStale && i == 7 {
+				if !errors.Is(it.err, ErrStaleLeaderEpoch) {
+					t.Fatalf("stale item: %v", it.err)
+				}
+				continue
+			}
+			if it.err != nil || it.isLeader != (i%2 == 0) {
+				t.Fatalf("withStale=%v item %d: leader %v err %v, want leader %v", withStale, i, it.isLeader, it.err, i%2 == 0)
+			}
+		}
+	}
+}
