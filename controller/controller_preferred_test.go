@@ -151,3 +151,51 @@ func TestControllerElectLeadersUnclean(t *testing.T) {
 	}
 	wantState(t, admin, "u", 0, 3, []int32{3}, 2)
 }
+
+// TestControllerElectLeadersPreferredStaleCachedISR: a leader's ISR expansion that the
+// controller has not heard of yet (no change notification read) does not make a preferred
+// election fail: a decision on the cached state that finds no eligible leader is taken again
+// on the state read from ZooKeeper (Kafka reads it before every election). CI saw
+// TestClusterFencedController's preferred election fail this way.
+func TestControllerElectLeadersPreferredStaleCachedISR(t *testing.T) {
+	t.Parallel()
+	cl := newCluster(t)
+	n1 := cl.startNode(1, nil)
+	waitActive(t, n1)
+	z2, z3, admin := cl.zk(), cl.zk(), cl.zk()
+	cl.registerBroker(z2, 2, "")
+	cl.registerBroker(z3, 3, "")
+	waitBrokerKnown(t, cl, 3)
+	createTopic(t, admin, "p", map[int32][]int32{0: {2, 3}})
+	wantState(t, admin, "p", 0, 2, []int32{2, 3}, 0)
+	z2.Close()
+	wantState(t, admin, "p", 0, 3, []int32{3}, 1)
+	cl.registerBroker(cl.zk(), 2, "")
+	waitBrokerKnown(t, cl, 2)
+	// The leader (3) expands the ISR in ZooKeeper; no notification, so the cache keeps [3].
+	st, zkv, err := admin.GetPartitionState("p", 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	st.ISR = []int32{3, 2}
+	if _, err := admin.UpdatePartitionStateFromLeader(zkutil.TopicPartition{Topic: "p", Partition: 0}, st, zkv); err != nil {
+		t.Fatal(err)
+	}
+	var cached []int32
+	if err := n1.c.sync(context.Background(), func() { cached = n1.c.cc.leadership[TopicPartition{"p", 0}].Isr }); err != nil {
+		t.Fatal(err)
+	}
+	if len(cached) != 1 {
+		t.Fatalf("cached ISR %v, want the stale [3] this test is about", cached)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), waitTimeout)
+	defer cancel()
+	res, err := n1.c.ElectLeaders(ctx, ElectionPreferred, []TopicPartition{{"p", 0}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res[TopicPartition{"p", 0}] != nil {
+		t.Fatalf("preferred election of p-0: %v, want success on ZooKeeper's ISR [3 2]", res[TopicPartition{"p", 0}])
+	}
+	wantState(t, admin, "p", 0, 2, []int32{3, 2}, 2)
+}

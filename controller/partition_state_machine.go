@@ -225,6 +225,15 @@ func (c *Controller) doElectLeaders(tps []TopicPartition, kind electionKind, fre
 			el, ok = ElectOfflineLeader(assignment, st.Isr, live, allowUnclean)
 		}
 		if !ok {
+			if !fresh {
+				// The cached ISR may lag ZooKeeper (a leader's ISR expansion reaches the
+				// controller only through its change notification), and a decision that
+				// writes nothing meets no zkVersion conflict to correct it: decide again on
+				// the state read from ZooKeeper, as Kafka's doElectLeaderForPartitions reads
+				// it before every election.
+				retry = append(retry, tp)
+				continue
+			}
 			c.stateLog(tp).WithFields(logrus.Fields{"replicas": assignment, "isr": st.Isr, "live_replicas": live}).
 				Error("controller: cannot elect leader: no eligible replica is alive")
 			continue
@@ -236,7 +245,7 @@ func (c *Controller) doElectLeaders(tps []TopicPartition, kind electionKind, fre
 		recipients[tp] = live
 	}
 	if len(toWrite) == 0 {
-		return nil, nil, nil
+		return nil, retry, nil
 	}
 	results, err := c.store.UpdatePartitionStates(cc.epochZkVersion, toWrite)
 	if err != nil {
