@@ -171,7 +171,16 @@ func TestControllerElectLeadersPreferredStaleCachedISR(t *testing.T) {
 	z2.Close()
 	wantState(t, admin, "p", 0, 3, []int32{3}, 1)
 	cl.registerBroker(cl.zk(), 2, "")
-	waitBrokerKnown(t, cl, 2)
+	waitFor(t, waitTimeout, func() error {
+		live := false
+		if err := n1.c.sync(context.Background(), func() { live = n1.c.cc.isLive(2) }); err != nil {
+			return err
+		}
+		if !live {
+			return fmt.Errorf("broker 2 not live again at the controller")
+		}
+		return nil
+	})
 	// The leader (3) expands the ISR in ZooKeeper; no notification, so the cache keeps [3].
 	st, zkv, err := admin.GetPartitionState("p", 0)
 	if err != nil {
