@@ -29,7 +29,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kmsg"
 
-	"samsa/broker/peer"
+	"samsa/peer"
 )
 
 func (b *Broker) handleControlledShutdown(r *request) (kmsg.Response, error) {

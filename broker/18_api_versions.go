@@ -8,7 +8,7 @@ package broker
 //   - A version above ours is answered, not dropped: UNSUPPORTED_VERSION
 //     with a v0 body that lists ApiVersions' own range (KIP-511), so clients
 //     such as librdkafka retry with v0..v3.
-//   - A Samsa broker asking (broker/peer's client_software_name "samsa",
+//   - A Samsa broker asking (peer's client_software_name "samsa",
 //     v3) also sees the inter-broker-only versions of apis.go (brokerMax:
 //     AddPartitionsToTxn v4, KIP-890 part 1's verify-only check); clients
 //     see Kafka 2.8's ranges.
@@ -55,7 +55,7 @@ func (b *Broker) handleApiVersions(r *request) (kmsg.Response, error) {
 	return resp, nil
 }
 
-// peerSoftwareName is the client_software_name broker/peer sends in
+// peerSoftwareName is the client_software_name peer sends in
 // ApiVersions: the mark of another Samsa broker.
 const peerSoftwareName = "samsa"
 

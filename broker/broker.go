@@ -14,7 +14,6 @@ import (
 	"samsa/broker/fetchsession"
 	"samsa/broker/group"
 	"samsa/broker/metadata"
-	"samsa/broker/peer"
 	"samsa/broker/quota"
 	"samsa/broker/replica"
 	"samsa/broker/server"
@@ -22,6 +21,7 @@ import (
 	"samsa/broker/txn"
 	"samsa/config"
 	"samsa/controller"
+	"samsa/peer"
 	"samsa/zkutil"
 )
 
@@ -65,7 +65,7 @@ type Broker struct {
 	txnMarks *markerWriter    // its WriteTxnMarkers clients
 	fetchSrc *peerFetchSource
 	sec      *securityState // listeners' TLS and SASL (security_wiring.go)
-	peerSec  []peer.Option  // inter-broker TLS/SASL options for broker/peer clients
+	peerSec  []peer.Option  // inter-broker TLS/SASL options for peer clients
 	// authz is the ACL authorizer (authz_wiring.go); nil when
 	// authorizer.class.name is empty, and then every request is allowed.
 	authz *acl.Authorizer

@@ -14,7 +14,7 @@ import (
 
 	"samsa/broker"
 	"samsa/broker/brokertest"
-	"samsa/broker/peer"
+	"samsa/peer"
 )
 
 // TestClusterLogEndReassignment: a partition of ~3 MB in many segments moves

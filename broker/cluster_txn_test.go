@@ -13,7 +13,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kmsg"
 
 	"samsa/broker/brokertest"
-	"samsa/broker/peer"
+	"samsa/peer"
 )
 
 // Transaction coordinator tests (broker/txn). The partition side
@@ -447,7 +447,7 @@ func TestAPITxnVerifyOnly(t *testing.T) {
 	if ps := r.Transactions[0].Topics[0].Partitions; ps[0].ErrorCode != kerr.ProducerFenced.Code {
 		t.Fatalf("verify with an old epoch: %+v", r)
 	}
-	// Another broker's inter-broker client (broker/peer) negotiates v4.
+	// Another broker's inter-broker client (peer) negotiates v4.
 	pc := peer.New(c.Addr(0), "txn-verify-test")
 	defer pc.Close()
 	req := kmsg.NewPtrAddPartitionsToTxnRequest()

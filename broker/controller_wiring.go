@@ -4,8 +4,8 @@ import (
 	"context"
 	"time"
 
-	"samsa/broker/peer"
 	"samsa/controller"
+	"samsa/peer"
 )
 
 // startController creates and starts this broker's controller module: every

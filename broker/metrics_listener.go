@@ -6,7 +6,7 @@ import (
 	"net/http"
 	"time"
 
-	"samsa/broker/promhttp"
+	"samsa/broker/promtext"
 	"samsa/config"
 	"samsa/controller"
 )
@@ -47,9 +47,9 @@ func (b *Broker) startMetricsListener(ctx context.Context) error {
 		return fmt.Errorf("broker: metrics.listener: %w", err)
 	}
 	mux := http.NewServeMux()
-	mux.Handle("/metrics", promhttp.Handler(b.opts.Registry, mbeanName))
+	mux.Handle("/metrics", promtext.Handler(b.opts.Registry, mbeanName))
 	mux.HandleFunc(GroupRebalancesPath, b.serveGroupRebalances)
-	srv, err := promhttp.ListenHandler(addr, mux)
+	srv, err := promtext.ListenHandler(addr, mux)
 	if err != nil {
 		return fmt.Errorf("broker: %w", err)
 	}

@@ -12,9 +12,9 @@ import (
 	"github.com/twmb/franz-go/pkg/kmsg"
 
 	"samsa/broker/fetchsession"
-	"samsa/broker/peer"
 	"samsa/broker/replica"
 	"samsa/broker/storage"
+	"samsa/peer"
 )
 
 // fetcherConfig returns the follower fetchers' settings (replica.fetch.*).
@@ -32,7 +32,7 @@ func (b *Broker) fetcherConfig() replica.FetcherConfig {
 }
 
 // peerFetchSource implements replica.FetchSource with Fetch and
-// OffsetForLeaderEpoch requests over broker/peer. Each fetcher goroutine
+// OffsetForLeaderEpoch requests over peer. Each fetcher goroutine
 // (num.replica.fetchers per leader) fetches over a client of its own, kept
 // in its scratch, so its long polls never queue behind another fetcher's;
 // the short OffsetForLeaderEpoch and ListOffsets calls share one client

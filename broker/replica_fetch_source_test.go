@@ -15,11 +15,11 @@ import (
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kmsg"
 
-	"samsa/broker/peer"
 	"samsa/broker/replica"
 	"samsa/broker/storage"
 	"samsa/broker/wire"
 	"samsa/config"
+	"samsa/peer"
 )
 
 // fakeLeader serves one connection without the server package: ApiVersions

@@ -17,13 +17,13 @@ import (
 	"github.com/twmb/franz-go/pkg/sasl/plain"
 	kscram "github.com/twmb/franz-go/pkg/sasl/scram"
 
-	"samsa/broker/peer"
 	"samsa/broker/principal"
 	"samsa/broker/security/sasl"
 	"samsa/broker/security/scram"
 	"samsa/broker/security/tlsconf"
 	"samsa/broker/server"
 	"samsa/config"
+	"samsa/peer"
 	"samsa/zkutil"
 )
 

@@ -11,9 +11,9 @@ import (
 	"github.com/twmb/franz-go/pkg/kmsg"
 
 	"samsa/broker/group"
-	"samsa/broker/peer"
 	"samsa/broker/record"
 	"samsa/broker/replica"
+	"samsa/peer"
 )
 
 // txnVerifyKey identifies a producer in a partition.

@@ -12,9 +12,9 @@ import (
 	"github.com/twmb/franz-go/pkg/kmsg"
 
 	"samsa/broker/group"
-	"samsa/broker/peer"
 	"samsa/broker/replica"
 	"samsa/broker/txn"
+	"samsa/peer"
 )
 
 // startTxnCoordinator creates the transaction coordinator over the

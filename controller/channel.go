@@ -12,7 +12,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kmsg"
 )
 
-// RequestClient is a connection to one broker's inter-broker listener. broker/peer's client
+// RequestClient is a connection to one broker's inter-broker listener. peer's client
 // satisfies it (see channel_peer.go). Request may block until ctx ends.
 type RequestClient interface {
 	Request(ctx context.Context, req kmsg.Request) (kmsg.Response, error)

@@ -7,10 +7,10 @@ import (
 
 	"github.com/twmb/franz-go/pkg/kmsg"
 
-	"samsa/broker/peer"
+	"samsa/peer"
 )
 
-// PeerDialer is the production Dialer: it connects with broker/peer, which negotiates API
+// PeerDialer is the production Dialer: it connects with peer, which negotiates API
 // versions with ApiVersions on every (re)connect. Options are passed to peer.Dial (for
 // example peer.WithLogger, peer.WithDialTimeout).
 type PeerDialer struct {

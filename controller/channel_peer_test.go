@@ -12,7 +12,7 @@ import (
 
 	"github.com/twmb/franz-go/pkg/kmsg"
 
-	"samsa/broker/peer"
+	"samsa/peer"
 	"samsa/broker/server"
 	"samsa/broker/wire"
 	"samsa/zkutil"
@@ -56,7 +56,7 @@ func (f *fakeBroker) requests(key int16) []kmsg.Request {
 	return out
 }
 
-// TestControllerChannelOverPeer sends through the production path (PeerDialer → broker/peer
+// TestControllerChannelOverPeer sends through the production path (PeerDialer → peer
 // → TCP → broker/server) to a broker that supports LeaderAndIsr only up to v4 and
 // UpdateMetadata up to v5: the controller sends those versions, with broker epoch (KIP-380).
 func TestControllerChannelOverPeer(t *testing.T) {

@@ -2,7 +2,7 @@ package tools
 
 // kafkaAdmin: the Admin API calls of kafka-reassign-partitions and
 // kafka-leader-election (--bootstrap-server), sent as kmsg requests over
-// broker/peer connections: metadata from a bootstrap broker, controller-only
+// peer connections: metadata from a bootstrap broker, controller-only
 // APIs to the active controller, broker config changes to the broker itself.
 
 import (
@@ -14,7 +14,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kmsg"
 
-	"samsa/broker/peer"
+	"samsa/peer"
 )
 
 // adminRequestTimeout bounds one admin request (Kafka's AdminClient

@@ -11,7 +11,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kmsg"
 	"github.com/urfave/cli/v2"
 
-	"samsa/broker/peer"
+	"samsa/peer"
 )
 
 // txnAbortCommand is Kafka 3.0's AbortTransactionCommand: write an ABORT
@@ -20,7 +20,7 @@ import (
 // The transaction is named by --start-offset (looked up with
 // DescribeProducers) or by --producer-id, --producer-epoch and
 // --coordinator-epoch (a negative coordinator epoch becomes 0, as Kafka).
-// WriteTxnMarkers goes over broker/peer: Sarama has no such request.
+// WriteTxnMarkers goes over peer: Sarama has no such request.
 func txnAbortCommand(env Env) *cli.Command {
 	return &cli.Command{Name: "abort", Usage: "abort a hanging transaction (requires administrative privileges)",
 		Flags: []cli.Flag{

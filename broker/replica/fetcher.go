@@ -13,7 +13,7 @@ import (
 )
 
 // FetchSource is how a follower reaches its leader (implemented by the
-// broker over broker/peer; STYLE S1.4). Every call blocks at most until ctx
+// broker over peer; STYLE S1.4). Every call blocks at most until ctx
 // ends; an error means the whole request failed (connection, framing).
 type FetchSource interface {
 	// Fetch sends req and fills resp with the leader's answer. A fetcher

@@ -17,7 +17,7 @@
 // Must never import: broker (root), broker/server, broker/replica,
 // broker/storage, controller, zkutil, kmsg request/response types (it
 // uses only kmsg's TxnMetadataKey/Value codecs). The broker adapts it:
-// Log over broker/replica, MarkerWriter over broker/peer.
+// Log over broker/replica, MarkerWriter over peer.
 //
 // # Record format (topic __transaction_state, compacted)
 //

@@ -6,7 +6,7 @@
 // Framing (ReadFrame, bounded by socket.request.max.bytes; ReadFramePooled with the bounded
 // size-class FramePool for the server's Produce and Fetch frames), request headers v0/v1/v2
 // (ParseRequest), response headers v0/v1 (AppendResponse, AppendResponseHeader), the client-side
-// mirror used by broker/peer (AppendRequest, ParseResponse), the KIP-511 UNSUPPORTED_VERSION
+// mirror used by peer (AppendRequest, ParseResponse), the KIP-511 UNSUPPORTED_VERSION
 // answer for ApiVersions (UnsupportedAPIVersionsResponse), and the spliced-response path that lets
 // Fetch send record bytes from files with sendfile (ResponseWriterTo, Spliced, Region), or,
 // for at most MaxInlineRegionBytes of InlineRegions, copy them and send one write. Every

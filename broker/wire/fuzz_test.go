@@ -199,7 +199,7 @@ func TestWireDecodeAllocationBounded(t *testing.T) {
 }
 
 // FuzzWireResponse feeds arbitrary response frames to ParseResponse for the request kinds
-// broker/peer sends (ApiVersions, Metadata, Fetch, LeaderAndIsr, UpdateMetadata, StopReplica,
+// peer sends (ApiVersions, Metadata, Fetch, LeaderAndIsr, UpdateMetadata, StopReplica,
 // OffsetForLeaderEpoch, ControlledShutdown). The first byte picks the request kind and the
 // second its version. Invariants: never panics; allocates at most maxAllocFactor × the frame
 // plus allocSlack.

@@ -142,7 +142,7 @@ func TestLintTiers(t *testing.T) {
 		}},
 		{pkg: "broker/storage", allowed: func(dep string) bool { return dep == "broker/record" || under(dep, "broker/storage") }},
 		{pkg: "broker/server", deny: []string{".", "broker/storage", "broker/replica", "broker/group", "controller", "zkutil", "broker/metadata"}},
-		{pkg: "broker/peer", deny: []string{"broker/storage", "broker/replica", "broker/group", "controller", "zkutil", "broker/server"}},
+		{pkg: "peer", deny: []string{"broker/storage", "broker/replica", "broker/group", "controller", "zkutil", "broker/server"}},
 		{pkg: "broker/metadata", deny: []string{"zkutil", "broker/storage", "broker/server", "broker/replica"}},
 		{pkg: "broker/replica", deny: []string{".", "broker/server", "broker/group", "controller"}},
 		// The chaos harness (issue 17): history and checker are pure; the
@@ -155,7 +155,7 @@ func TestLintTiers(t *testing.T) {
 		{pkg: "chaos/nemesis", allowed: func(dep string) bool { return dep == "chaos/cluster" || dep == "chaos/workload" }},
 		{pkg: "chaos/runner", allowed: func(dep string) bool { return under(dep, "chaos") }},
 		{pkg: "controller", deny: []string{".", "broker/server", "broker/storage", "broker/replica", "broker/group", "broker/metadata"}},
-		{pkg: "broker/txn", deny: []string{".", "broker/server", "broker/storage", "broker/replica", "broker/group", "broker/peer", "controller", "zkutil"}},
+		{pkg: "broker/txn", deny: []string{".", "broker/server", "broker/storage", "broker/replica", "broker/group", "peer", "controller", "zkutil"}},
 	}
 	for _, f := range parseRepo(t) {
 		if f.test {

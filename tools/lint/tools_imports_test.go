@@ -19,7 +19,7 @@ type toolsDep struct {
 // toolsImports is the intended import graph of the tools tree, as
 // docs/design.md §1 ("Where we differ from ../shared/DESIGN.md") states it.
 // DESIGN.md lets tools import only read-only storage/record of the broker's
-// internals; every broker, broker/group, broker/peer and controller import
+// internals; every broker, broker/group, peer and controller import
 // is a documented exception, confined to the files that need it. A package
 // of the tools tree missing here, an import not listed, a file outside its
 // patterns and a listed import that no file makes all fail: the table
@@ -32,7 +32,7 @@ var toolsImports = map[string][]toolsDep{
 		{dep: "broker/record", files: []string{"dump_log*.go"}, why: "kafka-dump-log reads segments and indexes read-only with the real codecs"},
 		{dep: "broker/group", files: []string{"dump_log_offsets.go"}, why: "kafka-dump-log --offsets-decoder uses the __consumer_offsets codecs"},
 		{dep: "broker/security/scram", files: []string{"configs_scram.go"}, why: "kafka-configs --zookeeper derives SCRAM credentials with the broker's own formatter and format"},
-		{dep: "broker/peer", files: []string{"reassign_admin.go", "transactions_abort.go"}, why: "the KIP-455 / leader-election Admin API calls and kafka-transactions abort's WriteTxnMarkers (which Sarama lacks) reuse the inter-broker Kafka client"},
+		{dep: "peer", files: []string{"reassign_admin.go", "transactions_abort.go"}, why: "the KIP-455 / leader-election Admin API calls and kafka-transactions abort's WriteTxnMarkers (which Sarama lacks) reuse the inter-broker Kafka client"},
 		{dep: "broker/acl", files: []string{"acls.go", "acls_backend.go"}, why: "kafka-acls --authorizer-properties writes ZooKeeper with the authorizer's own store, and prints Kafka's ACL model"},
 		{dep: "controller", files: []string{"reassign.go", "reassign_backend.go", "topics_zk.go"}, why: "replica assignment (AssignReplicas, BrokerMeta) is the controller's pure function"},
 		{dep: "broker", files: []string{"server_start.go", "reassign_backend.go"}, why: "kafka-server-start runs broker.New; the log-end reassignment constants are the broker's"},

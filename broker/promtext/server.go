@@ -1,4 +1,4 @@
-package promhttp
+package promtext
 
 import (
 	"context"
@@ -51,7 +51,7 @@ func Listen(addr string, reg metrics.Registry, rename Rename) (*Server, error) {
 func ListenHandler(addr string, h http.Handler) (*Server, error) {
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
-		return nil, fmt.Errorf("promhttp: listen on %s: %w", addr, err)
+		return nil, fmt.Errorf("promtext: listen on %s: %w", addr, err)
 	}
 	s := &Server{ln: ln, err: make(chan error, 1), srv: &http.Server{
 		Handler:           h,

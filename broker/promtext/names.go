@@ -1,4 +1,4 @@
-package promhttp
+package promtext
 
 import (
 	"sort"

@@ -1,4 +1,4 @@
-// Package promhttp serves a go-metrics registry in the Prometheus text
+// Package promtext serves a go-metrics registry in the Prometheus text
 // exposition format (version 0.0.4) over HTTP, so a broker started with
 // metrics.listener=http://host:port can be scraped without a JMX exporter.
 //
@@ -36,4 +36,4 @@
 // Concurrency: Write and the handler only read the registry (go-metrics
 // snapshots are safe for concurrent use); Server is safe for concurrent
 // use, Close may be called more than once.
-package promhttp
+package promtext

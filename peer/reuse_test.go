@@ -13,9 +13,9 @@ import (
 
 	"github.com/twmb/franz-go/pkg/kmsg"
 
-	"samsa/broker/peer"
 	"samsa/broker/server"
 	"samsa/broker/wire"
+	"samsa/peer"
 )
 
 // fetchBroker is broker answering Fetch with one partition per requested partition whose

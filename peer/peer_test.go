@@ -13,9 +13,9 @@ import (
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kmsg"
 
-	"samsa/broker/peer"
 	"samsa/broker/server"
 	"samsa/broker/wire"
+	"samsa/peer"
 )
 
 // broker is a test handler standing in for a remote broker: it advertises ranges, records the
