@@ -12,9 +12,9 @@ import (
 
 	"github.com/twmb/franz-go/pkg/kmsg"
 
-	"samsa/peer"
 	"samsa/broker/server"
 	"samsa/broker/wire"
+	"samsa/peer"
 	"samsa/zkutil"
 )
 
