@@ -32,6 +32,9 @@ type metadata struct {
 	updateMs      int64
 	pending       State // noState unless a transition's append is in flight
 	markerRunning bool  // a marker loop owns the Prepare* → Complete* step
+	// changed is closed (and reset to nil) when state or pending changes;
+	// requests waiting for an in-flight step select on it (pending_wait.go).
+	changed chan struct{}
 }
 
 // transit is a state change computed from a metadata snapshot before it

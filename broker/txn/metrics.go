@@ -23,6 +23,9 @@ type Metrics struct {
 	commits     counter // transactions that reached CompleteCommit
 	aborts      counter // transactions that reached CompleteAbort
 	transitions counter
+	// pendingWaits counts requests that waited for an in-flight step
+	// instead of answering CONCURRENT_TRANSACTIONS (pending_wait.go).
+	pendingWaits counter
 }
 
 // observeLoad records one partition load.

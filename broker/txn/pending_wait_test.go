@@ -1,0 +1,101 @@
+package txn
+
+import (
+	"context"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kerr"
+)
+
+// gatedLeaders is a MarkerWriter whose leaders answer NONE only once open
+// is called: until then WriteMarkers blocks (markers slow to land).
+type gatedLeaders struct {
+	once sync.Once
+	gate chan struct{}
+}
+
+func newGatedLeaders() *gatedLeaders { return &gatedLeaders{gate: make(chan struct{})} }
+
+func (g *gatedLeaders) open() { g.once.Do(func() { close(g.gate) }) }
+
+func (g *gatedLeaders) WriteMarkers(ctx context.Context, m Marker) map[TopicPartition]int16 {
+	select {
+	case <-g.gate:
+	case <-ctx.Done():
+		return nil
+	}
+	out := map[TopicPartition]int16{}
+	for _, tp := range m.Partitions {
+		out[tp] = 0
+	}
+	return out
+}
+
+// TestTxnPendingWaitAddAfterCommit: the next transaction's
+// AddPartitionsToTxn, arriving while the previous one's markers are still
+// being written, waits for CompleteCommit and then succeeds, instead of
+// answering CONCURRENT_TRANSACTIONS (the client's backoff).
+func TestTxnPendingWaitAddAfterCommit(t *testing.T) {
+	g := newGatedLeaders()
+	t.Cleanup(g.open)
+	c := testCoordinator(t, newStorageLog(t), g, 1, func(cfg *Config) { cfg.PendingWait = time.Minute })
+	r := begin(t, c, "t1", TopicPartition{"a", 0})
+	if code := c.EndTxn(ctx, "t1", r.ProducerID, r.ProducerEpoch, true); code != 0 {
+		t.Fatalf("end: %d", code)
+	}
+	got := make(chan int16, 1)
+	go func() { got <- c.AddPartitions(ctx, "t1", r.ProducerID, r.ProducerEpoch, []TopicPartition{{"a", 1}}) }()
+	waitFor(t, "the AddPartitions to wait", func() bool { return c.metrics.pendingWaits.n.Load() >= 1 })
+	select {
+	case code := <-got:
+		t.Fatalf("AddPartitions answered %d before the markers landed", code)
+	default:
+	}
+	if d := c.Describe("t1"); d.State != PrepareCommit {
+		t.Fatalf("while the markers are held: %+v", d)
+	}
+	g.open()
+	select {
+	case code := <-got:
+		if code != 0 {
+			t.Fatalf("AddPartitions after CompleteCommit: %d", code)
+		}
+	case <-time.After(20 * time.Second):
+		t.Fatal("AddPartitions still waiting after the markers landed")
+	}
+	if d := c.Describe("t1"); d.State != Ongoing || len(d.Partitions) != 1 || d.Partitions[0] != (TopicPartition{"a", 1}) {
+		t.Fatalf("next transaction: %+v", d)
+	}
+}
+
+// TestTxnPendingWaitBounded: markers that do not land within PendingWait
+// leave the answer CONCURRENT_TRANSACTIONS, as Kafka's; with PendingWait
+// 0 it comes at once without waiting.
+func TestTxnPendingWaitBounded(t *testing.T) {
+	for _, wait := range []time.Duration{0, 50 * time.Millisecond} {
+		g := newGatedLeaders()
+		c := testCoordinator(t, newStorageLog(t), g, 1, func(cfg *Config) { cfg.PendingWait = wait })
+		r := begin(t, c, "t1", TopicPartition{"a", 0})
+		if code := c.EndTxn(ctx, "t1", r.ProducerID, r.ProducerEpoch, false); code != 0 {
+			t.Fatalf("end: %d", code)
+		}
+		if code := c.AddPartitions(ctx, "t1", r.ProducerID, r.ProducerEpoch, []TopicPartition{{"a", 1}}); code != kerr.ConcurrentTransactions.Code {
+			t.Fatalf("wait %v: AddPartitions while completing: %d", wait, code)
+		}
+		if got := c.InitProducerID(ctx, "t1", 60000, -1, -1); got.Code != kerr.ConcurrentTransactions.Code {
+			t.Fatalf("wait %v: InitProducerId while completing: %+v", wait, got)
+		}
+		waits := c.metrics.pendingWaits.n.Load()
+		if (wait == 0) != (waits == 0) {
+			t.Fatalf("wait %v: %d waits", wait, waits)
+		}
+		g.open()
+		waitFor(t, "CompleteAbort", func() bool { return c.Describe("t1").State == CompleteAbort })
+		// A retried EndTxn of the completed abort is answered NONE.
+		if code := c.EndTxn(ctx, "t1", r.ProducerID, r.ProducerEpoch, false); code != 0 {
+			t.Fatalf("wait %v: retried abort: %d", wait, code)
+		}
+	}
+}
