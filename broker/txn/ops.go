@@ -146,6 +146,9 @@ func (c *Coordinator) write(ctx context.Context, p int32, part *partition, md *m
 	}
 	from := md.state
 	md.apply(t)
+	if t.state != Ongoing {
+		md.queuedAdds = nil // asked for in a transaction that is over
+	}
 	c.metrics.transition(from, t.state)
 	return 0
 }
@@ -182,8 +185,11 @@ func (c *Coordinator) AddPartitions(ctx context.Context, id string, pid int64, e
 		if code != 0 {
 			return code
 		}
-		t, write, code := decideAdd(md.snapshot(), md.pending != noState, pid, epoch, tps, c.now().UnixMilli())
+		t, write, code := decideAdd(md.snapshot(), md.pending != noState, pid, epoch, md.withQueuedAdds(pid, epoch, tps), c.now().UnixMilli())
 		if code == kerr.ConcurrentTransactions.Code {
+			if md.pending == Ongoing && w.d > 0 {
+				md.queueAdds(pid, epoch, tps)
+			}
 			if c.awaitChangeLocked(ctx, part, md, &w) {
 				continue
 			}
@@ -193,6 +199,7 @@ func (c *Coordinator) AddPartitions(ctx context.Context, id string, pid int64, e
 			c.mu.Unlock()
 			return code
 		}
+		md.takeQueuedAdds(pid, epoch)
 		md.pending = Ongoing
 		c.mu.Unlock()
 		return c.write(ctx, p, part, md, t)

@@ -74,3 +74,38 @@ func (c *Coordinator) awaitChangeLocked(ctx context.Context, part *partition, md
 	}
 	return false
 }
+
+// queueAdds records tps of a request waiting behind md's pending
+// AddPartitions append (checked against pid and epoch).
+func (md *metadata) queueAdds(pid int64, epoch int16, tps []TopicPartition) {
+	if md.queuedAdds == nil {
+		md.queuedAdds = map[queuedAdd]struct{}{}
+	}
+	for _, tp := range tps {
+		md.queuedAdds[queuedAdd{pid, epoch, tp}] = struct{}{}
+	}
+}
+
+// withQueuedAdds returns tps plus the queued partitions of the same
+// producer epoch: the write a request makes covers the requests queued
+// behind the previous one, which then find their partitions committed.
+// Those of another producer epoch are left out (their requests decide
+// on their own, and get PRODUCER_FENCED).
+func (md *metadata) withQueuedAdds(pid int64, epoch int16, tps []TopicPartition) []TopicPartition {
+	if len(md.queuedAdds) == 0 {
+		return tps
+	}
+	out := append([]TopicPartition(nil), tps...)
+	for q := range md.queuedAdds {
+		if q.pid == pid && q.epoch == epoch {
+			out = append(out, q.tp)
+		}
+	}
+	return out
+}
+
+// takeQueuedAdds forgets the queued partitions of pid and epoch (a write
+// carrying them starts) and those of any other producer epoch (stale).
+func (md *metadata) takeQueuedAdds(_ int64, _ int16) {
+	md.queuedAdds = nil
+}

@@ -99,3 +99,91 @@ func TestTxnPendingWaitBounded(t *testing.T) {
 		}
 	}
 }
+
+// heldLog is a Log whose appends block while held, counting them.
+type heldLog struct {
+	Log
+	mu      sync.Mutex
+	held    chan struct{} // non-nil: appends wait for it to close; guarded by mu
+	appends int           // guarded by mu
+	waiting int           // appends blocked now; guarded by mu
+}
+
+func (g *heldLog) hold() {
+	g.mu.Lock()
+	g.held = make(chan struct{})
+	g.mu.Unlock()
+}
+
+func (g *heldLog) release() {
+	g.mu.Lock()
+	if g.held != nil {
+		close(g.held)
+		g.held = nil
+	}
+	g.mu.Unlock()
+}
+
+func (g *heldLog) counts() (appends, waiting int) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return g.appends, g.waiting
+}
+
+func (g *heldLog) Append(ctx context.Context, p int32, batch []byte, timeout time.Duration) error {
+	g.mu.Lock()
+	g.appends++
+	h := g.held
+	g.waiting++
+	g.mu.Unlock()
+	if h != nil {
+		select {
+		case <-h:
+		case <-ctx.Done():
+		}
+	}
+	g.mu.Lock()
+	g.waiting--
+	g.mu.Unlock()
+	return g.Log.Append(ctx, p, batch, timeout)
+}
+
+// TestTxnPendingWaitMergesAdds: AddPartitionsToTxn requests of one
+// producer arriving while another's append is in flight (franz-go sends
+// one per partition leader) wait, and the first of them to go writes the
+// partitions of all: three requests, two appends, every partition added.
+func TestTxnPendingWaitMergesAdds(t *testing.T) {
+	g := &heldLog{Log: newStorageLog(t)}
+	c := testCoordinator(t, g, &leaders{}, 1, func(cfg *Config) { cfg.PendingWait = time.Minute })
+	r := c.InitProducerID(ctx, "t1", 60000, -1, -1)
+	if r.Code != 0 {
+		t.Fatalf("init: %+v", r)
+	}
+	base, _ := g.counts()
+	g.hold()
+	tps := []TopicPartition{{"a", 0}, {"a", 1}, {"b", 0}}
+	got := make(chan int16, len(tps))
+	go func() { got <- c.AddPartitions(ctx, "t1", r.ProducerID, r.ProducerEpoch, tps[:1]) }()
+	waitFor(t, "the first append to block", func() bool { _, w := g.counts(); return w == 1 })
+	for _, tp := range tps[1:] {
+		go func() { got <- c.AddPartitions(ctx, "t1", r.ProducerID, r.ProducerEpoch, []TopicPartition{tp}) }()
+	}
+	waitFor(t, "two requests to wait", func() bool { return c.metrics.pendingWaits.n.Load() >= 2 })
+	g.release()
+	for range tps {
+		select {
+		case code := <-got:
+			if code != 0 {
+				t.Fatalf("AddPartitions: %d", code)
+			}
+		case <-time.After(20 * time.Second):
+			t.Fatal("AddPartitions did not answer")
+		}
+	}
+	if n, _ := g.counts(); n-base != 2 {
+		t.Fatalf("%d appends for three AddPartitions, want 2", n-base)
+	}
+	if d := c.Describe("t1"); d.State != Ongoing || len(d.Partitions) != 3 {
+		t.Fatalf("after the adds: %+v", d)
+	}
+}
