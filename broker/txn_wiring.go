@@ -214,10 +214,16 @@ func (w *markerWriter) WriteMarkers(ctx context.Context, m txn.Marker) map[txn.T
 	byLeader := map[int32][]txn.TopicPartition{}
 	for _, tp := range m.Partitions {
 		ps, ok := snap.Partition(tp.Topic, tp.Partition)
-		if !ok || ps.Leader < 0 {
-			// No topic or no leader: Kafka treats the partition as deleted
+		switch {
+		case !ok:
+			// Not in the metadata: Kafka treats the partition as deleted
 			// and stops waiting for its marker.
 			out[tp] = 0
+			continue
+		case ps.Leader < 0:
+			// Known but without a leader (an election under way): Kafka's
+			// unknown-destination queue; retried until a leader has it.
+			out[tp] = kerr.LeaderNotAvailable.Code
 			continue
 		}
 		byLeader[ps.Leader] = append(byLeader[ps.Leader], tp)
@@ -227,8 +233,10 @@ func (w *markerWriter) WriteMarkers(ctx context.Context, m txn.Marker) map[txn.T
 	for leader, tps := range byLeader {
 		addr, ok := w.b.interBrokerAddr(leader)
 		if !ok || !snap.Alive(leader) {
+			// Kafka's Node.noNode: the leader is not a live broker with
+			// an inter-broker endpoint (unknown destination), retried.
 			for _, tp := range tps {
-				out[tp] = kerr.NotLeaderForPartition.Code
+				out[tp] = kerr.LeaderNotAvailable.Code
 			}
 			continue
 		}

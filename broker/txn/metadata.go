@@ -32,6 +32,8 @@ type metadata struct {
 	updateMs      int64
 	pending       State // noState unless a transition's append is in flight
 	markerRunning bool  // a marker loop owns the Prepare* → Complete* step
+	unknownDest   int   // partitions whose last marker round found no leader
+	appendRetry   bool  // the Complete* append failed and is being retried
 	// changed is closed (and reset to nil) when state or pending changes;
 	// requests waiting for an in-flight step select on it (pending_wait.go).
 	changed chan struct{}

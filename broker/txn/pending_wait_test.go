@@ -187,3 +187,27 @@ func TestTxnPendingWaitMergesAdds(t *testing.T) {
 		t.Fatalf("after the adds: %+v", d)
 	}
 }
+
+// TestTxnMarkersUnknownDestination: partitions whose leader is unknown
+// (LEADER_NOT_AVAILABLE from the marker writer) are retried, never taken
+// as done, and counted in Kafka's UnknownDestinationQueueSize until a
+// leader has their marker.
+func TestTxnMarkersUnknownDestination(t *testing.T) {
+	ls := &leaders{code: kerr.LeaderNotAvailable.Code}
+	c := testCoordinator(t, newStorageLog(t), ls, 1, nil)
+	r := begin(t, c, "t1", TopicPartition{"a", 0}, TopicPartition{"a", 1})
+	if code := c.EndTxn(ctx, "t1", r.ProducerID, r.ProducerEpoch, true); code != 0 {
+		t.Fatalf("end: %d", code)
+	}
+	waitFor(t, "two partitions without a destination", func() bool {
+		return len(ls.markers()) >= 2 && c.Stats().UnknownDestinationQueueSize == 2
+	})
+	if d := c.Describe("t1"); d.State != PrepareCommit || len(d.Partitions) != 2 {
+		t.Fatalf("while no leader: %+v", d)
+	}
+	ls.setCode(0)
+	waitFor(t, "CompleteCommit", func() bool { return c.Describe("t1").State == CompleteCommit })
+	if s := c.Stats(); s.UnknownDestinationQueueSize != 0 || s.LogAppendRetryQueueSize != 0 {
+		t.Fatalf("after completion: %+v", s)
+	}
+}
