@@ -13,6 +13,7 @@ import (
 	"samsa/broker/group"
 	"samsa/broker/record"
 	"samsa/broker/replica"
+	"samsa/broker/storage"
 	"samsa/broker/txn"
 	"samsa/peer"
 )
@@ -131,6 +132,7 @@ func (b *Broker) verifyTxnProduce(ctx context.Context, req *kmsg.ProduceRequest)
 			continue
 		}
 		id := *req.TransactionID
+		guards := b.startTxnVerification(a)
 		codes, err := b.askTxnCoordinator(ctx, id, a)
 		for _, tp := range a.tps {
 			code, ok := codes[tp]
@@ -144,6 +146,34 @@ func (b *Broker) verifyTxnProduce(ctx context.Context, req *kmsg.ProduceRequest)
 			default:
 				out[tp] = verifyErr(code, id, tp, a.pid, a.epoch)
 			}
+			if g, ok := guards[tp]; ok {
+				g.log.CompleteTxnVerification(a.pid, g.guard, out[tp] == nil)
+			}
+		}
+	}
+	return out
+}
+
+// txnGuard is one partition's verification guard (storage's
+// StartTxnVerification): the append that follows is refused if a marker
+// ended the verified transaction in between.
+type txnGuard struct {
+	log   *storage.Log
+	guard uint64
+}
+
+// startTxnVerification starts the verification of a's partitions in their
+// logs' producer state (those not led here have no guard: their append
+// fails on its own).
+func (b *Broker) startTxnVerification(a txnVerifyAsk) map[replica.TopicPartition]txnGuard {
+	out := make(map[replica.TopicPartition]txnGuard, len(a.tps))
+	for _, tp := range a.tps {
+		p := b.replicas.Partition(tp)
+		if p == nil {
+			continue
+		}
+		if l := p.Log(); l != nil {
+			out[tp] = txnGuard{log: l, guard: l.StartTxnVerification(a.pid, a.epoch)}
 		}
 	}
 	return out
