@@ -15,8 +15,8 @@ type toolsDep struct {
 // toolsImports is the intended import graph of the tools tree, one line per
 // package (docs/design.md §1, "Where we differ from ../shared/DESIGN.md").
 // DESIGN.md lets tools import only read-only storage/record of the broker's
-// internals; every broker, broker/group, broker/acl, peer and controller
-// import is a documented exception, confined to the one command family that
+// internals; every broker, broker/group, broker/acl and controller import
+// is a documented exception, confined to the one command family that
 // needs it (the families are small packages, so a package is as narrow as
 // the per-file patterns this table held before tools/ was split). Command
 // families import tools/internal/tool and, where named, one another; none
@@ -95,7 +95,6 @@ var toolsImports = map[string][]toolsDep{
 		{dep: "zkutil", why: "the --zookeeper reassignment and election znodes"},
 		{dep: "tools/topics", why: "the --zookeeper paths share kafka-topics' ZooKeeper service (connection, live brokers, assignment errors)"},
 		{dep: "controller", why: "replica assignment (AssignReplicas, BrokerMeta) is the controller's pure function"},
-		{dep: "peer", why: "the KIP-455 / leader-election Admin API calls reuse the inter-broker Kafka client"},
 		{dep: "broker", why: "the log-end reassignment constants are the broker's (st-broker moves them)"},
 	},
 	"tools/replicaverify": {
@@ -114,7 +113,6 @@ var toolsImports = map[string][]toolsDep{
 	},
 	"tools/txn": {
 		{dep: "tools/internal/tool", why: "shared CLI plumbing"},
-		{dep: "peer", why: "kafka-transactions abort's WriteTxnMarkers (which Sarama lacks) reuses the inter-broker Kafka client"},
 	},
 	"tools/verifiable": {
 		{dep: "tools/internal/tool", why: "shared CLI plumbing"},

@@ -1,9 +1,15 @@
 package reassign
 
 // kafkaAdmin: the Admin API calls of kafka-reassign-partitions and
-// kafka-leader-election (--bootstrap-server), sent as kmsg requests over
-// peer connections: metadata from a bootstrap broker, controller-only
-// APIs to the active controller, broker config changes to the broker itself.
+// kafka-leader-election (--bootstrap-server), sent as kmsg requests through
+// a franz-go client (kgo), which routes each as Kafka's AdminClient does:
+// metadata to any broker, the controller-only APIs
+// (AlterPartitionReassignments, ListPartitionReassignments, ElectLeaders)
+// to the active controller, a broker resource's IncrementalAlterConfigs to
+// that broker. kadm has the same calls, but its AlterPartitionAssignments
+// cannot carry the Samsa tag that asks for replicas to start at the
+// leader's log end, so the requests are built here and kgo only carries
+// them.
 
 import (
 	"context"
@@ -12,9 +18,9 @@ import (
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kerr"
+	"github.com/twmb/franz-go/pkg/kgo"
 	"github.com/twmb/franz-go/pkg/kmsg"
 
-	"samsa/peer"
 	"samsa/tools/internal/tool"
 )
 
@@ -22,45 +28,39 @@ import (
 // default.api.timeout.ms is 60 s; request.timeout.ms 30 s).
 const adminRequestTimeout = 30 * time.Second
 
+// adminRetries and adminRetryBackoff bound the retries of one request
+// (a NOT_CONTROLLER answer while the controller moves, a refused
+// connection): 10 attempts 200 ms apart, within adminRequestTimeout.
+const (
+	adminRetries      = 10
+	adminRetryBackoff = 200 * time.Millisecond
+)
+
 type kafkaAdmin struct {
-	clientID string
-	servers  []string
-	conns    map[int32]*peer.Client
-	boot     *peer.Client
-	meta     *kmsg.MetadataResponse
+	cl   *kgo.Client
+	meta *kmsg.MetadataResponse
 }
 
 func newKafkaAdmin(bootstrap, clientID string) (*kafkaAdmin, error) {
-	a := &kafkaAdmin{clientID: clientID, servers: tool.SplitList(bootstrap), conns: map[int32]*peer.Client{}}
-	var lastErr error
-	for _, s := range a.servers {
-		ctx, cancel := context.WithTimeout(context.Background(), adminRequestTimeout)
-		c, err := peer.Dial(ctx, s, clientID, peer.WithDialTimeout(10*time.Second))
-		cancel()
-		if err == nil {
-			a.boot = c
-			break
-		}
-		lastErr = err
+	cl, err := kgo.NewClient(
+		kgo.SeedBrokers(tool.SplitList(bootstrap)...),
+		kgo.ClientID(clientID),
+		kgo.DialTimeout(10*time.Second),
+		kgo.RequestRetries(adminRetries),
+		kgo.RetryBackoffFn(func(int) time.Duration { return adminRetryBackoff }),
+	)
+	if err != nil {
+		return nil, fmt.Errorf("tools: %w", err)
 	}
-	if a.boot == nil {
-		return nil, fmt.Errorf("tools: no bootstrap server reachable: %w", lastErr)
-	}
+	a := &kafkaAdmin{cl: cl}
 	if err := a.refresh(nil); err != nil {
-		a.close()
-		return nil, err
+		cl.Close()
+		return nil, fmt.Errorf("tools: no bootstrap server reachable: %w", err)
 	}
 	return a, nil
 }
 
-func (a *kafkaAdmin) close() {
-	for _, c := range a.conns {
-		c.Close()
-	}
-	if a.boot != nil {
-		a.boot.Close()
-	}
-}
+func (a *kafkaAdmin) close() { a.cl.Close() }
 
 // refresh reads metadata for topics (nil: all topics).
 func (a *kafkaAdmin) refresh(topics []string) error {
@@ -75,11 +75,11 @@ func (a *kafkaAdmin) refresh(topics []string) error {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), adminRequestTimeout)
 	defer cancel()
-	resp, err := a.boot.Request(ctx, req)
+	resp, err := req.RequestWith(ctx, a.cl)
 	if err != nil {
 		return err
 	}
-	a.meta = resp.(*kmsg.MetadataResponse)
+	a.meta = resp
 	return nil
 }
 
@@ -92,52 +92,21 @@ func (a *kafkaAdmin) brokerIDs() []int32 {
 	return ids
 }
 
-// conn returns a connection to broker id.
-func (a *kafkaAdmin) conn(id int32) (*peer.Client, error) {
-	if c, ok := a.conns[id]; ok {
-		return c, nil
-	}
-	for _, b := range a.meta.Brokers {
-		if b.NodeID == id {
-			c := peer.New(b.Host+":"+strconv.Itoa(int(b.Port)), a.clientID, peer.WithDialTimeout(10*time.Second))
-			a.conns[id] = c
-			return c, nil
-		}
-	}
-	return nil, fmt.Errorf("tools: broker %d is not available", id)
-}
-
-// toController sends req to the active controller, retrying NOT_CONTROLLER
-// answers after a metadata refresh (bounded).
+// toController sends a controller-only request; kgo finds the controller
+// and retries NOT_CONTROLLER answers (bounded by adminRetries). topErr
+// reads the response's top-level error code, so that an answer still
+// NOT_CONTROLLER after the retries is an error, not a result.
 func (a *kafkaAdmin) toController(req kmsg.Request, topErr func(kmsg.Response) int16) (kmsg.Response, error) {
-	var lastErr error
-	for attempt := 0; attempt < 10; attempt++ {
-		if attempt > 0 {
-			time.Sleep(200 * time.Millisecond)
-			if err := a.refresh([]string{}); err != nil {
-				lastErr = err
-				continue
-			}
-		}
-		c, err := a.conn(a.meta.ControllerID)
-		if err != nil {
-			lastErr = err
-			continue
-		}
-		ctx, cancel := context.WithTimeout(context.Background(), adminRequestTimeout)
-		resp, err := c.Request(ctx, req)
-		cancel()
-		if err != nil {
-			lastErr = err
-			continue
-		}
-		if code := topErr(resp); code == kerr.NotController.Code {
-			lastErr = kerr.NotController
-			continue
-		}
-		return resp, nil
+	ctx, cancel := context.WithTimeout(context.Background(), adminRequestTimeout)
+	defer cancel()
+	resp, err := a.cl.Request(ctx, req)
+	if err != nil {
+		return nil, err
 	}
-	return nil, lastErr
+	if code := topErr(resp); code == kerr.NotController.Code {
+		return nil, kerr.NotController
+	}
+	return resp, nil
 }
 
 // alterConfigs applies set and delete operations to one resource with
@@ -157,19 +126,15 @@ func (a *kafkaAdmin) alterConfigs(typ kmsg.ConfigResourceType, name string, set 
 		res.Configs = append(res.Configs, c)
 	}
 	req.Resources = append(req.Resources, res)
-	target := a.boot
 	if typ == kmsg.ConfigResourceTypeBroker {
-		id, err := strconv.Atoi(name)
-		if err != nil {
+		if _, err := strconv.Atoi(name); err != nil {
 			return fmt.Errorf("tools: bad broker id %q", name)
 		}
-		if target, err = a.conn(int32(id)); err != nil {
-			return err
-		}
 	}
+	// kgo sends a broker resource to that broker and a topic to any broker.
 	ctx, cancel := context.WithTimeout(context.Background(), adminRequestTimeout)
 	defer cancel()
-	resp, err := target.Request(ctx, req)
+	resp, err := a.cl.Request(ctx, req)
 	if err != nil {
 		return err
 	}

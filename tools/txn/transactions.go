@@ -21,7 +21,7 @@ package txn
 //   - describe-producers and find-hanging need DescribeProducers (API 61)
 //     from the partition leader (or --broker-id); a broker without it
 //     makes the command fail with Kafka's UnsupportedVersionException text.
-//   - abort writes an ABORT marker with WriteTxnMarkers through peer
+//   - abort writes an ABORT marker with WriteTxnMarkers through a franz-go client
 //     (transactions_abort.go); the --start-offset form needs
 //     DescribeProducers, and both need a leader that offers WriteTxnMarkers.
 

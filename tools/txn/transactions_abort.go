@@ -8,10 +8,10 @@ import (
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kerr"
+	"github.com/twmb/franz-go/pkg/kgo"
 	"github.com/twmb/franz-go/pkg/kmsg"
 	"github.com/urfave/cli/v2"
 
-	"samsa/peer"
 	"samsa/tools/internal/tool"
 )
 
@@ -21,7 +21,8 @@ import (
 // The transaction is named by --start-offset (looked up with
 // DescribeProducers) or by --producer-id, --producer-epoch and
 // --coordinator-epoch (a negative coordinator epoch becomes 0, as Kafka).
-// WriteTxnMarkers goes over peer: Sarama has no such request.
+// Sarama has no WriteTxnMarkers request, so the marker goes through a
+// franz-go client (kgo), which sends it to the partition's leader.
 func txnAbortCommand(env tool.Env) *cli.Command {
 	return &cli.Command{Name: "abort", Usage: "abort a hanging transaction (requires administrative privileges)",
 		Flags: []cli.Flag{
@@ -133,14 +134,18 @@ func runTxnAbort(c *cli.Context, env tool.Env) error {
 	return nil
 }
 
-// writeAbortMarker sends the ABORT marker to the leader at addr and
-// returns the partition's error code.
+// writeAbortMarker sends the ABORT marker to the partition's leader (found
+// at addr, the leader Sarama's metadata named) and returns the partition's
+// error code.
 func writeAbortMarker(addr string, spec abortSpec) (int16, error) {
 	if _, _, err := net.SplitHostPort(addr); err != nil {
 		return 0, err
 	}
-	pc := peer.New(addr, "kafka-transactions", peer.WithDialTimeout(10*time.Second))
-	defer pc.Close()
+	cl, err := kgo.NewClient(kgo.SeedBrokers(addr), kgo.ClientID("kafka-transactions"), kgo.DialTimeout(10*time.Second))
+	if err != nil {
+		return 0, err
+	}
+	defer cl.Close()
 	req := kmsg.NewPtrWriteTxnMarkersRequest()
 	m := kmsg.NewWriteTxnMarkersRequestMarker()
 	m.ProducerID, m.ProducerEpoch, m.Committed, m.CoordinatorEpoch = spec.producerID, spec.producerEpoch, false, spec.coordinatorEpoch
@@ -150,7 +155,7 @@ func writeAbortMarker(addr string, spec abortSpec) (int16, error) {
 	req.Markers = append(req.Markers, m)
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	kresp, err := pc.Request(ctx, req)
+	kresp, err := cl.Request(ctx, req)
 	if err != nil {
 		return 0, err
 	}
