@@ -37,11 +37,12 @@ var toolsImports = map[string][]toolsDep{
 		{dep: "controller", files: []string{"reassign.go", "reassign_backend.go", "topics_zk.go"}, why: "replica assignment (AssignReplicas, BrokerMeta) is the controller's pure function"},
 		{dep: "broker", files: []string{"server_start.go", "reassign_backend.go"}, why: "kafka-server-start runs broker.New; the log-end reassignment constants are the broker's"},
 	},
-	"tools/samsa":           {{dep: "tools", why: "the binary only calls tools.Run"}},
-	"tools/zkconsumer":      {{dep: "zkutil", why: "the consumer's registry and offsets live in ZooKeeper"}},
-	"tools/bench":           nil, // runs the samsa binary and clients as processes
-	"tools/bench/kfakepeer": nil,
-	"tools/lint":            nil, // tests only
+	"tools/samsa":            {{dep: "tools", why: "the binary only calls tools.Run"}},
+	"tools/zkconsumer":       {{dep: "zkutil", why: "the consumer's registry and offsets live in ZooKeeper"}},
+	"tools/bench":            nil, // runs the samsa binary and clients as processes
+	"tools/bench/kfakepeer":  nil,
+	"tools/lint":             nil, // tests only
+	"tools/lint/cmd/filemap": nil, // writes docs/design.md's file map from the tree
 	"tools/chaos": {
 		{dep: "chaos/cluster", why: "--cleanup removes a crashed run's processes, mounts and namespaces"},
 		{dep: "chaos/nemesis", why: "--help lists the fault matrix"},
