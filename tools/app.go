@@ -1,5 +1,8 @@
 package tools
 
+// The assembly: every command family's subcommands in one urfave/cli
+// application (Commands), and the NewApp/Run entry points tools/samsa calls.
+
 import (
 	"github.com/urfave/cli/v2"
 

@@ -15,8 +15,8 @@ type toolsDep struct {
 // toolsImports is the intended import graph of the tools tree, one line per
 // package (docs/design.md §1, "Where we differ from ../shared/DESIGN.md").
 // DESIGN.md lets tools import only read-only storage/record of the broker's
-// internals; every broker, broker/group, broker/acl and controller import
-// is a documented exception, confined to the one command family that
+// internals; every broker, broker/wire, broker/group, broker/acl and
+// controller import is a documented exception, confined to the one command family that
 // needs it (the families are small packages, so a package is as narrow as
 // the per-file patterns this table held before tools/ was split). Command
 // families import tools/internal/tool and, where named, one another; none
@@ -95,7 +95,7 @@ var toolsImports = map[string][]toolsDep{
 		{dep: "zkutil", why: "the --zookeeper reassignment and election znodes"},
 		{dep: "tools/topics", why: "the --zookeeper paths share kafka-topics' ZooKeeper service (connection, live brokers, assignment errors)"},
 		{dep: "controller", why: "replica assignment (AssignReplicas, BrokerMeta) is the controller's pure function"},
-		{dep: "broker", why: "the log-end reassignment constants are the broker's (st-broker moves them)"},
+		{dep: "broker/wire", why: "the Samsa log-end reassignment tag (LogEndReassignmentTag) is a wire constant"},
 	},
 	"tools/replicaverify": {
 		{dep: "tools/internal/tool", why: "shared CLI plumbing"},
@@ -122,11 +122,12 @@ var toolsImports = map[string][]toolsDep{
 		{dep: "tools/internal/tool", why: "shared CLI plumbing"},
 		{dep: "zkutil", why: "zookeeper-shell talks to ZooKeeper only through zkutil"},
 	},
-	"tools/samsa":           {{dep: "tools", why: "the binary only calls tools.Run"}},
-	"tools/zkconsumer":      {{dep: "zkutil", why: "the consumer's registry and offsets live in ZooKeeper"}},
-	"tools/bench":           nil, // runs the samsa binary and clients as processes
-	"tools/bench/kfakepeer": nil,
-	"tools/lint":            nil, // tests only
+	"tools/samsa":            {{dep: "tools", why: "the binary only calls tools.Run"}},
+	"tools/zkconsumer":       {{dep: "zkutil", why: "the consumer's registry and offsets live in ZooKeeper"}},
+	"tools/bench":            nil, // runs the samsa binary and clients as processes
+	"tools/bench/kfakepeer":  nil,
+	"tools/lint":             nil, // tests only
+	"tools/lint/cmd/filemap": nil, // writes docs/design.md's file map from the tree
 	"tools/chaos": {
 		{dep: "chaos/cluster", why: "--cleanup removes a crashed run's processes, mounts and namespaces"},
 		{dep: "chaos/nemesis", why: "--help lists the fault matrix"},

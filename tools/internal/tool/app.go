@@ -1,5 +1,9 @@
 package tool
 
+// The application every subcommand runs in: Env, NewApp/Run with Kafka's
+// usage-error handling and exit codes, and the error types worded as Kafka's
+// tools word their messages.
+
 import (
 	"context"
 	"errors"
@@ -50,6 +54,7 @@ type Error string
 
 func (e Error) Error() string { return string(e) }
 
+// Errorf is Error with fmt formatting.
 func Errorf(format string, args ...any) error { return Error(fmt.Sprintf(format, args...)) }
 
 // CommandFailure is a failure Kafka's tools report as an unexpected
@@ -58,6 +63,7 @@ type CommandFailure string
 
 func (e CommandFailure) Error() string { return string(e) }
 
+// Stderr is env's stderr, io.Discard when unset.
 func Stderr(env Env) io.Writer {
 	if env.Stderr == nil {
 		return io.Discard

@@ -1,5 +1,8 @@
 package tool
 
+// Java client properties (--command-config, --producer-property, ...) mapped
+// onto a Sarama configuration, as the tools' Java clients would read them.
+
 import (
 	"fmt"
 	"strconv"

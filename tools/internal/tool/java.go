@@ -1,5 +1,8 @@
 package tool
 
+// Java-side wording and formats the tools print: uncaught exceptions,
+// NoSuchFileException, new String(bytes, UTF_8) and Double.toString.
+
 import (
 	"errors"
 	"fmt"
@@ -17,6 +20,8 @@ func (e JavaException) Error() string {
 	return fmt.Sprintf("Exception in thread \"main\" %s: %s", e.Class, e.Msg)
 }
 
+// NoSuchFile words a failed file open as Java's NIO does:
+// NoSuchFileException with the path for a missing file, IOException else.
 func NoSuchFile(file string, err error) error {
 	if errors.Is(err, os.ErrNotExist) {
 		return JavaException{"java.nio.file.NoSuchFileException", file}

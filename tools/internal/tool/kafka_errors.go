@@ -11,6 +11,8 @@ import (
 	"github.com/IBM/sarama"
 )
 
+// KafkaErrorText is one Kafka error: its exception class name (without the
+// package) and default message.
 type KafkaErrorText struct{ Class, Message string }
 
 // Kafka28Errors maps an error code to Kafka 2.8's exception class and

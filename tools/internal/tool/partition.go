@@ -1,5 +1,9 @@
 package tool
 
+// Partition-level helpers several families share: the (topic, partition)
+// key, Kafka's comma-joined id lists, a partition consumer's forwarding loop
+// and a failed send worded as ErrorLoggingCallback.
+
 import (
 	"context"
 	"errors"
@@ -10,11 +14,13 @@ import (
 	"github.com/IBM/sarama"
 )
 
+// TPKey is a topic partition as a map key.
 type TPKey struct {
 	Topic     string
 	Partition int32
 }
 
+// JoinInt32 joins ids with commas, as Kafka's tools print replica lists.
 func JoinInt32(ids []int32) string {
 	parts := make([]string, len(ids))
 	for i, id := range ids {
@@ -23,6 +29,8 @@ func JoinInt32(ids []int32) string {
 	return strings.Join(parts, ",")
 }
 
+// ForwardPartition forwards pc's messages to msgs and its errors to errs
+// (dropped when errs is full) until pc closes or ctx ends.
 func ForwardPartition(ctx context.Context, pc sarama.PartitionConsumer, msgs chan<- *sarama.ConsumerMessage, errs chan<- error) {
 	for {
 		select {

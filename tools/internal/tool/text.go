@@ -1,5 +1,9 @@
 package tool
 
+// Small text helpers: error messages without Go package prefixes, JSON
+// strings as Jackson writes them, sorted map keys and ToolsUtils' host:port
+// check.
+
 import (
 	"bytes"
 	"cmp"

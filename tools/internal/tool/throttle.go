@@ -18,6 +18,8 @@ type ThroughputThrottler struct {
 
 const minThrottleSleepNs = 2 * int64(time.Millisecond)
 
+// NewThroughputThrottler is a throttler for target records per second from
+// startMs (target < 0: no limit; 0: block until the context ends).
 func NewThroughputThrottler(target, startMs int64) *ThroughputThrottler {
 	t := &ThroughputThrottler{startMs: startMs, target: target, sleepTimeNs: math.MaxInt64}
 	if target > 0 {
@@ -55,4 +57,5 @@ func (t *ThroughputThrottler) Throttle(ctx context.Context) {
 	t.deficitNs = 0
 }
 
+// NowMs is System.currentTimeMillis.
 func NowMs() int64 { return time.Now().UnixMilli() }

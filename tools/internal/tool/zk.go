@@ -1,5 +1,7 @@
 package tool
 
+// ZooKeeper settings shared by the --zookeeper code paths.
+
 import (
 	"path"
 	"time"

@@ -1,5 +1,8 @@
 package tooltest
 
+// Fixtures several families' tests start: a ZooKeeper chroot with
+// registered brokers, a one-broker cluster with a consumed topic, a free port.
+
 import (
 	"context"
 	"fmt"

@@ -1,5 +1,7 @@
 package tooltest
 
+// Golden output files in the package's testdata/, rewritten with -update.
+
 import (
 	"bytes"
 	"flag"

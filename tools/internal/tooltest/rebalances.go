@@ -1,5 +1,8 @@
 package tooltest
 
+// A broker's /groups/rebalances document served over HTTP, for the
+// kafka-consumer-groups --verbose and samsa doctor tests.
+
 import (
 	"net/http"
 	"net/http/httptest"

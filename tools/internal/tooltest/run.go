@@ -1,5 +1,8 @@
 package tooltest
 
+// Running a test's commands in-process: once (RunTool) or in the
+// background until the test stops them (StartTool).
+
 import (
 	"bytes"
 	"context"

@@ -1,5 +1,7 @@
 package tooltest
 
+// Running the bin/ scripts from the repository root.
+
 import (
 	"errors"
 	"os"
