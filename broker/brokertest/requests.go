@@ -1,12 +1,13 @@
 package brokertest
 
 import (
-	"samsa/broker/record"
 	"testing"
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kmsg"
+
+	"samsa/broker/record"
 )
 
 // FollowerFetch sends one Fetch for topic-0 at offset to addr and returns
