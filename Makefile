@@ -11,7 +11,7 @@ TIMEOUT   ?= 15m
 # only check the test's own client goroutines again, at the cost of minutes.
 FAULT_TESTS ?= ^TestCluster(Fault|Fenced)
 
-.PHONY: build test test-race test-short vet fmt-check tidy-check generate-check fuzz bench ci deps
+.PHONY: build test test-race test-short vet fmt-check tidy-check generate-check fuzz bench ci deps graph filemap
 
 build:
 	$(GO) build -o .build/samsa ./tools/samsa
@@ -58,6 +58,15 @@ fuzz:
 			echo "== $$pkg $$f"; $(GO) test -run '^$$' -fuzz "^$$f$$" -fuzztime $(FUZZTIME) $$pkg || exit 1; \
 		done; \
 	done
+
+# graph prints the package graph (each package, its non-test+test file counts, the Samsa
+# packages it imports, [kmsg] where it imports kmsg); docs/design.md §1 keeps issue 19's before/after.
+graph:
+	@bash bin/samsa-package-graph.sh
+
+# filemap rewrites docs/design.md's generated file map (§3) from the tree; TestLintFileMap checks it.
+filemap:
+	$(GO) run ./tools/lint/cmd/filemap
 
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem ./broker/storage/ ./broker/record/

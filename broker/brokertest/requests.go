@@ -1,5 +1,8 @@
 package brokertest
 
+// One-request helpers over RawConn that the handler tests (package broker)
+// and the cluster tests (broker/clustertest) share.
+
 import (
 	"testing"
 	"time"

@@ -12,8 +12,8 @@ import (
 	"github.com/IBM/sarama"
 	"github.com/twmb/franz-go/pkg/kmsg"
 
-	"samsa/broker"
 	"samsa/broker/brokertest"
+	"samsa/broker/wire"
 	"samsa/peer"
 )
 
@@ -60,7 +60,7 @@ func TestClusterLogEndReassignment(t *testing.T) {
 	rt.Topic = "cache"
 	rp := kmsg.NewAlterPartitionAssignmentsRequestTopicPartition()
 	rp.Partition, rp.Replicas = 0, []int32{ids[0], ids[1]}
-	rp.UnknownTags.Set(broker.LogEndReassignmentTag, []byte{1})
+	rp.UnknownTags.Set(wire.LogEndReassignmentTag, []byte{1})
 	rt.Partitions = append(rt.Partitions, rp)
 	req.Topics = append(req.Topics, rt)
 	resp, err := cl.Request(ctx, req)
