@@ -40,6 +40,10 @@ type Result struct {
 	NonmonotonicPolls    []Anomaly
 	CommittedSkips       []Anomaly
 	Unseen               int // acked values the group never polled (informational)
+	// ResumedIndeterminate counts first polls after an assign that started
+	// at a commit in flight or completed info, past the last ok one
+	// (informational: the commit was applied after all).
+	ResumedIndeterminate int
 
 	Faults []FaultWindow
 }

@@ -72,9 +72,9 @@ func (s Summary) Line() string {
 		res = "FAIL(" + strings.Join(f, ",") + ")"
 	}
 	return fmt.Sprintf("samsa-chaos: seed=%d cycles=%d acked=%d lost=%d duplicates=%d order=%d indeterminate=%d "+
-		"duplicates-nonidempotent=%d reorders-nonidempotent=%d polled=%d unseen=%d restarts=%d elapsed=%s result=%s",
+		"duplicates-nonidempotent=%d reorders-nonidempotent=%d polled=%d unseen=%d resumed-indeterminate=%d restarts=%d elapsed=%s result=%s",
 		s.Seed, s.Cycles, r.Acked, len(r.Lost), r.Duplicates(), len(r.Order), r.Indeterminate,
-		len(r.DuplicatesOther), len(r.OrderOther), r.Polled, r.Unseen, s.Restarts, s.Elapsed.Round(time.Second), res)
+		len(r.DuplicatesOther), len(r.OrderOther), r.Polled, r.Unseen, r.ResumedIndeterminate, s.Restarts, s.Elapsed.Round(time.Second), res)
 }
 
 const topic = "samsa-chaos"

@@ -15,7 +15,10 @@
 //     auto commit off, BlockRebalanceOnPoll: poll, record every record,
 //     commit synchronously, allow the rebalance. Assignments and
 //     revocations are recorded, so the checker can tell a re-read after a
-//     rebalance (allowed) from a skip (not).
+//     rebalance (allowed) from a skip (not). A commit is recorded invoke
+//     before it is sent and fail only for the codes a coordinator answers
+//     before appending (generation, member, limits, authorization); any
+//     other outcome is info, since the append may outlive the error.
 //
 // FinalRead reads every partition from offset 0 to its end offset after
 // the run; the checker takes it as the ground truth of the log.

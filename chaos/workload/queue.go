@@ -7,6 +7,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kgo"
 	"github.com/twmb/franz-go/pkg/kmsg"
 
@@ -224,6 +225,14 @@ func (q *Queue) consume(ctx context.Context, cl *kgo.Client, name string) {
 			next[r.Topic][r.Partition] = kgo.EpochOffset{Epoch: r.LeaderEpoch, Offset: r.Offset + 1}
 		})
 		if len(next) > 0 {
+			// The invoke goes first: while the commit is in flight the
+			// coordinator may apply it and hand the partition to the other
+			// member, whose first poll the checker must judge against it.
+			for _, ps := range next {
+				for p, eo := range ps {
+					h.Add(history.Op{Process: name, Type: history.Invoke, F: history.Commit, Partition: p, Offset: eo.Offset, Client: "kgo"})
+				}
+			}
 			cctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
 			cl.CommitOffsetsSync(cctx, next, func(_ *kgo.Client, _ *kmsg.OffsetCommitRequest, resp *kmsg.OffsetCommitResponse, err error) {
 				for t, ps := range next {
@@ -236,7 +245,7 @@ func (q *Queue) consume(ctx context.Context, cl *kgo.Client, name string) {
 						case !found:
 							op.Type, op.Err = history.Info, "partition missing from the response"
 						case code != 0:
-							op.Type, op.Err = history.Fail, fmt.Sprintf("error code %d", code)
+							op.Type, op.Err = commitFailure(code), fmt.Sprintf("error code %d", code)
 						default:
 							op.Type = history.OK
 						}
@@ -248,6 +257,24 @@ func (q *Queue) consume(ctx context.Context, cl *kgo.Client, name string) {
 		}
 		cl.AllowRebalance()
 	}
+}
+
+// commitFailure classifies an OffsetCommit error code: fail when the
+// coordinator refuses the commit before appending it (the group's
+// generation or member checks, the request's own limits, authorization),
+// info for every other code. REQUEST_TIMED_OUT, NOT_COORDINATOR,
+// COORDINATOR_NOT_AVAILABLE and UNKNOWN_SERVER_ERROR also answer an append
+// to __consumer_offsets that timed out or lost its leadership part way, and
+// that append can still be in the log the next coordinator loads.
+func commitFailure(code int16) string {
+	switch code {
+	case kerr.IllegalGeneration.Code, kerr.UnknownMemberID.Code, kerr.RebalanceInProgress.Code,
+		kerr.FencedInstanceID.Code, kerr.CoordinatorLoadInProgress.Code,
+		kerr.OffsetMetadataTooLarge.Code, kerr.InvalidCommitOffsetSize.Code,
+		kerr.UnknownTopicOrPartition.Code, kerr.GroupAuthorizationFailed.Code, kerr.TopicAuthorizationFailed.Code:
+		return history.Fail
+	}
+	return history.Info
 }
 
 func commitCode(resp *kmsg.OffsetCommitResponse, topic string, p int32) (int16, bool) {
