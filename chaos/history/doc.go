@@ -23,6 +23,15 @@
 //	fault       nemesis: invoke = fault started, ok = healed, info = heal failed;
 //	            Value names the fault
 //	recovered   nemesis: the cluster is whole again after the fault (ok only)
+//	txn         transactional producer: Value names one transaction (unique per
+//	            run); invoke = begun, ok = committed, fail = aborted for
+//	            certain, info = EndTxn's outcome unknown (either is valid)
+//	txn-send    one record written inside transaction TxnID: Value, Partition;
+//	            Source is the input record "<p>/<o>" a consume-transform-produce
+//	            transaction wrote it for (empty otherwise)
+//	txn-read    read_committed consumer: one record of the transactional topic
+//	txn-final-read  the read_committed final read of the transactional topic
+//	txn-final-end   that read reached Partition's fence (the last transaction)
 //
 // Values are unique per run: "<process>/<seq>", Seq being the producer's own
 // counter (the order it handed records to its client).

@@ -45,6 +45,8 @@ type Summary struct {
 	Unrecovered int
 	Restarts    int // processes found exited after a heal and started again
 	Result      checker.Result
+	Txn         checker.TxnResult // when TxnChecked: the transactional workload ran
+	TxnChecked  bool
 	PerFault    []FaultStats
 	Elapsed     time.Duration
 }
@@ -59,22 +61,33 @@ type FaultStats struct {
 }
 
 // OK reports whether the run met the bar.
-func (s Summary) OK() bool { return len(s.Result.Failures()) == 0 && s.Unrecovered == 0 }
+func (s Summary) OK() bool { return len(s.Failures()) == 0 && s.Unrecovered == 0 }
+
+// Failures lists the queue's and the transactions' broken invariants.
+func (s Summary) Failures() []string {
+	return append(s.Result.Failures(), s.Txn.Failures()...)
+}
 
 // Line is the one summary line.
 func (s Summary) Line() string {
 	r := s.Result
 	res := "ok"
-	if f := r.Failures(); len(f) > 0 || s.Unrecovered > 0 {
+	if f := s.Failures(); len(f) > 0 || s.Unrecovered > 0 {
 		if s.Unrecovered > 0 {
 			f = append(f, fmt.Sprintf("unrecovered=%d", s.Unrecovered))
 		}
 		res = "FAIL(" + strings.Join(f, ",") + ")"
 	}
+	txn := ""
+	if t := s.Txn; s.TxnChecked {
+		txn = fmt.Sprintf(" txn-committed=%d txn-aborted=%d txn-indeterminate=%d txn-reads=%d aborted-reads=%d torn-txns=%d "+
+			"lost-commits=%d eos-duplicates=%d", t.Committed, t.Aborted, t.Indeterminate, t.Reads, len(t.AbortedReads),
+			len(t.TornTxns), len(t.LostCommits), len(t.DuplicateOutputs))
+	}
 	return fmt.Sprintf("samsa-chaos: seed=%d cycles=%d acked=%d lost=%d duplicates=%d order=%d indeterminate=%d "+
-		"duplicates-nonidempotent=%d reorders-nonidempotent=%d polled=%d unseen=%d resumed-indeterminate=%d restarts=%d elapsed=%s result=%s",
+		"duplicates-nonidempotent=%d reorders-nonidempotent=%d polled=%d unseen=%d resumed-indeterminate=%d%s restarts=%d elapsed=%s result=%s",
 		s.Seed, s.Cycles, r.Acked, len(r.Lost), r.Duplicates(), len(r.Order), r.Indeterminate,
-		len(r.DuplicatesOther), len(r.OrderOther), r.Polled, r.Unseen, r.ResumedIndeterminate, s.Restarts, s.Elapsed.Round(time.Second), res)
+		len(r.DuplicatesOther), len(r.OrderOther), r.Polled, r.Unseen, r.ResumedIndeterminate, txn, s.Restarts, s.Elapsed.Round(time.Second), res)
 }
 
 const topic = "samsa-chaos"
@@ -132,7 +145,7 @@ func Run(ctx context.Context, o Options) (sum Summary, err error) {
 		return sum, fmt.Errorf("runner: cluster never whole: %w", err)
 	}
 	logf("cluster up; starting workload %s", wl.Name())
-	if err := wl.Start(ctx, workload.Env{Bootstrap: c.Bootstrap(), Topic: topic, History: h, Rate: o.Rate}); err != nil {
+	if err := wl.Start(ctx, workload.Env{Bootstrap: c.Bootstrap(), Topic: topic, History: h, Rate: o.Rate, Unclean: o.Unclean}); err != nil {
 		return sum, err
 	}
 	stopped := false
@@ -185,11 +198,12 @@ func Run(ctx context.Context, o Options) (sum Summary, err error) {
 		logf("cluster not whole before the final read: %v", err)
 	}
 	logf("final read")
-	if err := workload.FinalRead(context.Background(), c.Bootstrap(), topic, h, 120*time.Second); err != nil {
+	if err := wl.FinalRead(context.Background()); err != nil {
 		logf("final read: %v", err)
 	}
 	sum.Seed = o.Seed
 	sum.Result = checker.Check(h.Ops())
+	sum.Txn, sum.TxnChecked = checker.CheckTxnOps(h.Ops())
 	sum.PerFault = perFault(h.Ops(), sum.Result)
 	sum.Elapsed = time.Since(start)
 	if err := os.WriteFile(filepath.Join(o.Work, "report.md"), []byte(Report(sum)), 0o644); err != nil {
@@ -311,7 +325,7 @@ func waitWhole(ctx context.Context, c *cluster.Cluster, d time.Duration, restart
 		}
 		n := 0
 		for _, p := range ps {
-			if p.Topic != topic && p.Topic != "__consumer_offsets" {
+			if !wholeTopics[p.Topic] {
 				continue
 			}
 			n++
@@ -325,6 +339,10 @@ func waitWhole(ctx context.Context, c *cluster.Cluster, d time.Duration, restart
 		return nil
 	})
 }
+
+// wholeTopics are the topics whose every partition must have a leader and
+// a full ISR before the cluster counts as whole.
+var wholeTopics = map[string]bool{topic: true, workload.TxnTopic: true, "__consumer_offsets": true, "__transaction_state": true}
 
 // perFault aggregates the fault windows by nemesis and counts the sends
 // acknowledged (and lost) whose invoke fell inside a window.
@@ -404,7 +422,8 @@ func Report(s Summary) string {
 	}
 	r := s.Result
 	for _, list := range [][]checker.Anomaly{r.Lost, r.DuplicatesIdempotent, r.Order, r.InconsistentOffsets, r.Phantoms,
-		r.AbortedReads, r.PollSkips, r.NonmonotonicPolls, r.CommittedSkips} {
+		r.AbortedReads, r.PollSkips, r.NonmonotonicPolls, r.CommittedSkips,
+		s.Txn.AbortedReads, s.Txn.TornTxns, s.Txn.LostCommits, s.Txn.DuplicateOutputs, s.Txn.Phantoms} {
 		for i, a := range list {
 			if i == 20 {
 				fmt.Fprintf(&b, "... %d more %s\n", len(list)-20, a.Kind)

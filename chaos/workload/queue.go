@@ -96,6 +96,11 @@ func (q *Queue) Stop(ctx context.Context) error {
 	return errors.Join(q.errs...)
 }
 
+// FinalRead reads the queue topic from offset 0 to its end (bounded: 120 s).
+func (q *Queue) FinalRead(ctx context.Context) error {
+	return FinalRead(ctx, q.env.Bootstrap, q.env.Topic, q.env.History, 120*time.Second)
+}
+
 func waitGroup(ctx context.Context, wg *sync.WaitGroup) error {
 	done := make(chan struct{})
 	go func() { wg.Wait(); close(done) }()
