@@ -194,11 +194,11 @@ func (c *Cluster) zkProc(i int, java string) (*Proc, error) {
 	if err := os.WriteFile(cfg, []byte(strings.Join(lines, "\n")+"\n"), 0o644); err != nil {
 		return nil, err
 	}
-	return &Proc{Name: node, logPath: filepath.Join(dir, "zookeeper.log"), newCmd: func() *exec.Cmd {
+	return newProc(node, filepath.Join(dir, "zookeeper.log"), func() *exec.Cmd {
 		return c.Net.Command(node, java, "-Xms16m", "-Xmx128m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1",
 			"-XX:-UsePerfData", "-Xshare:auto", "-Djava.awt.headless=true", "-Dzookeeper.admin.enableServer=false",
 			"-cp", ZooKeeperJar, "org.apache.zookeeper.server.quorum.QuorumPeerMain", cfg)
-	}}, nil
+	}), nil
 }
 
 func (c *Cluster) brokerProc(i int) (*Proc, error) {
@@ -225,12 +225,15 @@ func (c *Cluster) brokerProc(i int) (*Proc, error) {
 		"auto.create.topics.enable":        "false",
 		"offsets.topic.replication.factor": "3",
 		"offsets.topic.num.partitions":     "3",
-		"replica.lag.time.max.ms":          "10000",
-		"replica.fetch.wait.max.ms":        "100",
-		"group.initial.rebalance.delay.ms": "0",
-		"log.segment.bytes":                "4194304",
-		"controlled.shutdown.enable":       "true",
-		"log.level":                        "info",
+		// __transaction_state as small as __consumer_offsets here (Kafka's
+		// 50 partitions would dominate the recovery waits).
+		"transaction.state.log.num.partitions": "3",
+		"replica.lag.time.max.ms":              "10000",
+		"replica.fetch.wait.max.ms":            "100",
+		"group.initial.rebalance.delay.ms":     "0",
+		"log.segment.bytes":                    "4194304",
+		"controlled.shutdown.enable":           "true",
+		"log.level":                            "info",
 	}
 	var b strings.Builder
 	keys := make([]string, 0, len(props))
@@ -245,9 +248,9 @@ func (c *Cluster) brokerProc(i int) (*Proc, error) {
 	if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
 		return nil, err
 	}
-	return &Proc{Name: node, logPath: filepath.Join(dir, "broker.log"), newCmd: func() *exec.Cmd {
+	return newProc(node, filepath.Join(dir, "broker.log"), func() *exec.Cmd {
 		return c.Net.Command(node, c.Opt.SamsaBin, "kafka-server-start", path)
-	}}, nil
+	}), nil
 }
 
 func (c *Cluster) allRegistered() error {
@@ -346,7 +349,7 @@ func (c *Cluster) Close() {
 		_ = p.Stop(10 * time.Second)
 	}
 	for _, p := range c.ZK {
-		_ = p.Kill()
+		_ = p.Kill(killWait)
 	}
 	for _, m := range c.mounts {
 		_ = runCmd("umount", "-l", m)

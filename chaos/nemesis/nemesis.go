@@ -43,6 +43,9 @@ var Unavailable = []struct{ Name, Why string }{
 }
 
 // All is the fault matrix, in --help order. Combined faults are "a+b".
+// killWait bounds the wait for a SIGKILLed process to exit.
+const killWait = 30 * time.Second
+
 func All() []Nemesis {
 	return []Nemesis{
 		{Name: "kill", Help: "SIGKILL a broker; heal: start it", Start: kill},
@@ -160,7 +163,7 @@ func startBroker(e *Env, i int) Heal {
 
 func kill(ctx context.Context, e *Env) (string, Heal, error) {
 	i := pick(e, len(e.C.Brokers))
-	return "SIGKILL " + cluster.BrokerNode(i), startBroker(e, i), e.C.Brokers[i].Kill()
+	return "SIGKILL " + cluster.BrokerNode(i), startBroker(e, i), e.C.Brokers[i].Kill(killWait)
 }
 
 func pause(ctx context.Context, e *Env) (string, Heal, error) {
@@ -179,7 +182,7 @@ func killController(ctx context.Context, e *Env) (string, Heal, error) {
 	if err != nil {
 		return "", nil, err
 	}
-	return "SIGKILL controller " + cluster.BrokerNode(i), startBroker(e, i), e.C.Brokers[i].Kill()
+	return "SIGKILL controller " + cluster.BrokerNode(i), startBroker(e, i), e.C.Brokers[i].Kill(killWait)
 }
 
 func netHeal(e *Env) Heal { return func(context.Context) error { return e.C.Net.HealAll() } }
@@ -335,7 +338,7 @@ func zkQuorumLoss(ctx context.Context, e *Env) (string, Heal, error) {
 	}
 	heal := startZK(e, is...)
 	for _, i := range is {
-		if err := e.C.ZK[i].Kill(); err != nil {
+		if err := e.C.ZK[i].Kill(killWait); err != nil {
 			return "", heal, err
 		}
 	}
@@ -347,7 +350,7 @@ func zkLeaderKill(ctx context.Context, e *Env) (string, Heal, error) {
 	if err != nil {
 		return "", nil, err
 	}
-	return "SIGKILL zk leader " + cluster.ZKNode(i), startZK(e, i), e.C.ZK[i].Kill()
+	return "SIGKILL zk leader " + cluster.ZKNode(i), startZK(e, i), e.C.ZK[i].Kill(killWait)
 }
 
 func diskFull(ctx context.Context, e *Env) (string, Heal, error) {
@@ -412,5 +415,5 @@ func isrShrinkKill(ctx context.Context, e *Env) (string, Heal, error) {
 			return "", heal, err
 		}
 	}
-	return fmt.Sprintf("p%d: ISR shrunk to leader %s alone, then SIGKILL %s", p.Partition, l, l), heal, e.C.Brokers[li].Kill()
+	return fmt.Sprintf("p%d: ISR shrunk to leader %s alone, then SIGKILL %s", p.Partition, l, l), heal, e.C.Brokers[li].Kill(killWait)
 }
