@@ -30,6 +30,11 @@
 //     completed info (groupCommits); the first poll is judged against the
 //     highest such candidate not above it, so starting at an indeterminate
 //     commit passes and starting past every candidate is a skip.
+//   - undelivered: after the producers stopped the workload waits (bounded)
+//     until the group has polled up to every partition's end and records
+//     "drained"; then an acknowledged value no member ever polled was
+//     skipped by the group however its offsets moved. Without a drained ok
+//     the count is only reported (unseen).
 //   - unavailability: for each fault, the longest gap between successful
 //     sends (and polls) from the fault's start to its recovery, and the
 //     time from the heal to the first successful send.

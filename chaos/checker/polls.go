@@ -104,9 +104,23 @@ func checkPolls(ops []history.Op, r *Result, sends map[string]*sendInfo, final m
 			c.last = op.Offset
 		}
 	}
-	for v, s := range sends {
-		if s.outcome == history.OK && !polledValues[v] {
+	for _, op := range ops {
+		if op.F == history.Drained && op.Type == history.OK {
+			r.Drained = true
+		}
+	}
+	values := make([]string, 0, len(sends))
+	for v := range sends {
+		values = append(values, v)
+	}
+	sort.Strings(values)
+	for _, v := range values {
+		if s := sends[v]; s.outcome == history.OK && !polledValues[v] {
 			r.Unseen++
+			if r.Drained {
+				r.Undelivered = append(r.Undelivered, Anomaly{Kind: "undelivered", Value: v, Process: s.proc, Partition: s.ack.p,
+					Offset: s.ack.o, Detail: "acknowledged, never polled by the group although it caught up to the end"})
+			}
 		}
 	}
 }

@@ -9,7 +9,7 @@ import (
 
 // Anomaly is one violation, with enough context to find it in the history.
 type Anomaly struct {
-	Kind      string // lost, duplicate, order, inconsistent-offset, phantom, aborted-read, poll-skip, nonmonotonic-poll, committed-skip
+	Kind      string // lost, duplicate, order, inconsistent-offset, phantom, aborted-read, poll-skip, nonmonotonic-poll, committed-skip, undelivered
 	Value     string
 	Process   string
 	Partition int32
@@ -39,7 +39,11 @@ type Result struct {
 	PollSkips            []Anomaly
 	NonmonotonicPolls    []Anomaly
 	CommittedSkips       []Anomaly
-	Unseen               int // acked values the group never polled (informational)
+	Unseen               int // acked values the group never polled (informational unless Drained)
+	// Drained: the group had polled up to every partition's end after the
+	// producers stopped; then an unseen value is Undelivered.
+	Drained     bool
+	Undelivered []Anomaly
 	// ResumedIndeterminate counts first polls after an assign that started
 	// at a commit in flight or completed info, past the last ok one
 	// (informational: the commit was applied after all).
@@ -69,6 +73,7 @@ func (r Result) Failures() []string {
 	add("poll-skips", len(r.PollSkips))
 	add("nonmonotonic-polls", len(r.NonmonotonicPolls))
 	add("committed-skips", len(r.CommittedSkips))
+	add("undelivered", len(r.Undelivered))
 	if !r.FinalComplete {
 		f = append(f, "final-read-incomplete")
 	}

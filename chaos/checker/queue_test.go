@@ -313,3 +313,30 @@ func TestCheckCommittedSkipDetail(t *testing.T) {
 		t.Fatalf("never-polled skip: %v", r.CommittedSkips)
 	}
 }
+
+// TestCheckUndelivered: once the group caught up (a drained ok op), an
+// acknowledged value no member polled is undelivered; before, it is only
+// unseen (the consumers were stopped behind the producers).
+func TestCheckUndelivered(t *testing.T) {
+	b := clean()
+	b.sent("a", 3, true, 0, 2).final(0, 2, "a/3")
+	ops := append([]h.Op(nil), b.ops...)
+	for i, op := range ops {
+		if op.F == h.FinalEnd && op.Partition == 0 {
+			ops[i].Offset = 3
+		}
+	}
+	r := Check(ops)
+	if r.Unseen != 1 || len(r.Undelivered) != 0 || len(r.Failures()) != 0 {
+		t.Fatalf("not drained: unseen %d undelivered %v failures %v", r.Unseen, r.Undelivered, r.Failures())
+	}
+	ops = append(ops, h.Op{Process: "group", Type: h.OK, F: h.Drained})
+	r = Check(ops)
+	if len(r.Undelivered) != 1 || r.Undelivered[0].Value != "a/3" || !r.Drained {
+		t.Fatalf("drained: undelivered %v", r.Undelivered)
+	}
+	ops[len(ops)-1].Type = h.Info // the group did not catch up in time
+	if r := Check(ops); len(r.Undelivered) != 0 {
+		t.Fatalf("drain timed out: undelivered %v", r.Undelivered)
+	}
+}

@@ -29,8 +29,11 @@ type Options struct {
 	Work      string // work dir: configs, logs, tmpfs mount points
 	SamsaBin  string // the samsa binary
 	Brokers   int    // 3..5
-	DiskBytes int64  // tmpfs size per broker log dir
+	DiskBytes int64  // size of each broker's log dir disk
 	Unclean   bool   // unclean.leader.election.enable
+	// LoopDisks: log dirs on ext4 over loop devices (slowdisk.go) instead
+	// of plain tmpfs, so SlowDisk can throttle them.
+	LoopDisks bool
 }
 
 // Cluster is a running ensemble and broker set.
@@ -40,7 +43,9 @@ type Cluster struct {
 	ZK      []*Proc // zk1..zk3
 	Brokers []*Proc // b1..bN, broker.id = index+1
 	Admin   *zkutil.Client
-	mounts  []string
+	mounts  []string       // unmounted in reverse order
+	loops   []string       // loop devices, detached after the unmounts
+	loopDev map[int]string // broker index -> its loop device
 }
 
 // ZKNode and BrokerNode name the nodes.
@@ -208,10 +213,16 @@ func (c *Cluster) brokerProc(i int) (*Proc, error) {
 	if err := os.MkdirAll(disk, 0o755); err != nil {
 		return nil, err
 	}
-	if err := runCmd("mount", "-t", "tmpfs", "-o", "size="+strconv.FormatInt(c.Opt.DiskBytes, 10), c.Opt.Prefix, disk); err != nil {
-		return nil, err
+	if c.Opt.LoopDisks {
+		if err := c.mountLoopDisk(i, disk); err != nil {
+			return nil, err
+		}
+	} else {
+		if err := runCmd("mount", "-t", "tmpfs", "-o", "size="+strconv.FormatInt(c.Opt.DiskBytes, 10), c.Opt.Prefix, disk); err != nil {
+			return nil, err
+		}
+		c.mounts = append(c.mounts, disk)
 	}
-	c.mounts = append(c.mounts, disk)
 	props := map[string]string{
 		"broker.id":                        strconv.Itoa(i + 1),
 		"listeners":                        "PLAINTEXT://" + c.BrokerAddr(i),
@@ -351,9 +362,15 @@ func (c *Cluster) Close() {
 	for _, p := range c.ZK {
 		_ = p.Kill(killWait)
 	}
-	for _, m := range c.mounts {
-		_ = runCmd("umount", "-l", m)
+	for i := range c.Brokers {
+		_ = c.RestoreDisk(i)
 	}
+	// Lazy unmounts: a loop filesystem first, then the tmpfs holding its
+	// image; the detach then completes when the last user lets go.
+	for i := len(c.mounts) - 1; i >= 0; i-- {
+		_ = runCmd("umount", "-l", c.mounts[i])
+	}
+	c.detachLoops()
 	if c.Net != nil {
 		c.Net.Close()
 	}
@@ -378,6 +395,7 @@ func Cleanup(prefix string) []string {
 			}
 		}
 	}
+	done = append(done, cleanupLoops(prefix)...)
 	mounts, _ := os.ReadFile("/proc/mounts")
 	for _, line := range strings.Split(string(mounts), "\n") {
 		f := strings.Fields(line)

@@ -23,6 +23,8 @@
 //	fault       nemesis: invoke = fault started, ok = healed, info = heal failed;
 //	            Value names the fault
 //	recovered   nemesis: the cluster is whole again after the fault (ok only)
+//	drained     group: after the producers stopped, the members had polled up to
+//	            every partition's end (ok) or not within the bound (info)
 //	txn         transactional producer: Value names one transaction (unique per
 //	            run); invoke = begun, ok = committed, fail = aborted for
 //	            certain, info = EndTxn's outcome unknown (either is valid)

@@ -29,6 +29,7 @@ const (
 	FinalEnd  = "final-end"
 	Fault     = "fault"
 	Recovered = "recovered"
+	Drained   = "drained"
 
 	Txn          = "txn"
 	TxnSend      = "txn-send"

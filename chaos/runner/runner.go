@@ -172,7 +172,7 @@ func openWork(o Options) (*history.Writer, error) {
 func startCluster(ctx context.Context, o Options, sum *Summary) (*cluster.Cluster, error) {
 	o.Log("starting ZooKeeper ensemble and %d brokers in network namespaces", o.Brokers)
 	c, err := cluster.Start(ctx, cluster.Options{Prefix: o.Prefix, Work: o.Work, SamsaBin: o.SamsaBin,
-		Brokers: o.Brokers, DiskBytes: 256 << 20, Unclean: o.Unclean})
+		Brokers: o.Brokers, DiskBytes: 256 << 20, Unclean: o.Unclean, LoopDisks: nemesis.NeedsLoopDisks(o.Nemeses)})
 	if err != nil {
 		return nil, err
 	}
@@ -309,6 +309,9 @@ func healEverything(c *cluster.Cluster) error {
 	first := c.Net.HealAll()
 	for i := range c.Brokers {
 		if err := c.FreeDisk(i); err != nil && first == nil {
+			first = err
+		}
+		if err := c.RestoreDisk(i); err != nil && first == nil {
 			first = err
 		}
 	}

@@ -7,6 +7,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kgo"
 	"github.com/twmb/franz-go/pkg/kmsg"
@@ -23,6 +24,7 @@ type Queue struct {
 	consWG   sync.WaitGroup
 	mu       sync.Mutex
 	errs     []error
+	polledTo map[int32]int64 // partition -> highest offset polled + 1, by any member
 }
 
 func (q *Queue) Name() string { return "queue" }
@@ -87,6 +89,7 @@ func (q *Queue) Stop(ctx context.Context) error {
 	if err := waitGroup(ctx, &q.prodWG); err != nil {
 		return fmt.Errorf("workload: producers: %w", err)
 	}
+	q.drain(ctx, 60*time.Second)
 	q.consStop()
 	if err := waitGroup(ctx, &q.consWG); err != nil {
 		return fmt.Errorf("workload: consumers: %w", err)
@@ -94,6 +97,54 @@ func (q *Queue) Stop(ctx context.Context) error {
 	q.mu.Lock()
 	defer q.mu.Unlock()
 	return errors.Join(q.errs...)
+}
+
+// drain waits (at most d) until the group has polled up to every
+// partition's end offset, listed once the producers stopped, and records
+// the outcome: with the group caught up, every acknowledged value must have
+// been polled by some member (the checker's undelivered rule).
+func (q *Queue) drain(ctx context.Context, d time.Duration) {
+	ctx, cancel := context.WithTimeout(ctx, d)
+	defer cancel()
+	op := history.Op{Process: "group", F: history.Drained, Type: history.Info}
+	err := func() error {
+		cl, err := kgo.NewClient(commonOpts(q.env.Bootstrap)...)
+		if err != nil {
+			return err
+		}
+		defer cl.Close()
+		ends, err := kadm.NewClient(cl).ListEndOffsets(ctx, q.env.Topic)
+		if err != nil {
+			return err
+		}
+		if err := ends.Error(); err != nil {
+			return err
+		}
+		for {
+			behind := ""
+			q.mu.Lock()
+			ends.Each(func(o kadm.ListedOffset) {
+				if q.polledTo[o.Partition] < o.Offset && behind == "" {
+					behind = fmt.Sprintf("p%d polled to %d of %d", o.Partition, q.polledTo[o.Partition], o.Offset)
+				}
+			})
+			q.mu.Unlock()
+			if behind == "" {
+				return nil
+			}
+			select {
+			case <-ctx.Done():
+				return fmt.Errorf("%s: %w", behind, ctx.Err())
+			case <-time.After(200 * time.Millisecond): // re-check the condition
+			}
+		}
+	}()
+	if err != nil {
+		op.Err = err.Error()
+	} else {
+		op.Type = history.OK
+	}
+	q.env.History.Add(op)
 }
 
 // FinalRead reads the queue topic from offset 0 to its end (bounded: 120 s).
@@ -224,6 +275,12 @@ func (q *Queue) consume(ctx context.Context, cl *kgo.Client, name string) {
 		fs.EachRecord(func(r *kgo.Record) {
 			h.Add(history.Op{Process: name, Type: history.OK, F: history.Poll, Value: string(r.Value),
 				Partition: r.Partition, Offset: r.Offset, Client: "kgo"})
+			q.mu.Lock()
+			if q.polledTo == nil {
+				q.polledTo = map[int32]int64{}
+			}
+			q.polledTo[r.Partition] = max(q.polledTo[r.Partition], r.Offset+1)
+			q.mu.Unlock()
 			if next[r.Topic] == nil {
 				next[r.Topic] = map[int32]kgo.EpochOffset{}
 			}

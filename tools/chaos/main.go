@@ -130,7 +130,7 @@ func run(args []string) int {
 func onlyLoss(s runner.Summary) bool {
 	for _, f := range s.Failures() {
 		ok := false
-		for _, p := range []string{"lost=", "inconsistent-offsets=", "nonmonotonic-polls=", "poll-skips=", "committed-skips=", "torn-txns=", "lost-commits="} {
+		for _, p := range []string{"lost=", "inconsistent-offsets=", "nonmonotonic-polls=", "poll-skips=", "committed-skips=", "torn-txns=", "lost-commits=", "undelivered="} {
 			ok = ok || strings.HasPrefix(f, p)
 		}
 		if !ok {
