@@ -41,8 +41,8 @@ type TxnRead struct {
 	Final     bool
 }
 
-// TxnHistory is the input of CheckTxn. The transactional workload (which
-// waits for the transactions issue) records one.
+// TxnHistory is the input of CheckTxn; CheckTxnOps builds it from the
+// transactional workload's history ops.
 type TxnHistory struct {
 	Txns  []Txn
 	Reads []TxnRead
