@@ -12,12 +12,11 @@ import (
 // of each partition at one point of the history.
 //
 // An OffsetCommit acknowledged "ok" is applied for certain; one that
-// completed "fail" was refused for certain (the workload records an error
-// code as fail only when the coordinator refuses before it appends). One
-// still in flight, or completed "info" (timed out, connection lost, the
-// coordinator moved while appending), may or may not be applied, now or
-// later: its append to __consumer_offsets can survive in the log and be
-// loaded by the next coordinator. A member newly assigned a partition starts
+// completed "fail" was refused for certain. One still in flight, or
+// completed "info" (timed out, connection lost, the coordinator moved
+// while appending, or any error after the client retried), may or may not
+// be applied, now or later: its append to __consumer_offsets can survive in
+// the log and be loaded by the next coordinator. A member newly assigned a partition starts
 // at the group's committed offset, which is therefore the highest definite
 // commit or any of the possible ones.
 type groupCommits struct {

@@ -13,9 +13,8 @@
 //	send        producer: Value to some partition; ok carries Partition and Offset
 //	poll        group consumer: one record read (ok only): Partition, Offset, Value
 //	commit      group consumer: committed offset (the next offset to read) of Partition;
-//	            invoke before the OffsetCommit is sent, fail only when the
-//	            coordinator refused it before appending, info when it may
-//	            still be applied (timeouts, coordinator moves)
+//	            invoke before the OffsetCommit is sent, ok when answered
+//	            without error, info otherwise (it may still be applied)
 //	assign      group consumer: Partition assigned to Process (ok only)
 //	revoke      group consumer: Partition taken from Process (ok only)
 //	final-read  final reader: one record of the complete log (ok only)

@@ -16,9 +16,11 @@
 //     commit synchronously, allow the rebalance. Assignments and
 //     revocations are recorded, so the checker can tell a re-read after a
 //     rebalance (allowed) from a skip (not). A commit is recorded invoke
-//     before it is sent and fail only for the codes a coordinator answers
-//     before appending (generation, member, limits, authorization); any
-//     other outcome is info, since the append may outlive the error.
+//     before it is sent and ok when answered without error; any other
+//     outcome is info: an append to __consumer_offsets can outlive the
+//     error, and franz-go retries a commit internally, so even
+//     UNKNOWN_MEMBER_ID may answer a retry whose first attempt was
+//     appended.
 //
 // FinalRead reads every partition from offset 0 to its end offset after
 // the run; the checker takes it as the ground truth of the log.

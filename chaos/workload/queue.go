@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kadm"
-	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kgo"
 	"github.com/twmb/franz-go/pkg/kmsg"
 
@@ -307,7 +306,11 @@ func (q *Queue) consume(ctx context.Context, cl *kgo.Client, name string) {
 						case !found:
 							op.Type, op.Err = history.Info, "partition missing from the response"
 						case code != 0:
-							op.Type, op.Err = commitFailure(code), fmt.Sprintf("error code %d", code)
+							// Info, not fail, whatever the code: franz-go retries
+							// a commit that timed out or met NOT_COORDINATOR,
+							// and the code is the last attempt's, while an
+							// earlier attempt's append may be in the log.
+							op.Type, op.Err = history.Info, fmt.Sprintf("error code %d", code)
 						default:
 							op.Type = history.OK
 						}
@@ -319,24 +322,6 @@ func (q *Queue) consume(ctx context.Context, cl *kgo.Client, name string) {
 		}
 		cl.AllowRebalance()
 	}
-}
-
-// commitFailure classifies an OffsetCommit error code: fail when the
-// coordinator refuses the commit before appending it (the group's
-// generation or member checks, the request's own limits, authorization),
-// info for every other code. REQUEST_TIMED_OUT, NOT_COORDINATOR,
-// COORDINATOR_NOT_AVAILABLE and UNKNOWN_SERVER_ERROR also answer an append
-// to __consumer_offsets that timed out or lost its leadership part way, and
-// that append can still be in the log the next coordinator loads.
-func commitFailure(code int16) string {
-	switch code {
-	case kerr.IllegalGeneration.Code, kerr.UnknownMemberID.Code, kerr.RebalanceInProgress.Code,
-		kerr.FencedInstanceID.Code, kerr.CoordinatorLoadInProgress.Code,
-		kerr.OffsetMetadataTooLarge.Code, kerr.InvalidCommitOffsetSize.Code,
-		kerr.UnknownTopicOrPartition.Code, kerr.GroupAuthorizationFailed.Code, kerr.TopicAuthorizationFailed.Code:
-		return history.Fail
-	}
-	return history.Info
 }
 
 func commitCode(resp *kmsg.OffsetCommitResponse, topic string, p int32) (int16, bool) {
