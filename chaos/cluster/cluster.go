@@ -451,3 +451,16 @@ func (c *Cluster) WaitDeregistered(ctx context.Context, i int, d time.Duration) 
 		return err
 	})
 }
+
+// SaveDisks copies every broker's log dir off its disk (which Close
+// unmounts) to <work>/bN/data, for the post-mortem of a failed run.
+func (c *Cluster) SaveDisks() error {
+	var first error
+	for i := range c.Brokers {
+		dst := filepath.Join(c.Opt.Work, BrokerNode(i), "data")
+		if err := runCmd("cp", "-a", filepath.Join(c.DiskDir(i), "data"), dst); err != nil && first == nil {
+			first = err
+		}
+	}
+	return first
+}

@@ -134,6 +134,13 @@ func Run(ctx context.Context, o Options) (sum Summary, err error) {
 	sum.Result = checker.Check(h.Ops())
 	sum.Txn, sum.TxnChecked = checker.CheckTxnOps(h.Ops())
 	sum.PerFault = perFault(h.Ops(), sum.Result)
+	if len(sum.Failures()) > 0 {
+		if err := c.SaveDisks(); err != nil {
+			o.Log("saving the log dirs: %v", err)
+		} else {
+			o.Log("log dirs saved to %s/b*/data", o.Work)
+		}
+	}
 	sum.Elapsed = time.Since(start)
 	if err := os.WriteFile(filepath.Join(o.Work, "report.md"), []byte(Report(sum)), 0o644); err != nil {
 		o.Log("report: %v", err)
