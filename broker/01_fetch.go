@@ -207,7 +207,10 @@ func (b *Broker) handleFetch(r *request) (kmsg.Response, error) {
 			keys[i] = purgatory.Key{Topic: fp.tp.Topic, Partition: fp.tp.Partition}
 		}
 		deadline := b.opts.Now().Add(time.Duration(req.MaxWaitMillis) * time.Millisecond)
-		if err := b.replicas.Fetch.Wait(r.ctx, deadline, keys, read); err != nil && !errors.Is(err, purgatory.ErrTimeout) {
+		unpark := r.park()
+		err := b.replicas.Fetch.Wait(r.ctx, deadline, keys, read)
+		unpark()
+		if err != nil && !errors.Is(err, purgatory.ErrTimeout) {
 			return nil, err // the connection is closing
 		}
 	}

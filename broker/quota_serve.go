@@ -38,52 +38,106 @@ import (
 // the SASL user or the mapped certificate DN otherwise), sanitized as the
 // /config/users entity names are.
 
-// serveWithQuota handles a Produce or Fetch request while client quotas
-// are configured; handler.Serve calls it only then.
+// serveWithQuota handles a request while any client quota is configured;
+// handler.Serve calls it only then. It combines the byte-rate throttle of
+// Produce and consumer Fetch, the controller mutation throttle of
+// CreateTopics, CreatePartitions and DeleteTopics and the request-time
+// throttle of every non-exempt request as Kafka's KafkaApis does: the
+// answer carries the largest (a throttled consumer fetch is answered
+// empty, its bytes taken back out of the byte rate) and the connection is
+// muted for that long.
 func (b *Broker) serveWithQuota(c *server.Conn, req *wire.Request, row api, r *request) (kmsg.Response, error) {
-	switch body := req.Body.(type) {
-	case *kmsg.ProduceRequest:
-		h := b.quotas.Get(quota.Produce, sanitize(r.principal.Name), req.ClientIDString())
-		resp, err := row.handle(b, r)
-		if err != nil || !h.Active() {
-			return resp, err
+	timed := b.quotas.Enabled(quota.Request)
+	var start time.Time
+	if timed {
+		start = time.Now()
+		r.quotaTimed = true
+	}
+	user, client := sanitize(r.principal.Name), req.ClientIDString()
+	r.mutation = b.newMutationQuota(req, user, client)
+	resp, bandwidthMs, fetchHeld, err := b.serveByteRate(req, row, r, user, client)
+	if err != nil {
+		return resp, err
+	}
+	throttle := max(bandwidthMs, r.mutation.ThrottleTime())
+	if timed {
+		nanos := time.Since(start) - r.parked
+		if b.quotaExempt(req, row, r) {
+			b.quotas.RecordExempt(quota.NanosToPercent(int64(nanos)))
+		} else {
+			h := b.quotas.Get(quota.Request, user, client)
+			ms := h.Record(quota.NanosToPercent(int64(nanos)))
+			h.Throttled(ms)
+			throttle = max(throttle, ms)
 		}
-		ms := h.Record(float64(len(req.Frame)))
-		if ms <= 0 {
-			return resp, nil
-		}
-		h.Throttled(ms)
-		c.Mute(time.Duration(ms) * time.Millisecond)
-		return withThrottle(resp, throttleMillis(ms)), nil
-	case *kmsg.FetchRequest:
-		if body.ReplicaID >= 0 {
-			return row.handle(b, r)
-		}
-		h := b.quotas.Get(quota.Fetch, sanitize(r.principal.Name), req.ClientIDString())
-		if !h.Active() {
-			return row.handle(b, r)
-		}
-		capFetchToQuotaWindow(body, h.MaxValueInWindow())
-		var held []topicBytes
-		r.heldBytesOut = &held
-		resp, err := row.handle(b, r)
-		if err != nil || resp == nil {
-			return resp, err
-		}
-		size := float64(responseSize(req, resp))
-		ms := h.Record(size)
-		if ms <= 0 {
-			for _, tb := range held {
+	}
+	if fetchHeld != nil {
+		if throttle > 0 {
+			fetchHeld.h.Unrecord(fetchHeld.size) // an empty answer goes out
+		} else {
+			for _, tb := range *fetchHeld.marks {
 				b.mtr.fetched(tb.topic, false, tb.size)
 			}
-			return resp, nil
 		}
-		h.Unrecord(size)
-		h.Throttled(ms)
-		c.Mute(time.Duration(ms) * time.Millisecond)
-		return throttledFetchResponse(body, throttleMillis(ms)), nil
 	}
-	return row.handle(b, r)
+	if throttle <= 0 {
+		return resp, nil
+	}
+	c.Mute(time.Duration(throttle) * time.Millisecond)
+	if fetchHeld != nil {
+		return throttledFetchResponse(req.Body.(*kmsg.FetchRequest), throttleMillis(throttle)), nil
+	}
+	return withThrottle(resp, throttleMillis(throttle)), nil
+}
+
+// heldFetch is a consumer fetch's byte-rate record, kept until the
+// request's throttle is known.
+type heldFetch struct {
+	h     quota.Handle
+	size  float64
+	marks *[]topicBytes
+}
+
+// serveByteRate handles the request, recording Produce request bytes and
+// consumer Fetch response bytes against producer_byte_rate and
+// consumer_byte_rate (Kafka's ClientQuotaManager), and returns the
+// byte-rate throttle time; for a recorded consumer fetch, the record the
+// caller settles.
+func (b *Broker) serveByteRate(req *wire.Request, row api, r *request, user, client string) (kmsg.Response, int64, *heldFetch, error) {
+	switch body := req.Body.(type) {
+	case *kmsg.ProduceRequest:
+		h := b.quotas.Get(quota.Produce, user, client)
+		resp, err := b.serveRow(row, r)
+		if err != nil || !h.Active() {
+			return resp, 0, nil, err
+		}
+		ms := h.Record(float64(len(req.Frame)))
+		h.Throttled(ms)
+		return resp, ms, nil, nil
+	case *kmsg.FetchRequest:
+		if body.ReplicaID >= 0 {
+			resp, err := b.serveRow(row, r)
+			return resp, 0, nil, err
+		}
+		h := b.quotas.Get(quota.Fetch, user, client)
+		if !h.Active() {
+			resp, err := b.serveRow(row, r)
+			return resp, 0, nil, err
+		}
+		capFetchToQuotaWindow(body, h.MaxValueInWindow())
+		var marks []topicBytes
+		r.heldBytesOut = &marks
+		resp, err := b.serveRow(row, r)
+		if err != nil || resp == nil {
+			return resp, 0, nil, err
+		}
+		held := &heldFetch{h: h, size: float64(responseSize(req, resp)), marks: &marks}
+		ms := h.Record(held.size)
+		h.Throttled(ms)
+		return resp, ms, held, nil
+	}
+	resp, err := b.serveRow(row, r)
+	return resp, 0, nil, err
 }
 
 // throttleMillis clamps a throttle time to throttle_time_ms's int32.

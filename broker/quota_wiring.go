@@ -22,18 +22,36 @@ import (
 
 // Quota keys the broker enforces, per quota kind.
 const (
-	quotaProducerByteRate = "producer_byte_rate"
-	quotaConsumerByteRate = "consumer_byte_rate"
+	quotaProducerByteRate       = "producer_byte_rate"
+	quotaConsumerByteRate       = "consumer_byte_rate"
+	quotaRequestPercentage      = "request_percentage"
+	quotaControllerMutationRate = "controller_mutation_rate"
 )
 
 // Quota metric names, as Kafka's quota sensors name them
-// (kafka.server:type=Produce|Fetch,user=..,client-id=.. with the
-// attributes byte-rate and throttle-time); the user and client-id tags are
-// left out when empty, as Kafka's JMX names leave them out.
+// (kafka.server:type=Produce|Fetch|Request|ControllerMutation,user=..,
+// client-id=.. with the attributes byte-rate, request-time or
+// mutation-rate and tokens, and throttle-time); the user and client-id
+// tags are left out when empty, as Kafka's JMX names leave them out.
 const (
-	metricQuotaByteRate     = "byte-rate"
-	metricQuotaThrottleTime = "throttle-time"
+	metricQuotaByteRate          = "byte-rate"
+	metricQuotaRequestTime       = "request-time"
+	metricQuotaMutationRate      = "mutation-rate"
+	metricQuotaTokens            = "tokens"
+	metricQuotaThrottleTime      = "throttle-time"
+	metricQuotaExemptRequestTime = "kafka.server:type=Request,name=exempt-request-time"
 )
+
+// quotaRateMetric is the name of a kind's rate attribute.
+func quotaRateMetric(k quota.Kind) string {
+	switch k {
+	case quota.Request:
+		return metricQuotaRequestTime
+	case quota.ControllerMutation:
+		return metricQuotaMutationRate
+	}
+	return metricQuotaByteRate
+}
 
 // newQuotaManager returns the broker's quota manager (quota.window.num
 // samples of quota.window.size.seconds; the static quota.producer.default
@@ -42,26 +60,39 @@ const (
 // lives.
 func newQuotaManager(cfg *config.Broker, opts Options) *quota.Manager {
 	reg := opts.Registry
-	return quota.NewManager(quota.Options{
+	m := quota.NewManager(quota.Options{
 		Config: quota.Config{Samples: int(cfg.QuotaWindowNum), Window: time.Duration(cfg.QuotaWindowSizeSeconds) * time.Second},
-		Now:    opts.Now,
+		ControllerConfig: quota.Config{Samples: int(cfg.ControllerQuotaWindowNum),
+			Window: time.Duration(cfg.ControllerQuotaWindowSizeSeconds) * time.Second},
+		Now: opts.Now,
 		StaticClientQuota: map[quota.Kind]float64{
 			quota.Produce: float64(cfg.QuotaProducerDefault),
 			quota.Fetch:   float64(cfg.QuotaConsumerDefault),
 		},
 		SensorAdded: func(k quota.Kind, t quota.Tags, s *quota.Sensor) {
-			rate := quotaMetricName(k, metricQuotaByteRate, t)
+			rate := quotaMetricName(k, quotaRateMetric(k), t)
 			thr := quotaMetricName(k, metricQuotaThrottleTime, t)
 			reg.Unregister(rate)
 			reg.Unregister(thr)
 			_ = reg.Register(rate, metrics.NewFunctionalGaugeFloat64(s.ByteRate))
 			_ = reg.Register(thr, metrics.NewFunctionalGaugeFloat64(s.ThrottleTime))
+			if k == quota.ControllerMutation {
+				tok := quotaMetricName(k, metricQuotaTokens, t)
+				reg.Unregister(tok)
+				_ = reg.Register(tok, metrics.NewFunctionalGaugeFloat64(s.Tokens))
+			}
 		},
 		SensorRemoved: func(k quota.Kind, t quota.Tags) {
-			reg.Unregister(quotaMetricName(k, metricQuotaByteRate, t))
+			reg.Unregister(quotaMetricName(k, quotaRateMetric(k), t))
 			reg.Unregister(quotaMetricName(k, metricQuotaThrottleTime, t))
+			if k == quota.ControllerMutation {
+				reg.Unregister(quotaMetricName(k, metricQuotaTokens, t))
+			}
 		},
 	})
+	reg.Unregister(metricQuotaExemptRequestTime)
+	_ = reg.Register(metricQuotaExemptRequestTime, metrics.NewFunctionalGaugeFloat64(m.ExemptRequestTime))
+	return m
 }
 
 // quotaMetricName is the registry name of one sensor's metric. Tag values
@@ -81,7 +112,10 @@ func quotaMetricName(k quota.Kind, attr string, t quota.Tags) string {
 var quotaKindKeys = [...]struct {
 	kind quota.Kind
 	key  string
-}{{quota.Produce, quotaProducerByteRate}, {quota.Fetch, quotaConsumerByteRate}}
+}{
+	{quota.Produce, quotaProducerByteRate}, {quota.Fetch, quotaConsumerByteRate},
+	{quota.Request, quotaRequestPercentage}, {quota.ControllerMutation, quotaControllerMutationRate},
+}
 
 // toQuotaEntity converts a ZooKeeper quota entity (names desanitized, nil
 // the default) to the quota package's (user sanitized, client raw).

@@ -122,6 +122,8 @@ type Broker struct {
 	QuotaWindowSizeSeconds                   int32    // quota.window.size.seconds
 	QuotaProducerDefault                     int64    // quota.producer.default
 	QuotaConsumerDefault                     int64    // quota.consumer.default
+	ControllerQuotaWindowNum                 int32    // controller.quota.window.num
+	ControllerQuotaWindowSizeSeconds         int32    // controller.quota.window.size.seconds
 	TransactionStateLogNumPartitions         int32    // transaction.state.log.num.partitions
 	TransactionStateLogReplicationFactor     int16    // transaction.state.log.replication.factor
 	TransactionStateLogMinISR                int32    // transaction.state.log.min.isr

@@ -141,10 +141,12 @@ var BrokerKeys = []Key{
 
 	// Client quotas (Kafka 2.8 ClientQuotaManagerConfig); the quotas themselves are dynamic
 	// (/config/users, /config/clients).
-	{Name: "quota.window.num", Field: "QuotaWindowNum", Type: TypeInt, Default: "11", Valid: atLeast(1), Doc: "Samples over which client byte rates are measured (producer_byte_rate, consumer_byte_rate)."},
+	{Name: "quota.window.num", Field: "QuotaWindowNum", Type: TypeInt, Default: "11", Valid: atLeast(1), Doc: "Samples over which client byte rates and request time are measured (producer_byte_rate, consumer_byte_rate, request_percentage)."},
 	{Name: "quota.window.size.seconds", Field: "QuotaWindowSizeSeconds", Type: TypeInt, Default: "1", Valid: atLeast(1), Doc: "Length of each client quota sample."},
 	{Name: "quota.producer.default", Field: "QuotaProducerDefault", Type: TypeLong, Default: longMax, Valid: atLeast(1), Doc: "Deprecated: producer_byte_rate of every client-id no dynamic quota matches; the default means none."},
 	{Name: "quota.consumer.default", Field: "QuotaConsumerDefault", Type: TypeLong, Default: longMax, Valid: atLeast(1), Doc: "Deprecated: consumer_byte_rate of every client-id no dynamic quota matches; the default means none."},
+	{Name: "controller.quota.window.num", Field: "ControllerQuotaWindowNum", Type: TypeInt, Default: "11", Valid: atLeast(1), Doc: "Samples of the controller_mutation_rate token bucket: its burst is samples x window x rate (KIP-599)."},
+	{Name: "controller.quota.window.size.seconds", Field: "ControllerQuotaWindowSizeSeconds", Type: TypeInt, Default: "1", Valid: atLeast(1), Doc: "Length of each controller_mutation_rate sample."},
 
 	// Transactions (the transaction coordinator, broker/txn).
 	{Name: "transaction.state.log.num.partitions", Field: "TransactionStateLogNumPartitions", Type: TypeInt, Default: "50", Valid: atLeast(1), Doc: "Partitions of __transaction_state; do not change after deployment."},

@@ -75,6 +75,11 @@ type Options struct {
 	// request at a time (Kafka's behaviour).
 	MaxQueuedResponses int
 	MaxQueuedBytes     int
+	// NetworkTime, when set, is told after each request how long the connection spent
+	// decoding it and writing its answer (not the handler's time, not a Pending's wait):
+	// the network-thread time Kafka's request_percentage quota records. It runs on the
+	// connection's goroutines and must not block.
+	NetworkTime func(c *Conn, req *wire.Request, d time.Duration)
 }
 
 // Server accepts connections on named listeners and serves Kafka requests with one goroutine
