@@ -9,6 +9,7 @@ import (
 	"samsa/broker/quota"
 	"samsa/broker/server"
 	"samsa/broker/wire"
+	"samsa/zkutil"
 )
 
 // request_percentage (Kafka 2.8's ClientRequestQuotaManager), Samsa's way:
@@ -79,5 +80,5 @@ func (b *Broker) recordNetworkTime(c *server.Conn, req *wire.Request, d time.Dur
 		b.quotas.RecordExempt(pct)
 		return
 	}
-	b.quotas.Get(quota.Request, sanitize(c.Principal().Name), req.ClientIDString()).RecordNoThrottle(pct)
+	b.quotas.Get(quota.Request, zkutil.Sanitize(c.Principal().Name), req.ClientIDString()).RecordNoThrottle(pct)
 }

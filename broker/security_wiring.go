@@ -257,7 +257,7 @@ func (b *Broker) applySCRAMChange(entityPath string) {
 // parseSCRAM returns the user name (Kafka's Sanitizer.desanitize) and its
 // SCRAM credentials; malformed ones are skipped with a warning.
 func (b *Broker) parseSCRAM(sanitized string, cfg map[string]string) (string, map[string]scram.Credential) {
-	user := desanitize(sanitized)
+	user := zkutil.Desanitize(sanitized)
 	m := map[string]scram.Credential{}
 	for _, mech := range []*scram.Mechanism{scram.SHA256, scram.SHA512} {
 		v, ok := cfg[mech.Name()]
