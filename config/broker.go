@@ -17,6 +17,7 @@ type Broker struct {
 	RawAdvertisedListeners                   string   // advertised.listeners
 	ListenerSecurityProtocolMap              string   // listener.security.protocol.map
 	InterBrokerListenerName                  string   // inter.broker.listener.name
+	ControlPlaneListenerName                 string   // control.plane.listener.name
 	SecurityInterBrokerProtocol              string   // security.inter.broker.protocol
 	HostName                                 string   // host.name
 	Port                                     int32    // port

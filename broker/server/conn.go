@@ -14,6 +14,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	metrics "github.com/rcrowley/go-metrics"
 	"github.com/sirupsen/logrus"
 	"github.com/twmb/franz-go/pkg/kmsg"
 
@@ -48,6 +49,7 @@ type Conn struct {
 	log      logrus.FieldLogger // immutable
 	br       *bufio.Reader      // reader goroutine only
 	sec      *Security          // immutable; the listener's security
+	count    metrics.Gauge      // immutable; the listener's connection count
 	sasl     saslState          // reader goroutine only; used on SASL listeners
 	clientID atomic.Pointer[string]
 	// principal is who the connection authenticated as (TLS certificate, SASL); nil means
