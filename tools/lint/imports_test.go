@@ -131,6 +131,8 @@ func TestLintTiers(t *testing.T) {
 		{pkg: "broker/wire"},
 		{pkg: "broker/purgatory"},
 		{pkg: "broker/quota"},
+		{pkg: "broker/quota/zkstore", allowed: func(dep string) bool { return dep == "zkutil" || dep == "broker/quota" }},
+		{pkg: "broker/quota/throttle", allowed: func(dep string) bool { return dep == "broker/wire" || dep == "broker/server" }},
 		{pkg: "broker/fetchsession"},
 		{pkg: "broker/security"},
 		{pkg: "broker/security/scram"},
