@@ -15,7 +15,7 @@ import (
 // producer_byte_rate and consumer_byte_rate): the configured entities come
 // from /config/users and /config/clients, loaded when the /config/changes
 // listener starts and updated on each users/ or clients/ notification
-// (configChangeLoop), so a change from AlterClientQuotas or kafka-configs
+// (quotaConfigHandler in config_changes.go), so a change from AlterClientQuotas or kafka-configs
 // --zookeeper applies without restart. Requests are throttled in
 // quota_serve.go. Until a byte-rate quota exists the request path pays one
 // atomic load (quota.Manager.AnyEnabled).

@@ -132,6 +132,7 @@ func TestLintTiers(t *testing.T) {
 		{pkg: "broker/purgatory"},
 		{pkg: "broker/quota"},
 		{pkg: "broker/fetchsession"},
+		{pkg: "broker/configchange", allowed: func(dep string) bool { return dep == "zkutil" }},
 		{pkg: "broker/security"},
 		{pkg: "broker/security/scram"},
 		{pkg: "broker/security/sasl", allowed: func(dep string) bool { return dep == "broker/security/scram" }},
