@@ -42,7 +42,7 @@ func TestAPIFetchDelayedReadCommitted(t *testing.T) {
 	}
 
 	fetch := func(iso int8, maxWait int32) kmsg.FetchResponseTopicPartition {
-		rc := dialRaw(t, c.Addr(0))
+		rc := brokertest.DialRaw(t, c.Addr(0))
 		req := kmsg.NewPtrFetchRequest()
 		req.SetVersion(11)
 		req.ReplicaID, req.IsolationLevel = -1, iso
@@ -53,7 +53,7 @@ func TestAPIFetchDelayedReadCommitted(t *testing.T) {
 		fp.PartitionMaxBytes, fp.CurrentLeaderEpoch, fp.LogStartOffset = 1<<20, -1, -1
 		ft.Partitions = append(ft.Partitions, fp)
 		req.Topics = append(req.Topics, ft)
-		kr, err := rc.roundTrip(req)
+		kr, err := rc.RoundTrip(req)
 		if err != nil {
 			t.Errorf("fetch: %v", err)
 			return kmsg.FetchResponseTopicPartition{}

@@ -14,7 +14,7 @@ import (
 func BenchmarkAPIFetchSmall(b *testing.B) {
 	c := brokertest.NewCluster(b, 1)
 	c.CreateTopic(b, "bench", 1, 1)
-	rc := dialRaw(b, c.Addr(0))
+	rc := brokertest.DialRaw(b, c.Addr(0))
 	batch := benchBatch(b, 100, 100)
 	for i := 0; i < 200; i++ {
 		req := kmsg.NewPtrProduceRequest()
@@ -26,7 +26,7 @@ func BenchmarkAPIFetchSmall(b *testing.B) {
 		rp.Records = append([]byte(nil), batch...)
 		rt.Partitions = append(rt.Partitions, rp)
 		req.Topics = append(req.Topics, rt)
-		if _, err := rc.roundTrip(req); err != nil {
+		if _, err := rc.RoundTrip(req); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -42,7 +42,7 @@ func BenchmarkAPIFetchSmall(b *testing.B) {
 		fp.FetchOffset, fp.PartitionMaxBytes, fp.CurrentLeaderEpoch = offset, 1, -1
 		ft.Partitions = append(ft.Partitions, fp)
 		req.Topics = append(req.Topics, ft)
-		if _, err := rc.roundTrip(req); err != nil {
+		if _, err := rc.RoundTrip(req); err != nil {
 			b.Fatal(err)
 		}
 		offset += 100

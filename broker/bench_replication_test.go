@@ -22,7 +22,7 @@ func BenchmarkAPIProduceAcksAllRF3(b *testing.B) {
 	c.CreateTopic(b, "bench", 1, 3)
 	leader := c.WaitForLeader(b, "bench", 0)
 	c.WaitForISR(b, "bench", 0, 3)
-	rc := dialRaw(b, c.Addr(c.Index(leader)))
+	rc := brokertest.DialRaw(b, c.Addr(c.Index(leader)))
 	batch := benchBatch(b, 1, 100)
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
@@ -35,7 +35,7 @@ func BenchmarkAPIProduceAcksAllRF3(b *testing.B) {
 		rp.Records = append([]byte(nil), batch...)
 		rt.Partitions = append(rt.Partitions, rp)
 		req.Topics = append(req.Topics, rt)
-		kr, err := rc.roundTrip(req)
+		kr, err := rc.RoundTrip(req)
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -55,7 +55,7 @@ func BenchmarkAPIProduceAcksAllRF3Pipelined(b *testing.B) {
 	c.CreateTopic(b, "bench", 1, 3)
 	leader := c.WaitForLeader(b, "bench", 0)
 	c.WaitForISR(b, "bench", 0, 3)
-	rc := dialRaw(b, c.Addr(c.Index(leader)))
+	rc := brokertest.DialRaw(b, c.Addr(c.Index(leader)))
 	batch := benchBatch(b, 1, 100)
 	req := kmsg.NewPtrProduceRequest()
 	req.SetVersion(8)
@@ -66,12 +66,12 @@ func BenchmarkAPIProduceAcksAllRF3Pipelined(b *testing.B) {
 	rp.Records = batch
 	rt.Partitions = append(rt.Partitions, rp)
 	req.Topics = append(req.Topics, rt)
-	if err := rc.c.SetDeadline(time.Now().Add(10 * time.Minute)); err != nil {
+	if err := rc.Conn().SetDeadline(time.Now().Add(10 * time.Minute)); err != nil {
 		b.Fatal(err)
 	}
 	id := "raw"
 	send := func(corr int32) {
-		if _, err := rc.c.Write(wire.AppendRequest(nil, req, corr, &id)); err != nil {
+		if _, err := rc.Conn().Write(wire.AppendRequest(nil, req, corr, &id)); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -81,7 +81,7 @@ func BenchmarkAPIProduceAcksAllRF3Pipelined(b *testing.B) {
 		send(int32(sent))
 	}
 	for i := 0; i < b.N; i++ {
-		frame, err := wire.ReadFrame(rc.c, 1<<20, nil)
+		frame, err := wire.ReadFrame(rc.Conn(), 1<<20, nil)
 		if err != nil {
 			b.Fatal(err)
 		}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/tls"
 	"crypto/x509/pkix"
+	"samsa/broker/brokertest"
 	"testing"
 	"time"
 
@@ -16,10 +17,10 @@ import (
 // plaintext). One op is a batch of 100 records; MB/s compares directly.
 // Plaintext consume keeps the sendfile path; TLS copies through crypto/tls.
 func BenchmarkSecurityTLSvsPlaintext(b *testing.B) {
-	sc := newSecureCluster(b, 1)
+	sc := brokertest.NewSecureCluster(b, 1)
 	sc.CreateTopic(b, "tlsbench", 1, 1)
-	cert := sc.ca.Client(b, pkix.Name{CommonName: "bench"})
-	mtls := sc.clientTLS()
+	cert := sc.CA.Client(b, pkix.Name{CommonName: "bench"})
+	mtls := sc.ClientTLS()
 	mtls.Certificates = []tls.Certificate{cert.TLS()}
 	listeners := []struct {
 		name string

@@ -30,7 +30,7 @@ func benchProduce(b *testing.B, acks int16) {
 // benchProduceOn is benchProduce on a running one-broker cluster.
 func benchProduceOn(b *testing.B, c *brokertest.Cluster, acks int16) {
 	c.CreateTopic(b, "bench", 1, 1)
-	rc := dialRaw(b, c.Addr(0))
+	rc := brokertest.DialRaw(b, c.Addr(0))
 	batch := benchBatch(b, 100, 100)
 	b.SetBytes(int64(len(batch)))
 	b.ResetTimer()
@@ -44,7 +44,7 @@ func benchProduceOn(b *testing.B, c *brokertest.Cluster, acks int16) {
 		rp.Records = append([]byte(nil), batch...)
 		rt.Partitions = append(rt.Partitions, rp)
 		req.Topics = append(req.Topics, rt)
-		kr, err := rc.roundTrip(req)
+		kr, err := rc.RoundTrip(req)
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -66,7 +66,7 @@ func BenchmarkAPIProduceAcksAll(b *testing.B) { benchProduce(b, -1) }
 func BenchmarkAPIFetch(b *testing.B) {
 	c := brokertest.NewCluster(b, 1)
 	c.CreateTopic(b, "bench", 1, 1)
-	rc := dialRaw(b, c.Addr(0))
+	rc := brokertest.DialRaw(b, c.Addr(0))
 	batch := benchBatch(b, 100, 100)
 	for i := 0; i < 1000; i++ {
 		req := kmsg.NewPtrProduceRequest()
@@ -78,7 +78,7 @@ func BenchmarkAPIFetch(b *testing.B) {
 		rp.Records = append([]byte(nil), batch...)
 		rt.Partitions = append(rt.Partitions, rp)
 		req.Topics = append(req.Topics, rt)
-		if _, err := rc.roundTrip(req); err != nil {
+		if _, err := rc.RoundTrip(req); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -95,7 +95,7 @@ func BenchmarkAPIFetch(b *testing.B) {
 		fp.FetchOffset, fp.PartitionMaxBytes, fp.CurrentLeaderEpoch = offset, 1<<20, -1
 		ft.Partitions = append(ft.Partitions, fp)
 		req.Topics = append(req.Topics, ft)
-		kr, err := rc.roundTrip(req)
+		kr, err := rc.RoundTrip(req)
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -118,7 +118,7 @@ func BenchmarkAPIFetchPartitions(b *testing.B) {
 	const n = 1000
 	c := brokertest.NewCluster(b, 1)
 	c.CreateTopic(b, "benchp", n, 1)
-	rc := dialRaw(b, c.Addr(0))
+	rc := brokertest.DialRaw(b, c.Addr(0))
 	batch := benchBatch(b, 10, 100)
 	produce := func() {
 		req := kmsg.NewPtrProduceRequest()
@@ -130,7 +130,7 @@ func BenchmarkAPIFetchPartitions(b *testing.B) {
 		rp.Records = append([]byte(nil), batch...)
 		rt.Partitions = append(rt.Partitions, rp)
 		req.Topics = append(req.Topics, rt)
-		if _, err := rc.roundTrip(req); err != nil {
+		if _, err := rc.RoundTrip(req); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -159,7 +159,7 @@ func BenchmarkAPIFetchPartitions(b *testing.B) {
 			ft.Partitions = append(ft.Partitions, fp)
 			req.Topics = append(req.Topics, ft)
 		}
-		kr, err := rc.roundTrip(req)
+		kr, err := rc.RoundTrip(req)
 		if err != nil {
 			b.Fatal(err)
 		}

@@ -22,7 +22,7 @@ func BenchmarkQuotaProduceAcks1Recorded(b *testing.B) {
 	if err := admin.AlterClientQuotas(ent, sarama.ClientQuotasOp{Key: "producer_byte_rate", Value: 1}, false); err != nil {
 		b.Fatal(err)
 	}
-	rc := dialRaw(b, c.Addr(0))
+	rc := brokertest.DialRaw(b, c.Addr(0))
 	batch := benchBatch(b, 100, 100)
 	produce := func() *kmsg.ProduceResponse {
 		req := kmsg.NewPtrProduceRequest()
@@ -34,7 +34,7 @@ func BenchmarkQuotaProduceAcks1Recorded(b *testing.B) {
 		rp.Records = append([]byte(nil), batch...)
 		rt.Partitions = append(rt.Partitions, rp)
 		req.Topics = append(req.Topics, rt)
-		kr, err := rc.roundTrip(req)
+		kr, err := rc.RoundTrip(req)
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -47,7 +47,7 @@ func BenchmarkQuotaProduceAcks1Recorded(b *testing.B) {
 	// Wait until the quota is enforced: someone-else is throttled on its
 	// own connection.
 	brokertest.WaitFor(b, 20*time.Second, func() error {
-		if rawRoundTrip(b, c.Addr(0), "someone-else", quotaProduce(b, "bench", 1)).(*kmsg.ProduceResponse).ThrottleMillis <= 0 {
+		if rawRoundTrip(b, c.Addr(0), "someone-else", brokertest.QuotaProduce(b, "bench", 1)).(*kmsg.ProduceResponse).ThrottleMillis <= 0 {
 			return errWant(true)
 		}
 		return nil

@@ -38,11 +38,12 @@ var toolsImports = map[string][]toolsDep{
 		{dep: "broker", files: []string{"server_start.go"}, why: "kafka-server-start runs broker.New"},
 		{dep: "broker/wire", files: []string{"reassign_backend.go"}, why: "the Samsa log-end reassignment tag (LogEndReassignmentTag) is a wire constant"},
 	},
-	"tools/samsa":           {{dep: "tools", why: "the binary only calls tools.Run"}},
-	"tools/zkconsumer":      {{dep: "zkutil", why: "the consumer's registry and offsets live in ZooKeeper"}},
-	"tools/bench":           nil, // runs the samsa binary and clients as processes
-	"tools/bench/kfakepeer": nil,
-	"tools/lint":            nil, // tests only
+	"tools/samsa":            {{dep: "tools", why: "the binary only calls tools.Run"}},
+	"tools/zkconsumer":       {{dep: "zkutil", why: "the consumer's registry and offsets live in ZooKeeper"}},
+	"tools/bench":            nil, // runs the samsa binary and clients as processes
+	"tools/bench/kfakepeer":  nil,
+	"tools/lint":             nil, // tests only
+	"tools/lint/cmd/filemap": nil, // writes docs/design.md's file map from the tree
 	"tools/chaos": {
 		{dep: "chaos/cluster", why: "--cleanup removes a crashed run's processes, mounts and namespaces"},
 		{dep: "chaos/nemesis", why: "--help lists the fault matrix"},
