@@ -134,6 +134,7 @@ func TestLintTiers(t *testing.T) {
 		{pkg: "broker/quota/zkstore", allowed: func(dep string) bool { return dep == "zkutil" || dep == "broker/quota" }},
 		{pkg: "broker/quota/throttle", allowed: func(dep string) bool { return dep == "broker/wire" || dep == "broker/server" }},
 		{pkg: "broker/fetchsession"},
+		{pkg: "broker/configchange", allowed: func(dep string) bool { return dep == "zkutil" }},
 		{pkg: "broker/security"},
 		{pkg: "broker/security/scram"},
 		{pkg: "broker/security/sasl", allowed: func(dep string) bool { return dep == "broker/security/scram" }},
@@ -146,7 +147,12 @@ func TestLintTiers(t *testing.T) {
 		{pkg: "broker/server", deny: []string{".", "broker/storage", "broker/replica", "broker/group", "controller", "zkutil", "broker/metadata"}},
 		{pkg: "peer", deny: []string{"broker/storage", "broker/replica", "broker/group", "controller", "zkutil", "broker/server"}},
 		{pkg: "broker/metadata", deny: []string{"zkutil", "broker/storage", "broker/server", "broker/replica"}},
-		{pkg: "broker/replica", deny: []string{".", "broker/server", "broker/group", "controller"}},
+		{pkg: "broker/replica", deny: []string{".", "broker/server", "broker/group", "controller", "peer", "zkutil", "broker/replica/remote"}},
+		// The replica manager's adapters to the cluster: leaders over peer,
+		// the ISR store over zkutil (issue 19 moved them out of broker/).
+		{pkg: "broker/replica/remote", allowed: func(dep string) bool {
+			return dep == "broker/replica" || dep == "broker/fetchsession" || dep == "broker/storage" || dep == "peer" || dep == "zkutil"
+		}},
 		// The chaos harness (issue 17): history and checker are pure; the
 		// process side may use zkutil but no broker internals.
 		{pkg: "chaos/history"},

@@ -32,7 +32,7 @@ var kmsgUses = []kmsgUse{
 	{pattern: "controller/channel*.go", why: "the controller channel builds LeaderAndIsr, UpdateMetadata and StopReplica"},
 	{pattern: "broker/txn_wiring.go", why: "the marker channel: WriteTxnMarkers from the transaction coordinator to partition leaders"},
 	{pattern: "broker/txn_verify.go", why: "the KIP-890 verification channel: AddPartitionsToTxn to the transaction coordinator"},
-	{pattern: "broker/replica_fetch_source.go", why: "the fetch channel: replica.FetchSource over peer (Fetch, ListOffsets, OffsetForLeaderEpoch)"},
+	{pattern: "broker/replica/remote/fetch_source.go", why: "the fetch channel: replica.FetchSource over peer (Fetch, ListOffsets, OffsetForLeaderEpoch)"},
 	// Dispatch, next to the handlers.
 	{pattern: "broker/server/*.go", why: "the connection loop hands each decoded kmsg request to the Handler and writes its response (STYLE S1.2)"},
 	{pattern: "broker/apis.go", why: "the API table: key -> handler over kmsg.Request/kmsg.Response"},
