@@ -12,7 +12,7 @@ import (
 	"testing"
 	"time"
 
-	"samsa/broker/brokertest"
+	"samsa/internal/testwait"
 	"samsa/tools/internal/tooltest"
 	"samsa/zkutil"
 	"samsa/zkutil/zktest"
@@ -83,7 +83,7 @@ func TestToolScriptsDaemonStartStop(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer zk.Close()
-	brokertest.WaitFor(t, 60*time.Second, func() error {
+	testwait.For(t, 60*time.Second, func() error {
 		if !alive() {
 			out, _ := os.ReadFile(filepath.Join(logDir, "scripts-test-broker.out"))
 			t.Fatalf("broker exited:\n%s", out)
@@ -100,7 +100,7 @@ func TestToolScriptsDaemonStartStop(t *testing.T) {
 	if out, code := tooltest.RunScript(t, nil, "kafka-server-stop.sh", props); code != 0 {
 		t.Fatalf("stop: %d %s", code, out)
 	}
-	brokertest.WaitFor(t, 60*time.Second, func() error {
+	testwait.For(t, 60*time.Second, func() error {
 		if alive() {
 			return fmt.Errorf("pid %d still running", pid)
 		}

@@ -25,7 +25,6 @@ import (
 	"errors"
 	"fmt"
 	"maps"
-	"net/url"
 	"regexp"
 	"slices"
 	"strconv"
@@ -75,20 +74,12 @@ func (e configEntity) String() string {
 	return typeName + " '" + e.name + "'"
 }
 
-// sanitizeEntityName is Kafka's Sanitizer.sanitize: URL encoding as
-// java.net.URLEncoder does it, with "*" as %2A and a space as %20.
-func sanitizeEntityName(s string) string {
-	enc := url.QueryEscape(s)
-	return strings.NewReplacer("+", "%20", "~", "%7E").Replace(enc)
-}
+// sanitizeEntityName is Kafka's Sanitizer.sanitize (zkutil.Sanitize, the
+// one the broker uses too).
+func sanitizeEntityName(s string) string { return zkutil.Sanitize(s) }
 
 // desanitizeEntityName reverses sanitizeEntityName.
-func desanitizeEntityName(s string) string {
-	if d, err := url.PathUnescape(s); err == nil {
-		return d
-	}
-	return s
-}
+func desanitizeEntityName(s string) string { return zkutil.Desanitize(s) }
 
 type configsOpts struct {
 	zookeeper, bootstrap, commandConfig string

@@ -15,7 +15,7 @@ import (
 
 	"github.com/sirupsen/logrus"
 
-	"samsa/broker/brokertest"
+	"samsa/internal/testwait"
 	"samsa/tools/internal/tool"
 	"samsa/tools/internal/tooltest"
 	"samsa/zkutil"
@@ -102,7 +102,7 @@ func TestToolServerStartEndToEnd(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer zk.Close()
-	brokertest.WaitFor(t, 30*time.Second, func() error {
+	testwait.For(t, 30*time.Second, func() error {
 		select {
 		case code := <-exited:
 			t.Fatalf("kafka-server-start exited with %d", code)
@@ -119,7 +119,7 @@ func TestToolServerStartEndToEnd(t *testing.T) {
 	if code != 0 || out != "Created topic greetings.\n" {
 		t.Fatalf("create: %d %q %q", code, out, errOut)
 	}
-	brokertest.WaitFor(t, 20*time.Second, func() error {
+	testwait.For(t, 20*time.Second, func() error {
 		out, errOut, code := runTool(t, "", "kafka-topics", "--bootstrap-server", bootstrap, "--describe", "--topic", "greetings")
 		if code != 0 || strings.Count(out, "\tLeader: 1\t") != 2 {
 			return fmt.Errorf("describe: %d %q %q", code, out, errOut)
@@ -187,7 +187,7 @@ func TestToolServerStartEndToEnd(t *testing.T) {
 	if code != 0 || out != "" {
 		t.Errorf("alter partitions: %d %q %q", code, out, errOut)
 	}
-	brokertest.WaitFor(t, 20*time.Second, func() error {
+	testwait.For(t, 20*time.Second, func() error {
 		out, errOut, code := runTool(t, "", "kafka-topics", "--bootstrap-server", bootstrap, "--describe", "--topic", "greetings")
 		if code != 0 || strings.Count(out, "\tLeader: 1\t") != 3 {
 			return fmt.Errorf("describe after alter: %d %q %q", code, out, errOut)
@@ -217,7 +217,7 @@ func TestToolServerStartEndToEnd(t *testing.T) {
 	if code != 0 || out != "" {
 		t.Errorf("delete: %d %q %q", code, out, errOut)
 	}
-	brokertest.WaitFor(t, 30*time.Second, func() error {
+	testwait.For(t, 30*time.Second, func() error {
 		out, _, _ := runTool(t, "", "kafka-topics", "--zookeeper", connect, "--list", "--exclude-internal")
 		if out != "manual\n" {
 			return fmt.Errorf("topics left: %q", out)
@@ -234,7 +234,7 @@ func TestToolServerStartEndToEnd(t *testing.T) {
 	case <-time.After(60 * time.Second):
 		t.Fatal("broker did not shut down")
 	}
-	brokertest.WaitFor(t, 20*time.Second, func() error {
+	testwait.For(t, 20*time.Second, func() error {
 		if ids, _ := zk.GetBrokerIDs(); len(ids) != 0 {
 			return fmt.Errorf("still registered: %v", ids)
 		}

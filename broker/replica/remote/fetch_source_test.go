@@ -1,4 +1,4 @@
-package broker
+package remote
 
 import (
 	"bytes"
@@ -18,7 +18,6 @@ import (
 	"samsa/broker/replica"
 	"samsa/broker/storage"
 	"samsa/broker/wire"
-	"samsa/config"
 	"samsa/peer"
 )
 
@@ -121,21 +120,24 @@ func echoRecords(offset int64, size int32) []byte {
 	return bytes.Repeat(binary.BigEndian.AppendUint64(nil, uint64(offset)), int(size)/8)
 }
 
-func testFetchSource(tb testing.TB) *peerFetchSource {
+func testFetchSource(tb testing.TB) *FetchSource {
 	l := logrus.New()
 	l.SetOutput(io.Discard)
-	b := &Broker{cfg: &config.Broker{ReplicaSocketTimeoutMs: 30000}, opts: Options{Logger: l}}
-	b.id.Store(1)
-	s := &peerFetchSource{b: b, clients: map[int32]*peer.Client{}}
-	tb.Cleanup(s.close)
+	s := NewFetchSource(Config{
+		BrokerID:       1,
+		PeerOptions:    func() []peer.Option { return []peer.Option{peer.WithLogger(l.WithField("broker", 1))} },
+		RequestTimeout: 30 * time.Second,
+		Addr:           func(int32) (string, bool) { return "", false },
+	})
+	tb.Cleanup(s.Close)
 	return s
 }
 
-// TestAPIReplicaFetchSourceReusesResponse: successive fetches through one
+// TestReplicaFetchSourceReusesResponse: successive fetches through one
 // FollowerFetchResponse (the fetcher's) group partitions by topic, answer
 // each partition with its own bytes whatever the earlier answers' sizes,
 // and map error codes.
-func TestAPIReplicaFetchSourceReusesResponse(t *testing.T) {
+func TestReplicaFetchSourceReusesResponse(t *testing.T) {
 	s := testFetchSource(t)
 	leader := fakeLeader(t, echoAnswer)
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)

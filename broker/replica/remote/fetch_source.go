@@ -1,4 +1,4 @@
-package broker
+package remote
 
 import (
 	"context"
@@ -17,29 +17,30 @@ import (
 	"samsa/peer"
 )
 
-// fetcherConfig returns the follower fetchers' settings (replica.fetch.*).
-func (b *Broker) fetcherConfig() replica.FetcherConfig {
-	b.fetchSrc = &peerFetchSource{b: b, clients: map[int32]*peer.Client{}}
-	return replica.FetcherConfig{
-		Source:            b.fetchSrc,
-		MaxWaitMs:         b.cfg.ReplicaFetchWaitMaxMs,
-		MinBytes:          b.cfg.ReplicaFetchMinBytes,
-		MaxBytes:          b.cfg.ReplicaFetchResponseMaxBytes,
-		PartitionMaxBytes: b.cfg.ReplicaFetchMaxBytes,
-		BackoffMs:         b.cfg.ReplicaFetchBackoffMs,
-		NumFetchers:       int(b.cfg.NumReplicaFetchers),
-	}
+// Config is what a FetchSource needs from its broker.
+type Config struct {
+	// BrokerID is this broker's id: the replica id of its OffsetForLeaderEpoch and
+	// ListOffsets requests, and part of its client ids.
+	BrokerID int32
+	// PeerOptions returns the options of every new client (logger, dialer, the
+	// inter-broker listener's TLS and SASL); called once per client.
+	PeerOptions func() []peer.Option
+	// RequestTimeout bounds every request (replica.socket.timeout.ms).
+	RequestTimeout time.Duration
+	// Addr returns the inter-broker address of broker id from the broker's
+	// metadata, for a leader endpoint without a host.
+	Addr func(id int32) (string, bool)
 }
 
-// peerFetchSource implements replica.FetchSource with Fetch and
+// FetchSource implements replica.FetchSource with Fetch and
 // OffsetForLeaderEpoch requests over peer. Each fetcher goroutine
 // (num.replica.fetchers per leader) fetches over a client of its own, kept
 // in its scratch, so its long polls never queue behind another fetcher's;
 // the short OffsetForLeaderEpoch and ListOffsets calls share one client
 // per leader.
-type peerFetchSource struct {
-	b  *Broker
-	mu sync.Mutex
+type FetchSource struct {
+	cfg Config
+	mu  sync.Mutex
 	// clients by leader id; guarded by mu.
 	clients map[int32]*peer.Client
 	// fetchClients are the fetchers' own clients; guarded by mu.
@@ -47,7 +48,12 @@ type peerFetchSource struct {
 	closed       bool // guarded by mu
 }
 
-func (s *peerFetchSource) client(leader replica.LeaderEndpoint) (*peer.Client, error) {
+// NewFetchSource returns a FetchSource with no connections yet.
+func NewFetchSource(cfg Config) *FetchSource {
+	return &FetchSource{cfg: cfg, clients: map[int32]*peer.Client{}}
+}
+
+func (s *FetchSource) client(leader replica.LeaderEndpoint) (*peer.Client, error) {
 	addr, err := s.addr(leader)
 	if err != nil {
 		return nil, err
@@ -56,55 +62,50 @@ func (s *peerFetchSource) client(leader replica.LeaderEndpoint) (*peer.Client, e
 }
 
 // addr returns leader's inter-broker address.
-func (s *peerFetchSource) addr(leader replica.LeaderEndpoint) (string, error) {
+func (s *FetchSource) addr(leader replica.LeaderEndpoint) (string, error) {
 	if leader.Host != "" {
 		return net.JoinHostPort(leader.Host, strconv.Itoa(int(leader.Port))), nil
 	}
-	if a, ok := s.b.interBrokerAddr(leader.ID); ok {
+	if a, ok := s.cfg.Addr(leader.ID); ok {
 		return a, nil
 	}
-	return "", fmt.Errorf("broker: no address known for leader %d", leader.ID)
+	return "", fmt.Errorf("remote: no address known for leader %d", leader.ID)
 }
 
 // clientAt returns the client of leader id at addr, replacing one that
 // connects elsewhere.
-func (s *peerFetchSource) clientAt(id int32, addr string) (*peer.Client, error) {
+func (s *FetchSource) clientAt(id int32, addr string) (*peer.Client, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.closed {
-		return nil, fmt.Errorf("broker: fetch source closed")
+		return nil, fmt.Errorf("remote: fetch source closed")
 	}
 	if c, ok := s.clients[id]; ok && c.Addr() == addr {
 		return c, nil
 	} else if ok {
 		c.Close()
 	}
-	// replica.socket.timeout.ms bounds every request, as Kafka's
-	// ReplicaFetcherBlockingSend does: a leader that stops answering
-	// without closing the connection fails the fetch instead of hanging it.
-	opts := append(s.b.peerOptions(), peer.WithRequestTimeout(time.Duration(s.b.cfg.ReplicaSocketTimeoutMs)*time.Millisecond))
-	c := peer.New(addr, "replica-fetcher-"+itoa(s.b.ID()), opts...)
+	c := s.newClient(addr)
 	s.clients[id] = c
 	return c, nil
 }
 
 // fetchClient returns the fetcher's own client (in sc) for the leader at
 // addr, replacing one that connects elsewhere.
-func (s *peerFetchSource) fetchClient(sc *fetchScratch, addr string) (*peer.Client, error) {
+func (s *FetchSource) fetchClient(sc *fetchScratch, addr string) (*peer.Client, error) {
 	if sc.client != nil && sc.client.Addr() == addr {
 		return sc.client, nil
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.closed {
-		return nil, fmt.Errorf("broker: fetch source closed")
+		return nil, fmt.Errorf("remote: fetch source closed")
 	}
 	if sc.client != nil {
 		sc.client.Close()
 		delete(s.fetchClients, sc.client)
 	}
-	opts := append(s.b.peerOptions(), peer.WithRequestTimeout(time.Duration(s.b.cfg.ReplicaSocketTimeoutMs)*time.Millisecond))
-	sc.client = peer.New(addr, "replica-fetcher-"+itoa(s.b.ID()), opts...)
+	sc.client = s.newClient(addr)
 	if s.fetchClients == nil {
 		s.fetchClients = map[*peer.Client]struct{}{}
 	}
@@ -112,7 +113,17 @@ func (s *peerFetchSource) fetchClient(sc *fetchScratch, addr string) (*peer.Clie
 	return sc.client, nil
 }
 
-func (s *peerFetchSource) close() {
+// newClient returns a client of the leader at addr. replica.socket.timeout.ms
+// bounds every request, as Kafka's ReplicaFetcherBlockingSend does: a leader
+// that stops answering without closing the connection fails the fetch
+// instead of hanging it.
+func (s *FetchSource) newClient(addr string) *peer.Client {
+	opts := append(s.cfg.PeerOptions(), peer.WithRequestTimeout(s.cfg.RequestTimeout))
+	return peer.New(addr, "replica-fetcher-"+strconv.FormatInt(int64(s.cfg.BrokerID), 10), opts...)
+}
+
+// Close closes every client; later calls fail.
+func (s *FetchSource) Close() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.closed = true
@@ -158,7 +169,7 @@ type fetchScratch struct {
 // Fetch implements replica.FetchSource. The answer's record bytes alias
 // the frame kept in resp.Scratch, so nothing is copied between the socket
 // and the follower's log append.
-func (s *peerFetchSource) Fetch(ctx context.Context, leader replica.LeaderEndpoint, f replica.FollowerFetch, resp *replica.FollowerFetchResponse) error {
+func (s *FetchSource) Fetch(ctx context.Context, leader replica.LeaderEndpoint, f replica.FollowerFetch, resp *replica.FollowerFetchResponse) error {
 	sc, _ := resp.Scratch.(*fetchScratch)
 	if sc == nil {
 		sc = &fetchScratch{req: kmsg.NewPtrFetchRequest(), resp: kmsg.NewPtrFetchResponse(), topics: map[string]int{}}
@@ -177,6 +188,47 @@ func (s *peerFetchSource) Fetch(ctx context.Context, leader replica.LeaderEndpoi
 	if err != nil {
 		return err
 	}
+	req := sc.buildRequest(f)
+	// Fields a lower version does not carry must not keep an earlier
+	// answer's values; the topics slice is kept for kmsg to reuse.
+	respTopics := sc.resp.Topics
+	*sc.resp = kmsg.NewFetchResponse()
+	sc.resp.Topics = respTopics
+	// The fetcher is done with the previous answer's records. A frame grown
+	// by a catch-up burst is let go once answers are small again.
+	if cap(sc.frame) > 1<<20 && len(sc.frame) < cap(sc.frame)/4 {
+		sc.frame = nil
+	}
+	sc.frame, err = c.RequestInto(ctx, req, sc.resp, sc.frame)
+	if err != nil {
+		sc.session.HandleError()
+		return err
+	}
+	if !sc.session.HandleResponse(sc.resp.ErrorCode, sc.resp.SessionID) {
+		switch sc.resp.ErrorCode {
+		case kerr.FetchSessionIDNotFound.Code, kerr.InvalidFetchSessionEpoch.Code, 0:
+			// Kafka's ReplicaFetcherThread answers a session error with
+			// no partitions and fetches again at once, in full.
+			return nil
+		}
+		return kerr.ErrorForCode(sc.resp.ErrorCode)
+	}
+	for _, t := range sc.resp.Topics {
+		for _, p := range t.Partitions {
+			resp.Partitions = append(resp.Partitions, replica.FollowerFetchResult{
+				TopicPartition: replica.TopicPartition{Topic: t.Topic, Partition: p.Partition},
+				Err:            fetchError(p.ErrorCode), HighWatermark: p.HighWatermark,
+				LogStartOffset: p.LogStartOffset, Records: p.RecordBatches,
+			})
+		}
+	}
+	return nil
+}
+
+// buildRequest fills sc's request for f: the fetch session (KIP-227)
+// picks the partitions to send and to forget, grouped by topic, reusing
+// the previous request's slices.
+func (sc *fetchScratch) buildRequest(f replica.FollowerFetch) *kmsg.FetchRequest {
 	req := sc.req
 	topics := req.Topics[:0]
 	*req = kmsg.NewFetchRequest()
@@ -217,40 +269,7 @@ func (s *peerFetchSource) Fetch(ctx context.Context, leader replica.LeaderEndpoi
 	}
 	req.Topics = topics
 	req.ForgottenTopics = sc.forgottenTopics(forget)
-	// Fields a lower version does not carry must not keep an earlier
-	// answer's values; the topics slice is kept for kmsg to reuse.
-	respTopics := sc.resp.Topics
-	*sc.resp = kmsg.NewFetchResponse()
-	sc.resp.Topics = respTopics
-	// The fetcher is done with the previous answer's records. A frame grown
-	// by a catch-up burst is let go once answers are small again.
-	if cap(sc.frame) > 1<<20 && len(sc.frame) < cap(sc.frame)/4 {
-		sc.frame = nil
-	}
-	sc.frame, err = c.RequestInto(ctx, req, sc.resp, sc.frame)
-	if err != nil {
-		sc.session.HandleError()
-		return err
-	}
-	if !sc.session.HandleResponse(sc.resp.ErrorCode, sc.resp.SessionID) {
-		switch sc.resp.ErrorCode {
-		case kerr.FetchSessionIDNotFound.Code, kerr.InvalidFetchSessionEpoch.Code, 0:
-			// Kafka's ReplicaFetcherThread answers a session error with
-			// no partitions and fetches again at once, in full.
-			return nil
-		}
-		return kerr.ErrorForCode(sc.resp.ErrorCode)
-	}
-	for _, t := range sc.resp.Topics {
-		for _, p := range t.Partitions {
-			resp.Partitions = append(resp.Partitions, replica.FollowerFetchResult{
-				TopicPartition: replica.TopicPartition{Topic: t.Topic, Partition: p.Partition},
-				Err:            fetchError(p.ErrorCode), HighWatermark: p.HighWatermark,
-				LogStartOffset: p.LogStartOffset, Records: p.RecordBatches,
-			})
-		}
-	}
-	return nil
+	return req
 }
 
 // forgottenTopics groups forget by topic into req's forgotten topics,
@@ -279,13 +298,13 @@ func (sc *fetchScratch) forgottenTopics(forget []fetchsession.TopicPartition) []
 }
 
 // EndOffsetsForEpoch implements replica.FetchSource.
-func (s *peerFetchSource) EndOffsetsForEpoch(ctx context.Context, leader replica.LeaderEndpoint, q map[replica.TopicPartition]replica.EpochQuery) (map[replica.TopicPartition]replica.EpochEndOffset, error) {
+func (s *FetchSource) EndOffsetsForEpoch(ctx context.Context, leader replica.LeaderEndpoint, q map[replica.TopicPartition]replica.EpochQuery) (map[replica.TopicPartition]replica.EpochEndOffset, error) {
 	c, err := s.client(leader)
 	if err != nil {
 		return nil, err
 	}
 	req := kmsg.NewPtrOffsetForLeaderEpochRequest()
-	req.ReplicaID = s.b.ID()
+	req.ReplicaID = s.cfg.BrokerID
 	idx := map[string]int{}
 	for tp, e := range q {
 		i, ok := idx[tp.Topic]
@@ -306,7 +325,7 @@ func (s *peerFetchSource) EndOffsetsForEpoch(ctx context.Context, leader replica
 	}
 	resp, ok := kr.(*kmsg.OffsetForLeaderEpochResponse)
 	if !ok {
-		return nil, fmt.Errorf("broker: OffsetForLeaderEpoch answered with %T", kr)
+		return nil, fmt.Errorf("remote: OffsetForLeaderEpoch answered with %T", kr)
 	}
 	out := map[replica.TopicPartition]replica.EpochEndOffset{}
 	for _, t := range resp.Topics {
@@ -320,8 +339,8 @@ func (s *peerFetchSource) EndOffsetsForEpoch(ctx context.Context, leader replica
 }
 
 // LogRange implements replica.FetchSource with two ListOffsets requests
-// (earliest, latest) sent as replica s.b.ID().
-func (s *peerFetchSource) LogRange(ctx context.Context, leader replica.LeaderEndpoint, tp replica.TopicPartition) (int64, int64, error) {
+// (earliest, latest) sent as replica s.cfg.BrokerID.
+func (s *FetchSource) LogRange(ctx context.Context, leader replica.LeaderEndpoint, tp replica.TopicPartition) (int64, int64, error) {
 	c, err := s.client(leader)
 	if err != nil {
 		return 0, 0, err
@@ -329,7 +348,7 @@ func (s *peerFetchSource) LogRange(ctx context.Context, leader replica.LeaderEnd
 	var out [2]int64
 	for i, ts := range []int64{-2, -1} {
 		req := kmsg.NewPtrListOffsetsRequest()
-		req.ReplicaID = s.b.ID()
+		req.ReplicaID = s.cfg.BrokerID
 		rt := kmsg.NewListOffsetsRequestTopic()
 		rt.Topic = tp.Topic
 		rp := kmsg.NewListOffsetsRequestTopicPartition()
@@ -342,7 +361,7 @@ func (s *peerFetchSource) LogRange(ctx context.Context, leader replica.LeaderEnd
 		}
 		resp, ok := kr.(*kmsg.ListOffsetsResponse)
 		if !ok || len(resp.Topics) != 1 || len(resp.Topics[0].Partitions) != 1 {
-			return 0, 0, fmt.Errorf("broker: malformed ListOffsets answer from leader %d", leader.ID)
+			return 0, 0, fmt.Errorf("remote: malformed ListOffsets answer from leader %d", leader.ID)
 		}
 		p := resp.Topics[0].Partitions[0]
 		if p.ErrorCode != 0 {
@@ -355,5 +374,3 @@ func (s *peerFetchSource) LogRange(ctx context.Context, leader replica.LeaderEnd
 	}
 	return out[0], out[1], nil
 }
-
-func itoa(v int32) string { return strconv.FormatInt(int64(v), 10) }

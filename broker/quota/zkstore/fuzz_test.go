@@ -1,10 +1,10 @@
-package broker
+package zkstore
 
 import (
 	"testing"
 
-	"samsa/broker/principal"
 	"samsa/broker/quota"
+	"samsa/zkutil"
 )
 
 // FuzzQuotaEntityPath: config change entity paths come from ZooKeeper;
@@ -17,15 +17,15 @@ func FuzzQuotaEntityPath(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, path string) {
-		e, ok := parseQuotaEntityPath(path)
+		e, ok := zkutil.ParseQuotaEntityPath(path)
 		if !ok {
 			return
 		}
-		typ, name := e.path()
-		back, ok := parseQuotaEntityPath(typ + "/" + name)
-		if !ok || toQuotaEntity(back) != toQuotaEntity(e) {
-			t.Fatalf("%q parsed to %+v, whose path %s/%s parses to %+v (ok %v)", path, toQuotaEntity(e), typ, name, toQuotaEntity(back), ok)
+		typ, name := e.ConfigEntity()
+		back, ok := zkutil.ParseQuotaEntityPath(typ + "/" + name)
+		if !ok || ToQuota(back) != ToQuota(e) {
+			t.Fatalf("%q parsed to %+v, whose path %s/%s parses to %+v (ok %v)", path, ToQuota(e), typ, name, ToQuota(back), ok)
 		}
-		quota.Resolve(quota.Table{toQuotaEntity(e): 1}, sanitize(principal.Anonymous.Name), "client")
+		quota.Resolve(quota.Table{ToQuota(e): 1}, zkutil.Sanitize("ANONYMOUS"), "client")
 	})
 }
