@@ -14,6 +14,7 @@ import (
 
 	"github.com/sirupsen/logrus"
 	logtest "github.com/sirupsen/logrus/hooks/test"
+	"github.com/twmb/franz-go/pkg/kbin"
 
 	"samsa/broker/record"
 	"samsa/broker/storage"
@@ -340,12 +341,12 @@ func consumerJoin(group, member, client string) JoinRequest {
 
 // subscription encodes a consumer protocol subscription v0 of topics.
 func subscription(topics ...string) []byte {
-	b := appendInt16(nil, 0)
-	b = appendInt32(b, int32(len(topics)))
+	b := kbin.AppendInt16(nil, 0)
+	b = kbin.AppendArrayLen(b, len(topics))
 	for _, t := range topics {
-		b = appendString(b, t)
+		b = kbin.AppendString(b, t)
 	}
-	return appendBytes(b, nil)
+	return kbin.AppendBytes(b, nil)
 }
 
 // inspect runs f on the group's goroutine (white-box checks).
