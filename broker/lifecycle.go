@@ -175,6 +175,7 @@ func (b *Broker) startServer(ctx context.Context) error {
 		Metrics:        b.opts.Registry,
 		MaxRequestSize: b.cfg.SocketRequestMaxBytes,
 		IdleTimeout:    time.Duration(b.cfg.ConnectionsMaxIdleMs) * time.Millisecond,
+		NetworkTime:    b.recordNetworkTime, // request_percentage (quota_request.go)
 	}
 	if err := connectionLimits(b.cfg, &sopts); err != nil {
 		return err

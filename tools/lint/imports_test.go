@@ -131,6 +131,8 @@ func TestLintTiers(t *testing.T) {
 		{pkg: "broker/wire"},
 		{pkg: "broker/purgatory"},
 		{pkg: "broker/quota"},
+		{pkg: "broker/quota/zkstore", allowed: func(dep string) bool { return dep == "zkutil" || dep == "broker/quota" }},
+		{pkg: "broker/quota/throttle", allowed: func(dep string) bool { return dep == "broker/wire" || dep == "broker/server" }},
 		{pkg: "broker/fetchsession"},
 		{pkg: "broker/configchange", allowed: func(dep string) bool { return dep == "zkutil" }},
 		{pkg: "broker/security"},
@@ -154,9 +156,11 @@ func TestLintTiers(t *testing.T) {
 		// The chaos harness (issue 17): history and checker are pure; the
 		// process side may use zkutil but no broker internals.
 		{pkg: "chaos/history"},
+		// One restartable child process, shared by brokertest and chaos/cluster.
+		{pkg: "childproc"},
 		{pkg: "chaos/checker", allowed: func(dep string) bool { return dep == "chaos/history" }},
 		{pkg: "chaos/netns"},
-		{pkg: "chaos/cluster", allowed: func(dep string) bool { return dep == "chaos/netns" || dep == "zkutil" }},
+		{pkg: "chaos/cluster", allowed: func(dep string) bool { return dep == "chaos/netns" || dep == "zkutil" || dep == "childproc" }},
 		{pkg: "chaos/workload", allowed: func(dep string) bool { return dep == "chaos/history" }},
 		{pkg: "chaos/nemesis", allowed: func(dep string) bool { return dep == "chaos/cluster" || dep == "chaos/workload" }},
 		{pkg: "chaos/runner", allowed: func(dep string) bool { return under(dep, "chaos") }},
