@@ -155,9 +155,13 @@ func (t *Txn) multiPartitionKgo(ctx context.Context, name string) {
 		// Not ctx: a produce or EndTxn cancelled half way leaves the
 		// client's transaction state unknowable.
 		ectx, cancel := context.WithTimeout(context.Background(), endTimeout)
-		commit := cl.ProduceSync(ectx, recs...).FirstErr() == nil && n%txnAbortEvery != 0
+		perr := cl.ProduceSync(ectx, recs...).FirstErr()
+		commit := perr == nil && n%txnAbortEvery != 0
 		err := cl.EndTransaction(ectx, kgo.TransactionEndTry(commit))
 		cancel()
+		if err == nil && perr != nil {
+			err = perr // why it aborted, for the history
+		}
 		endTxn(h, name, id, commit, err)
 		if err != nil {
 			// A new client's InitProducerId bumps the epoch and fences
