@@ -1,6 +1,7 @@
 package broker_test
 
 import (
+	"slices"
 	"testing"
 	"time"
 
@@ -32,9 +33,11 @@ func benchProduceOn(b *testing.B, c *brokertest.Cluster, acks int16) {
 	c.CreateTopic(b, "bench", 1, 1)
 	rc := brokertest.DialRaw(b, c.Addr(0))
 	batch := benchBatch(b, 100, 100)
+	lat := make([]time.Duration, 0, b.N) // per request, for the p50/p99 metrics
 	b.SetBytes(int64(len(batch)))
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
+		start := time.Now()
 		req := kmsg.NewPtrProduceRequest()
 		req.SetVersion(8)
 		req.Acks, req.TimeoutMillis = acks, 10000
@@ -48,10 +51,27 @@ func benchProduceOn(b *testing.B, c *brokertest.Cluster, acks int16) {
 		if err != nil {
 			b.Fatal(err)
 		}
+		lat = append(lat, time.Since(start))
 		if code := kr.(*kmsg.ProduceResponse).Topics[0].Partitions[0].ErrorCode; code != 0 {
 			b.Fatalf("code %d", code)
 		}
 	}
+	b.StopTimer()
+	reportLatency(b, lat)
+}
+
+// reportLatency reports the p50 and p99 of per-request latencies as the
+// p50-µs and p99-µs benchmark metrics.
+func reportLatency(b *testing.B, lat []time.Duration) {
+	if len(lat) == 0 {
+		return
+	}
+	slices.Sort(lat)
+	at := func(q float64) float64 {
+		return float64(lat[min(len(lat)-1, int(q*float64(len(lat))))].Nanoseconds()) / 1e3
+	}
+	b.ReportMetric(at(0.50), "p50-µs")
+	b.ReportMetric(at(0.99), "p99-µs")
 }
 
 // BenchmarkAPIProduceAcks1 measures one connection producing 100 x 100 B
