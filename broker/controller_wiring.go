@@ -21,13 +21,6 @@ func (b *Broker) startController(ctx context.Context) error {
 	}
 	b.ctrl = c
 	b.replicas.SetStartAtLogEnd(b.startAtLogEnd)
-	// The replication throttles follow the reassignment tools' configs; the
-	// loop lives with the controller wiring so it starts and stops with it.
-	b.wg.Add(1)
-	go func() {
-		defer b.wg.Done()
-		b.replicationThrottleLoop(ctx)
-	}()
 	return c.Start(ctx)
 }
 

@@ -32,7 +32,7 @@ var kmsgUses = []kmsgUse{
 	{pattern: "controller/channel*.go", why: "the controller channel builds LeaderAndIsr, UpdateMetadata and StopReplica"},
 	{pattern: "broker/txn_wiring.go", why: "the marker channel: WriteTxnMarkers from the transaction coordinator to partition leaders"},
 	{pattern: "broker/txn_verify.go", why: "the KIP-890 verification channel: AddPartitionsToTxn to the transaction coordinator"},
-	{pattern: "broker/replica_fetch_source.go", why: "the fetch channel: replica.FetchSource over peer (Fetch, ListOffsets, OffsetForLeaderEpoch)"},
+	{pattern: "broker/replica/remote/fetch_source.go", why: "the fetch channel: replica.FetchSource over peer (Fetch, ListOffsets, OffsetForLeaderEpoch)"},
 	// Dispatch, next to the handlers.
 	{pattern: "broker/server/*.go", why: "the connection loop hands each decoded kmsg request to the Handler and writes its response (STYLE S1.2)"},
 	{pattern: "broker/apis.go", why: "the API table: key -> handler over kmsg.Request/kmsg.Response"},
@@ -58,11 +58,11 @@ var kmsgUses = []kmsgUse{
 	// Clients outside the broker.
 	{pattern: "chaos/workload/queue.go", why: "kgo's CommitOffsetsSync callback is typed by kmsg.OffsetCommitRequest/Response"},
 	{pattern: "tools/bench/cluster.go", why: "the benchmark creates and deletes its topics with raw Admin requests through kgo"},
-	{pattern: "tools/leader_election.go", why: "kafka-leader-election sends ElectLeaders (issue 19's tools split moves these to a client library)"},
-	{pattern: "tools/reassign_admin.go", why: "kafka-reassign-partitions' Admin API calls (same)"},
-	{pattern: "tools/reassign_backend.go", why: "kafka-reassign-partitions' Alter/ListPartitionReassignments (same)"},
-	{pattern: "tools/replica_verification_fetch.go", why: "kafka-replica-verification fetches as a replica would (raw Fetch)"},
-	{pattern: "tools/transactions_abort.go", why: "kafka-transactions abort writes the ABORT marker with WriteTxnMarkers, as Kafka's tool does"},
+	{pattern: "tools/reassign/leader_election.go", why: "kafka-leader-election builds its ElectLeaders request (kgo carries it to the controller)"},
+	{pattern: "tools/reassign/reassign_admin.go", why: "kafka-reassign-partitions' Admin API requests, carried by a kgo client"},
+	{pattern: "tools/reassign/reassign_backend.go", why: "kafka-reassign-partitions' Alter/ListPartitionReassignments requests (kadm cannot carry the Samsa log-end tag), carried by kgo"},
+	{pattern: "tools/replicaverify/replica_verification_fetch.go", why: "kafka-replica-verification fetches as a replica would (raw Fetch)"},
+	{pattern: "tools/txn/transactions_abort.go", why: "kafka-transactions abort writes the ABORT marker with WriteTxnMarkers (Sarama lacks it), carried by kgo"},
 }
 
 // TestLintKmsgReach enforces kmsg's reach: only the files of kmsgUses import it, schema-only
