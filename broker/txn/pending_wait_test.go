@@ -1,6 +1,8 @@
 package txn
 
 import (
+	"samsa/internal/testwait"
+
 	"context"
 	"sync"
 	"testing"
@@ -47,7 +49,7 @@ func TestTxnPendingWaitAddAfterCommit(t *testing.T) {
 	}
 	got := make(chan int16, 1)
 	go func() { got <- c.AddPartitions(ctx, "t1", r.ProducerID, r.ProducerEpoch, []TopicPartition{{"a", 1}}) }()
-	waitFor(t, "the AddPartitions to wait", func() bool { return c.metrics.pendingWaits.n.Load() >= 1 })
+	testwait.Until(t, 20*time.Second, "the AddPartitions to wait", func() bool { return c.metrics.pendingWaits.n.Load() >= 1 })
 	select {
 	case code := <-got:
 		t.Fatalf("AddPartitions answered %d before the markers landed", code)
@@ -92,7 +94,7 @@ func TestTxnPendingWaitBounded(t *testing.T) {
 			t.Fatalf("wait %v: %d waits", wait, waits)
 		}
 		g.open()
-		waitFor(t, "CompleteAbort", func() bool { return c.Describe("t1").State == CompleteAbort })
+		testwait.Until(t, 20*time.Second, "CompleteAbort", func() bool { return c.Describe("t1").State == CompleteAbort })
 		// A retried EndTxn of the completed abort is answered NONE.
 		if code := c.EndTxn(ctx, "t1", r.ProducerID, r.ProducerEpoch, false); code != 0 {
 			t.Fatalf("wait %v: retried abort: %d", wait, code)
@@ -164,11 +166,11 @@ func TestTxnPendingWaitMergesAdds(t *testing.T) {
 	tps := []TopicPartition{{"a", 0}, {"a", 1}, {"b", 0}}
 	got := make(chan int16, len(tps))
 	go func() { got <- c.AddPartitions(ctx, "t1", r.ProducerID, r.ProducerEpoch, tps[:1]) }()
-	waitFor(t, "the first append to block", func() bool { _, w := g.counts(); return w == 1 })
+	testwait.Until(t, 20*time.Second, "the first append to block", func() bool { _, w := g.counts(); return w == 1 })
 	for _, tp := range tps[1:] {
 		go func() { got <- c.AddPartitions(ctx, "t1", r.ProducerID, r.ProducerEpoch, []TopicPartition{tp}) }()
 	}
-	waitFor(t, "two requests to wait", func() bool { return c.metrics.pendingWaits.n.Load() >= 2 })
+	testwait.Until(t, 20*time.Second, "two requests to wait", func() bool { return c.metrics.pendingWaits.n.Load() >= 2 })
 	g.release()
 	for range tps {
 		select {
@@ -199,14 +201,14 @@ func TestTxnMarkersUnknownDestination(t *testing.T) {
 	if code := c.EndTxn(ctx, "t1", r.ProducerID, r.ProducerEpoch, true); code != 0 {
 		t.Fatalf("end: %d", code)
 	}
-	waitFor(t, "two partitions without a destination", func() bool {
+	testwait.Until(t, 20*time.Second, "two partitions without a destination", func() bool {
 		return len(ls.markers()) >= 2 && c.Stats().UnknownDestinationQueueSize == 2
 	})
 	if d := c.Describe("t1"); d.State != PrepareCommit || len(d.Partitions) != 2 {
 		t.Fatalf("while no leader: %+v", d)
 	}
 	ls.setCode(0)
-	waitFor(t, "CompleteCommit", func() bool { return c.Describe("t1").State == CompleteCommit })
+	testwait.Until(t, 20*time.Second, "CompleteCommit", func() bool { return c.Describe("t1").State == CompleteCommit })
 	if s := c.Stats(); s.UnknownDestinationQueueSize != 0 || s.LogAppendRetryQueueSize != 0 {
 		t.Fatalf("after completion: %+v", s)
 	}
