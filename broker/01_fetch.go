@@ -78,11 +78,12 @@ import (
 	"samsa/broker/replica"
 	"samsa/broker/storage"
 	"samsa/broker/wire"
+	"samsa/kafka"
 )
 
 // fetchPart is one requested partition and what the last read found.
 type fetchPart struct {
-	tp       replica.TopicPartition
+	tp       kafka.TopicPartition
 	req      kmsg.FetchRequestTopicPartition
 	res      replica.ReadResult
 	err      error
@@ -132,7 +133,7 @@ func (b *Broker) handleFetch(r *request) (kmsg.Response, error) {
 		resp.Topics = append(resp.Topics, rt)
 		denied := !fetchAuth.ok(t.Topic)
 		for _, p := range t.Partitions {
-			fp := fetchPart{tp: replica.TopicPartition{Topic: t.Topic, Partition: p.Partition}, req: p, topicIdx: ti}
+			fp := fetchPart{tp: kafka.TopicPartition{Topic: t.Topic, Partition: p.Partition}, req: p, topicIdx: ti}
 			if denied {
 				fp.denied, fp.err = true, kerr.TopicAuthorizationFailed
 				allowed--
@@ -201,10 +202,10 @@ func (b *Broker) handleFetch(r *request) (kmsg.Response, error) {
 		return anyErr || total >= int64(req.MinBytes) || total >= maxBytes || b.stopping.Load()
 	}
 	if !read() && req.MaxWaitMillis > 0 && allowed > 0 {
-		keys := make([]purgatory.Key, len(parts))
+		keys := make([]kafka.TopicPartition, len(parts))
 		for i := range parts {
 			fp := &parts[i]
-			keys[i] = purgatory.Key{Topic: fp.tp.Topic, Partition: fp.tp.Partition}
+			keys[i] = fp.tp
 		}
 		deadline := b.opts.Now().Add(time.Duration(req.MaxWaitMillis) * time.Millisecond)
 		if err := b.replicas.Fetch.Wait(r.ctx, deadline, keys, read); err != nil && !errors.Is(err, purgatory.ErrTimeout) {

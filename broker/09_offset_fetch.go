@@ -29,6 +29,7 @@ import (
 
 	"samsa/broker/group"
 	"samsa/zkutil"
+	"samsa/kafka"
 )
 
 func (b *Broker) handleOffsetFetch(r *request) (kmsg.Response, error) {
@@ -38,12 +39,12 @@ func (b *Broker) handleOffsetFetch(r *request) (kmsg.Response, error) {
 		b.fetchOffsetsZK(req, resp)
 		return resp, nil
 	}
-	var parts []group.TopicPartition
+	var parts []kafka.TopicPartition
 	if req.Topics != nil || req.Version < 2 {
-		parts = []group.TopicPartition{}
+		parts = []kafka.TopicPartition{}
 		for _, t := range req.Topics {
 			for _, p := range t.Partitions {
-				parts = append(parts, group.TopicPartition{Topic: t.Topic, Partition: p})
+				parts = append(parts, kafka.TopicPartition{Topic: t.Topic, Partition: p})
 			}
 		}
 	}

@@ -8,8 +8,8 @@ import (
 	"github.com/twmb/franz-go/pkg/kmsg"
 
 	"samsa/broker/brokertest"
-	"samsa/broker/replica"
 	"samsa/broker/wire"
+	"samsa/kafka"
 )
 
 func TestMain(m *testing.M) { brokertest.Main(m) }
@@ -69,6 +69,6 @@ func isTimeout(err error) bool {
 	return ok && ne.Timeout()
 }
 
-func replicaTP(topic string, p int32) replica.TopicPartition {
-	return replica.TopicPartition{Topic: topic, Partition: p}
+func replicaTP(topic string, p int32) kafka.TopicPartition {
+	return kafka.TopicPartition{Topic: topic, Partition: p}
 }

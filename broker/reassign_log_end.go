@@ -8,8 +8,8 @@ import (
 
 	"github.com/twmb/franz-go/pkg/kmsg"
 
-	"samsa/broker/replica"
 	"samsa/zkutil"
+	"samsa/kafka"
 )
 
 // Log-end reassignments (Samsa only; replica/log_end_start.go has the
@@ -85,7 +85,7 @@ func (b *Broker) recordLogEndReassignments(req *kmsg.AlterPartitionAssignmentsRe
 }
 
 // startAtLogEnd implements the replica manager's StartAtLogEnd callback.
-func (b *Broker) startAtLogEnd(tp replica.TopicPartition) bool {
+func (b *Broker) startAtLogEnd(tp kafka.TopicPartition) bool {
 	cfg, err := b.zk.GetEntityConfig(LogEndReplicasEntity, tp.Topic)
 	if err != nil {
 		return false

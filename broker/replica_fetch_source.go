@@ -15,6 +15,7 @@ import (
 	"samsa/broker/replica"
 	"samsa/broker/storage"
 	"samsa/peer"
+	"samsa/kafka"
 )
 
 // fetcherConfig returns the follower fetchers' settings (replica.fetch.*).
@@ -185,16 +186,16 @@ func (s *peerFetchSource) Fetch(ctx context.Context, leader replica.LeaderEndpoi
 	sc.entries = sc.entries[:0]
 	for _, p := range f.Partitions {
 		sc.entries = append(sc.entries, fetchsession.Entry{
-			TP: fetchsession.TopicPartition{Topic: p.Topic, Partition: p.Partition},
+			TP: kafka.TopicPartition{Topic: p.Topic, Partition: p.Partition},
 			Req: fetchsession.PartitionRequest{FetchOffset: p.FetchOffset, LogStartOffset: p.LogStartOffset,
 				MaxBytes: p.MaxBytes, CurrentLeaderEpoch: p.CurrentLeaderEpoch, LastFetchedEpoch: -1}})
 	}
 	var send []fetchsession.Entry
-	var forget []fetchsession.TopicPartition
+	var forget []kafka.TopicPartition
 	req.SessionID, req.SessionEpoch, send, forget = sc.session.Build(sc.entries)
 	clear(sc.topics)
 	for _, e := range send {
-		p := replica.FollowerFetchPartition{TopicPartition: replica.TopicPartition{Topic: e.TP.Topic, Partition: e.TP.Partition},
+		p := replica.FollowerFetchPartition{TopicPartition: kafka.TopicPartition{Topic: e.TP.Topic, Partition: e.TP.Partition},
 			FetchOffset: e.Req.FetchOffset, CurrentLeaderEpoch: e.Req.CurrentLeaderEpoch,
 			LogStartOffset: e.Req.LogStartOffset, MaxBytes: e.Req.MaxBytes}
 		i, ok := sc.topics[p.Topic]
@@ -244,7 +245,7 @@ func (s *peerFetchSource) Fetch(ctx context.Context, leader replica.LeaderEndpoi
 	for _, t := range sc.resp.Topics {
 		for _, p := range t.Partitions {
 			resp.Partitions = append(resp.Partitions, replica.FollowerFetchResult{
-				TopicPartition: replica.TopicPartition{Topic: t.Topic, Partition: p.Partition},
+				TopicPartition: kafka.TopicPartition{Topic: t.Topic, Partition: p.Partition},
 				Err:            fetchError(p.ErrorCode), HighWatermark: p.HighWatermark,
 				LogStartOffset: p.LogStartOffset, Records: p.RecordBatches,
 			})
@@ -255,7 +256,7 @@ func (s *peerFetchSource) Fetch(ctx context.Context, leader replica.LeaderEndpoi
 
 // forgottenTopics groups forget by topic into req's forgotten topics,
 // reusing the previous request's slice.
-func (sc *fetchScratch) forgottenTopics(forget []fetchsession.TopicPartition) []kmsg.FetchRequestForgottenTopic {
+func (sc *fetchScratch) forgottenTopics(forget []kafka.TopicPartition) []kmsg.FetchRequestForgottenTopic {
 	out := sc.req.ForgottenTopics[:0]
 	if len(forget) == 0 {
 		return out
@@ -279,7 +280,7 @@ func (sc *fetchScratch) forgottenTopics(forget []fetchsession.TopicPartition) []
 }
 
 // EndOffsetsForEpoch implements replica.FetchSource.
-func (s *peerFetchSource) EndOffsetsForEpoch(ctx context.Context, leader replica.LeaderEndpoint, q map[replica.TopicPartition]replica.EpochQuery) (map[replica.TopicPartition]replica.EpochEndOffset, error) {
+func (s *peerFetchSource) EndOffsetsForEpoch(ctx context.Context, leader replica.LeaderEndpoint, q map[kafka.TopicPartition]replica.EpochQuery) (map[kafka.TopicPartition]replica.EpochEndOffset, error) {
 	c, err := s.client(leader)
 	if err != nil {
 		return nil, err
@@ -308,10 +309,10 @@ func (s *peerFetchSource) EndOffsetsForEpoch(ctx context.Context, leader replica
 	if !ok {
 		return nil, fmt.Errorf("broker: OffsetForLeaderEpoch answered with %T", kr)
 	}
-	out := map[replica.TopicPartition]replica.EpochEndOffset{}
+	out := map[kafka.TopicPartition]replica.EpochEndOffset{}
 	for _, t := range resp.Topics {
 		for _, p := range t.Partitions {
-			out[replica.TopicPartition{Topic: t.Topic, Partition: p.Partition}] = replica.EpochEndOffset{
+			out[kafka.TopicPartition{Topic: t.Topic, Partition: p.Partition}] = replica.EpochEndOffset{
 				Err: fetchError(p.ErrorCode), LeaderEpoch: p.LeaderEpoch, EndOffset: p.EndOffset,
 			}
 		}
@@ -321,7 +322,7 @@ func (s *peerFetchSource) EndOffsetsForEpoch(ctx context.Context, leader replica
 
 // LogRange implements replica.FetchSource with two ListOffsets requests
 // (earliest, latest) sent as replica s.b.ID().
-func (s *peerFetchSource) LogRange(ctx context.Context, leader replica.LeaderEndpoint, tp replica.TopicPartition) (int64, int64, error) {
+func (s *peerFetchSource) LogRange(ctx context.Context, leader replica.LeaderEndpoint, tp kafka.TopicPartition) (int64, int64, error) {
 	c, err := s.client(leader)
 	if err != nil {
 		return 0, 0, err

@@ -12,13 +12,13 @@ import (
 
 	"samsa/broker/group"
 	"samsa/broker/record"
-	"samsa/broker/replica"
 	"samsa/peer"
+	"samsa/kafka"
 )
 
 // txnVerifyKey identifies a producer in a partition.
 type txnVerifyKey struct {
-	tp  replica.TopicPartition
+	tp  kafka.TopicPartition
 	pid int64
 }
 
@@ -35,14 +35,14 @@ type txnVerifyCache struct {
 	}
 }
 
-func (c *txnVerifyCache) verified(tp replica.TopicPartition, pid int64, epoch int16) bool {
+func (c *txnVerifyCache) verified(tp kafka.TopicPartition, pid int64, epoch int16) bool {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	e, ok := c.mu.epochs[txnVerifyKey{tp, pid}]
 	return ok && e == epoch
 }
 
-func (c *txnVerifyCache) add(tp replica.TopicPartition, pid int64, epoch int16) {
+func (c *txnVerifyCache) add(tp kafka.TopicPartition, pid int64, epoch int16) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.mu.epochs == nil {
@@ -52,7 +52,7 @@ func (c *txnVerifyCache) add(tp replica.TopicPartition, pid int64, epoch int16) 
 }
 
 // dropProducer forgets pid's verification for tp.
-func (c *txnVerifyCache) dropProducer(tp replica.TopicPartition, pid int64) {
+func (c *txnVerifyCache) dropProducer(tp kafka.TopicPartition, pid int64) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	delete(c.mu.epochs, txnVerifyKey{tp, pid})
@@ -60,7 +60,7 @@ func (c *txnVerifyCache) dropProducer(tp replica.TopicPartition, pid int64) {
 
 // verifiedTxnEnded is called when a marker for pid was appended to tp: the
 // next transaction must be verified again.
-func (b *Broker) verifiedTxnEnded(tp replica.TopicPartition, pid int64) {
+func (b *Broker) verifiedTxnEnded(tp kafka.TopicPartition, pid int64) {
 	b.txnVerify.dropProducer(tp, pid)
 }
 
@@ -81,7 +81,7 @@ const txnVerifyTimeout = 10 * time.Second
 // unavailable or moved, and network errors NOT_ENOUGH_REPLICAS (retriable);
 // PRODUCER_FENCED INVALID_PRODUCER_EPOCH; INVALID_PRODUCER_ID_MAPPING as is.
 // A coordinator without v4 skips the check, as Kafka does.
-func (b *Broker) verifyTxnPartition(ctx context.Context, txnID *string, tp replica.TopicPartition, batches []byte) error {
+func (b *Broker) verifyTxnPartition(ctx context.Context, txnID *string, tp kafka.TopicPartition, batches []byte) error {
 	if !b.cfg.TransactionPartitionVerificationEnable {
 		return nil
 	}
@@ -121,7 +121,7 @@ func (b *Broker) verifyTxnPartition(ctx context.Context, txnID *string, tp repli
 // askTxnCoordinator sends the verify-only AddPartitionsToTxn v4 and
 // returns tp's error code (or the top-level one). A coordinator that
 // does not offer v4 answers 0: no verification.
-func (b *Broker) askTxnCoordinator(ctx context.Context, txnID string, tp replica.TopicPartition, pid int64, epoch int16) (int16, error) {
+func (b *Broker) askTxnCoordinator(ctx context.Context, txnID string, tp kafka.TopicPartition, pid int64, epoch int16) (int16, error) {
 	snap := b.meta.Snapshot()
 	n := int32(len(snap.Topics[transactionStateTopic]))
 	if n == 0 {

@@ -15,6 +15,7 @@ import (
 	"samsa/broker/replica"
 	"samsa/broker/txn"
 	"samsa/peer"
+	"samsa/kafka"
 )
 
 // startTxnCoordinator creates the transaction coordinator over the
@@ -43,7 +44,7 @@ func (b *Broker) startTxnCoordinator() {
 // txnLeadershipChanged tells the coordinator about __transaction_state
 // partitions this broker started or stopped leading; the leader epoch is
 // the coordinator epoch (Kafka's onLeadershipChange callback).
-func (b *Broker) txnLeadershipChanged(states []replica.PartitionState, results map[replica.TopicPartition]error) {
+func (b *Broker) txnLeadershipChanged(states []replica.PartitionState, results map[kafka.TopicPartition]error) {
 	if b.txns == nil {
 		return
 	}
@@ -60,7 +61,7 @@ func (b *Broker) txnLeadershipChanged(states []replica.PartitionState, results m
 }
 
 // txnStopReplicas drops __transaction_state partitions StopReplica removed.
-func (b *Broker) txnStopReplicas(parts []replica.StopPartition, results map[replica.TopicPartition]error) {
+func (b *Broker) txnStopReplicas(parts []replica.StopPartition, results map[kafka.TopicPartition]error) {
 	if b.txns == nil {
 		return
 	}
@@ -98,8 +99,8 @@ func (b *Broker) createTxnStateTopic() error {
 // txnLog implements txn.Log over the replica manager.
 type txnLog struct{ b *Broker }
 
-func txnTP(p int32) replica.TopicPartition {
-	return replica.TopicPartition{Topic: transactionStateTopic, Partition: p}
+func txnTP(p int32) kafka.TopicPartition {
+	return kafka.TopicPartition{Topic: transactionStateTopic, Partition: p}
 }
 
 // txnErr maps replica errors onto the coordinator's sentinels (Kafka's
@@ -184,10 +185,10 @@ func (w *markerWriter) close() {
 }
 
 // WriteMarkers implements txn.MarkerWriter.
-func (w *markerWriter) WriteMarkers(ctx context.Context, m txn.Marker) map[txn.TopicPartition]int16 {
-	out := make(map[txn.TopicPartition]int16, len(m.Partitions))
+func (w *markerWriter) WriteMarkers(ctx context.Context, m txn.Marker) map[kafka.TopicPartition]int16 {
+	out := make(map[kafka.TopicPartition]int16, len(m.Partitions))
 	snap := w.b.meta.Snapshot()
-	byLeader := map[int32][]txn.TopicPartition{}
+	byLeader := map[int32][]kafka.TopicPartition{}
 	for _, tp := range m.Partitions {
 		ps, ok := snap.Partition(tp.Topic, tp.Partition)
 		if !ok || ps.Leader < 0 {
@@ -209,7 +210,7 @@ func (w *markerWriter) WriteMarkers(ctx context.Context, m txn.Marker) map[txn.T
 			continue
 		}
 		wg.Add(1)
-		go func(leader int32, addr string, tps []txn.TopicPartition) {
+		go func(leader int32, addr string, tps []kafka.TopicPartition) {
 			defer wg.Done()
 			codes := w.send(ctx, w.client(leader, addr), m, tps)
 			mu.Lock()
@@ -224,7 +225,7 @@ func (w *markerWriter) WriteMarkers(ctx context.Context, m txn.Marker) map[txn.T
 }
 
 // send sends one WriteTxnMarkers with m for tps and returns the codes.
-func (w *markerWriter) send(ctx context.Context, c *peer.Client, m txn.Marker, tps []txn.TopicPartition) map[txn.TopicPartition]int16 {
+func (w *markerWriter) send(ctx context.Context, c *peer.Client, m txn.Marker, tps []kafka.TopicPartition) map[kafka.TopicPartition]int16 {
 	req := kmsg.NewPtrWriteTxnMarkersRequest()
 	mk := kmsg.NewWriteTxnMarkersRequestMarker()
 	mk.ProducerID, mk.ProducerEpoch, mk.Committed, mk.CoordinatorEpoch = m.ProducerID, m.ProducerEpoch, m.Commit, m.CoordinatorEpoch
@@ -241,8 +242,8 @@ func (w *markerWriter) send(ctx context.Context, c *peer.Client, m txn.Marker, t
 		mk.Topics[i].Partitions = append(mk.Topics[i].Partitions, tp.Partition)
 	}
 	req.Markers = append(req.Markers, mk)
-	out := make(map[txn.TopicPartition]int16, len(tps))
-	fill := func(code int16) map[txn.TopicPartition]int16 {
+	out := make(map[kafka.TopicPartition]int16, len(tps))
+	fill := func(code int16) map[kafka.TopicPartition]int16 {
 		for _, tp := range tps {
 			out[tp] = code
 		}
@@ -264,7 +265,7 @@ func (w *markerWriter) send(ctx context.Context, c *peer.Client, m txn.Marker, t
 		}
 		for _, t := range rm.Topics {
 			for _, p := range t.Partitions {
-				out[txn.TopicPartition{Topic: t.Topic, Partition: p.Partition}] = p.ErrorCode
+				out[kafka.TopicPartition{Topic: t.Topic, Partition: p.Partition}] = p.ErrorCode
 			}
 		}
 	}

@@ -13,6 +13,7 @@ import (
 
 	"samsa/zkutil"
 	"samsa/zkutil/zktest"
+	"samsa/kafka"
 )
 
 // BenchmarkControllerAssignReplicas: 1,000 partitions, rf 3, over 12 brokers in 3 racks.
@@ -41,7 +42,7 @@ func BenchmarkControllerUpdateMetadataAllPartitions(b *testing.B) {
 	for t := range 100 {
 		topic := fmt.Sprintf("topic-%d", t)
 		for p := range int32(100) {
-			tp := TopicPartition{topic, p}
+			tp := kafka.TopicPartition{Topic: topic, Partition: p}
 			cc.setAssignment(tp, []int32{p % 12, (p + 1) % 12, (p + 2) % 12})
 			cc.leadership[tp] = LeaderAndIsr{Leader: p % 12, Isr: []int32{p % 12, (p + 1) % 12, (p + 2) % 12}, ControllerEpoch: 1}
 		}

@@ -3,6 +3,8 @@ package controller
 import (
 	"sync"
 	"time"
+
+	"samsa/kafka"
 )
 
 // event is one unit of work for the controller's event goroutine (Kafka's ControllerEvent).
@@ -44,7 +46,7 @@ type (
 	// (Kafka's TopicDeletionStopReplicaResponseReceived); nil errors are deleted replicas.
 	replicaDeletionResponseEvent struct {
 		broker  int32
-		results map[TopicPartition]error
+		results map[kafka.TopicPartition]error
 	}
 )
 

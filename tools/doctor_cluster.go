@@ -17,6 +17,7 @@ import (
 	"github.com/IBM/sarama"
 
 	"samsa/zkutil"
+	"samsa/kafka"
 )
 
 // clusterView is what the cluster checks need.
@@ -64,10 +65,10 @@ func clusterViewZK(connect string, timeout time.Duration, env Env) (*clusterView
 	if err != nil {
 		return nil, err
 	}
-	var tps []zkutil.TopicPartition
+	var tps []kafka.TopicPartition
 	for t, a := range assignments {
 		for p := range a.Assignment.Partitions {
-			tps = append(tps, zkutil.TopicPartition{Topic: t, Partition: p})
+			tps = append(tps, kafka.TopicPartition{Topic: t, Partition: p})
 		}
 	}
 	states, err := zk.GetPartitionStates(tps)

@@ -32,6 +32,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"samsa/zkutil"
+	"samsa/kafka"
 )
 
 func leaderElectionCommand(env Env) *cli.Command {
@@ -196,11 +197,11 @@ func preferredElectionZK(connect string, tps []reassignTP, env Env) error {
 		}
 	}
 	sortTPs(tps)
-	zkTPs := make([]zkutil.TopicPartition, len(tps))
+	zkTPs := make([]kafka.TopicPartition, len(tps))
 	names := make([]string, len(tps))
 	entries := make([]string, len(tps))
 	for i, tp := range tps {
-		zkTPs[i] = zkutil.TopicPartition{Topic: tp.Topic, Partition: tp.Partition}
+		zkTPs[i] = kafka.TopicPartition{Topic: tp.Topic, Partition: tp.Partition}
 		names[i] = tp.String()
 		topic, _ := json.Marshal(tp.Topic)
 		entries[i] = fmt.Sprintf(`{"topic":%s,"partition":%d}`, topic, tp.Partition)

@@ -18,6 +18,7 @@ import (
 	"samsa/broker"
 	"samsa/controller"
 	"samsa/zkutil"
+	"samsa/kafka"
 )
 
 // ongoingReassignment is one partition being reassigned.
@@ -216,7 +217,7 @@ func (b zkReassignBackend) ongoing(tps []reassignTP) (map[reassignTP]ongoingReas
 			continue
 		}
 		a := va.Assignment
-		_, queued := pending[zkutil.TopicPartition{Topic: tp.Topic, Partition: tp.Partition}]
+		_, queued := pending[kafka.TopicPartition{Topic: tp.Topic, Partition: tp.Partition}]
 		if queued || len(a.AddingReplicas[tp.Partition]) > 0 || len(a.RemovingReplicas[tp.Partition]) > 0 {
 			out[tp] = ongoingReassignment{a.Partitions[tp.Partition], a.AddingReplicas[tp.Partition], a.RemovingReplicas[tp.Partition]}
 		}
@@ -225,12 +226,12 @@ func (b zkReassignBackend) ongoing(tps []reassignTP) (map[reassignTP]ongoingReas
 }
 
 func (b zkReassignBackend) alter(targets map[reassignTP][]int32, logEnd bool) (map[reassignTP]error, error) {
-	r := map[zkutil.TopicPartition][]int32{}
+	r := map[kafka.TopicPartition][]int32{}
 	for tp, replicas := range targets {
 		if replicas == nil {
 			return nil, toolError("Cancelling a reassignment is not supported with --zookeeper; use --bootstrap-server")
 		}
-		r[zkutil.TopicPartition{Topic: tp.Topic, Partition: tp.Partition}] = replicas
+		r[kafka.TopicPartition{Topic: tp.Topic, Partition: tp.Partition}] = replicas
 	}
 	if exists, err := b.zk.zk.ReassignmentInProgress(); err != nil {
 		return nil, err

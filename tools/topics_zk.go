@@ -13,6 +13,7 @@ import (
 	"samsa/config"
 	"samsa/controller"
 	"samsa/zkutil"
+	"samsa/kafka"
 )
 
 // zkToolTimeout is the session and connection timeout of the tools' ZooKeeper
@@ -125,9 +126,9 @@ func (s *zkTopicService) topicInfo(topic string, marked bool) (topicInfo, bool, 
 	if err != nil {
 		return topicInfo{}, false, err
 	}
-	tps := make([]zkutil.TopicPartition, 0, len(a.Partitions))
+	tps := make([]kafka.TopicPartition, 0, len(a.Partitions))
 	for p := range a.Partitions {
-		tps = append(tps, zkutil.TopicPartition{Topic: topic, Partition: p})
+		tps = append(tps, kafka.TopicPartition{Topic: topic, Partition: p})
 	}
 	states, err := s.zk.GetPartitionStates(tps)
 	if err != nil {

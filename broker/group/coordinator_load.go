@@ -9,6 +9,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kerr"
 
 	"samsa/broker/record"
+	"samsa/kafka"
 )
 
 // BecomeLeader tells the coordinator this broker now leads offsets
@@ -64,7 +65,7 @@ func (c *Coordinator) Owned(p int32) (owned, loading bool) {
 // loaded is what replaying a partition yields for one group.
 type loaded struct {
 	value   *GroupValue
-	offsets map[TopicPartition]OffsetValue
+	offsets map[kafka.TopicPartition]OffsetValue
 	txn     txnPending // transactional offsets without their marker yet
 }
 
@@ -106,7 +107,7 @@ func (c *Coordinator) replay(ctx context.Context, p int32) (map[string]*loaded, 
 	get := func(id string) *loaded {
 		l := groups[id]
 		if l == nil {
-			l = &loaded{offsets: map[TopicPartition]OffsetValue{}}
+			l = &loaded{offsets: map[kafka.TopicPartition]OffsetValue{}}
 			groups[id] = l
 		}
 		return l
@@ -192,7 +193,7 @@ func (c *Coordinator) replayRecord(p int32, key, value []byte, get func(string) 
 		return
 	}
 	if k.IsOffset {
-		tp := TopicPartition{Topic: k.Topic, Partition: k.Partition}
+		tp := kafka.TopicPartition{Topic: k.Topic, Partition: k.Partition}
 		if value == nil {
 			if l := groups[k.Group]; l != nil {
 				delete(l.offsets, tp)
@@ -329,11 +330,11 @@ func (c *Coordinator) expireTick() {
 // topic re-created under the same name does not inherit stale offsets. An
 // Empty group left without offsets is deleted. Tombstones are written for
 // both; it does not wait for them.
-func (c *Coordinator) HandleDeletedPartitions(tps []TopicPartition) {
+func (c *Coordinator) HandleDeletedPartitions(tps []kafka.TopicPartition) {
 	if len(tps) == 0 {
 		return
 	}
-	deleted := make(map[TopicPartition]bool, len(tps))
+	deleted := make(map[kafka.TopicPartition]bool, len(tps))
 	for _, tp := range tps {
 		deleted[tp] = true
 	}

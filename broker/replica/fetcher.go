@@ -10,6 +10,7 @@ import (
 	"github.com/sirupsen/logrus"
 
 	"samsa/broker/storage"
+	"samsa/kafka"
 )
 
 // FetchSource is how a follower reaches its leader (implemented by the
@@ -22,10 +23,10 @@ type FetchSource interface {
 	// and may keep its own state in resp.Scratch. Records alias that memory
 	// and are valid until resp is passed to Fetch again.
 	Fetch(ctx context.Context, leader LeaderEndpoint, req FollowerFetch, resp *FollowerFetchResponse) error
-	EndOffsetsForEpoch(ctx context.Context, leader LeaderEndpoint, req map[TopicPartition]EpochQuery) (map[TopicPartition]EpochEndOffset, error)
+	EndOffsetsForEpoch(ctx context.Context, leader LeaderEndpoint, req map[kafka.TopicPartition]EpochQuery) (map[kafka.TopicPartition]EpochEndOffset, error)
 	// LogRange returns the leader's log start and log end offsets of tp
 	// (ListOffsets earliest and latest as a replica).
-	LogRange(ctx context.Context, leader LeaderEndpoint, tp TopicPartition) (start, end int64, err error)
+	LogRange(ctx context.Context, leader LeaderEndpoint, tp kafka.TopicPartition) (start, end int64, err error)
 }
 
 // FollowerFetch is one replica fetch request.
@@ -39,7 +40,7 @@ type FollowerFetch struct {
 
 // FollowerFetchPartition is one partition of a replica fetch.
 type FollowerFetchPartition struct {
-	TopicPartition
+	kafka.TopicPartition
 	FetchOffset        int64
 	CurrentLeaderEpoch int32
 	LogStartOffset     int64
@@ -58,7 +59,7 @@ type FollowerFetchResponse struct {
 
 // FollowerFetchResult is the leader's answer for one partition.
 type FollowerFetchResult struct {
-	TopicPartition
+	kafka.TopicPartition
 	Err            error // mapped from the Kafka error code; nil on success
 	HighWatermark  int64
 	LogStartOffset int64
@@ -107,14 +108,14 @@ type fetcher struct {
 	mu struct {
 		sync.Mutex
 		endpoint   LeaderEndpoint
-		partitions map[TopicPartition]*partitionFetchState
+		partitions map[kafka.TopicPartition]*partitionFetchState
 	}
 	wake chan struct{} // buffer 1: partitions were added
 
 	// Owned by the run goroutine and reused from fetch to fetch, so that a
 	// steady fetch allocates nothing here.
-	parts map[TopicPartition]partitionFetchState // snapshot of mu.partitions
-	round map[TopicPartition]fetchRound          // partitions in the current request
+	parts map[kafka.TopicPartition]partitionFetchState // snapshot of mu.partitions
+	round map[kafka.TopicPartition]fetchRound          // partitions in the current request
 	req   FollowerFetch
 	resp  FollowerFetchResponse
 	// now is the clock read once per round when a partition is delayed;
@@ -127,9 +128,9 @@ func newFetcher(fm *fetcherManager, leader int32, id int) *fetcher {
 	f := &fetcher{fm: fm, leader: leader, ctx: ctx, cancel: cancel, wake: make(chan struct{}, 1),
 		log: fm.m.log.WithFields(logrus.Fields{"component": "replica-fetcher", "leader": leader, "fetcher": id})}
 	f.mu.endpoint = LeaderEndpoint{ID: leader}
-	f.mu.partitions = make(map[TopicPartition]*partitionFetchState)
-	f.parts = make(map[TopicPartition]partitionFetchState)
-	f.round = make(map[TopicPartition]fetchRound)
+	f.mu.partitions = make(map[kafka.TopicPartition]*partitionFetchState)
+	f.parts = make(map[kafka.TopicPartition]partitionFetchState)
+	f.round = make(map[kafka.TopicPartition]fetchRound)
 	return f
 }
 
@@ -149,7 +150,7 @@ func (f *fetcher) addPartition(t fetchTarget) {
 	}
 }
 
-func (f *fetcher) removePartition(tp TopicPartition) {
+func (f *fetcher) removePartition(tp kafka.TopicPartition) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	delete(f.mu.partitions, tp)
@@ -159,7 +160,7 @@ func (f *fetcher) stop() { f.cancel() }
 
 // snapshot returns the endpoint and a copy of the partition states, in
 // f.parts (reused: valid until the next snapshot).
-func (f *fetcher) snapshot() (LeaderEndpoint, map[TopicPartition]partitionFetchState) {
+func (f *fetcher) snapshot() (LeaderEndpoint, map[kafka.TopicPartition]partitionFetchState) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	clear(f.parts)
@@ -169,7 +170,7 @@ func (f *fetcher) snapshot() (LeaderEndpoint, map[TopicPartition]partitionFetchS
 	return f.mu.endpoint, f.parts
 }
 
-func (f *fetcher) markTruncated(tp TopicPartition, epoch int32) {
+func (f *fetcher) markTruncated(tp kafka.TopicPartition, epoch int32) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if s, ok := f.mu.partitions[tp]; ok && s.leaderEpoch == epoch {
@@ -179,7 +180,7 @@ func (f *fetcher) markTruncated(tp TopicPartition, epoch int32) {
 
 // delay keeps tp out of requests for replica.fetch.backoff.ms after err,
 // an error of that partition alone, unless its leader epoch changed since.
-func (f *fetcher) delay(tp TopicPartition, epoch int32, err error) {
+func (f *fetcher) delay(tp kafka.TopicPartition, epoch int32, err error) {
 	until := f.fm.m.cfg.Now().Add(f.backoff())
 	f.mu.Lock()
 	if s, ok := f.mu.partitions[tp]; ok && s.leaderEpoch == epoch {
@@ -240,14 +241,14 @@ func (f *fetcher) run() {
 // fetchOnce truncates partitions that need it, then sends one fetch. It
 // returns an error when a whole request failed (the caller backs off);
 // an error of one partition only delays that partition.
-func (f *fetcher) fetchOnce(ep LeaderEndpoint, parts map[TopicPartition]partitionFetchState) error {
+func (f *fetcher) fetchOnce(ep LeaderEndpoint, parts map[kafka.TopicPartition]partitionFetchState) error {
 	m := f.fm.m
 	f.now, f.nextReady = time.Time{}, time.Time{}
-	var queries map[TopicPartition]EpochQuery // only after a leader or epoch change
+	var queries map[kafka.TopicPartition]EpochQuery // only after a leader or epoch change
 	for tp, s := range parts {
 		if !s.truncated && !f.delayed(s) {
 			if queries == nil {
-				queries = make(map[TopicPartition]EpochQuery)
+				queries = make(map[kafka.TopicPartition]EpochQuery)
 			}
 			p := m.Partition(tp)
 			if p == nil {

@@ -13,6 +13,7 @@ import (
 	"github.com/sirupsen/logrus"
 
 	"samsa/broker/record"
+	"samsa/kafka"
 )
 
 // manualCleaner is the Cleaner's ManagedService without goroutines: the
@@ -53,7 +54,7 @@ func newTruncateTestManager(t *testing.T, root string) (*Log, *Cleaner, *Manager
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { m.Close() })
-	l, err := m.GetOrCreateLog(TopicPartition{Topic: "t", Partition: 0}, lcfg)
+	l, err := m.GetOrCreateLog(kafka.TopicPartition{Topic: "t", Partition: 0}, lcfg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -82,7 +83,7 @@ func buildDistinctLog(t *testing.T, l *Log, c *Cleaner, root string) {
 
 func assertCleanerCheckpoint(t *testing.T, root string, want int64) {
 	t.Helper()
-	tp := TopicPartition{Topic: "t", Partition: 0}
+	tp := kafka.TopicPartition{Topic: "t", Partition: 0}
 	if got, ok := readCleanerCheckpoint(t, root)[tp]; !ok || got != want {
 		t.Fatalf("cleaner checkpoint %d (present %v), want %d", got, ok, want)
 	}
@@ -353,7 +354,7 @@ func TestStorageCleanerTruncateConcurrent(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { m.Close() })
-	l, err := m.GetOrCreateLog(TopicPartition{Topic: "t", Partition: 0}, lcfg)
+	l, err := m.GetOrCreateLog(kafka.TopicPartition{Topic: "t", Partition: 0}, lcfg)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -13,6 +13,8 @@ import (
 	"sync"
 
 	"github.com/sirupsen/logrus"
+
+	"samsa/kafka"
 )
 
 // Suffixes of partition directories that are not live logs.
@@ -23,7 +25,7 @@ const (
 
 // deleteDirName is Kafka's Log.logDeleteDirName: "<tp>.<32 hex>-delete",
 // with the topic part cut so the name fits 255 bytes.
-func deleteDirName(tp TopicPartition) string {
+func deleteDirName(tp kafka.TopicPartition) string {
 	var id [16]byte
 	_, _ = rand.Read(id[:])
 	suffix := "." + hex.EncodeToString(id[:]) + deleteDirSuffix
@@ -130,7 +132,7 @@ func (m *Manager) loadDir(ctx context.Context, root string) error {
 	if err != nil {
 		return storageError("list log dir", err)
 	}
-	work := make(chan TopicPartition)
+	work := make(chan kafka.TopicPartition)
 	var (
 		wg      sync.WaitGroup
 		errMu   sync.Mutex
@@ -247,7 +249,7 @@ func (m *Manager) writeCheckpoints(root string, recovery, start, hw bool) error 
 	if m.dirOffline(root) != nil {
 		return nil
 	}
-	rp, so, hws := map[TopicPartition]int64{}, map[TopicPartition]int64{}, map[TopicPartition]int64{}
+	rp, so, hws := map[kafka.TopicPartition]int64{}, map[kafka.TopicPartition]int64{}, map[kafka.TopicPartition]int64{}
 	for _, ml := range m.managedLogs() {
 		if ml.root != root {
 			continue
@@ -282,9 +284,9 @@ func (m *Manager) writeCheckpoints(root string, recovery, start, hw bool) error 
 // topic (see ManagerConfig.ConfigFor); safe for concurrent use by the
 // load workers. The first worker to need a topic asks; the others loading
 // partitions of that topic wait for its answer rather than asking too.
-func (m *Manager) topicConfigMemo() func(tp TopicPartition) Config {
+func (m *Manager) topicConfigMemo() func(tp kafka.TopicPartition) Config {
 	if m.cfg.ConfigFor == nil {
-		return func(TopicPartition) Config { return m.cfg.LogConfig }
+		return func(kafka.TopicPartition) Config { return m.cfg.LogConfig }
 	}
 	type entry struct {
 		once sync.Once
@@ -292,7 +294,7 @@ func (m *Manager) topicConfigMemo() func(tp TopicPartition) Config {
 	}
 	var mu sync.Mutex
 	byTopic := make(map[string]*entry)
-	return func(tp TopicPartition) Config {
+	return func(tp kafka.TopicPartition) Config {
 		mu.Lock()
 		e := byTopic[tp.Topic]
 		if e == nil {

@@ -28,6 +28,7 @@ var toolsImports = map[string][]toolsDep{
 	"tools": {
 		{dep: "config", why: "Kafka's property names, defaults and the client/server properties files"},
 		{dep: "zkutil", why: "every znode path and JSON codec for the --zookeeper code paths (S8.1)"},
+		{dep: "kafka", why: "kafka.TopicPartition, the one partition name zkutil and the controller take"},
 		{dep: "tools/zkconsumer", files: []string{"console_consumer_zk.go"}, why: "kafka-console-consumer --zookeeper is the old high-level consumer"},
 		{dep: "broker/record", files: []string{"dump_log*.go"}, why: "kafka-dump-log reads segments and indexes read-only with the real codecs"},
 		{dep: "broker/group", files: []string{"dump_log_offsets.go"}, why: "kafka-dump-log --offsets-decoder uses the __consumer_offsets codecs"},
@@ -37,8 +38,11 @@ var toolsImports = map[string][]toolsDep{
 		{dep: "controller", files: []string{"reassign.go", "reassign_backend.go", "topics_zk.go"}, why: "replica assignment (AssignReplicas, BrokerMeta) is the controller's pure function"},
 		{dep: "broker", files: []string{"server_start.go", "reassign_backend.go"}, why: "kafka-server-start runs broker.New; the log-end reassignment constants are the broker's"},
 	},
-	"tools/samsa":           {{dep: "tools", why: "the binary only calls tools.Run"}},
-	"tools/zkconsumer":      {{dep: "zkutil", why: "the consumer's registry and offsets live in ZooKeeper"}},
+	"tools/samsa": {{dep: "tools", why: "the binary only calls tools.Run"}},
+	"tools/zkconsumer": {
+		{dep: "zkutil", why: "the consumer's registry and offsets live in ZooKeeper"},
+		{dep: "kafka", why: "kafka.TopicPartition names the partitions it assigns and owns"},
+	},
 	"tools/bench":           nil, // runs the samsa binary and clients as processes
 	"tools/bench/kfakepeer": nil,
 	"tools/lint":            nil, // tests only

@@ -12,6 +12,7 @@ import (
 	"samsa/broker/brokertest"
 	"samsa/zkutil"
 	"samsa/zkutil/zktest"
+	"samsa/kafka"
 )
 
 // Tests required by issue 7 (legacy ZooKeeper consumer) that the other
@@ -42,7 +43,7 @@ func TestZKConsumerRequiredRoundRobinOwners(t *testing.T) {
 	waitFor(t, 25*time.Second, func() error {
 		owners, _ := e.zkOwners("rrg", "rr", 12)
 		for p := int32(0); p < 12; p++ {
-			got := owners[TopicPartition{Topic: "rr", Partition: p}]
+			got := owners[kafka.TopicPartition{Topic: "rr", Partition: p}]
 			if got != want[p] {
 				return fmt.Errorf("partition %d owned by %q, want %q (owners %v)", p, got, want[p], owners)
 			}
