@@ -28,8 +28,8 @@ import (
 	"github.com/twmb/franz-go/pkg/kmsg"
 
 	"samsa/broker/group"
-	"samsa/zkutil"
 	"samsa/kafka"
+	"samsa/zkutil"
 )
 
 func (b *Broker) handleOffsetFetch(r *request) (kmsg.Response, error) {

@@ -18,8 +18,8 @@ import (
 	"github.com/twmb/franz-go/pkg/kmsg"
 
 	"samsa/broker/brokertest"
-	"samsa/zkutil"
 	"samsa/kafka"
+	"samsa/zkutil"
 )
 
 // fencingMonitor polls ZooKeeper from the new controller's settled state

@@ -27,8 +27,8 @@ import (
 	"samsa/broker/principal"
 	"samsa/broker/security/scram"
 	"samsa/broker/security/tlsconf/tlstest"
-	"samsa/zkutil"
 	"samsa/kafka"
+	"samsa/zkutil"
 )
 
 // secureCluster is a cluster whose brokers listen on PLAINTEXT (for the

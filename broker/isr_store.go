@@ -1,8 +1,8 @@
 package broker
 
 import (
-	"samsa/zkutil"
 	"samsa/kafka"
+	"samsa/zkutil"
 )
 
 // zkIsrStore implements replica.IsrStore over zkutil (Kafka's pre-AlterIsr

@@ -13,9 +13,9 @@ import (
 
 	"samsa/broker/storage"
 	"samsa/config"
+	"samsa/kafka"
 	"samsa/zkutil"
 	"samsa/zkutil/zktest"
-	"samsa/kafka"
 )
 
 // loadedBroker is offlineBroker over the given log dirs with a real

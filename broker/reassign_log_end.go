@@ -8,8 +8,8 @@ import (
 
 	"github.com/twmb/franz-go/pkg/kmsg"
 
-	"samsa/zkutil"
 	"samsa/kafka"
+	"samsa/zkutil"
 )
 
 // Log-end reassignments (Samsa only; replica/log_end_start.go has the

@@ -14,8 +14,8 @@ import (
 	"samsa/broker/fetchsession"
 	"samsa/broker/replica"
 	"samsa/broker/storage"
-	"samsa/peer"
 	"samsa/kafka"
+	"samsa/peer"
 )
 
 // fetcherConfig returns the follower fetchers' settings (replica.fetch.*).

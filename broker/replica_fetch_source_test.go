@@ -19,8 +19,8 @@ import (
 	"samsa/broker/storage"
 	"samsa/broker/wire"
 	"samsa/config"
-	"samsa/peer"
 	"samsa/kafka"
+	"samsa/peer"
 )
 
 // fakeLeader serves one connection without the server package: ApiVersions

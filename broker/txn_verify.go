@@ -12,8 +12,8 @@ import (
 
 	"samsa/broker/group"
 	"samsa/broker/record"
-	"samsa/peer"
 	"samsa/kafka"
+	"samsa/peer"
 )
 
 // txnVerifyKey identifies a producer in a partition.

@@ -14,8 +14,8 @@ import (
 	"samsa/broker/group"
 	"samsa/broker/replica"
 	"samsa/broker/txn"
-	"samsa/peer"
 	"samsa/kafka"
+	"samsa/peer"
 )
 
 // startTxnCoordinator creates the transaction coordinator over the

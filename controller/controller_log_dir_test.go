@@ -10,8 +10,8 @@ import (
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kmsg"
 
-	"samsa/zkutil"
 	"samsa/kafka"
+	"samsa/zkutil"
 )
 
 // failedDirs is the test double of a broker whose log dir failed: LeaderAndIsr requests to

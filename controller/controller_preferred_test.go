@@ -8,8 +8,8 @@ import (
 	"testing"
 	"time"
 
-	"samsa/zkutil"
 	"samsa/kafka"
+	"samsa/zkutil"
 )
 
 // preferredSetup: brokers 1 (controller), 2 and 3; topic "p" with p0 [2,3] and p1 [3,2];

@@ -7,8 +7,8 @@ import (
 	"slices"
 	"testing"
 
-	"samsa/zkutil"
 	"samsa/kafka"
+	"samsa/zkutil"
 )
 
 // reassignCluster: controller 1, brokers 2, 3, 4 registered, topic "r" p0 on [1,2].

@@ -7,8 +7,8 @@ import (
 	"slices"
 	"testing"
 
-	"samsa/zkutil"
 	"samsa/kafka"
+	"samsa/zkutil"
 )
 
 // TestControllerControlledShutdown follows reference §3.11: "the ones it leads → Online with

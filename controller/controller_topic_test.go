@@ -9,8 +9,8 @@ import (
 
 	"github.com/twmb/franz-go/pkg/kmsg"
 
-	"samsa/zkutil"
 	"samsa/kafka"
+	"samsa/zkutil"
 )
 
 // leaderAndIsrFor returns the partition states for topic/p found in LeaderAndIsr requests

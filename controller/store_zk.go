@@ -7,8 +7,8 @@ import (
 	"strings"
 	"sync/atomic"
 
-	"samsa/zkutil"
 	"samsa/kafka"
+	"samsa/zkutil"
 )
 
 // zkStore implements Store over a *zkutil.Client. It adds no paths or codecs of its own: it

@@ -16,8 +16,8 @@ import (
 
 	"github.com/IBM/sarama"
 
-	"samsa/zkutil"
 	"samsa/kafka"
+	"samsa/zkutil"
 )
 
 // clusterView is what the cluster checks need.

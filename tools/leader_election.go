@@ -31,8 +31,8 @@ import (
 	"github.com/twmb/franz-go/pkg/kmsg"
 	"github.com/urfave/cli/v2"
 
-	"samsa/zkutil"
 	"samsa/kafka"
+	"samsa/zkutil"
 )
 
 func leaderElectionCommand(env Env) *cli.Command {

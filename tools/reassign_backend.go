@@ -17,8 +17,8 @@ import (
 
 	"samsa/broker"
 	"samsa/controller"
-	"samsa/zkutil"
 	"samsa/kafka"
+	"samsa/zkutil"
 )
 
 // ongoingReassignment is one partition being reassigned.

@@ -12,8 +12,8 @@ import (
 
 	"samsa/broker"
 	"samsa/broker/brokertest"
-	"samsa/zkutil"
 	"samsa/kafka"
+	"samsa/zkutil"
 )
 
 // TestToolReassignAndElect drives kafka-reassign-partitions (generate,

@@ -12,8 +12,8 @@ import (
 
 	"samsa/config"
 	"samsa/controller"
-	"samsa/zkutil"
 	"samsa/kafka"
+	"samsa/zkutil"
 )
 
 // zkToolTimeout is the session and connection timeout of the tools' ZooKeeper

@@ -3,9 +3,9 @@ package zkutil_test
 import (
 	"testing"
 
+	"samsa/kafka"
 	"samsa/zkutil"
 	"samsa/zkutil/zktest"
-	"samsa/kafka"
 )
 
 // benchStates creates one topic with n partition states and returns them.

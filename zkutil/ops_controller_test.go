@@ -4,9 +4,9 @@ import (
 	"errors"
 	"testing"
 
+	"samsa/kafka"
 	"samsa/zkutil"
 	"samsa/zkutil/zktest"
-	"samsa/kafka"
 )
 
 func TestZKControllerElection(t *testing.T) {

@@ -6,9 +6,9 @@ import (
 	"strings"
 	"testing"
 
+	"samsa/kafka"
 	"samsa/zkutil"
 	"samsa/zkutil/zktest"
-	"samsa/kafka"
 )
 
 func TestZKIsrChangeNotifications(t *testing.T) {

@@ -4,9 +4,9 @@ import (
 	"errors"
 	"testing"
 
+	"samsa/kafka"
 	"samsa/zkutil"
 	"samsa/zkutil/zktest"
-	"samsa/kafka"
 )
 
 // TestZKUpdatePartitionStatesBatched: 250 partition-state writes go out in

@@ -5,9 +5,9 @@ import (
 	"reflect"
 	"testing"
 
+	"samsa/kafka"
 	"samsa/zkutil"
 	"samsa/zkutil/zktest"
-	"samsa/kafka"
 )
 
 func TestZKCreateTopic(t *testing.T) {

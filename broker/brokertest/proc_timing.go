@@ -11,8 +11,8 @@ import (
 	"syscall"
 	"time"
 
-	"samsa/zkutil"
 	"samsa/kafka"
+	"samsa/zkutil"
 )
 
 // StopTimed sends SIGTERM to broker i (controlled shutdown when enabled),

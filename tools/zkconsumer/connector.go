@@ -12,8 +12,8 @@ import (
 	"github.com/IBM/sarama"
 	"github.com/sirupsen/logrus"
 
-	"samsa/zkutil"
 	"samsa/kafka"
+	"samsa/zkutil"
 )
 
 // Connector is one member of an old-style consumer group, Kafka's

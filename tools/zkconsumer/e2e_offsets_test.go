@@ -9,8 +9,8 @@ import (
 
 	"github.com/IBM/sarama"
 
-	"samsa/zkutil"
 	"samsa/kafka"
+	"samsa/zkutil"
 )
 
 // consumeN reads exactly n messages from s (marking all but the last as

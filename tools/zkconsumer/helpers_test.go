@@ -10,9 +10,9 @@ import (
 
 	"github.com/sirupsen/logrus"
 
+	"samsa/kafka"
 	"samsa/zkutil"
 	"samsa/zkutil/zktest"
-	"samsa/kafka"
 )
 
 func timeMs(ms int64) time.Time { return time.UnixMilli(ms) }

@@ -7,8 +7,8 @@ import (
 
 	"github.com/IBM/sarama"
 
-	"samsa/zkutil"
 	"samsa/kafka"
+	"samsa/zkutil"
 )
 
 // fetchCommitted reads the committed offsets of tps: from ZooKeeper, from

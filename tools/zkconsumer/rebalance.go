@@ -7,8 +7,8 @@ import (
 	"sort"
 	"time"
 
-	"samsa/zkutil"
 	"samsa/kafka"
+	"samsa/zkutil"
 )
 
 // ErrRebalanceFailed is returned when every one of rebalance.max.retries

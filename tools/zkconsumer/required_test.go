@@ -10,9 +10,9 @@ import (
 	"time"
 
 	"samsa/broker/brokertest"
+	"samsa/kafka"
 	"samsa/zkutil"
 	"samsa/zkutil/zktest"
-	"samsa/kafka"
 )
 
 // Tests required by issue 7 (legacy ZooKeeper consumer) that the other

@@ -10,8 +10,8 @@ import (
 	"time"
 
 	"samsa/broker/brokertest"
-	"samsa/zkutil"
 	"samsa/kafka"
+	"samsa/zkutil"
 )
 
 // TestMain stops the shared ZooKeeper (brokertest.Main is zktest.Main).
