@@ -6,6 +6,7 @@ import (
 
 	"github.com/twmb/franz-go/pkg/kerr"
 
+	"samsa/assign"
 	"samsa/broker/purgatory"
 	"samsa/broker/record"
 	"samsa/broker/replica"
@@ -134,9 +135,9 @@ func (b *Broker) errorCode(err error) int16 {
 	case errors.Is(err, errInvalidTopic), errors.Is(err, zkutil.ErrInvalidTopic),
 		errors.Is(err, zkutil.ErrTopicCollision):
 		return kerr.InvalidTopicException.Code
-	case errors.Is(err, errInvalidPartitions), errors.Is(err, controller.ErrInvalidPartitions):
+	case errors.Is(err, errInvalidPartitions), errors.Is(err, assign.ErrInvalidPartitions):
 		return kerr.InvalidPartitions.Code
-	case errors.Is(err, errInvalidReplicationFactor), errors.Is(err, controller.ErrInvalidReplicationFactor):
+	case errors.Is(err, errInvalidReplicationFactor), errors.Is(err, assign.ErrInvalidReplicationFactor):
 		return kerr.InvalidReplicationFactor.Code
 	case errors.Is(err, errInvalidReplicaAssignment):
 		return kerr.InvalidReplicaAssignment.Code
@@ -166,7 +167,7 @@ func (b *Broker) errorCode(err error) int16 {
 		return kerr.InvalidReplicaAssignment.Code
 	case errors.Is(err, controller.ErrNoReassignmentInProgress):
 		return kerr.NoReassignmentInProgress.Code
-	case errors.Is(err, controller.ErrRackInfoIncomplete):
+	case errors.Is(err, assign.ErrRackInfoIncomplete):
 		// Kafka's AdminOperationException reaches clients this way.
 		return kerr.UnknownServerError.Code
 	}

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"math/rand"
 	"testing"
 	"time"
 
@@ -15,21 +14,6 @@ import (
 	"samsa/zkutil"
 	"samsa/zkutil/zktest"
 )
-
-// BenchmarkControllerAssignReplicas: 1,000 partitions, rf 3, over 12 brokers in 3 racks.
-func BenchmarkControllerAssignReplicas(b *testing.B) {
-	brokers := make([]BrokerMeta, 12)
-	for i := range brokers {
-		brokers[i] = BrokerMeta{ID: int32(i), Rack: fmt.Sprintf("r%d", i%3)}
-	}
-	rnd := rand.New(rand.NewSource(1))
-	b.ReportAllocs()
-	for b.Loop() {
-		if _, err := AssignReplicas(brokers, 1000, 3, -1, -1, rnd); err != nil {
-			b.Fatal(err)
-		}
-	}
-}
 
 // BenchmarkControllerUpdateMetadataAllPartitions: building and encoding the failover
 // UpdateMetadata for 10,000 partitions and 12 brokers (the request the controller sends to

@@ -15,8 +15,8 @@ import (
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kmsg"
 
+	"samsa/assign"
 	"samsa/broker"
-	"samsa/controller"
 	"samsa/kafka"
 	"samsa/zkutil"
 )
@@ -29,7 +29,7 @@ type ongoingReassignment struct {
 type reassignBackend interface {
 	close()
 	// liveBrokers returns the registered brokers (ids, racks).
-	liveBrokers(disableRack bool) ([]controller.BrokerMeta, error)
+	liveBrokers(disableRack bool) ([]assign.Broker, error)
 	// assignments returns the current replicas of every partition of topics.
 	assignments(topics []string) (map[reassignTP][]int32, error)
 	// ongoing returns the reassignments in progress among tps.
@@ -47,19 +47,19 @@ type adminReassignBackend struct{ a *kafkaAdmin }
 
 func (b adminReassignBackend) close() { b.a.close() }
 
-func (b adminReassignBackend) liveBrokers(disableRack bool) ([]controller.BrokerMeta, error) {
+func (b adminReassignBackend) liveBrokers(disableRack bool) ([]assign.Broker, error) {
 	if err := b.a.refresh([]string{}); err != nil {
 		return nil, err
 	}
-	var out []controller.BrokerMeta
+	var out []assign.Broker
 	for _, br := range b.a.meta.Brokers {
-		m := controller.BrokerMeta{ID: br.NodeID}
+		m := assign.Broker{ID: br.NodeID}
 		if !disableRack && br.Rack != nil {
 			m.Rack = *br.Rack
 		}
 		out = append(out, m)
 	}
-	slices.SortFunc(out, func(x, y controller.BrokerMeta) int { return int(x.ID - y.ID) })
+	slices.SortFunc(out, func(x, y assign.Broker) int { return int(x.ID - y.ID) })
 	return out, nil
 }
 
@@ -175,7 +175,7 @@ type zkReassignBackend struct{ zk *zkTopicService }
 
 func (b zkReassignBackend) close() { b.zk.close() }
 
-func (b zkReassignBackend) liveBrokers(disableRack bool) ([]controller.BrokerMeta, error) {
+func (b zkReassignBackend) liveBrokers(disableRack bool) ([]assign.Broker, error) {
 	return b.zk.brokerMetas(disableRack)
 }
 

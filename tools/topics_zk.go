@@ -10,8 +10,8 @@ import (
 
 	"github.com/sirupsen/logrus"
 
+	"samsa/assign"
 	"samsa/config"
-	"samsa/controller"
 	"samsa/kafka"
 	"samsa/zkutil"
 )
@@ -168,7 +168,7 @@ func (s *zkTopicService) createTopic(o *topicOpts, out io.Writer) error {
 		if int(o.replicationFactor) > len(brokers) {
 			return toolErrorf("Replication factor: %d larger than available brokers: %d.", o.replicationFactor, len(brokers))
 		}
-		assignment, err = controller.AssignReplicas(brokers, int(o.partitions), int(o.replicationFactor), -1, 0, nil)
+		assignment, err = assign.Replicas(brokers, int(o.partitions), int(o.replicationFactor), -1, 0, nil)
 		if err != nil {
 			return assignmentError(err)
 		}
@@ -191,14 +191,14 @@ func (s *zkTopicService) createTopic(o *topicOpts, out io.Writer) error {
 
 // brokerMetas lists live brokers sorted by id, as AdminZkClient does, with
 // racks unless rack awareness is disabled.
-func (s *zkTopicService) brokerMetas(disableRack bool) ([]controller.BrokerMeta, error) {
+func (s *zkTopicService) brokerMetas(disableRack bool) ([]assign.Broker, error) {
 	all, err := s.zk.GetAllBrokers()
 	if err != nil && !errors.Is(err, zkutil.ErrNoNode) {
 		return nil, err
 	}
-	metas := make([]controller.BrokerMeta, 0, len(all))
+	metas := make([]assign.Broker, 0, len(all))
 	for id, b := range all {
-		m := controller.BrokerMeta{ID: id}
+		m := assign.Broker{ID: id}
 		if !disableRack {
 			m.Rack = b.Registration.Rack
 		}
@@ -208,12 +208,12 @@ func (s *zkTopicService) brokerMetas(disableRack bool) ([]controller.BrokerMeta,
 	return metas, nil
 }
 
-// assignmentError words controller.AssignReplicas errors as Kafka's tool.
+// assignmentError words assign.Replicas errors as Kafka's tool.
 func assignmentError(err error) error {
 	switch {
-	case errors.Is(err, controller.ErrInvalidReplicationFactor), errors.Is(err, controller.ErrInvalidPartitions):
+	case errors.Is(err, assign.ErrInvalidReplicationFactor), errors.Is(err, assign.ErrInvalidPartitions):
 		return toolError(trimPkg(err.Error()))
-	case errors.Is(err, controller.ErrRackInfoIncomplete):
+	case errors.Is(err, assign.ErrRackInfoIncomplete):
 		return toolError("Not all brokers have rack information. Add --disable-rack-aware in command line to make replica assignment without rack information.")
 	}
 	return err
@@ -294,16 +294,7 @@ func (s *zkTopicService) addPartitions(topic string, o *topicOpts, out io.Writer
 		}
 	} else {
 		first := a.Partitions[0]
-		start := 0
-		if len(first) > 0 {
-			for i, b := range brokers {
-				if b.ID >= first[0] {
-					start = i
-					break
-				}
-			}
-		}
-		added, err = controller.AssignReplicas(brokers, int(toAdd), len(first), start, int(existing), nil)
+		added, err = assign.Replicas(brokers, int(toAdd), len(first), assign.StartIndex(brokers, first), int(existing), nil)
 		if err != nil {
 			return assignmentError(err)
 		}
@@ -318,7 +309,7 @@ func (s *zkTopicService) addPartitions(topic string, o *topicOpts, out io.Writer
 	return nil
 }
 
-func checkBrokersExist(assignment map[int32][]int32, brokers []controller.BrokerMeta) error {
+func checkBrokersExist(assignment map[int32][]int32, brokers []assign.Broker) error {
 	live := make(map[int32]bool, len(brokers))
 	for _, b := range brokers {
 		live[b.ID] = true

@@ -129,6 +129,7 @@ func TestLintTiers(t *testing.T) {
 		// may use; they import nothing of Samsa themselves.
 		{pkg: "kafka"},
 		{pkg: "javaprops"},
+		{pkg: "assign"},
 		{pkg: "config", allowed: func(dep string) bool { return dep == "javaprops" }},
 		{pkg: "zkutil", allowed: func(dep string) bool { return under(dep, "zkutil") || dep == "kafka" }},
 		{pkg: "broker/record"},

@@ -35,7 +35,7 @@ var toolsImports = map[string][]toolsDep{
 		{dep: "broker/security/scram", files: []string{"configs_scram.go"}, why: "kafka-configs --zookeeper derives SCRAM credentials with the broker's own formatter and format"},
 		{dep: "peer", files: []string{"reassign_admin.go", "transactions_abort.go"}, why: "the KIP-455 / leader-election Admin API calls and kafka-transactions abort's WriteTxnMarkers (which Sarama lacks) reuse the inter-broker Kafka client"},
 		{dep: "broker/acl", files: []string{"acls.go", "acls_backend.go"}, why: "kafka-acls --authorizer-properties writes ZooKeeper with the authorizer's own store, and prints Kafka's ACL model"},
-		{dep: "controller", files: []string{"reassign.go", "reassign_backend.go", "topics_zk.go"}, why: "replica assignment (AssignReplicas, BrokerMeta) is the controller's pure function"},
+		{dep: "assign", why: "kafka-topics --create/--alter and kafka-reassign-partitions --generate place replicas with Kafka's algorithm, the broker's own"},
 		{dep: "broker", files: []string{"server_start.go", "reassign_backend.go"}, why: "kafka-server-start runs broker.New; the log-end reassignment constants are the broker's"},
 	},
 	"tools/samsa": {{dep: "tools", why: "the binary only calls tools.Run"}},
