@@ -1,5 +1,7 @@
 package assign
 
+// Replica assignment: Kafka's assignReplicasToBrokers and the start index for added partitions.
+
 import (
 	"errors"
 	"fmt"

@@ -1,5 +1,8 @@
 package config
 
+// Properties files and overrides: ReadPropertiesFile (bounded, over javaprops.Load),
+// ParseOverrides and Merge.
+
 import (
 	"errors"
 	"fmt"

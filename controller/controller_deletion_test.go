@@ -9,6 +9,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kmsg"
 
+	"samsa/internal/testwait"
 	"samsa/kafka"
 	"samsa/zkutil"
 )
@@ -69,7 +70,7 @@ func TestControllerTopicDeletion(t *testing.T) {
 	if err := zc.MarkTopicForDeletion("del"); err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, waitTimeout, func() error { return topicGone(zc, "del") })
+	testwait.For(t, waitTimeout, func() error { return topicGone(zc, "del") })
 	cfg, err := zc.GetEntityConfig(zkutil.ConfigTypeTopic, "del")
 	if err != nil || len(cfg) != 0 {
 		t.Fatalf("topic config left: %v %v", cfg, err)
@@ -92,7 +93,7 @@ func TestControllerTopicDeletion(t *testing.T) {
 			t.Fatalf("broker %d got no UpdateMetadata with leader -2: %+v", b, got)
 		}
 	}
-	waitFor(t, waitTimeout, func() error {
+	testwait.For(t, waitTimeout, func() error {
 		if v := n1.c.metrics.topics.Load(); v != 0 {
 			return fmt.Errorf("GlobalTopicCount %d", v)
 		}
@@ -119,7 +120,7 @@ func TestControllerTopicDeletionWaitsForOfflineReplica(t *testing.T) {
 		t.Fatal(err)
 	}
 	// The live replica is deleted; the dead one keeps the topic (and its marker) alive.
-	waitFor(t, waitTimeout, func() error {
+	testwait.For(t, waitTimeout, func() error {
 		var live, dead ReplicaState
 		if err := n1.c.sync(t.Context(), func() {
 			live = n1.c.cc.replicaStates[PartitionReplica{kafka.TopicPartition{Topic: "wait", Partition: 0}, 1}]
@@ -136,7 +137,7 @@ func TestControllerTopicDeletionWaitsForOfflineReplica(t *testing.T) {
 		t.Fatal("topic deleted while a replica is offline")
 	}
 	cl.registerBroker(cl.zk(), 2, "")
-	waitFor(t, waitTimeout, func() error { return topicGone(admin, "wait") })
+	testwait.For(t, waitTimeout, func() error { return topicGone(admin, "wait") })
 }
 
 // TestControllerTopicDeletionMarkers: a marker for an unknown topic is removed; with
@@ -172,7 +173,7 @@ func TestControllerTopicDeletionRestoresAssignment(t *testing.T) {
 	if err := admin.MarkTopicForDeletion("r"); err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, waitTimeout, func() error {
+	testwait.For(t, waitTimeout, func() error {
 		var queued bool
 		if err := n1.c.sync(t.Context(), func() { queued = n1.c.cc.isQueuedForDeletion("r") }); err != nil {
 			return err
@@ -190,7 +191,7 @@ func TestControllerTopicDeletionRestoresAssignment(t *testing.T) {
 	if _, err := admin.SetTopicAssignment("r", a, v); err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, waitTimeout, func() error {
+	testwait.For(t, waitTimeout, func() error {
 		a, _, err := admin.GetTopicAssignment("r")
 		if err != nil {
 			return err
@@ -229,7 +230,7 @@ func TestControllerTopicDeletionRetriesFailedReplica(t *testing.T) {
 	if err := zc.MarkTopicForDeletion("retry"); err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, waitTimeout, func() error {
+	testwait.For(t, waitTimeout, func() error {
 		if !failed.Load() {
 			return errors.New("no failed StopReplica yet")
 		}
@@ -246,7 +247,7 @@ func TestControllerTopicDeletionRetriesFailedReplica(t *testing.T) {
 	if err := zc.MarkTopicForDeletion("other"); err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, waitTimeout, func() error { return topicGone(zc, "retry") })
+	testwait.For(t, waitTimeout, func() error { return topicGone(zc, "retry") })
 }
 
 // TestControllerTopicDeletionAtFailover: a topic marked while no controller runs is deleted
@@ -264,5 +265,5 @@ func TestControllerTopicDeletionAtFailover(t *testing.T) {
 	}
 	n1b := cl.startNode(1, nil)
 	waitActive(t, n1b)
-	waitFor(t, waitTimeout, func() error { return topicGone(zc, "later") })
+	testwait.For(t, waitTimeout, func() error { return topicGone(zc, "later") })
 }

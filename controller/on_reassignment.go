@@ -44,24 +44,6 @@ type Reassignment struct {
 	Replicas, Adding, Removing []int32
 }
 
-type (
-	// partitionReassignmentEvent: /admin/reassign_partitions changed.
-	partitionReassignmentEvent struct{}
-	// reassignmentIsrChangeEvent: the state znode of a partition being reassigned changed.
-	reassignmentIsrChangeEvent struct{ tp kafka.TopicPartition }
-	// alterReassignmentsEvent carries an AlterPartitionReassignments request; a nil target
-	// cancels.
-	alterReassignmentsEvent struct {
-		targets map[kafka.TopicPartition][]int32
-		reply   chan alterReassignmentsResult
-	}
-	// listReassignmentsEvent carries a ListPartitionReassignments request.
-	listReassignmentsEvent struct {
-		tps   []kafka.TopicPartition // nil: all
-		reply chan listReassignmentsResult
-	}
-)
-
 type alterReassignmentsResult struct {
 	results map[kafka.TopicPartition]error
 	err     error
@@ -71,11 +53,6 @@ type listReassignmentsResult struct {
 	reassignments map[kafka.TopicPartition]Reassignment
 	err           error
 }
-
-func (partitionReassignmentEvent) name() string { return "ZkPartitionReassignment" }
-func (reassignmentIsrChangeEvent) name() string { return "PartitionReassignmentIsrChange" }
-func (alterReassignmentsEvent) name() string    { return "ApiPartitionReassignment" }
-func (listReassignmentsEvent) name() string     { return "ListPartitionReassignments" }
 
 // AlterPartitionReassignments starts, replaces or (with a nil target) cancels reassignments
 // (API key 45). The result has one entry per partition: nil, ErrUnknownTopicOrPartition,

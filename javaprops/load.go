@@ -1,5 +1,7 @@
 package javaprops
 
+// Reading: Load (UTF-8) and LoadLatin1 (ISO-8859-1) over one Properties.load parser.
+
 import (
 	"errors"
 	"strconv"

@@ -1,5 +1,7 @@
 package javaprops
 
+// Writing: Escape and Format, Properties.store's escaping.
+
 import (
 	"sort"
 	"strings"

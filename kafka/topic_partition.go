@@ -1,5 +1,7 @@
 package kafka
 
+// TopicPartition, the one partition name of every tier, with Kafka's text form and order.
+
 import (
 	"cmp"
 	"slices"

@@ -16,7 +16,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kmsg"
 
 	"samsa/assign"
-	"samsa/broker"
+	"samsa/broker/wire"
 	"samsa/kafka"
 	"samsa/zkutil"
 )
@@ -123,7 +123,7 @@ func (b adminReassignBackend) alter(targets map[reassignTP][]int32, logEnd bool)
 		rp := kmsg.NewAlterPartitionAssignmentsRequestTopicPartition()
 		rp.Partition, rp.Replicas = tp.Partition, targets[tp]
 		if logEnd && rp.Replicas != nil {
-			rp.UnknownTags.Set(broker.LogEndReassignmentTag, []byte{1})
+			rp.UnknownTags.Set(wire.LogEndReassignmentTag, []byte{1})
 		}
 		req.Topics[i].Partitions = append(req.Topics[i].Partitions, rp)
 	})
@@ -260,7 +260,7 @@ func (b zkReassignBackend) writeLogEndEntries(targets map[reassignTP][]int32, lo
 		if err != nil {
 			return err
 		}
-		cfg, err := b.zk.zk.GetEntityConfig(broker.LogEndReplicasEntity, topic)
+		cfg, err := b.zk.zk.GetEntityConfig(zkutil.ConfigTypeLogEndReplicas, topic)
 		if err != nil && !errors.Is(err, zkutil.ErrNoNode) {
 			return err
 		}
@@ -287,7 +287,7 @@ func (b zkReassignBackend) writeLogEndEntries(targets map[reassignTP][]int32, lo
 		if len(keep) == 0 && len(cfg) == 0 {
 			continue
 		}
-		if err := b.zk.zk.SetEntityConfig(broker.LogEndReplicasEntity, topic, map[string]string{"replicas": strings.Join(keep, ",")}); err != nil {
+		if err := b.zk.zk.SetEntityConfig(zkutil.ConfigTypeLogEndReplicas, topic, map[string]string{"replicas": strings.Join(keep, ",")}); err != nil {
 			return err
 		}
 	}

@@ -10,7 +10,6 @@ import (
 
 	"github.com/IBM/sarama"
 
-	"samsa/broker"
 	"samsa/broker/brokertest"
 	"samsa/kafka"
 	"samsa/zkutil"
@@ -143,7 +142,7 @@ func TestToolReassignStartAtLogEndZK(t *testing.T) {
 		}
 		return nil
 	})
-	if cfg, err := c.ZooKeeper(t).GetEntityConfig(broker.LogEndReplicasEntity, "lc"); err != nil || cfg["replicas"] != "" {
+	if cfg, err := c.ZooKeeper(t).GetEntityConfig(zkutil.ConfigTypeLogEndReplicas, "lc"); err != nil || cfg["replicas"] != "" {
 		t.Fatalf("log-end entries left after --verify: %v %v", cfg, err)
 	}
 	st := c.Broker(1).Replicas().Partition(kafka.TopicPartition{Topic: "lc", Partition: 0}).State()

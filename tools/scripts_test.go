@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"samsa/internal/testwait"
 	"samsa/zkutil"
 	"samsa/zkutil/zktest"
 )
@@ -98,7 +99,7 @@ func TestToolScriptsDaemonStartStop(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer zk.Close()
-	waitFor(t, 60*time.Second, func() error {
+	testwait.For(t, 60*time.Second, func() error {
 		if !alive() {
 			out, _ := os.ReadFile(filepath.Join(logDir, "scripts-test-broker.out"))
 			t.Fatalf("broker exited:\n%s", out)
@@ -115,7 +116,7 @@ func TestToolScriptsDaemonStartStop(t *testing.T) {
 	if out, code := runScript(t, nil, "kafka-server-stop.sh", props); code != 0 {
 		t.Fatalf("stop: %d %s", code, out)
 	}
-	waitFor(t, 60*time.Second, func() error {
+	testwait.For(t, 60*time.Second, func() error {
 		if alive() {
 			return fmt.Errorf("pid %d still running", pid)
 		}

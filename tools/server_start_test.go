@@ -16,26 +16,10 @@ import (
 
 	"github.com/sirupsen/logrus"
 
+	"samsa/internal/testwait"
 	"samsa/zkutil"
 	"samsa/zkutil/zktest"
 )
-
-// waitFor polls cond until it returns nil or timeout passes, then fails with
-// the last error (STYLE S11.3).
-func waitFor(t *testing.T, timeout time.Duration, cond func() error) {
-	t.Helper()
-	deadline := time.Now().Add(timeout)
-	for {
-		err := cond()
-		if err == nil {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("condition not met after %v: %v", timeout, err)
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
-}
 
 func freePort(t *testing.T) int {
 	t.Helper()
@@ -127,7 +111,7 @@ func TestToolServerStartEndToEnd(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer zk.Close()
-	waitFor(t, 30*time.Second, func() error {
+	testwait.For(t, 30*time.Second, func() error {
 		select {
 		case code := <-exited:
 			t.Fatalf("kafka-server-start exited with %d", code)
@@ -144,7 +128,7 @@ func TestToolServerStartEndToEnd(t *testing.T) {
 	if code != 0 || out != "Created topic greetings.\n" {
 		t.Fatalf("create: %d %q %q", code, out, errOut)
 	}
-	waitFor(t, 20*time.Second, func() error {
+	testwait.For(t, 20*time.Second, func() error {
 		out, errOut, code := runTool(t, "", "kafka-topics", "--bootstrap-server", bootstrap, "--describe", "--topic", "greetings")
 		if code != 0 || strings.Count(out, "\tLeader: 1\t") != 2 {
 			return fmt.Errorf("describe: %d %q %q", code, out, errOut)
@@ -212,7 +196,7 @@ func TestToolServerStartEndToEnd(t *testing.T) {
 	if code != 0 || out != "" {
 		t.Errorf("alter partitions: %d %q %q", code, out, errOut)
 	}
-	waitFor(t, 20*time.Second, func() error {
+	testwait.For(t, 20*time.Second, func() error {
 		out, errOut, code := runTool(t, "", "kafka-topics", "--bootstrap-server", bootstrap, "--describe", "--topic", "greetings")
 		if code != 0 || strings.Count(out, "\tLeader: 1\t") != 3 {
 			return fmt.Errorf("describe after alter: %d %q %q", code, out, errOut)
@@ -242,7 +226,7 @@ func TestToolServerStartEndToEnd(t *testing.T) {
 	if code != 0 || out != "" {
 		t.Errorf("delete: %d %q %q", code, out, errOut)
 	}
-	waitFor(t, 30*time.Second, func() error {
+	testwait.For(t, 30*time.Second, func() error {
 		out, _, _ := runTool(t, "", "kafka-topics", "--zookeeper", connect, "--list", "--exclude-internal")
 		if out != "manual\n" {
 			return fmt.Errorf("topics left: %q", out)
@@ -259,7 +243,7 @@ func TestToolServerStartEndToEnd(t *testing.T) {
 	case <-time.After(60 * time.Second):
 		t.Fatal("broker did not shut down")
 	}
-	waitFor(t, 20*time.Second, func() error {
+	testwait.For(t, 20*time.Second, func() error {
 		if ids, _ := zk.GetBrokerIDs(); len(ids) != 0 {
 			return fmt.Errorf("still registered: %v", ids)
 		}

@@ -3,7 +3,9 @@ package group
 import (
 	"fmt"
 	"testing"
+	"time"
 
+	"samsa/internal/testwait"
 	"samsa/kafka"
 )
 
@@ -22,7 +24,7 @@ func TestGroupDeletedPartitionsOffsets(t *testing.T) {
 		t.Fatalf("commits = %v %v", codes, solo)
 	}
 	e.c.HandleDeletedPartitions([]kafka.TopicPartition{tp("gone", 0), tp("gone", 1)})
-	waitFor(t, func() error {
+	testwait.For(t, 10*time.Second, func() error {
 		_, offs := e.c.FetchOffsets(bg, "active", []kafka.TopicPartition{tp("gone", 0), tp("t1", 0)})
 		if offs[0].Offset != -1 || offs[1].Offset != 6 {
 			return fmt.Errorf("active group's offsets = %+v", offs)

@@ -4,9 +4,11 @@ import (
 	"context"
 	"fmt"
 	"testing"
+	"time"
 
 	"github.com/twmb/franz-go/pkg/kerr"
 
+	"samsa/internal/testwait"
 	"samsa/kafka"
 )
 
@@ -41,7 +43,7 @@ func TestGroupTxnOffsetsCommitAndAbort(t *testing.T) {
 		t.Fatalf("pending: offset %d code %d", off, code)
 	}
 	e.c.CompleteTxnOffsets(42, []int32{p}, true)
-	waitFor(t, func() error {
+	testwait.For(t, 10*time.Second, func() error {
 		if off, code := fetchIn(t, e); off != 10 || code != 0 {
 			return errf("offset %d code %d", off, code)
 		}
@@ -49,7 +51,7 @@ func TestGroupTxnOffsetsCommitAndAbort(t *testing.T) {
 	})
 	txnCommit(t, e, 42, 0, 20)
 	e.c.CompleteTxnOffsets(42, []int32{p}, false)
-	waitFor(t, func() error {
+	testwait.For(t, 10*time.Second, func() error {
 		if off, code := fetchIn(t, e); off != 10 || code != 0 {
 			return errf("after abort: offset %d code %d", off, code)
 		}
@@ -85,7 +87,7 @@ func TestGroupTxnOffsetsReload(t *testing.T) {
 		t.Fatalf("committed after reload: %d %v", code, offs)
 	}
 	e.c.CompleteTxnOffsets(9, []int32{p}, true)
-	waitFor(t, func() error {
+	testwait.For(t, 10*time.Second, func() error {
 		if off, code := fetchIn(t, e); off != 50 || code != 0 {
 			return errf("offset %d code %d", off, code)
 		}

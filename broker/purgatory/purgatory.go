@@ -1,5 +1,7 @@
 package purgatory
 
+// Purgatory: waiters parked per kafka.TopicPartition until a check passes or a deadline ends.
+
 import (
 	"context"
 	"errors"

@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"samsa/internal/testwait"
 	"samsa/kafka"
 )
 
@@ -55,7 +56,7 @@ func TestStorageFlushMsByManager(t *testing.T) {
 		}
 	}
 	clock.Advance(2 * time.Second)
-	waitFor(t, 5*time.Second, func() error {
+	testwait.For(t, 5*time.Second, func() error {
 		if eager.RecoveryPoint() != 3 {
 			return errorf("eager recovery point %d", eager.RecoveryPoint())
 		}
@@ -82,7 +83,7 @@ func TestStorageFlushAfterRoll(t *testing.T) {
 		}
 	}
 	activeBase := l.Segments()[l.NumSegments()-1].BaseOffset()
-	waitFor(t, 5*time.Second, func() error {
+	testwait.For(t, 5*time.Second, func() error {
 		if rp := l.RecoveryPoint(); rp < activeBase {
 			return errorf("recovery point %d below active segment base %d", rp, activeBase)
 		}

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"samsa/internal/testwait"
 	"samsa/kafka"
 )
 
@@ -143,7 +144,7 @@ func TestStorageManagerRetentionLoop(t *testing.T) {
 		}
 	}
 	l.SetHighWatermark(l.LogEndOffset())
-	waitFor(t, 5*time.Second, func() error {
+	testwait.For(t, 5*time.Second, func() error {
 		if l.LogStartOffset() == 0 || l.Size() > 8192+4096 {
 			return errorf("log start %d size %d", l.LogStartOffset(), l.Size())
 		}

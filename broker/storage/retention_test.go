@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"samsa/internal/testwait"
 	"samsa/kafka"
 )
 
@@ -118,7 +119,7 @@ func TestStorageRetentionDeleteDelay(t *testing.T) {
 	if got := readAllBatches(t, res); len(got) == 0 || got[0].BaseOffset() != 0 {
 		t.Fatal("region of a deleted segment unreadable during the delay")
 	}
-	waitFor(t, 5*time.Second, func() error {
+	testwait.For(t, 5*time.Second, func() error {
 		if n := deleted(); n != 0 {
 			return errorf("%d .deleted files left", n)
 		}

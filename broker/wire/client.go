@@ -1,9 +1,9 @@
 package wire
 
 import (
-	"encoding/binary"
 	"fmt"
 
+	"github.com/twmb/franz-go/pkg/kbin"
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kmsg"
 )
@@ -12,31 +12,32 @@ import (
 // (v0 for ControlledShutdown v0, v1, or v2 for flexible versions) and req encoded at
 // req.GetVersion(). clientID nil sends a null client_id. It returns the extended slice.
 func AppendRequest(dst []byte, req kmsg.Request, corr int32, clientID *string) []byte {
+	// Not kmsg.RequestFormatter: in kmsg v1.15 it writes a ControlledShutdown v0 request as a
+	// bare header with no body and a zero size, and it does not cap the client id at Kafka's
+	// INT16 length. The primitives are kbin's.
 	start := len(dst)
 	dst = append(dst, 0, 0, 0, 0)
-	dst = binary.BigEndian.AppendUint16(dst, uint16(req.Key()))
-	dst = binary.BigEndian.AppendUint16(dst, uint16(req.GetVersion()))
-	dst = binary.BigEndian.AppendUint32(dst, uint32(corr))
+	dst = kbin.AppendInt16(dst, req.Key())
+	dst = kbin.AppendInt16(dst, req.GetVersion())
+	dst = kbin.AppendInt32(dst, corr)
 	hv := headerVersionOf(req)
 	if hv >= 1 {
-		if clientID == nil {
-			dst = binary.BigEndian.AppendUint16(dst, 0xffff)
-		} else {
-			id := *clientID
-			if len(id) > 1<<15-1 {
-				id = id[:1<<15-1]
-			}
-			dst = binary.BigEndian.AppendUint16(dst, uint16(len(id)))
-			dst = append(dst, id...)
+		if clientID != nil && len(*clientID) > maxClientIDLen {
+			id := (*clientID)[:maxClientIDLen]
+			clientID = &id
 		}
+		dst = kbin.AppendNullableString(dst, clientID)
 	}
 	if hv >= 2 {
 		dst = append(dst, 0) // no tagged fields
 	}
 	dst = req.AppendTo(dst)
-	binary.BigEndian.PutUint32(dst[start:], uint32(len(dst)-start-4))
+	PutFrameSize(dst[start:], len(dst)-start-4)
 	return dst
 }
+
+// maxClientIDLen is the longest client_id an INT16 length can carry.
+const maxClientIDLen = 1<<15 - 1
 
 // ParseResponse decodes a response frame (as returned by ReadFrame) to req: it checks that the
 // correlation id equals corr (ErrCorrelation otherwise), skips the v1 header's tagged fields
@@ -48,26 +49,25 @@ func AppendRequest(dst []byte, req kmsg.Request, corr int32, clientID *string) [
 // answers with a v0 body carrying UNSUPPORTED_VERSION (KIP-511), as Kafka's own client
 // expects. The returned response then has version 0.
 func ParseResponse(frame []byte, req kmsg.Request, corr int32) (kmsg.Response, error) {
-	r := reader{src: frame, ok: true}
-	got := r.int32()
-	if !r.ok {
+	r := kbin.Reader{Src: frame}
+	got := r.Int32()
+	if !r.Ok() {
 		return nil, fmt.Errorf("%w: %d-byte response frame", ErrMalformed, len(frame))
 	}
 	if got != corr {
 		return nil, fmt.Errorf("%w: got %d, want %d", ErrCorrelation, got, corr)
 	}
 	if req.Key() != apiVersionsKey && req.IsFlexible() {
-		r.skipTags()
-		if !r.ok {
+		if !skipTags(&r) {
 			return nil, fmt.Errorf("%w: %s response header", ErrMalformed, kmsg.NameForKey(req.Key()))
 		}
 	}
 	resp := req.ResponseKind()
-	err := resp.ReadFrom(r.src)
+	err := resp.ReadFrom(r.Src)
 	if req.Key() == apiVersionsKey && req.GetVersion() > 0 && (err != nil || resp.(*kmsg.ApiVersionsResponse).ErrorCode == kerr.UnsupportedVersion.Code) {
 		v0 := req.ResponseKind()
 		v0.SetVersion(0)
-		if v0.ReadFrom(r.src) == nil {
+		if v0.ReadFrom(r.Src) == nil {
 			return v0, nil
 		}
 	}

@@ -1,91 +1,41 @@
 package wire
 
-import "encoding/binary"
+import "github.com/twmb/franz-go/pkg/kbin"
 
-// reader decodes the few header primitives wire parses itself. Every read checks the remaining
-// length first; after the first failure ok is false and every later read returns zero values.
-type reader struct {
-	src []byte
-	ok  bool
-}
+// The header primitives come from franz-go's kbin (the reader kmsg itself decodes with): every
+// read checks the remaining length, and after the first failure the reader is not Ok and
+// returns zero values. Two header rules are stricter than kbin's own helpers, and so are
+// written here:
 
-// take consumes the next n bytes; ok is false (and the reader failed) when fewer are left, n
-// is negative, or an earlier read failed.
-func (r *reader) take(n int) (p []byte, ok bool) {
-	if !r.ok || n < 0 || n > len(r.src) {
-		r.fail()
+// readClientID reads the request header's client_id: an INT16-length nullable string, never
+// compact (header v2 keeps this form, KIP-482). Length -1 is null. ok is false when the
+// reader fails, or for a length below -1: kbin's NullableString would take that as null, but a
+// length of -2 is a corrupt header, and ParseRequest refuses it as malformed.
+func readClientID(r *kbin.Reader) (id *string, ok bool) {
+	n := r.Int16()
+	switch {
+	case !r.Ok() || n < -1:
+		return nil, false
+	case n == -1:
+		return nil, true
+	}
+	p := r.Span(int(n))
+	if !r.Ok() {
 		return nil, false
 	}
-	p, r.src = r.src[:n], r.src[n:]
-	return p, true
-}
-
-func (r *reader) int16() int16 {
-	p, ok := r.take(2)
-	if !ok {
-		return 0
-	}
-	return int16(binary.BigEndian.Uint16(p))
-}
-
-func (r *reader) int32() int32 {
-	p, ok := r.take(4)
-	if !ok {
-		return 0
-	}
-	return int32(binary.BigEndian.Uint32(p))
-}
-
-// uvarint reads an unsigned varint that must fit in 32 bits (Kafka's UNSIGNED_VARINT).
-func (r *reader) uvarint() uint32 {
-	if !r.ok {
-		return 0
-	}
-	v, n := binary.Uvarint(r.src)
-	if n <= 0 || n > 5 || v > 1<<32-1 {
-		r.fail()
-		return 0
-	}
-	r.src = r.src[n:]
-	return uint32(v)
-}
-
-// nullableString reads an INT16-length nullable string (never compact: the request header's
-// client_id keeps this form even in header v2, KIP-482). Length -1 is null; any other negative
-// length, or a length beyond the remaining bytes, fails.
-func (r *reader) nullableString() *string {
-	n := r.int16()
-	if !r.ok || n == -1 {
-		return nil
-	}
-	p, ok := r.take(int(n))
-	if !ok {
-		return nil
-	}
 	s := string(p)
-	return &s
+	return &s, true
 }
 
-// skipTags skips a tagged-field section: a count, then (tag, size, bytes) per field. Counts and
-// sizes are bounded by the remaining bytes before anything is skipped.
-func (r *reader) skipTags() {
-	num := r.uvarint()
-	if !r.ok {
-		return
+// skipTags skips a header's tagged-field section: a count, then (tag, size, bytes) per field,
+// each read with kbin. It is kmsg.SkipTags' loop written out because SkipTags takes an
+// interface, which moves the reader to the heap: one more allocation per request (measured
+// with BenchmarkWireParseMetadata). It stops as soon as the reader fails; each field costs at
+// least two bytes, so a forged count ends with the input, and nothing is allocated.
+func skipTags(r *kbin.Reader) bool {
+	for n := r.Uvarint(); n > 0 && r.Ok(); n-- {
+		r.Uvarint() // tag
+		r.Span(int(r.Uvarint()))
 	}
-	if uint64(num)*2 > uint64(len(r.src)) { // each field is at least a tag byte and a size byte
-		r.fail()
-		return
-	}
-	for i := uint32(0); i < num && r.ok; i++ {
-		r.uvarint()
-		if _, ok := r.take(int(r.uvarint())); !ok {
-			return
-		}
-	}
-}
-
-func (r *reader) fail() {
-	r.ok = false
-	r.src = nil
+	return r.Ok()
 }

@@ -3,6 +3,7 @@ package wire
 import (
 	"fmt"
 
+	"github.com/twmb/franz-go/pkg/kbin"
 	"github.com/twmb/franz-go/pkg/kmsg"
 )
 
@@ -106,23 +107,23 @@ func headerVersionOf(body kmsg.Request) int8 {
 //
 // frame is retained by the returned Request (see Request).
 func ParseRequest(frame []byte) (*Request, error) {
-	r := reader{src: frame, ok: true}
+	r := kbin.Reader{Src: frame}
 	req := &Request{Frame: frame}
-	req.Key = r.int16()
-	req.Version = r.int16()
-	req.Correlation = r.int32()
-	if !r.ok {
+	req.Key = r.Int16()
+	req.Version = r.Int16()
+	req.Correlation = r.Int32()
+	if !r.Ok() {
 		return nil, fmt.Errorf("%w: %d-byte frame is shorter than a request header", ErrMalformed, len(frame))
 	}
 	body := kmsg.RequestForKey(req.Key)
 	if body == nil {
 		req.HeaderVersion = 1
-		req.ClientID = r.nullableString() // best effort, for the log line
+		req.ClientID, _ = readClientID(&r) // best effort, for the log line
 		return req, fmt.Errorf("%w %d", ErrUnknownAPIKey, req.Key)
 	}
 	if req.Version < 0 || req.Version > body.MaxVersion() {
 		req.HeaderVersion = 1
-		req.ClientID = r.nullableString()
+		req.ClientID, _ = readClientID(&r)
 		if req.Key == apiVersionsKey && req.Version > 0 { // KIP-511 covers versions above ours only
 			body.SetVersion(req.Version)
 			req.Body = body
@@ -131,16 +132,17 @@ func ParseRequest(frame []byte) (*Request, error) {
 	}
 	body.SetVersion(req.Version)
 	req.HeaderVersion = headerVersionOf(body)
+	ok := true
 	if req.HeaderVersion >= 1 {
-		req.ClientID = r.nullableString()
+		req.ClientID, ok = readClientID(&r)
 	}
-	if req.HeaderVersion >= 2 {
-		r.skipTags()
+	if ok && req.HeaderVersion >= 2 {
+		ok = skipTags(&r)
 	}
-	if !r.ok {
+	if !ok {
 		return req, fmt.Errorf("%w: %s v%d request header", ErrMalformed, kmsg.NameForKey(req.Key), req.Version)
 	}
-	if err := body.ReadFrom(r.src); err != nil {
+	if err := body.ReadFrom(r.Src); err != nil {
 		return req, fmt.Errorf("%w: %s v%d body: %v", ErrMalformed, kmsg.NameForKey(req.Key), req.Version, err)
 	}
 	req.Body = body

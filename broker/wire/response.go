@@ -3,6 +3,7 @@ package wire
 import (
 	"encoding/binary"
 
+	"github.com/twmb/franz-go/pkg/kbin"
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kmsg"
 )
@@ -31,7 +32,7 @@ func AppendResponse(dst []byte, req *Request, resp kmsg.Response) []byte {
 // A caller that writes the body itself patches the size afterwards, or uses PutFrameSize.
 func AppendResponseHeader(dst []byte, h *Header) []byte {
 	dst = append(dst, 0, 0, 0, 0)
-	dst = binary.BigEndian.AppendUint32(dst, uint32(h.Correlation))
+	dst = kbin.AppendInt32(dst, h.Correlation)
 	if h.ResponseHeaderVersion() == 1 {
 		dst = append(dst, 0) // no tagged fields
 	}

@@ -162,6 +162,8 @@ func TestLintTiers(t *testing.T) {
 		{pkg: "chaos/nemesis", allowed: func(dep string) bool { return dep == "chaos/cluster" || dep == "chaos/workload" }},
 		{pkg: "chaos/runner", allowed: func(dep string) bool { return under(dep, "chaos") }},
 		{pkg: "controller", deny: []string{".", "broker/server", "broker/storage", "broker/replica", "broker/group", "broker/metadata"}},
+		// The one test wait helper is a leaf every package's tests can import.
+		{pkg: "internal/testwait"},
 		{pkg: "broker/txn", deny: []string{".", "broker/server", "broker/storage", "broker/replica", "broker/group", "peer", "controller", "zkutil"}},
 	}
 	for _, f := range parseRepo(t) {
@@ -195,6 +197,9 @@ func TestLintTiers(t *testing.T) {
 			}
 			if under(dep, "chaos") && !under(f.pkgDir, "chaos") && !under(f.pkgDir, "tools") {
 				t.Errorf("%s imports samsa/%s: only tools and the harness itself use the chaos harness", f.rel, dep)
+			}
+			if dep == "internal/testwait" && f.pkgDir != "broker/brokertest" {
+				t.Errorf("%s imports samsa/internal/testwait: only tests and the broker/brokertest harness may", f.rel)
 			}
 			if dep == "broker" && !under(f.pkgDir, "tools") && f.pkgDir != "broker/brokertest" {
 				t.Errorf("%s imports samsa/broker: only tools and broker/brokertest may", f.rel)

@@ -36,16 +36,18 @@ var toolsImports = map[string][]toolsDep{
 		{dep: "peer", files: []string{"reassign_admin.go", "transactions_abort.go"}, why: "the KIP-455 / leader-election Admin API calls and kafka-transactions abort's WriteTxnMarkers (which Sarama lacks) reuse the inter-broker Kafka client"},
 		{dep: "broker/acl", files: []string{"acls.go", "acls_backend.go"}, why: "kafka-acls --authorizer-properties writes ZooKeeper with the authorizer's own store, and prints Kafka's ACL model"},
 		{dep: "assign", why: "kafka-topics --create/--alter and kafka-reassign-partitions --generate place replicas with Kafka's algorithm, the broker's own"},
-		{dep: "broker", files: []string{"server_start.go", "reassign_backend.go"}, why: "kafka-server-start runs broker.New; the log-end reassignment constants are the broker's"},
+		{dep: "broker", files: []string{"server_start.go"}, why: "kafka-server-start runs broker.New"},
+		{dep: "broker/wire", files: []string{"reassign_backend.go"}, why: "the Samsa log-end reassignment tag (LogEndReassignmentTag) is a wire constant"},
 	},
 	"tools/samsa": {{dep: "tools", why: "the binary only calls tools.Run"}},
 	"tools/zkconsumer": {
 		{dep: "zkutil", why: "the consumer's registry and offsets live in ZooKeeper"},
 		{dep: "kafka", why: "kafka.TopicPartition names the partitions it assigns and owns"},
 	},
-	"tools/bench":           nil, // runs the samsa binary and clients as processes
-	"tools/bench/kfakepeer": nil,
-	"tools/lint":            nil, // tests only
+	"tools/bench":            nil, // runs the samsa binary and clients as processes
+	"tools/bench/kfakepeer":  nil,
+	"tools/lint":             nil, // tests only
+	"tools/lint/cmd/filemap": nil, // writes docs/design.md's file map from the tree
 	"tools/chaos": {
 		{dep: "chaos/cluster", why: "--cleanup removes a crashed run's processes, mounts and namespaces"},
 		{dep: "chaos/nemesis", why: "--help lists the fault matrix"},

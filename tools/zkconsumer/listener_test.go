@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"samsa/internal/testwait"
 	"samsa/kafka"
 )
 
@@ -111,7 +112,7 @@ func TestZKConsumerRebalanceListenerSeesReleaseThenAssignment(t *testing.T) {
 		}
 		want[kafka.TopicPartition{Topic: topic, Partition: p}] = owner
 	}
-	waitFor(t, 30*time.Second, func() error {
+	testwait.For(t, 30*time.Second, func() error {
 		ev := l.snapshot()
 		if last := ev[len(ev)-1]; last.kind != "start" || !reflect.DeepEqual(last.assignment, want) {
 			return fmt.Errorf("last event %+v, want start with %v", last, want)
