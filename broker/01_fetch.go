@@ -247,7 +247,10 @@ func (p *fetchPlan) wait(r *request) error {
 		keys[i] = p.parts[i].tp
 	}
 	deadline := p.b.opts.Now().Add(time.Duration(p.req.MaxWaitMillis) * time.Millisecond)
-	if err := p.b.replicas.Fetch.Wait(r.ctx, deadline, keys, p.read); err != nil && !errors.Is(err, purgatory.ErrTimeout) {
+	unpark := r.park() // request_percentage leaves the wait out (quota_request.go)
+	err := p.b.replicas.Fetch.Wait(r.ctx, deadline, keys, p.read)
+	unpark()
+	if err != nil && !errors.Is(err, purgatory.ErrTimeout) {
 		return err
 	}
 	return nil
