@@ -140,6 +140,7 @@ func TestLintTiers(t *testing.T) {
 		{pkg: "broker/acl", allowed: func(dep string) bool {
 			return dep == "zkutil" || dep == "broker/principal" || under(dep, "broker/acl")
 		}},
+		{pkg: "broker/replay", allowed: func(dep string) bool { return dep == "broker/record" }},
 		{pkg: "broker/storage", allowed: func(dep string) bool { return dep == "broker/record" || under(dep, "broker/storage") }},
 		{pkg: "broker/server", deny: []string{".", "broker/storage", "broker/replica", "broker/group", "controller", "zkutil", "broker/metadata"}},
 		{pkg: "peer", deny: []string{"broker/storage", "broker/replica", "broker/group", "controller", "zkutil", "broker/server"}},
