@@ -4,7 +4,7 @@ PKGS      ?= ./...
 # Packages that start goroutines run under the race detector (STYLE S11.9).
 RACE_PKGS ?= ./broker/... ./controller/... ./zkutil/... ./tools/...
 TIMEOUT   ?= 15m
-# The fault tests (broker, process harness) spend most of their time waiting for
+# The fault tests (broker/clustertest, process harness) spend most of their time waiting for
 # sessions to expire and leaders to move, so they run in their own `go test` process
 # beside the other passes instead of after them. Their brokers are child processes
 # built without -race, so the race pass skips them: under the race detector they would
@@ -41,10 +41,10 @@ generate-check:
 # The fault tests' output goes to .build/fault-tests.log and is printed when they end.
 test: fmt-check vet build
 	@mkdir -p .build; \
-	$(GO) test -count=1 -timeout $(TIMEOUT) -run '$(FAULT_TESTS)' ./broker/ > .build/fault-tests.log 2>&1 & fault=$$!; \
+	$(GO) test -count=1 -timeout $(TIMEOUT) -run '$(FAULT_TESTS)' ./broker/clustertest/ > .build/fault-tests.log 2>&1 & fault=$$!; \
 	$(GO) test -count=1 -p 2 -timeout $(TIMEOUT) -skip '$(FAULT_TESTS)' $(PKGS) && \
 	$(GO) test -race -count=1 -p 2 -timeout $(TIMEOUT) -skip '$(FAULT_TESTS)' $(RACE_PKGS); rc=$$?; \
-	wait $$fault; frc=$$?; echo "== fault tests (./broker/ -run '$(FAULT_TESTS)'), exit $$frc:"; cat .build/fault-tests.log; \
+	wait $$fault; frc=$$?; echo "== fault tests (./broker/clustertest/ -run '$(FAULT_TESTS)'), exit $$frc:"; cat .build/fault-tests.log; \
 	[ $$rc -eq 0 ] && [ $$frc -eq 0 ]
 
 test-short:

@@ -114,6 +114,38 @@ func (b *Broker) handleFetch(r *request) (kmsg.Response, error) {
 			reqTopics = sessionTopics(session)
 		}
 	}
+	plan := b.planFetch(r, req, resp, reqTopics)
+	if !plan.read() && req.MaxWaitMillis > 0 && plan.allowed > 0 {
+		if err := plan.wait(r); err != nil {
+			return nil, err // the connection is closing
+		}
+	}
+	spliced := b.buildFetchResponse(r, req, resp, plan.parts)
+	if session != nil {
+		finishFetchSession(session, resp)
+	}
+	if spliced != nil && spliced.Regions() > 0 {
+		return spliced, nil
+	}
+	return resp, nil
+}
+
+// fetchPlan is one fetch request's partitions and the limits every read of
+// them applies (the first read, and each one the purgatory runs).
+type fetchPlan struct {
+	b             *Broker
+	req           *kmsg.FetchRequest
+	parts         []fetchPart
+	allowed       int // partitions the authorizer did not refuse
+	maxBytes      int64
+	replicaID     int32
+	anyReplica    bool
+	readCommitted bool
+}
+
+// planFetch lists the partitions to read, in request order, and lays out the
+// response's topics for them.
+func (b *Broker) planFetch(r *request, req *kmsg.FetchRequest, resp *kmsg.FetchResponse, reqTopics []kmsg.FetchRequestTopic) *fetchPlan {
 	n := 0
 	for _, t := range reqTopics {
 		n += len(t.Partitions)
@@ -148,70 +180,85 @@ func (b *Broker) handleFetch(r *request) (kmsg.Response, error) {
 	if replicaID < 0 {
 		replicaID = replica.ConsumerReplicaID
 	}
-	// KIP-392: Kafka 2.8 serves consumer fetches (-1, and the debugging -2)
-	// of v11+ from followers too (ReplicaManager.fetchMessages:
-	// fetchOnlyFromLeader = isFromFollower || clientMetadata.isEmpty, the
-	// client metadata being set from v11).
-	anyReplica := req.ReplicaID < 0 && req.Version >= 11
-	readCommitted := fetchReadCommitted(req)
-	// read reads every partition once and reports whether the request can
-	// be answered now.
-	read := func() bool {
-		var total int64
-		anyErr := false
-		for i := range parts {
-			fp := &parts[i]
-			if fp.denied {
-				continue
-			}
-			remaining := maxBytes - total
-			limit := min(int64(max(fp.req.PartitionMaxBytes, 0)), max(remaining, 0))
-			rp := replica.ReadParams{ReplicaID: replicaID, FetchOffset: fp.req.FetchOffset,
-				MaxBytes: int(limit), CurrentLeaderEpoch: -1,
-				MinOneBatch: total == 0, FollowerLogStartOffset: -1, AnyReplica: anyReplica,
-				ReadCommitted: readCommitted}
-			if req.Version >= 5 {
-				rp.FollowerLogStartOffset = fp.req.LogStartOffset
-			}
-			if req.Version >= 9 {
-				rp.CurrentLeaderEpoch = fp.req.CurrentLeaderEpoch
-			}
-			fp.throttled = b.replicas.LeaderThrottled(fp.tp, replicaID)
-			quota := -1
-			if fp.throttled {
-				// Replication throttle (leader side): no data while the
-				// quota is used up, at most what is left otherwise.
-				quota = b.replicas.LeaderThrottle.Available()
-				rp.MaxBytes = min(rp.MaxBytes, quota)
-				rp.MinOneBatch = rp.MinOneBatch && quota > 0
-			}
-			fp.res, fp.err = b.replicas.Read(fp.tp, rp)
-			if quota == 0 {
-				fp.res.Records = nil
-			}
-			fp.size = 0
-			for _, g := range fp.res.Records {
-				fp.size += g.Len
-			}
-			total += fp.size
-			if fp.err != nil {
-				anyErr = true
-			}
-		}
-		return anyErr || total >= int64(req.MinBytes) || total >= maxBytes || b.stopping.Load()
+	return &fetchPlan{b: b, req: req, parts: parts, allowed: allowed, maxBytes: maxBytes, replicaID: replicaID,
+		// KIP-392: Kafka 2.8 serves consumer fetches (-1, and the debugging -2)
+		// of v11+ from followers too (ReplicaManager.fetchMessages:
+		// fetchOnlyFromLeader = isFromFollower || clientMetadata.isEmpty, the
+		// client metadata being set from v11).
+		anyReplica:    req.ReplicaID < 0 && req.Version >= 11,
+		readCommitted: fetchReadCommitted(req),
 	}
-	if !read() && req.MaxWaitMillis > 0 && allowed > 0 {
-		keys := make([]purgatory.Key, len(parts))
-		for i := range parts {
-			fp := &parts[i]
-			keys[i] = purgatory.Key{Topic: fp.tp.Topic, Partition: fp.tp.Partition}
-		}
-		deadline := b.opts.Now().Add(time.Duration(req.MaxWaitMillis) * time.Millisecond)
-		if err := b.replicas.Fetch.Wait(r.ctx, deadline, keys, read); err != nil && !errors.Is(err, purgatory.ErrTimeout) {
-			return nil, err // the connection is closing
-		}
-	}
+}
 
+// read reads every partition once and reports whether the request can be
+// answered now.
+func (p *fetchPlan) read() bool {
+	b, req := p.b, p.req
+	var total int64
+	anyErr := false
+	for i := range p.parts {
+		fp := &p.parts[i]
+		if fp.denied {
+			continue
+		}
+		remaining := p.maxBytes - total
+		limit := min(int64(max(fp.req.PartitionMaxBytes, 0)), max(remaining, 0))
+		rp := replica.ReadParams{ReplicaID: p.replicaID, FetchOffset: fp.req.FetchOffset,
+			MaxBytes: int(limit), CurrentLeaderEpoch: -1,
+			MinOneBatch: total == 0, FollowerLogStartOffset: -1, AnyReplica: p.anyReplica,
+			ReadCommitted: p.readCommitted}
+		if req.Version >= 5 {
+			rp.FollowerLogStartOffset = fp.req.LogStartOffset
+		}
+		if req.Version >= 9 {
+			rp.CurrentLeaderEpoch = fp.req.CurrentLeaderEpoch
+		}
+		fp.throttled = b.replicas.LeaderThrottled(fp.tp, p.replicaID)
+		quota := -1
+		if fp.throttled {
+			// Replication throttle (leader side): no data while the
+			// quota is used up, at most what is left otherwise.
+			quota = b.replicas.LeaderThrottle.Available()
+			rp.MaxBytes = min(rp.MaxBytes, quota)
+			rp.MinOneBatch = rp.MinOneBatch && quota > 0
+		}
+		fp.res, fp.err = b.replicas.Read(fp.tp, rp)
+		if quota == 0 {
+			fp.res.Records = nil
+		}
+		fp.size = 0
+		for _, g := range fp.res.Records {
+			fp.size += g.Len
+		}
+		total += fp.size
+		if fp.err != nil {
+			anyErr = true
+		}
+	}
+	return anyErr || total >= int64(req.MinBytes) || total >= p.maxBytes || b.stopping.Load()
+}
+
+// wait parks the fetch in the purgatory until a read can answer it or
+// max_wait_ms ends; it fails only when the connection is closing.
+func (p *fetchPlan) wait(r *request) error {
+	keys := make([]purgatory.Key, len(p.parts))
+	for i := range p.parts {
+		fp := &p.parts[i]
+		keys[i] = purgatory.Key{Topic: fp.tp.Topic, Partition: fp.tp.Partition}
+	}
+	deadline := p.b.opts.Now().Add(time.Duration(p.req.MaxWaitMillis) * time.Millisecond)
+	unpark := r.park() // request_percentage leaves the wait out (quota_request.go)
+	err := p.b.replicas.Fetch.Wait(r.ctx, deadline, keys, p.read)
+	unpark()
+	if err != nil && !errors.Is(err, purgatory.ErrTimeout) {
+		return err
+	}
+	return nil
+}
+
+// buildFetchResponse fills the response's partitions from the reads (v4+:
+// record regions left for sendfile, returned as the Spliced writer).
+func (b *Broker) buildFetchResponse(r *request, req *kmsg.FetchRequest, resp *kmsg.FetchResponse, parts []fetchPart) *wire.Spliced {
 	var spliced *wire.Spliced
 	if req.Version >= 4 {
 		spliced = wire.NewSpliced(resp)
@@ -224,48 +271,49 @@ func (b *Broker) handleFetch(r *request) (kmsg.Response, error) {
 		// Kafka sends empty, never null, records (kafka-python cannot read
 		// a null).
 		rp.RecordBatches = []byte{}
-		if fp.denied {
+		switch {
+		case fp.denied:
 			rp.ErrorCode = kerr.TopicAuthorizationFailed.Code
 			rp.HighWatermark, rp.LastStableOffset, rp.LogStartOffset = -1, -1, -1
-		} else if fp.err != nil {
+		case fp.err != nil:
 			b.failed(fp.tp, false)
 			rp.ErrorCode = b.errorCode(fp.err)
 			rp.HighWatermark, rp.LastStableOffset, rp.LogStartOffset = -1, -1, -1
-		} else {
+		default:
 			rp.HighWatermark = fp.res.HighWatermark
 			rp.LastStableOffset = fp.res.LastStableOffset
 			rp.LogStartOffset = fp.res.LogStartOffset
 			setAbortedTransactions(&rp, fp.res)
 			if fp.size > 0 {
-				if r.heldBytesOut != nil {
-					*r.heldBytesOut = append(*r.heldBytesOut, topicBytes{fp.tp.Topic, fp.size})
-				} else {
-					b.mtr.fetched(fp.tp.Topic, req.ReplicaID >= 0, fp.size)
-				}
-				if fp.throttled {
-					b.replicas.LeaderThrottle.Record(fp.size)
-				}
-				if spliced != nil {
-					rp.RecordBatches = spliced.Placeholder(regions(fp.res.Records))
-				} else {
-					msgs, err := downConvert(fp.res.Records, req.Version, fp.req.FetchOffset)
-					if err != nil {
-						rp.ErrorCode = b.errorCode(err)
-					}
-					rp.RecordBatches = msgs
-				}
+				b.fetchedRecords(r, req, fp, &rp, spliced)
 			}
 		}
 		t := &resp.Topics[fp.topicIdx]
 		t.Partitions = append(t.Partitions, rp)
 	}
-	if session != nil {
-		finishFetchSession(session, resp)
+	return spliced
+}
+
+// fetchedRecords accounts one partition's records (BytesOutPerSec, the
+// replication throttle) and places them in its answer.
+func (b *Broker) fetchedRecords(r *request, req *kmsg.FetchRequest, fp *fetchPart, rp *kmsg.FetchResponseTopicPartition, spliced *wire.Spliced) {
+	if r.heldBytesOut != nil {
+		*r.heldBytesOut = append(*r.heldBytesOut, topicBytes{fp.tp.Topic, fp.size})
+	} else {
+		b.mtr.fetched(fp.tp.Topic, req.ReplicaID >= 0, fp.size)
 	}
-	if spliced != nil && spliced.Regions() > 0 {
-		return spliced, nil
+	if fp.throttled {
+		b.replicas.LeaderThrottle.Record(fp.size)
 	}
-	return resp, nil
+	if spliced != nil {
+		rp.RecordBatches = spliced.Placeholder(regions(fp.res.Records))
+		return
+	}
+	msgs, err := downConvert(fp.res.Records, req.Version, fp.req.FetchOffset)
+	if err != nil {
+		rp.ErrorCode = b.errorCode(err)
+	}
+	rp.RecordBatches = msgs
 }
 
 // regions adapts file regions to one wire.Region.

@@ -36,7 +36,7 @@ func newTopic(name string, partitions int32, rf int16, configs map[string]string
 func TestAPICreateTopicsValidation(t *testing.T) {
 	c := brokertest.NewCluster(t, 2)
 	ctrl := c.Controller()
-	rc := dialRaw(t, c.Addr(ctrl))
+	rc := brokertest.DialRaw(t, c.Addr(ctrl))
 	req := createTopicsReq(5, false,
 		newTopic("ok", 2, 2, map[string]string{"retention.ms": "1000"}),
 		newTopic("rf-too-big", 1, 3, nil),
@@ -46,7 +46,7 @@ func TestAPICreateTopicsValidation(t *testing.T) {
 		newTopic("bad-value", 1, 1, map[string]string{"retention.ms": "soon"}),
 		newTopic("defaults", -1, -1, nil),
 	)
-	kr, err := rc.roundTrip(req)
+	kr, err := rc.RoundTrip(req)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -72,14 +72,14 @@ func TestAPICreateTopicsValidation(t *testing.T) {
 		t.Fatalf("ok-1 has no leader after CreateTopics returned: %+v", ps)
 	}
 	// Again: TOPIC_ALREADY_EXISTS; validate_only creates nothing.
-	kr, err = rc.roundTrip(createTopicsReq(5, false, newTopic("ok", 1, 1, nil)))
+	kr, err = rc.RoundTrip(createTopicsReq(5, false, newTopic("ok", 1, 1, nil)))
 	if err != nil {
 		t.Fatal(err)
 	}
 	if code := kr.(*kmsg.CreateTopicsResponse).Topics[0].ErrorCode; code != kerr.TopicAlreadyExists.Code {
 		t.Errorf("existing topic: %d", code)
 	}
-	kr, err = rc.roundTrip(createTopicsReq(1, true, newTopic("dry", 1, 1, nil)))
+	kr, err = rc.RoundTrip(createTopicsReq(1, true, newTopic("dry", 1, 1, nil)))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -91,8 +91,8 @@ func TestAPICreateTopicsValidation(t *testing.T) {
 		t.Errorf("validate_only created the topic: %v %v", exists, err)
 	}
 	// Another broker is not the controller.
-	other := dialRaw(t, c.Addr(1-ctrl))
-	kr, err = other.roundTrip(createTopicsReq(2, false, newTopic("elsewhere", 1, 1, nil)))
+	other := brokertest.DialRaw(t, c.Addr(1-ctrl))
+	kr, err = other.RoundTrip(createTopicsReq(2, false, newTopic("elsewhere", 1, 1, nil)))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -127,12 +127,12 @@ func TestAPIDeleteTopics(t *testing.T) {
 func TestAPIDeleteTopicsDisabled(t *testing.T) {
 	c := brokertest.NewCluster(t, 1, brokertest.WithProperty("delete.topic.enable", "false"))
 	c.CreateTopic(t, "kept", 1, 1)
-	rc := dialRaw(t, c.Addr(0))
+	rc := brokertest.DialRaw(t, c.Addr(0))
 	req := kmsg.NewPtrDeleteTopicsRequest()
 	req.SetVersion(4)
 	req.TopicNames = []string{"kept"}
 	req.TimeoutMillis = 1000
-	kr, err := rc.roundTrip(req)
+	kr, err := rc.RoundTrip(req)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -147,7 +147,7 @@ func TestAPIDeleteTopicsDisabled(t *testing.T) {
 func TestAPIMetadataAutoCreate(t *testing.T) {
 	c := brokertest.NewCluster(t, 1, brokertest.WithProperty("auto.create.topics.enable", "true"),
 		brokertest.WithProperty("num.partitions", "3"))
-	rc := dialRaw(t, c.Addr(0))
+	rc := brokertest.DialRaw(t, c.Addr(0))
 	md := func(topic string, allow bool) int16 {
 		req := kmsg.NewPtrMetadataRequest()
 		req.SetVersion(9)
@@ -155,7 +155,7 @@ func TestAPIMetadataAutoCreate(t *testing.T) {
 		rt := kmsg.NewMetadataRequestTopic()
 		rt.Topic = kmsg.StringPtr(topic)
 		req.Topics = append(req.Topics, rt)
-		kr, err := rc.roundTrip(req)
+		kr, err := rc.RoundTrip(req)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -177,5 +177,5 @@ func TestAPIMetadataAutoCreate(t *testing.T) {
 		t.Fatalf("%d partitions, want num.partitions=3", n)
 	}
 	// Sarama producing to a new topic relies on it too.
-	produceConsume(t, c, brokertest.SaramaConfig(sarama.V2_1_0_0), "auto-sarama", 3, 10)
+	brokertest.ProduceConsume(t, c, brokertest.SaramaConfig(sarama.V2_1_0_0), "auto-sarama", 3, 10)
 }

@@ -33,18 +33,6 @@ func litRes(t acl.ResourceType, name string) acl.Resource {
 	return acl.Resource{Type: t, Name: name, Pattern: acl.PatternLiteral}
 }
 
-// writeACLs stores bindings in ZooKeeper as kafka-acls.sh
-// --authorizer-properties does.
-func writeACLs(t testing.TB, zk *zkutil.Client, bindings ...acl.Binding) {
-	t.Helper()
-	errs, _ := acl.NewStore(zk).Create(bindings)
-	for i, err := range errs {
-		if err != nil {
-			t.Fatalf("writing ACL %v: %v", bindings[i], err)
-		}
-	}
-}
-
 // trustedHostACLs lets 127.0.0.1 do everything on the cluster, and on every
 // topic and group when allTopics is set.
 func trustedHostACLs(allTopics bool) []acl.Binding {
@@ -63,7 +51,7 @@ func authzCluster(t testing.TB, n int, bindings []acl.Binding, opts ...brokertes
 	t.Helper()
 	opts = append([]brokertest.Option{
 		brokertest.WithProperty("authorizer.class.name", acl.ClassAclAuthorizer),
-		brokertest.WithZooKeeperSetup(func(zk *zkutil.Client) { writeACLs(t, zk, bindings...) }),
+		brokertest.WithZooKeeperSetup(func(zk *zkutil.Client) { brokertest.WriteACLs(t, zk, bindings...) }),
 	}, opts...)
 	return brokertest.NewCluster(t, n, opts...)
 }
@@ -73,14 +61,14 @@ func dialerFrom(ip string) *net.Dialer {
 }
 
 // dialRawFrom is dialRaw from a chosen loopback address.
-func dialRawFrom(t testing.TB, addr, ip string) *rawConn {
+func dialRawFrom(t testing.TB, addr, ip string) *brokertest.RawConn {
 	t.Helper()
 	c, err := dialerFrom(ip).Dial("tcp", addr)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { c.Close() })
-	return &rawConn{t: t, c: c}
+	return brokertest.NewRawConn(t, c)
 }
 
 // kgoFrom is a franz-go client connecting from ip.
@@ -99,9 +87,9 @@ func kgoFrom(t testing.TB, addrs []string, ip string, opts ...kgo.Opt) *kgo.Clie
 	return cl
 }
 
-func mustRoundTrip(t testing.TB, rc *rawConn, req kmsg.Request) kmsg.Response {
+func mustRoundTrip(t testing.TB, rc *brokertest.RawConn, req kmsg.Request) kmsg.Response {
 	t.Helper()
-	resp, err := rc.roundTrip(req)
+	resp, err := rc.RoundTrip(req)
 	if err != nil {
 		t.Fatalf("%T: %v", req, err)
 	}
@@ -135,7 +123,7 @@ func fetchReq(replicaID int32, topic string) *kmsg.FetchRequest {
 	return req
 }
 
-func fetchErr(t testing.TB, rc *rawConn, replicaID int32, topic string) int16 {
+func fetchErr(t testing.TB, rc *brokertest.RawConn, replicaID int32, topic string) int16 {
 	t.Helper()
 	resp := mustRoundTrip(t, rc, fetchReq(replicaID, topic)).(*kmsg.FetchResponse)
 	if len(resp.Topics) != 1 || len(resp.Topics[0].Partitions) != 1 {

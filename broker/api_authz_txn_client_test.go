@@ -225,7 +225,7 @@ func TestAPIAuthzTransactionCoordinatorSide(t *testing.T) {
 		t.Fatalf("DescribeTransactions az-trusted from the trusted host: %+v", st)
 	}
 
-	listed := func(rc *rawConn) map[string]bool {
+	listed := func(rc *brokertest.RawConn) map[string]bool {
 		resp := mustRoundTrip(t, rc, kmsg.NewPtrListTransactionsRequest()).(*kmsg.ListTransactionsResponse)
 		if resp.ErrorCode != 0 {
 			t.Fatalf("ListTransactions: %v", kerr.ErrorForCode(resp.ErrorCode))

@@ -5,6 +5,8 @@ import (
 
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kmsg"
+
+	"samsa/broker/brokertest"
 )
 
 // TestAPIAuthzTransactionPartitionSide: Kafka 2.8's checks on the
@@ -18,16 +20,16 @@ func TestAPIAuthzTransactionPartitionSide(t *testing.T) {
 	c.WaitForLeader(t, "tx", 0)
 	client := dialRawFrom(t, c.Addr(0), authzClientIP)
 	trusted := dialRawFrom(t, c.Addr(0), authzTrustedIP)
-	if code := writeMarker(t, client, "tx", 5, 0, false, 0); code != kerr.ClusterAuthorizationFailed.Code {
+	if code := brokertest.WriteMarker(t, client, "tx", 5, 0, false, 0); code != kerr.ClusterAuthorizationFailed.Code {
 		t.Fatalf("WriteTxnMarkers without ClusterAction: %v", kerr.ErrorForCode(code))
 	}
-	if leo := listLatest(t, trusted, "tx", 0); leo != 0 {
+	if leo := brokertest.ListLatest(t, trusted, "tx", 0); leo != 0 {
 		t.Fatalf("a refused marker was appended: latest %d", leo)
 	}
-	if code := writeMarker(t, trusted, "tx", 5, 0, false, 0); code != 0 {
+	if code := brokertest.WriteMarker(t, trusted, "tx", 5, 0, false, 0); code != 0 {
 		t.Fatalf("WriteTxnMarkers from the trusted host: %v", kerr.ErrorForCode(code))
 	}
-	describe := func(rc *rawConn) int16 {
+	describe := func(rc *brokertest.RawConn) int16 {
 		req := kmsg.NewPtrDescribeProducersRequest()
 		dt := kmsg.NewDescribeProducersRequestTopic()
 		dt.Topic, dt.Partitions = "tx", []int32{0}

@@ -16,10 +16,10 @@ import (
 // stillServes checks that a fresh connection gets an ApiVersions answer.
 func stillServes(t *testing.T, addr string) {
 	t.Helper()
-	rc := dialRaw(t, addr)
+	rc := brokertest.DialRaw(t, addr)
 	req := kmsg.NewPtrApiVersionsRequest()
 	req.SetVersion(0)
-	if _, err := rc.roundTrip(req); err != nil {
+	if _, err := rc.RoundTrip(req); err != nil {
 		t.Fatalf("broker stopped serving: %v", err)
 	}
 }
@@ -62,11 +62,11 @@ func TestAPIBadInputClosesConnection(t *testing.T) {
 	}
 	for name, b := range cases {
 		t.Run(name, func(t *testing.T) {
-			rc := dialRaw(t, addr)
-			if err := rc.send(b); err != nil {
+			rc := brokertest.DialRaw(t, addr)
+			if err := rc.Send(b); err != nil {
 				t.Fatal(err)
 			}
-			if !rc.closed() {
+			if !rc.Closed() {
 				t.Fatal("connection not closed")
 			}
 			stillServes(t, addr)
@@ -87,7 +87,7 @@ func TestAPIProduceCorruptBatch(t *testing.T) {
 	}
 	good := append([]byte(nil), batch...)
 	batch[len(batch)-1] ^= 0xff // the value's last byte, covered by the CRC
-	rc := dialRaw(t, c.Addr(0))
+	rc := brokertest.DialRaw(t, c.Addr(0))
 	produce := func(records []byte) int16 {
 		req := kmsg.NewPtrProduceRequest()
 		req.SetVersion(7)
@@ -99,7 +99,7 @@ func TestAPIProduceCorruptBatch(t *testing.T) {
 		rp.Records = records
 		rt.Partitions = append(rt.Partitions, rp)
 		req.Topics = append(req.Topics, rt)
-		kr, err := rc.roundTrip(req)
+		kr, err := rc.RoundTrip(req)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -141,7 +141,7 @@ func TestAPIProduceUnknownPartitionAndAcks(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rc := dialRaw(t, c.Addr(0))
+	rc := brokertest.DialRaw(t, c.Addr(0))
 	send := func(topic string, part int32, acks int16) int16 {
 		req := kmsg.NewPtrProduceRequest()
 		req.SetVersion(8)
@@ -154,7 +154,7 @@ func TestAPIProduceUnknownPartitionAndAcks(t *testing.T) {
 		rp.Records = append([]byte(nil), batch...)
 		rt.Partitions = append(rt.Partitions, rp)
 		req.Topics = append(req.Topics, rt)
-		kr, err := rc.roundTrip(req)
+		kr, err := rc.RoundTrip(req)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -17,12 +17,12 @@ import (
 // UNSUPPORTED_VERSION with a v0 body listing ApiVersions' range (KIP-511).
 func TestAPIApiVersions(t *testing.T) {
 	c := brokertest.NewCluster(t, 1)
-	rc := dialRaw(t, c.Addr(0))
+	rc := brokertest.DialRaw(t, c.Addr(0))
 	for v := int16(0); v <= 3; v++ {
 		req := kmsg.NewPtrApiVersionsRequest()
 		req.SetVersion(v)
 		req.ClientSoftwareName, req.ClientSoftwareVersion = "samsa-test", "1.0"
-		kr, err := rc.roundTrip(req)
+		kr, err := rc.RoundTrip(req)
 		if err != nil {
 			t.Fatalf("v%d: %v", v, err)
 		}
@@ -44,12 +44,12 @@ func TestAPIApiVersions(t *testing.T) {
 	for _, v := range []int16{4, 5} {
 		req := kmsg.NewPtrApiVersionsRequest()
 		req.SetVersion(v)
-		rc2 := dialRaw(t, c.Addr(0))
+		rc2 := brokertest.DialRaw(t, c.Addr(0))
 		id := "raw"
-		if err := rc2.send(wire.AppendRequest(nil, req, 9, &id)); err != nil {
+		if err := rc2.Send(wire.AppendRequest(nil, req, 9, &id)); err != nil {
 			t.Fatal(err)
 		}
-		frame, err := wire.ReadFrame(rc2.c, 1<<20, nil)
+		frame, err := wire.ReadFrame(rc2.Conn(), 1<<20, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -72,14 +72,14 @@ func TestAPIApiVersions(t *testing.T) {
 // UNKNOWN_TOPIC_OR_PARTITION with auto-creation off.
 func TestAPIMetadataEmptyCluster(t *testing.T) {
 	c := brokertest.NewCluster(t, 1)
-	rc := dialRaw(t, c.Addr(0))
+	rc := brokertest.DialRaw(t, c.Addr(0))
 	for _, v := range []int16{0, 1, 4, 9, 11} {
 		req := kmsg.NewPtrMetadataRequest()
 		req.SetVersion(v)
 		rt := kmsg.NewMetadataRequestTopic()
 		rt.Topic = kmsg.StringPtr("nope")
 		req.Topics = append(req.Topics, rt)
-		kr, err := rc.roundTrip(req)
+		kr, err := rc.RoundTrip(req)
 		if err != nil {
 			t.Fatalf("v%d: %v", v, err)
 		}
@@ -112,7 +112,7 @@ func TestAPIListOffsets(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	rc := dialRaw(t, c.Addr(0))
+	rc := brokertest.DialRaw(t, c.Addr(0))
 	list := func(v int16, ts int64) kmsg.ListOffsetsResponseTopicPartition {
 		req := kmsg.NewPtrListOffsetsRequest()
 		req.SetVersion(v)
@@ -123,7 +123,7 @@ func TestAPIListOffsets(t *testing.T) {
 		rp.Timestamp, rp.MaxNumOffsets, rp.CurrentLeaderEpoch = ts, 1, -1
 		rt.Partitions = append(rt.Partitions, rp)
 		req.Topics = append(req.Topics, rt)
-		kr, err := rc.roundTrip(req)
+		kr, err := rc.RoundTrip(req)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -153,7 +153,7 @@ func TestAPIListOffsets(t *testing.T) {
 	rp.Timestamp, rp.MaxNumOffsets = -1, 10
 	rt.Partitions = append(rt.Partitions, rp)
 	req.Topics = append(req.Topics, rt)
-	kr, err := rc.roundTrip(req)
+	kr, err := rc.RoundTrip(req)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -167,14 +167,14 @@ func TestAPIListOffsets(t *testing.T) {
 func TestAPIMetadataTopicIDs(t *testing.T) {
 	c := brokertest.NewCluster(t, 1)
 	c.CreateTopic(t, "ids", 2, 1)
-	rc := dialRaw(t, c.Addr(0))
+	rc := brokertest.DialRaw(t, c.Addr(0))
 	req := kmsg.NewPtrMetadataRequest()
 	req.SetVersion(11)
 	rt := kmsg.NewMetadataRequestTopic()
 	rt.Topic = kmsg.StringPtr("ids")
 	req.Topics = append(req.Topics, rt)
 	brokertest.WaitFor(t, 30*time.Second, func() error {
-		kr, err := rc.roundTrip(req)
+		kr, err := rc.RoundTrip(req)
 		if err != nil {
 			return err
 		}

@@ -21,13 +21,13 @@ import (
 // open. Names real clients send pass.
 func TestAPIEdgeApiVersionsSoftwareName(t *testing.T) {
 	c := brokertest.NewCluster(t, 1)
-	rc := dialRaw(t, c.Addr(0))
+	rc := brokertest.DialRaw(t, c.Addr(0))
 	ask := func(v int16, name, version string) *kmsg.ApiVersionsResponse {
 		t.Helper()
 		req := kmsg.NewPtrApiVersionsRequest()
 		req.SetVersion(v)
 		req.ClientSoftwareName, req.ClientSoftwareVersion = name, version
-		kr, err := rc.roundTrip(req) // decoded at v: a v0 body would not parse as v3
+		kr, err := rc.RoundTrip(req) // decoded at v: a v0 body would not parse as v3
 		if err != nil {
 			t.Fatalf("v%d %q %q: %v", v, name, version, err)
 		}

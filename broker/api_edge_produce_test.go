@@ -25,7 +25,7 @@ func edgeBatch(t *testing.T, codec record.Codec) []byte {
 // edgeProduce sends one Produce request with a partition per entry of
 // parts (in order, all in their own topic entry) and returns the error
 // code of each.
-func edgeProduce(t *testing.T, rc *rawConn, version, acks int16, parts []edgePart) []int16 {
+func edgeProduce(t *testing.T, rc *brokertest.RawConn, version, acks int16, parts []edgePart) []int16 {
 	t.Helper()
 	req := kmsg.NewPtrProduceRequest()
 	req.SetVersion(version)
@@ -40,7 +40,7 @@ func edgeProduce(t *testing.T, rc *rawConn, version, acks int16, parts []edgePar
 		rt.Partitions = append(rt.Partitions, rp)
 		req.Topics = append(req.Topics, rt)
 	}
-	kr, err := rc.roundTrip(req)
+	kr, err := rc.RoundTrip(req)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -80,7 +80,7 @@ type edgePart struct {
 func TestAPIEdgeProduceInvalidAcks(t *testing.T) {
 	c := brokertest.NewCluster(t, 1, brokertest.WithProperty("metrics.listener", "http://127.0.0.1:0"))
 	c.CreateTopic(t, "p", 2, 1)
-	rc := dialRaw(t, c.Addr(0))
+	rc := brokertest.DialRaw(t, c.Addr(0))
 
 	good := edgeBatch(t, record.CodecNone)
 	badCRC := append([]byte(nil), good...)
@@ -143,7 +143,7 @@ func TestAPIEdgeProduceInvalidAcks(t *testing.T) {
 	// ReplicaManager.appendRecords refuses before appendToLocalLog, the
 	// only place Kafka marks FailedProduceRequestsPerSec.
 	const failed = "kafka_server_brokertopicmetrics_failedproducerequestspersec_total"
-	if v, err := scrapeValue(c, 0, failed); err != nil || v != 0 {
+	if v, err := brokertest.ScrapeValue(c, 0, failed); err != nil || v != 0 {
 		t.Errorf("%s = %v, %v after refused requests, want 0", failed, v, err)
 	}
 
@@ -161,7 +161,7 @@ func TestAPIEdgeProduceInvalidAcks(t *testing.T) {
 		rp.Records = append([]byte(nil), good...)
 		rt.Partitions = append(rt.Partitions, rp)
 		req.Topics = append(req.Topics, rt)
-		kr, err := rc.roundTrip(req)
+		kr, err := rc.RoundTrip(req)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -183,7 +183,7 @@ func TestAPIEdgeProduceDuplicateMetrics(t *testing.T) {
 	c := brokertest.NewCluster(t, 1, brokertest.WithProperty("metrics.listener", "http://127.0.0.1:0"))
 	c.CreateTopic(t, "dup", 1, 1)
 	c.WaitForLeader(t, "dup", 0)
-	rc := dialRaw(t, c.Addr(0))
+	rc := brokertest.DialRaw(t, c.Addr(0))
 	pid := initProducerID(t, rc, 4, -1, -1).ProducerID
 	batch := idemRecords(t, pid, 0, 0, 3)
 	for i := 0; i < 2; i++ {
@@ -200,7 +200,7 @@ func TestAPIEdgeProduceDuplicateMetrics(t *testing.T) {
 		`kafka_server_brokertopicmetrics_messagesinpersec_total`:              6,
 		`kafka_server_brokertopicmetrics_bytesinpersec_total`:                 float64(2 * len(batch)),
 	} {
-		waitMetric(t, c, 0, name, func(v float64) bool { return v == want })
+		brokertest.WaitMetric(t, c, 0, name, func(v float64) bool { return v == want })
 	}
 }
 
@@ -216,7 +216,7 @@ func TestAPIEdgeProduceFailedMeter(t *testing.T) {
 	c := brokertest.NewCluster(t, 1, brokertest.WithProperty("metrics.listener", "http://127.0.0.1:0"))
 	c.CreateTopic(t, "f", 1, 1)
 	c.WaitForLeader(t, "f", 0)
-	rc := dialRaw(t, c.Addr(0))
+	rc := brokertest.DialRaw(t, c.Addr(0))
 	good := edgeBatch(t, record.CodecNone)
 	badCRC := append([]byte(nil), good...)
 	badCRC[len(badCRC)-1] ^= 0xff
@@ -237,7 +237,7 @@ func TestAPIEdgeProduceFailedMeter(t *testing.T) {
 		total    = "kafka_server_brokertopicmetrics_failedproducerequestspersec_total"
 		perTopic = `kafka_server_brokertopicmetrics_failedproducerequestspersec_total{topic="f"}`
 	)
-	if v, err := scrapeValue(c, 0, total); err != nil || v != 0 {
+	if v, err := brokertest.ScrapeValue(c, 0, total); err != nil || v != 0 {
 		t.Fatalf("%s = %v, %v after expected failures, want 0", total, v, err)
 	}
 	pid := initProducerID(t, rc, 4, -1, -1).ProducerID
@@ -245,7 +245,7 @@ func TestAPIEdgeProduceFailedMeter(t *testing.T) {
 		t.Fatalf("unknown producer at sequence 7: code %d, want UNKNOWN_PRODUCER_ID", code)
 	}
 	for _, name := range []string{total, perTopic} {
-		if v, err := scrapeValue(c, 0, name); err != nil || v != 1 {
+		if v, err := brokertest.ScrapeValue(c, 0, name); err != nil || v != 1 {
 			t.Errorf("%s = %v, %v after UNKNOWN_PRODUCER_ID, want 1", name, v, err)
 		}
 	}

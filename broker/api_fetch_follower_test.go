@@ -16,35 +16,6 @@ import (
 	"samsa/broker/replica"
 )
 
-// followerFetch sends one Fetch for topic-0 at offset to addr and returns
-// the partition's answer.
-func followerFetch(t *testing.T, addr, topic string, version int16, replicaID int32, offset int64,
-	epoch int32, maxWait int32) kmsg.FetchResponseTopicPartition {
-	t.Helper()
-	rc := dialRaw(t, addr)
-	req := kmsg.NewPtrFetchRequest()
-	req.SetVersion(version)
-	req.ReplicaID = replicaID
-	req.MaxWaitMillis, req.MinBytes, req.MaxBytes = maxWait, 1, 1<<20
-	ft := kmsg.NewFetchRequestTopic()
-	ft.Topic = topic
-	fp := kmsg.NewFetchRequestTopicPartition()
-	fp.FetchOffset = offset
-	fp.PartitionMaxBytes = 1 << 20
-	fp.CurrentLeaderEpoch = epoch
-	ft.Partitions = append(ft.Partitions, fp)
-	req.Topics = append(req.Topics, ft)
-	kr, err := rc.roundTrip(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	resp := kr.(*kmsg.FetchResponse)
-	if resp.ErrorCode != 0 || len(resp.Topics) != 1 || len(resp.Topics[0].Partitions) != 1 {
-		t.Fatalf("fetch v%d: error %d, %d topics", version, resp.ErrorCode, len(resp.Topics))
-	}
-	return resp.Topics[0].Partitions[0]
-}
-
 // batchOffsets returns the first and next offsets covered by the v2 batches
 // of recs (-1, -1 when empty).
 func batchOffsets(t *testing.T, recs []byte) (first, next int64) {
@@ -117,7 +88,7 @@ func TestAPIFetchFromFollower(t *testing.T) {
 		version   int16
 		replicaID int32
 	}{{11, -1}, {12, -1}, {11, -2}, {12, -2}} {
-		rp := followerFetch(t, fAddr, "ff", tc.version, tc.replicaID, 0, epoch, 0)
+		rp := brokertest.FollowerFetch(t, fAddr, "ff", tc.version, tc.replicaID, 0, epoch, 0)
 		first, next := batchOffsets(t, rp.RecordBatches)
 		if rp.ErrorCode != 0 || rp.HighWatermark != 10 || rp.LastStableOffset != 10 || rp.PreferredReadReplica != -1 ||
 			first != 0 || next != 10 {
@@ -126,20 +97,20 @@ func TestAPIFetchFromFollower(t *testing.T) {
 		}
 	}
 	for _, v := range []int16{4, 10} {
-		if rp := followerFetch(t, fAddr, "ff", v, -1, 0, -1, 0); rp.ErrorCode != kerr.NotLeaderForPartition.Code {
+		if rp := brokertest.FollowerFetch(t, fAddr, "ff", v, -1, 0, -1, 0); rp.ErrorCode != kerr.NotLeaderForPartition.Code {
 			t.Errorf("v%d to the follower: error %d, want NOT_LEADER_OR_FOLLOWER", v, rp.ErrorCode)
 		}
 	}
-	if rp := followerFetch(t, fAddr, "ff", 11, -1, 0, epoch+1, 0); rp.ErrorCode != kerr.UnknownLeaderEpoch.Code {
+	if rp := brokertest.FollowerFetch(t, fAddr, "ff", 11, -1, 0, epoch+1, 0); rp.ErrorCode != kerr.UnknownLeaderEpoch.Code {
 		t.Errorf("newer epoch: error %d, want UNKNOWN_LEADER_EPOCH", rp.ErrorCode)
 	}
-	if rp := followerFetch(t, fAddr, "ff", 11, -1, 11, epoch, 0); rp.ErrorCode != kerr.OffsetOutOfRange.Code {
+	if rp := brokertest.FollowerFetch(t, fAddr, "ff", 11, -1, 11, epoch, 0); rp.ErrorCode != kerr.OffsetOutOfRange.Code {
 		t.Errorf("offset past the log end: error %d, want OFFSET_OUT_OF_RANGE", rp.ErrorCode)
 	}
 
 	// A fetch parked at the follower's HW wakes when the follower's HW moves.
 	done := make(chan kmsg.FetchResponseTopicPartition, 1)
-	go func() { done <- followerFetch(t, fAddr, "ff", 11, -1, 10, epoch, 15000) }()
+	go func() { done <- brokertest.FollowerFetch(t, fAddr, "ff", 11, -1, 10, epoch, 15000) }()
 	brokertest.WaitFor(t, 10*time.Second, func() error {
 		if c.Broker(f).Replicas().Fetch.Size() == 0 {
 			return fmt.Errorf("fetch not parked")
@@ -195,10 +166,10 @@ func TestAPIFetchFromFollowerFencedEpoch(t *testing.T) {
 	l, _ := followerSetup(t, c, "fe", 5)
 	old, now := demoteLeader(t, c, l, "fe")
 	waitFollowerHW(t, c, l, "fe", 5)
-	if rp := followerFetch(t, c.Addr(l), "fe", 11, -1, 0, old, 0); rp.ErrorCode != kerr.FencedLeaderEpoch.Code {
+	if rp := brokertest.FollowerFetch(t, c.Addr(l), "fe", 11, -1, 0, old, 0); rp.ErrorCode != kerr.FencedLeaderEpoch.Code {
 		t.Errorf("old epoch: error %d, want FENCED_LEADER_EPOCH", rp.ErrorCode)
 	}
-	rp := followerFetch(t, c.Addr(l), "fe", 11, -1, 0, now, 0)
+	rp := brokertest.FollowerFetch(t, c.Addr(l), "fe", 11, -1, 0, now, 0)
 	if first, next := batchOffsets(t, rp.RecordBatches); rp.ErrorCode != 0 || first != 0 || next != 5 {
 		t.Errorf("current epoch: error %d, offsets [%d, %d)", rp.ErrorCode, first, next)
 	}

@@ -18,7 +18,7 @@ import (
 // sessionFetch sends a v12 FetchRequest with the given session id and
 // epoch, fetching parts (partition → offset) of topic and forgetting
 // forget.
-func sessionFetch(t *testing.T, rc *rawConn, id, epoch int32, topic string, parts map[int32]int64, forget []int32) *kmsg.FetchResponse {
+func sessionFetch(t *testing.T, rc *brokertest.RawConn, id, epoch int32, topic string, parts map[int32]int64, forget []int32) *kmsg.FetchResponse {
 	t.Helper()
 	req := kmsg.NewPtrFetchRequest()
 	req.Version, req.ReplicaID, req.MaxWaitMillis, req.MinBytes, req.MaxBytes = 12, -1, 0, 0, 1<<20
@@ -42,7 +42,7 @@ func sessionFetch(t *testing.T, rc *rawConn, id, epoch int32, topic string, part
 		ft.Topic, ft.Partitions = topic, forget
 		req.ForgottenTopics = append(req.ForgottenTopics, ft)
 	}
-	resp, err := rc.roundTrip(req)
+	resp, err := rc.RoundTrip(req)
 	if err != nil {
 		t.Fatalf("fetch: %v", err)
 	}
@@ -82,7 +82,7 @@ func oneBatch(t *testing.T, value string) []byte {
 func TestAPIFetchSessionIncremental(t *testing.T) {
 	c := brokertest.NewCluster(t, 1)
 	c.CreateTopic(t, "fs", 3, 1)
-	rc := dialRaw(t, c.Addr(0))
+	rc := brokertest.DialRaw(t, c.Addr(0))
 	all := map[int32]int64{0: 0, 1: 0, 2: 0}
 
 	full := sessionFetch(t, rc, 0, 0, "fs", all, nil)
@@ -101,7 +101,7 @@ func TestAPIFetchSessionIncremental(t *testing.T) {
 	}
 
 	// New data in partition 0: only it is answered, with its records.
-	prc := dialRaw(t, c.Addr(0))
+	prc := brokertest.DialRaw(t, c.Addr(0))
 	if code, _ := produceRaw(t, prc, "fs", oneBatch(t, "a")); code != 0 {
 		t.Fatalf("produce: %d", code)
 	}
@@ -156,7 +156,7 @@ func TestAPIFetchSessionIncremental(t *testing.T) {
 func TestAPIFetchSessionSlotsZero(t *testing.T) {
 	c := brokertest.NewCluster(t, 1, brokertest.WithProperty("max.incremental.fetch.session.cache.slots", "0"))
 	c.CreateTopic(t, "fs0", 1, 1)
-	rc := dialRaw(t, c.Addr(0))
+	rc := brokertest.DialRaw(t, c.Addr(0))
 	r := sessionFetch(t, rc, 0, 0, "fs0", map[int32]int64{0: 0}, nil)
 	if r.ErrorCode != 0 || r.SessionID != 0 || len(answered(r)) != 1 {
 		t.Fatalf("error %d session %d answered %v", r.ErrorCode, r.SessionID, answered(r))

@@ -18,13 +18,13 @@ import (
 )
 
 // initProducerID sends InitProducerId at version v (no transactional id).
-func initProducerID(t *testing.T, rc *rawConn, v int16, pid int64, epoch int16) *kmsg.InitProducerIDResponse {
+func initProducerID(t *testing.T, rc *brokertest.RawConn, v int16, pid int64, epoch int16) *kmsg.InitProducerIDResponse {
 	t.Helper()
 	req := kmsg.NewPtrInitProducerIDRequest()
 	req.Version = v
 	req.TransactionTimeoutMillis = 60000
 	req.ProducerID, req.ProducerEpoch = pid, epoch
-	resp, err := rc.roundTrip(req)
+	resp, err := rc.RoundTrip(req)
 	if err != nil {
 		t.Fatalf("InitProducerId v%d: %v", v, err)
 	}
@@ -36,7 +36,7 @@ func initProducerID(t *testing.T, rc *rawConn, v int16, pid int64, epoch int16) 
 // every request (v0-4), from blocks of 1000 in /latest_producer_id_block.
 func TestAPIInitProducerID(t *testing.T) {
 	c := brokertest.NewCluster(t, 1)
-	rc := dialRaw(t, c.Addr(0))
+	rc := brokertest.DialRaw(t, c.Addr(0))
 	seen := map[int64]bool{}
 	for v := int16(0); v <= 4; v++ {
 		r := initProducerID(t, rc, v, -1, -1)
@@ -92,7 +92,7 @@ func idemRecords(t *testing.T, pid int64, epoch int16, seq int32, n int) []byte 
 
 // produceRaw sends one batch to topic-0 with acks=all and returns the
 // partition's error code and base offset.
-func produceRaw(t *testing.T, rc *rawConn, topic string, batch []byte) (int16, int64) {
+func produceRaw(t *testing.T, rc *brokertest.RawConn, topic string, batch []byte) (int16, int64) {
 	t.Helper()
 	req := kmsg.NewPtrProduceRequest()
 	req.Version, req.Acks, req.TimeoutMillis = 8, -1, 10000
@@ -102,7 +102,7 @@ func produceRaw(t *testing.T, rc *rawConn, topic string, batch []byte) (int16, i
 	rp.Records = batch
 	rt.Partitions = append(rt.Partitions, rp)
 	req.Topics = append(req.Topics, rt)
-	resp, err := rc.roundTrip(req)
+	resp, err := rc.RoundTrip(req)
 	if err != nil {
 		t.Fatalf("produce: %v", err)
 	}
@@ -110,7 +110,7 @@ func produceRaw(t *testing.T, rc *rawConn, topic string, batch []byte) (int16, i
 	return p.ErrorCode, p.BaseOffset
 }
 
-func listEndOffset(t *testing.T, rc *rawConn, topic string) int64 {
+func listEndOffset(t *testing.T, rc *brokertest.RawConn, topic string) int64 {
 	t.Helper()
 	req := kmsg.NewPtrListOffsetsRequest()
 	req.Version = 4
@@ -124,7 +124,7 @@ func listEndOffset(t *testing.T, rc *rawConn, topic string) int64 {
 	req.Topics = append(req.Topics, rt)
 	var leo int64
 	brokertest.WaitFor(t, 30*time.Second, func() error {
-		resp, err := rc.roundTrip(req)
+		resp, err := rc.RoundTrip(req)
 		if err != nil {
 			return err
 		}
@@ -148,7 +148,7 @@ func TestAPIProduceIdempotent(t *testing.T) {
 	c := brokertest.NewCluster(t, 1)
 	c.CreateTopic(t, "idem", 1, 1)
 	c.WaitForLeader(t, "idem", 0)
-	rc := dialRaw(t, c.Addr(0))
+	rc := brokertest.DialRaw(t, c.Addr(0))
 	pid := initProducerID(t, rc, 4, -1, -1).ProducerID
 
 	code, first := produceRaw(t, rc, "idem", idemRecords(t, pid, 0, 0, 3))
@@ -183,7 +183,7 @@ func TestAPIProduceIdempotent(t *testing.T) {
 			c.Restart(0)
 		}
 		c.WaitForLeader(t, "idem", 0)
-		rc = dialRaw(t, c.Addr(0))
+		rc = brokertest.DialRaw(t, c.Addr(0))
 		leo := listEndOffset(t, rc, "idem")
 		// The last batch of epoch 1 (sequences 0-1 at offset 3) is known.
 		if code, off := produceRaw(t, rc, "idem", idemRecords(t, pid, 1, 0, 2)); code != 0 || off != 3 {
@@ -292,11 +292,11 @@ func TestAPIKcatIdempotentProduce(t *testing.T) {
 // INVALID_REQUEST with a message.
 func TestAPIFindCoordinatorUnknownKeyType(t *testing.T) {
 	c := brokertest.NewCluster(t, 1)
-	rc := dialRaw(t, c.Addr(0))
+	rc := brokertest.DialRaw(t, c.Addr(0))
 	req := kmsg.NewPtrFindCoordinatorRequest()
 	req.Version = 3
 	req.CoordinatorKey, req.CoordinatorType = "txn-1", 7
-	resp, err := rc.roundTrip(req)
+	resp, err := rc.RoundTrip(req)
 	if err != nil {
 		t.Fatal(err)
 	}

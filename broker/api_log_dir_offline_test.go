@@ -45,7 +45,7 @@ func twoDirCluster(t *testing.T, opts ...brokertest.Option) (*brokertest.Cluster
 // returns the partition's error code.
 func deleteRecordsOne(t *testing.T, addr, topic string, offset int64) int16 {
 	t.Helper()
-	rc := dialRaw(t, addr)
+	rc := brokertest.DialRaw(t, addr)
 	req := kmsg.NewPtrDeleteRecordsRequest()
 	req.SetVersion(1)
 	req.TimeoutMillis = 5000
@@ -55,7 +55,7 @@ func deleteRecordsOne(t *testing.T, addr, topic string, offset int64) int16 {
 	rp.Offset = offset
 	rt.Partitions = append(rt.Partitions, rp)
 	req.Topics = append(req.Topics, rt)
-	kr, err := rc.roundTrip(req)
+	kr, err := rc.RoundTrip(req)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -74,7 +74,7 @@ func deleteRecordsOne(t *testing.T, addr, topic string, offset int64) int16 {
 func TestAPILogDirOfflinePartitionAnswers(t *testing.T) {
 	c, dirs := twoDirCluster(t)
 	addr := c.Addr(0)
-	rc := dialRaw(t, addr)
+	rc := brokertest.DialRaw(t, addr)
 	batch := edgeBatch(t, record.CodecNone)
 	both := []edgePart{{name: "od", topic: "od", records: batch}, {name: "hd", topic: "hd", records: batch}}
 	if codes := edgeProduce(t, rc, 8, 1, both); codes[0] != 0 || codes[1] != 0 {
@@ -87,10 +87,10 @@ func TestAPILogDirOfflinePartitionAnswers(t *testing.T) {
 	if codes := edgeProduce(t, rc, 8, -1, both); codes[0] != storageErr || codes[1] != 0 {
 		t.Errorf("produce after: %v, want [%d 0]", codes, storageErr)
 	}
-	if rp := followerFetch(t, addr, "od", 11, -1, 0, -1, 0); rp.ErrorCode != storageErr {
+	if rp := brokertest.FollowerFetch(t, addr, "od", 11, -1, 0, -1, 0); rp.ErrorCode != storageErr {
 		t.Errorf("fetch od: error %d", rp.ErrorCode)
 	}
-	if rp := followerFetch(t, addr, "hd", 11, -1, 0, -1, 0); rp.ErrorCode != 0 || len(rp.RecordBatches) == 0 {
+	if rp := brokertest.FollowerFetch(t, addr, "hd", 11, -1, 0, -1, 0); rp.ErrorCode != 0 || len(rp.RecordBatches) == 0 {
 		t.Errorf("fetch hd: error %d, %d bytes", rp.ErrorCode, len(rp.RecordBatches))
 	}
 	if p := listOffsetsOne(t, addr, "od", 4, -1, -1, -1); p.ErrorCode != storageErr {
@@ -110,24 +110,6 @@ func TestAPILogDirOfflinePartitionAnswers(t *testing.T) {
 	}
 }
 
-// describeLogDirsWire sends DescribeLogDirs v2 for every dir and returns
-// the answer by dir.
-func describeLogDirsWire(t *testing.T, addr string) map[string]kmsg.DescribeLogDirsResponseDir {
-	t.Helper()
-	rc := dialRaw(t, addr)
-	req := kmsg.NewPtrDescribeLogDirsRequest()
-	req.SetVersion(2)
-	kr, err := rc.roundTrip(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	out := map[string]kmsg.DescribeLogDirsResponseDir{}
-	for _, d := range kr.(*kmsg.DescribeLogDirsResponse).Dirs {
-		out[d.Dir] = d
-	}
-	return out
-}
-
 // TestAPILogDirFailureKeepsServingOtherDirs: a real disk error in one of a
 // broker's two log dirs (od-0's directory removed, so its next segment
 // roll fails) does not stop the broker. od-0 answers KAFKA_STORAGE_ERROR,
@@ -141,7 +123,7 @@ func TestAPILogDirFailureKeepsServingOtherDirs(t *testing.T) {
 		brokertest.WithProperty("metrics.listener", "http://127.0.0.1:0"))
 	b := c.Broker(0)
 	addr := c.Addr(0)
-	rc := dialRaw(t, addr)
+	rc := brokertest.DialRaw(t, addr)
 	od := replica.TopicPartition{Topic: "od"}
 	if err := os.RemoveAll(b.Replicas().Partition(od).Log().Dir()); err != nil {
 		t.Fatal(err)
@@ -166,11 +148,11 @@ func TestAPILogDirFailureKeepsServingOtherDirs(t *testing.T) {
 		"kafka_server_replicamanager_offlinereplicacount": 1,
 		"kafka_server_replicamanager_partitioncount":      2,
 	} {
-		if v, err := scrapeValue(c, 0, sample); err != nil || v != want {
+		if v, err := brokertest.ScrapeValue(c, 0, sample); err != nil || v != want {
 			t.Errorf("%s = %v (%v), want %v", sample, v, err, want)
 		}
 	}
-	ld := describeLogDirsWire(t, addr)
+	ld := brokertest.DescribeLogDirs(t, addr)
 	if d := ld[dirs[0]]; d.ErrorCode != storageErr || len(d.Topics) != 0 {
 		t.Errorf("failed dir: error %d, topics %v", d.ErrorCode, d.Topics)
 	}
@@ -197,7 +179,7 @@ func TestAPILogDirFailureKeepsServingOtherDirs(t *testing.T) {
 			t.Fatalf("produce to hd-0: error %d", codes[0])
 		}
 	}
-	if rp := followerFetch(t, addr, "hd", 11, -1, 0, -1, 0); rp.ErrorCode != 0 || len(rp.RecordBatches) == 0 {
+	if rp := brokertest.FollowerFetch(t, addr, "hd", 11, -1, 0, -1, 0); rp.ErrorCode != 0 || len(rp.RecordBatches) == 0 {
 		t.Errorf("fetch hd-0: error %d, %d bytes", rp.ErrorCode, len(rp.RecordBatches))
 	}
 }

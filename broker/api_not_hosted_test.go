@@ -34,7 +34,7 @@ func TestAPINotHostedPartition(t *testing.T) {
 		}
 		return nil
 	})
-	rc := dialRaw(t, c.Addr(other))
+	rc := brokertest.DialRaw(t, c.Addr(other))
 	batch := edgeBatch(t, record.CodecNone)
 	codes := edgeProduce(t, rc, 8, 1, []edgePart{
 		{name: "known, not hosted", topic: "solo", records: batch},
@@ -48,10 +48,10 @@ func TestAPINotHostedPartition(t *testing.T) {
 		}
 	}
 
-	if rp := followerFetch(t, c.Addr(other), "solo", 11, -1, 0, -1, 0); rp.ErrorCode != kerr.NotLeaderForPartition.Code {
+	if rp := brokertest.FollowerFetch(t, c.Addr(other), "solo", 11, -1, 0, -1, 0); rp.ErrorCode != kerr.NotLeaderForPartition.Code {
 		t.Errorf("fetch: error %d, want NOT_LEADER_OR_FOLLOWER", rp.ErrorCode)
 	}
-	if rp := followerFetch(t, c.Addr(other), "nowhere", 11, -1, 0, -1, 0); rp.ErrorCode != kerr.UnknownTopicOrPartition.Code {
+	if rp := brokertest.FollowerFetch(t, c.Addr(other), "nowhere", 11, -1, 0, -1, 0); rp.ErrorCode != kerr.UnknownTopicOrPartition.Code {
 		t.Errorf("fetch of an unknown topic: error %d, want UNKNOWN_TOPIC_OR_PARTITION", rp.ErrorCode)
 	}
 	if p := listOffsetsOne(t, c.Addr(other), "solo", 4, -1, -1, -1); p.ErrorCode != kerr.NotLeaderForPartition.Code {
@@ -73,13 +73,13 @@ func TestAPIStaleEpochOnFollowerIsFenced(t *testing.T) {
 	old, now := demoteLeader(t, c, l, "se")
 	addr := c.Addr(l) // now a follower
 	for _, v := range []int16{9, 10} {
-		if rp := followerFetch(t, addr, "se", v, -1, 0, old, 0); rp.ErrorCode != kerr.FencedLeaderEpoch.Code {
+		if rp := brokertest.FollowerFetch(t, addr, "se", v, -1, 0, old, 0); rp.ErrorCode != kerr.FencedLeaderEpoch.Code {
 			t.Errorf("fetch v%d, old epoch: error %d, want FENCED_LEADER_EPOCH", v, rp.ErrorCode)
 		}
-		if rp := followerFetch(t, addr, "se", v, -1, 0, now, 0); rp.ErrorCode != kerr.NotLeaderForPartition.Code {
+		if rp := brokertest.FollowerFetch(t, addr, "se", v, -1, 0, now, 0); rp.ErrorCode != kerr.NotLeaderForPartition.Code {
 			t.Errorf("fetch v%d, current epoch: error %d, want NOT_LEADER_OR_FOLLOWER", v, rp.ErrorCode)
 		}
-		if rp := followerFetch(t, addr, "se", v, -1, 0, now+1, 0); rp.ErrorCode != kerr.UnknownLeaderEpoch.Code {
+		if rp := brokertest.FollowerFetch(t, addr, "se", v, -1, 0, now+1, 0); rp.ErrorCode != kerr.UnknownLeaderEpoch.Code {
 			t.Errorf("fetch v%d, future epoch: error %d, want UNKNOWN_LEADER_EPOCH", v, rp.ErrorCode)
 		}
 	}
@@ -101,7 +101,7 @@ func TestAPIStaleEpochOnFollowerIsFenced(t *testing.T) {
 // and current leader epoch and returns the partition's answer.
 func listOffsetsOne(t *testing.T, addr, topic string, version int16, replicaID, epoch int32, ts int64) kmsg.ListOffsetsResponseTopicPartition {
 	t.Helper()
-	rc := dialRaw(t, addr)
+	rc := brokertest.DialRaw(t, addr)
 	req := kmsg.NewPtrListOffsetsRequest()
 	req.SetVersion(version)
 	req.ReplicaID = replicaID
@@ -111,7 +111,7 @@ func listOffsetsOne(t *testing.T, addr, topic string, version int16, replicaID, 
 	rp.Timestamp, rp.MaxNumOffsets, rp.CurrentLeaderEpoch = ts, 1, epoch
 	rt.Partitions = append(rt.Partitions, rp)
 	req.Topics = append(req.Topics, rt)
-	kr, err := rc.roundTrip(req)
+	kr, err := rc.RoundTrip(req)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -126,7 +126,7 @@ func listOffsetsOne(t *testing.T, addr, topic string, version int16, replicaID, 
 // asking for the end of leaderEpoch with the given current leader epoch.
 func epochEndOne(t *testing.T, addr, topic string, version int16, currentEpoch, leaderEpoch int32) kmsg.OffsetForLeaderEpochResponseTopicPartition {
 	t.Helper()
-	rc := dialRaw(t, addr)
+	rc := brokertest.DialRaw(t, addr)
 	req := kmsg.NewPtrOffsetForLeaderEpochRequest()
 	req.SetVersion(version)
 	req.ReplicaID = -1
@@ -136,7 +136,7 @@ func epochEndOne(t *testing.T, addr, topic string, version int16, currentEpoch, 
 	rp.CurrentLeaderEpoch, rp.LeaderEpoch = currentEpoch, leaderEpoch
 	rt.Partitions = append(rt.Partitions, rp)
 	req.Topics = append(req.Topics, rt)
-	kr, err := rc.roundTrip(req)
+	kr, err := rc.RoundTrip(req)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -30,7 +30,7 @@ func TestClusterCreatePartitionsAndLogDirs(t *testing.T) {
 	c.WaitForLeader(t, "grow", 5)
 	cfg := brokertest.SaramaConfig(sarama.V2_8_0_0)
 	cfg.Producer.RequiredAcks = sarama.WaitForAll
-	produceConsume(t, c, cfg, "grow", 6, 60)
+	brokertest.ProduceConsume(t, c, cfg, "grow", 6, 60)
 
 	ids := []int32{c.Broker(0).ID(), c.Broker(1).ID(), c.Broker(2).ID()}
 	dirs, err := admin.DescribeLogDirs(ids)

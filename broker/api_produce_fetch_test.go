@@ -12,57 +12,6 @@ import (
 	"samsa/broker/brokertest"
 )
 
-// produceConsume sends n keyed messages with a SyncProducer and reads them
-// back with a partition consumer per partition, checking that each key
-// stays on one partition and that per-partition order is kept.
-func produceConsume(t *testing.T, c *brokertest.Cluster, cfg *sarama.Config, topic string, partitions int32, n int) {
-	t.Helper()
-	p := c.SyncProducer(t, cfg)
-	type sent struct {
-		offset int64
-		value  string
-	}
-	byPart := map[int32][]sent{}
-	keyPart := map[string]int32{}
-	for i := 0; i < n; i++ {
-		key := fmt.Sprintf("key-%d", i%7)
-		val := fmt.Sprintf("value-%d", i)
-		part, off, err := p.SendMessage(&sarama.ProducerMessage{Topic: topic, Key: sarama.StringEncoder(key), Value: sarama.StringEncoder(val)})
-		if err != nil {
-			t.Fatalf("send %d: %v", i, err)
-		}
-		if prev, ok := keyPart[key]; ok && prev != part {
-			t.Fatalf("key %s moved from partition %d to %d", key, prev, part)
-		}
-		keyPart[key] = part
-		byPart[part] = append(byPart[part], sent{off, val})
-	}
-	cons, err := sarama.NewConsumer(c.Addrs(), cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer cons.Close()
-	for part, msgs := range byPart {
-		pc, err := cons.ConsumePartition(topic, part, msgs[0].offset)
-		if err != nil {
-			t.Fatalf("consume %d: %v", part, err)
-		}
-		for i, want := range msgs {
-			select {
-			case m := <-pc.Messages():
-				if m.Offset != want.offset || string(m.Value) != want.value {
-					t.Fatalf("partition %d message %d: got offset %d %q, want %d %q", part, i, m.Offset, m.Value, want.offset, want.value)
-				}
-			case err := <-pc.Errors():
-				t.Fatalf("partition %d: %v", part, err)
-			case <-time.After(30 * time.Second):
-				t.Fatalf("partition %d: timed out at message %d of %d", part, i, len(msgs))
-			}
-		}
-		pc.Close()
-	}
-}
-
 func TestAPISaramaRoundTripSingleBroker(t *testing.T) {
 	c := brokertest.NewCluster(t, 1)
 	for _, v := range []sarama.KafkaVersion{sarama.V0_8_2_0, sarama.V0_10_0_0, sarama.V0_10_2_0, sarama.V2_1_0_0, sarama.V2_8_0_0, sarama.MaxVersion} {
@@ -70,7 +19,7 @@ func TestAPISaramaRoundTripSingleBroker(t *testing.T) {
 			topic := "rt-" + v.String()
 			c.CreateTopic(t, topic, 2, 1)
 			cfg := brokertest.SaramaConfig(v)
-			produceConsume(t, c, cfg, topic, 2, 50)
+			brokertest.ProduceConsume(t, c, cfg, topic, 2, 50)
 		})
 	}
 }
@@ -82,7 +31,7 @@ func TestAPIFetchLongPoll(t *testing.T) {
 	c := brokertest.NewCluster(t, 1)
 	c.CreateTopic(t, "lp", 1, 1)
 	fetch := func(maxWait int32) (*kmsg.FetchResponse, time.Duration) {
-		rc := dialRaw(t, c.Addr(0))
+		rc := brokertest.DialRaw(t, c.Addr(0))
 		req := kmsg.NewPtrFetchRequest()
 		req.SetVersion(11)
 		req.ReplicaID = -1
@@ -95,7 +44,7 @@ func TestAPIFetchLongPoll(t *testing.T) {
 		ft.Partitions = append(ft.Partitions, fp)
 		req.Topics = append(req.Topics, ft)
 		start := time.Now()
-		kr, err := rc.roundTrip(req)
+		kr, err := rc.RoundTrip(req)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -137,7 +86,7 @@ func TestAPIFetchLongPoll(t *testing.T) {
 func TestAPIShutdownAnswersParkedFetch(t *testing.T) {
 	c := brokertest.NewCluster(t, 1)
 	c.CreateTopic(t, "sd", 1, 1)
-	rc := dialRaw(t, c.Addr(0))
+	rc := brokertest.DialRaw(t, c.Addr(0))
 	done := make(chan error, 1)
 	go func() {
 		req := kmsg.NewPtrFetchRequest()
@@ -149,7 +98,7 @@ func TestAPIShutdownAnswersParkedFetch(t *testing.T) {
 		fp.PartitionMaxBytes, fp.CurrentLeaderEpoch = 1<<20, -1
 		ft.Partitions = append(ft.Partitions, fp)
 		req.Topics = append(req.Topics, ft)
-		_, err := rc.roundTrip(req)
+		_, err := rc.RoundTrip(req)
 		done <- err
 	}()
 	b := c.Broker(0)

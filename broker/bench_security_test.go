@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kgo"
+
+	"samsa/broker/brokertest"
 )
 
 // BenchmarkSecurityTLSvsPlaintext produces and consumes 1 KiB records over
@@ -16,10 +18,10 @@ import (
 // plaintext). One op is a batch of 100 records; MB/s compares directly.
 // Plaintext consume keeps the sendfile path; TLS copies through crypto/tls.
 func BenchmarkSecurityTLSvsPlaintext(b *testing.B) {
-	sc := newSecureCluster(b, 1)
+	sc := brokertest.NewSecureCluster(b, 1)
 	sc.CreateTopic(b, "tlsbench", 1, 1)
-	cert := sc.ca.Client(b, pkix.Name{CommonName: "bench"})
-	mtls := sc.clientTLS()
+	cert := sc.CA.Client(b, pkix.Name{CommonName: "bench"})
+	mtls := sc.ClientTLS()
 	mtls.Certificates = []tls.Certificate{cert.TLS()}
 	listeners := []struct {
 		name string

@@ -56,7 +56,7 @@ func TestClusterMetricsTopicDeletedSeriesGone(t *testing.T) {
 		staysIn  = `kafka_server_brokertopicmetrics_messagesinpersec_total{topic="stays"}`
 		allIn    = "kafka_server_brokertopicmetrics_messagesinpersec_total"
 	)
-	waitMetric(t, c, 0, doomedIn, func(v float64) bool { return v == 2 })
+	brokertest.WaitMetric(t, c, 0, doomedIn, func(v float64) bool { return v == 2 })
 	admin := c.Admin(t, nil)
 	if err := admin.DeleteTopic("doomed"); err != nil {
 		t.Fatal(err)
@@ -71,10 +71,10 @@ func TestClusterMetricsTopicDeletedSeriesGone(t *testing.T) {
 		}
 		return nil
 	})
-	if v, err := scrapeValue(c, 0, staysIn); err != nil || v != 2 {
+	if v, err := brokertest.ScrapeValue(c, 0, staysIn); err != nil || v != 2 {
 		t.Fatalf("%s = %v, %v after deleting another topic", staysIn, v, err)
 	}
-	if v, err := scrapeValue(c, 0, allIn); err != nil || v != 4 {
+	if v, err := brokertest.ScrapeValue(c, 0, allIn); err != nil || v != 4 {
 		t.Fatalf("%s = %v, %v; the total keeps the deleted topic's messages", allIn, v, err)
 	}
 }

@@ -11,7 +11,6 @@ import (
 	"github.com/twmb/franz-go/pkg/kmsg"
 
 	"samsa/broker/brokertest"
-	"samsa/broker/record"
 	"samsa/broker/wire"
 	"samsa/zkutil"
 )
@@ -172,7 +171,7 @@ func TestQuotaMutesConnection(t *testing.T) {
 		}
 		rc := dialQuotaConn(t, c.Addr(0), client)
 		start := time.Now()
-		preq := quotaProduce(t, "qm", acks)
+		preq := brokertest.QuotaProduce(t, "qm", acks)
 		rc.write(preq)
 		want := time.Second // acks=0: at least (512+)/10/50-1 ≈ 0.4 × 10 s
 		if acks != 0 {
@@ -195,7 +194,7 @@ func TestQuotaMutesConnection(t *testing.T) {
 	}
 	for _, m := range []string{`kafka_server_produce_byte_rate{client_id="mute-acks1"}`,
 		`kafka_server_produce_throttle_time{client_id="mute-acks0"}`} {
-		if v, err := scrapeValue(c, 0, m); err != nil || v <= 0 {
+		if v, err := brokertest.ScrapeValue(c, 0, m); err != nil || v <= 0 {
 			t.Errorf("%s = %v, %v; want > 0", m, v, err)
 		}
 	}
@@ -205,29 +204,29 @@ func TestQuotaMutesConnection(t *testing.T) {
 // lockstep.
 type quotaConn struct {
 	t        *testing.T
-	rc       *rawConn
+	rc       *brokertest.RawConn
 	clientID string
 	corr     int32
 }
 
 func dialQuotaConn(t *testing.T, addr, clientID string) *quotaConn {
-	return &quotaConn{t: t, rc: dialRaw(t, addr), clientID: clientID}
+	return &quotaConn{t: t, rc: brokertest.DialRaw(t, addr), clientID: clientID}
 }
 
 func (q *quotaConn) write(req kmsg.Request) {
 	q.t.Helper()
 	q.corr++
-	if err := q.rc.c.SetDeadline(time.Now().Add(30 * time.Second)); err != nil {
+	if err := q.rc.Conn().SetDeadline(time.Now().Add(30 * time.Second)); err != nil {
 		q.t.Fatal(err)
 	}
-	if _, err := q.rc.c.Write(wire.AppendRequest(nil, req, q.corr, &q.clientID)); err != nil {
+	if _, err := q.rc.Conn().Write(wire.AppendRequest(nil, req, q.corr, &q.clientID)); err != nil {
 		q.t.Fatal(err)
 	}
 }
 
 func (q *quotaConn) read(req kmsg.Request) kmsg.Response {
 	q.t.Helper()
-	frame, err := wire.ReadFrame(q.rc.c, 64<<20, nil)
+	frame, err := wire.ReadFrame(q.rc.Conn(), 64<<20, nil)
 	if err != nil {
 		q.t.Fatal(err)
 	}
@@ -236,25 +235,6 @@ func (q *quotaConn) read(req kmsg.Request) kmsg.Response {
 		q.t.Fatal(err)
 	}
 	return resp
-}
-
-// quotaProduce is a Produce v8 of one 512-byte record.
-func quotaProduce(t testing.TB, topic string, acks int16) *kmsg.ProduceRequest {
-	batch, err := record.Build(record.NewBuildHeader(0, time.Now().UnixMilli()),
-		[]record.Record{{Value: make([]byte, 512)}}, record.CodecNone)
-	if err != nil {
-		t.Fatal(err)
-	}
-	req := kmsg.NewPtrProduceRequest()
-	req.SetVersion(8)
-	req.Acks, req.TimeoutMillis = acks, 10000
-	rt := kmsg.NewProduceRequestTopic()
-	rt.Topic = topic
-	rp := kmsg.NewProduceRequestTopicPartition()
-	rp.Records = batch
-	rt.Partitions = append(rt.Partitions, rp)
-	req.Topics = append(req.Topics, rt)
-	return req
 }
 
 // TestQuotaFollowersNeverThrottled: a consumer_byte_rate of 1 B/s on the
@@ -314,7 +294,7 @@ func TestQuotaFollowersNeverThrottled(t *testing.T) {
 // partition answers NOT_LEADER, throttled all the same).
 func rawProduceThrottleOn(t *testing.T, c *brokertest.Cluster, i int, topic, clientID string) int32 {
 	t.Helper()
-	resp := rawRoundTrip(t, c.Addr(i), clientID, quotaProduce(t, topic, 1)).(*kmsg.ProduceResponse)
+	resp := rawRoundTrip(t, c.Addr(i), clientID, brokertest.QuotaProduce(t, topic, 1)).(*kmsg.ProduceResponse)
 	return resp.ThrottleMillis
 }
 
@@ -327,7 +307,7 @@ func TestQuotaStaticDefaultAndWindowConfig(t *testing.T) {
 	c := brokertest.NewCluster(t, 1, brokertest.WithProperty("quota.producer.default", "100"),
 		brokertest.WithProperty("quota.window.num", "3"), brokertest.WithProperty("quota.window.size.seconds", "1"))
 	c.CreateTopic(t, "qs", 1, 1)
-	req := quotaProduce(t, "qs", 1)
+	req := brokertest.QuotaProduce(t, "qs", 1)
 	id := "static"
 	size := float64(len(wire.AppendRequest(nil, req, 1, &id)) - 4)
 	want := int32(math.Floor((size/2-100)/100*2000 + 0.5))

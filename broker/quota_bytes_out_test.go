@@ -17,7 +17,7 @@ func TestQuotaThrottledFetchNotInBytesOut(t *testing.T) {
 	c := brokertest.NewCluster(t, 1, brokertest.WithProperty("metrics.listener", "http://127.0.0.1:0"))
 	c.CreateTopic(t, "qb", 1, 1)
 	c.WaitForLeader(t, "qb", 0)
-	if resp := rawRoundTrip(t, c.Addr(0), "seed", quotaProduce(t, "qb", 1)).(*kmsg.ProduceResponse); resp.Topics[0].Partitions[0].ErrorCode != 0 {
+	if resp := rawRoundTrip(t, c.Addr(0), "seed", brokertest.QuotaProduce(t, "qb", 1)).(*kmsg.ProduceResponse); resp.Topics[0].Partitions[0].ErrorCode != 0 {
 		t.Fatalf("seed produce: error %d", resp.Topics[0].Partitions[0].ErrorCode)
 	}
 	admin := c.Admin(t, brokertest.SaramaConfig(sarama.V2_8_0_0))
@@ -25,7 +25,7 @@ func TestQuotaThrottledFetchNotInBytesOut(t *testing.T) {
 	setClientQuota(t, admin, "probe", "producer_byte_rate", 1)
 	awaitProbeThrottle(t, c, "qb", true)
 	const bytesOut = `kafka_server_brokertopicmetrics_bytesoutpersec_total{topic="qb"}`
-	before, err := scrapeValue(c, 0, bytesOut)
+	before, err := brokertest.ScrapeValue(c, 0, bytesOut)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -48,7 +48,7 @@ func TestQuotaThrottledFetchNotInBytesOut(t *testing.T) {
 		t.Fatalf("fetch over the quota: throttle %d ms, %d topics; want an empty throttled answer",
 			throttled.ThrottleMillis, len(throttled.Topics))
 	}
-	if v, err := scrapeValue(c, 0, bytesOut); err != nil || v != before {
+	if v, err := brokertest.ScrapeValue(c, 0, bytesOut); err != nil || v != before {
 		t.Errorf("%s = %v (%v) after a throttled fetch, was %v", bytesOut, v, err, before)
 	}
 
@@ -57,7 +57,7 @@ func TestQuotaThrottledFetchNotInBytesOut(t *testing.T) {
 		t.Fatalf("unthrottled fetch: throttle %d ms, %d topics", free.ThrottleMillis, len(free.Topics))
 	}
 	sent := float64(len(free.Topics[0].Partitions[0].RecordBatches))
-	if v, err := scrapeValue(c, 0, bytesOut); err != nil || v != before+sent {
+	if v, err := brokertest.ScrapeValue(c, 0, bytesOut); err != nil || v != before+sent {
 		t.Errorf("%s = %v (%v) after an unthrottled fetch of %v bytes, want %v", bytesOut, v, err, sent, before+sent)
 	}
 }

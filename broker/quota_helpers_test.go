@@ -51,7 +51,7 @@ func setClientQuota(t *testing.T, admin sarama.ClusterAdmin, client, key string,
 // fresh connection and returns the answer's throttle_time_ms.
 func rawProduceThrottle(t *testing.T, addr, topic, clientID string) int32 {
 	t.Helper()
-	req := quotaProduce(t, topic, 1)
+	req := brokertest.QuotaProduce(t, topic, 1)
 	resp := rawRoundTrip(t, addr, clientID, req).(*kmsg.ProduceResponse)
 	if len(resp.Topics) != 1 || resp.Topics[0].Partitions[0].ErrorCode != 0 {
 		t.Fatalf("raw produce answered %+v", resp.Topics)

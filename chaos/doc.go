@@ -13,8 +13,8 @@
 //     duplicates, per-producer order, inconsistent offsets, phantom reads,
 //     poll skips, consumers starting past committed offsets, unavailability
 //     windows per fault, and the transactional anomalies (aborted read,
-//     torn transaction, lost commit) over a txn history. Imports only
-//     history.
+//     torn transaction, lost commit, exactly-once duplicates) over the txn
+//     workload's ops. Imports only history.
 //   - netns: the network: a switch namespace with a bridge, one namespace
 //     per node joined by a veth pair, the root namespace joined by one more
 //     veth (the clients' address), and the fault primitives (blackhole
@@ -25,10 +25,14 @@
 //   - cluster: the processes: ZooKeeper servers (Debian's jar,
 //     QuorumPeerMain, a zoo.cfg with server.N lines) and samsa brokers
 //     (`samsa kafka-server-start`), each run under `ip netns exec`, with
-//     their log dirs on a small tmpfs each (the full-disk nemesis fills it).
+//     their log dirs on a small tmpfs each (the full-disk nemesis fills it),
+//     or ext4 on a loop device for the slow-disk nemesis. Processes are
+//     childproc.Procs, the type broker/brokertest uses too.
 //   - workload: the queue workload (franz-go and Sarama producers,
 //     idempotent and not, acks=all; a franz-go consumer group that commits)
-//     and the Workload interface the transactional workload will implement.
+//     and the transactional workload (multi-partition transactions with
+//     franz-go and Sarama, franz-go consume-transform-produce), run side by
+//     side.
 //   - nemesis: the faults. Every fault has Start and Heal; the runner defers
 //     Heal and bounds each fault by a deadline.
 //   - runner: one seeded run: build the topology, run the workload, apply a

@@ -166,65 +166,6 @@ func (c *Controller) run(ctx context.Context) {
 	}
 }
 
-// process handles one event. Controller duties run only while active; ErrControllerMoved
-// from any handler makes this broker resign.
-func (c *Controller) process(ev event) {
-	var err error
-	switch e := ev.(type) {
-	case funcEvent:
-		e.fn()
-		close(e.done)
-		return
-	case startupEvent, controllerChangeEvent:
-		err = c.processControllerChange()
-	case sessionRenewedEvent:
-		err = c.processSessionRenewed()
-	case controlledShutdownEvent:
-		err = c.processControlledShutdown(e)
-	case electLeadersEvent:
-		err = c.processElectLeaders(e)
-	case alterReassignmentsEvent:
-		err = c.processAlterReassignments(e)
-	case listReassignmentsEvent:
-		c.processListReassignments(e)
-	case alterIsrEvent:
-		err = c.processAlterIsr(e)
-	default:
-		if !c.active.Load() {
-			return
-		}
-		switch e := ev.(type) {
-		case brokerChangeEvent:
-			err = c.processBrokerChange()
-		case brokerModificationsEvent:
-			err = c.processBrokerModification(e.id)
-		case topicChangeEvent:
-			err = c.processTopicChange()
-		case partitionModificationsEvent:
-			err = c.processPartitionModifications(e.topic)
-		case isrChangeNotificationEvent:
-			err = c.processIsrChangeNotification()
-		case logDirEventNotificationEvent:
-			err = c.processLogDirEventNotification()
-		case leaderAndIsrResponseEvent:
-			err = c.processLeaderAndIsrResponse(e)
-		case topicDeletionEvent:
-			err = c.processTopicDeletion()
-		case replicaDeletionResponseEvent:
-			err = c.processReplicaDeletionResponse(e.broker, e.results)
-		case partitionReassignmentEvent:
-			_, err = c.processZkPartitionReassignment()
-		case reassignmentIsrChangeEvent:
-			err = c.maybeCompleteReassignment(e.tp)
-		case preferredReplicaElectionEvent:
-			err = c.processPreferredReplicaElection()
-		case autoRebalanceEvent:
-			err = c.processAutoRebalance(e.tenure)
-		}
-	}
-	c.finishEvent(ev, err)
-}
-
 // finishEvent sends the event's request batch and handles its error.
 func (c *Controller) finishEvent(ev event, err error) {
 	if errors.Is(err, ErrControllerMoved) {

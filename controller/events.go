@@ -1,16 +1,26 @@
 package controller
 
 import (
-	"sync"
-	"time"
+	"fmt"
+	"testing"
 )
 
+// Every controller event type, and process, the one switch that dispatches them. The
+// handlers stay with their concern in on_*.go (and election_zk.go); the queue is in
+// event_queue.go. A new event type is added here: to the type blocks, to the name and
+// activeOnly tables, and as a case of process, whose default refuses an unknown event (a
+// panic under `go test`, an error log in production).
+
 // event is one unit of work for the controller's event goroutine (Kafka's ControllerEvent).
-// ZooKeeper watch callbacks create events and enqueue them; only the event goroutine runs
-// process.
+// ZooKeeper watch callbacks, API requests and control-request answers create events and
+// enqueue them; only the event goroutine runs process.
 type event interface {
 	// name is the event's name for logs and metrics (Kafka's ControllerState names).
 	name() string
+	// activeOnly reports whether the event is a controller duty, dropped unless this broker
+	// is the active controller (Kafka's ControllerEvent handlers that start with
+	// `if (!isActive) return`).
+	activeOnly() bool
 }
 
 // Election and session events, handled whether or not this broker is the controller.
@@ -26,19 +36,68 @@ type (
 	sessionRenewedEvent struct{}
 )
 
+// Request events: an API request handed to the event goroutine. Each handler answers
+// ErrNotController itself when this broker is not the active controller.
+type (
+	// controlledShutdownEvent carries a ControlledShutdown request (on_controlled_shutdown.go).
+	controlledShutdownEvent struct {
+		brokerID    int32
+		brokerEpoch int64
+		reply       chan controlledShutdownResult // capacity 1
+	}
+	// electLeadersEvent carries an ElectLeaders request (on_preferred_election.go).
+	electLeadersEvent struct {
+		typ   ElectionType
+		tps   []TopicPartition // nil: every partition
+		reply chan electLeadersResult
+	}
+	// alterReassignmentsEvent carries an AlterPartitionReassignments request; a nil target
+	// cancels (on_reassignment.go).
+	alterReassignmentsEvent struct {
+		targets map[TopicPartition][]int32
+		reply   chan alterReassignmentsResult
+	}
+	// listReassignmentsEvent carries a ListPartitionReassignments request (on_reassignment.go).
+	listReassignmentsEvent struct {
+		tps   []TopicPartition // nil: all
+		reply chan listReassignmentsResult
+	}
+	// alterIsrEvent carries an AlterIsr request (on_alter_isr.go).
+	alterIsrEvent struct {
+		brokerID    int32
+		brokerEpoch int64
+		changes     map[TopicPartition]IsrChange
+		reply       chan alterIsrResult
+	}
+)
+
 // Controller-duty events, ignored unless this broker is the active controller.
 type (
-	// brokerChangeEvent: the children of /brokers/ids changed.
+	// brokerChangeEvent: the children of /brokers/ids changed (on_broker_change.go).
 	brokerChangeEvent struct{}
 	// brokerModificationsEvent: /brokers/ids/<id> changed (endpoints, rack or features).
 	brokerModificationsEvent struct{ id int32 }
-	// topicChangeEvent: the children of /brokers/topics changed.
+	// topicChangeEvent: the children of /brokers/topics changed (on_topic_change.go).
 	topicChangeEvent struct{}
 	// partitionModificationsEvent: /brokers/topics/<topic> changed (partitions added).
 	partitionModificationsEvent struct{ topic string }
-	// isrChangeNotificationEvent: the children of /isr_change_notification changed.
+	// isrChangeNotificationEvent: the children of /isr_change_notification changed
+	// (on_isr_change.go).
 	isrChangeNotificationEvent struct{}
-	// topicDeletionEvent: the children of /admin/delete_topics changed.
+	// logDirEventNotificationEvent: the children of /log_dir_event_notification changed
+	// (on_log_dir_failure.go).
+	logDirEventNotificationEvent struct{}
+	// leaderAndIsrResponseEvent: a broker answered a LeaderAndIsr without a top-level error
+	// (Kafka's LeaderAndIsrResponseReceived). brokerEpoch is the epoch of the registration
+	// the request went to and controllerEpoch the epoch it was sent under; answers to an
+	// older registration or tenure are ignored.
+	leaderAndIsrResponseEvent struct {
+		broker          int32
+		brokerEpoch     int64
+		controllerEpoch int32
+		outcome         leaderAndIsrOutcome
+	}
+	// topicDeletionEvent: the children of /admin/delete_topics changed (on_topic_deletion.go).
 	topicDeletionEvent struct{}
 	// replicaDeletionResponseEvent: a broker answered a StopReplica with delete=true
 	// (Kafka's TopicDeletionStopReplicaResponseReceived); nil errors are deleted replicas.
@@ -46,6 +105,15 @@ type (
 		broker  int32
 		results map[TopicPartition]error
 	}
+	// partitionReassignmentEvent: /admin/reassign_partitions changed (on_reassignment.go).
+	partitionReassignmentEvent struct{}
+	// reassignmentIsrChangeEvent: the state znode of a partition being reassigned changed.
+	reassignmentIsrChangeEvent struct{ tp TopicPartition }
+	// preferredReplicaElectionEvent: /admin/preferred_replica_election changed
+	// (on_preferred_election.go).
+	preferredReplicaElectionEvent struct{}
+	// autoRebalanceEvent: the leader-imbalance timer of tenure fired.
+	autoRebalanceEvent struct{ tenure uint64 }
 )
 
 // funcEvent runs fn on the event goroutine; used by Sync and tests to observe or change the
@@ -55,70 +123,121 @@ type funcEvent struct {
 	done chan struct{}
 }
 
-func (startupEvent) name() string                { return "Startup" }
-func (controllerChangeEvent) name() string       { return "ControllerChange" }
-func (sessionRenewedEvent) name() string         { return "RegisterBrokerAndReelect" }
-func (brokerChangeEvent) name() string           { return "BrokerChange" }
-func (brokerModificationsEvent) name() string    { return "BrokerModifications" }
-func (topicChangeEvent) name() string            { return "TopicChange" }
-func (partitionModificationsEvent) name() string { return "PartitionModifications" }
-func (isrChangeNotificationEvent) name() string  { return "IsrChangeNotification" }
-func (topicDeletionEvent) name() string          { return "TopicDeletion" }
-func (funcEvent) name() string                   { return "Sync" }
+func (startupEvent) name() string                  { return "Startup" }
+func (controllerChangeEvent) name() string         { return "ControllerChange" }
+func (sessionRenewedEvent) name() string           { return "RegisterBrokerAndReelect" }
+func (controlledShutdownEvent) name() string       { return "ControlledShutdown" }
+func (electLeadersEvent) name() string             { return "ReplicaLeaderElection" }
+func (alterReassignmentsEvent) name() string       { return "ApiPartitionReassignment" }
+func (listReassignmentsEvent) name() string        { return "ListPartitionReassignments" }
+func (alterIsrEvent) name() string                 { return "AlterIsrReceived" }
+func (brokerChangeEvent) name() string             { return "BrokerChange" }
+func (brokerModificationsEvent) name() string      { return "BrokerModifications" }
+func (topicChangeEvent) name() string              { return "TopicChange" }
+func (partitionModificationsEvent) name() string   { return "PartitionModifications" }
+func (isrChangeNotificationEvent) name() string    { return "IsrChangeNotification" }
+func (logDirEventNotificationEvent) name() string  { return "LogDirEventNotification" }
+func (leaderAndIsrResponseEvent) name() string     { return "LeaderAndIsrResponseReceived" }
+func (topicDeletionEvent) name() string            { return "TopicDeletion" }
+func (partitionReassignmentEvent) name() string    { return "ZkPartitionReassignment" }
+func (reassignmentIsrChangeEvent) name() string    { return "PartitionReassignmentIsrChange" }
+func (preferredReplicaElectionEvent) name() string { return "ReplicaLeaderElection" }
+func (autoRebalanceEvent) name() string            { return "AutoPreferredReplicaLeaderElection" }
+func (funcEvent) name() string                     { return "Sync" }
 func (replicaDeletionResponseEvent) name() string {
 	return "TopicDeletionStopReplicaResponseReceived"
 }
 
-// queuedEvent is an event with the time it was enqueued (for EventQueueTimeMs).
-type queuedEvent struct {
-	ev event
-	at time.Time
-}
+func (startupEvent) activeOnly() bool                  { return false }
+func (controllerChangeEvent) activeOnly() bool         { return false }
+func (sessionRenewedEvent) activeOnly() bool           { return false }
+func (controlledShutdownEvent) activeOnly() bool       { return false }
+func (electLeadersEvent) activeOnly() bool             { return false }
+func (alterReassignmentsEvent) activeOnly() bool       { return false }
+func (listReassignmentsEvent) activeOnly() bool        { return false }
+func (alterIsrEvent) activeOnly() bool                 { return false }
+func (funcEvent) activeOnly() bool                     { return false }
+func (brokerChangeEvent) activeOnly() bool             { return true }
+func (brokerModificationsEvent) activeOnly() bool      { return true }
+func (topicChangeEvent) activeOnly() bool              { return true }
+func (partitionModificationsEvent) activeOnly() bool   { return true }
+func (isrChangeNotificationEvent) activeOnly() bool    { return true }
+func (logDirEventNotificationEvent) activeOnly() bool  { return true }
+func (leaderAndIsrResponseEvent) activeOnly() bool     { return true }
+func (topicDeletionEvent) activeOnly() bool            { return true }
+func (replicaDeletionResponseEvent) activeOnly() bool  { return true }
+func (partitionReassignmentEvent) activeOnly() bool    { return true }
+func (reassignmentIsrChangeEvent) activeOnly() bool    { return true }
+func (preferredReplicaElectionEvent) activeOnly() bool { return true }
+func (autoRebalanceEvent) activeOnly() bool            { return true }
 
-// eventQueue is the controller's unbounded event queue: a mutex-protected slice plus a
-// signal channel, so that put never blocks the ZooKeeper goroutine (STYLE S6.6).
-type eventQueue struct {
-	signal chan struct{} // capacity 1; a value means "the slice may be non-empty"
-	mu     struct {
-		sync.Mutex
-		items []queuedEvent // guarded by mu
+// process handles one event. Controller duties run only while active; ErrControllerMoved
+// from any handler makes this broker resign. The switch names every event type; its default
+// is a programming error (an event added without a case).
+func (c *Controller) process(ev event) {
+	if ev.activeOnly() && !c.active.Load() {
+		return
 	}
-}
-
-func newEventQueue() *eventQueue {
-	return &eventQueue{signal: make(chan struct{}, 1)}
-}
-
-// put appends ev and signals the consumer. It never blocks.
-func (q *eventQueue) put(ev event, now time.Time) {
-	q.mu.Lock()
-	q.mu.items = append(q.mu.items, queuedEvent{ev: ev, at: now})
-	q.mu.Unlock()
-	select {
-	case q.signal <- struct{}{}:
+	var err error
+	switch e := ev.(type) {
+	case funcEvent:
+		e.fn()
+		close(e.done)
+		return
+	case startupEvent, controllerChangeEvent:
+		err = c.processControllerChange()
+	case sessionRenewedEvent:
+		err = c.processSessionRenewed()
+	case controlledShutdownEvent:
+		err = c.processControlledShutdown(e)
+	case electLeadersEvent:
+		err = c.processElectLeaders(e)
+	case alterReassignmentsEvent:
+		err = c.processAlterReassignments(e)
+	case listReassignmentsEvent:
+		c.processListReassignments(e)
+	case alterIsrEvent:
+		err = c.processAlterIsr(e)
+	case brokerChangeEvent:
+		err = c.processBrokerChange()
+	case brokerModificationsEvent:
+		err = c.processBrokerModification(e.id)
+	case topicChangeEvent:
+		err = c.processTopicChange()
+	case partitionModificationsEvent:
+		err = c.processPartitionModifications(e.topic)
+	case isrChangeNotificationEvent:
+		err = c.processIsrChangeNotification()
+	case logDirEventNotificationEvent:
+		err = c.processLogDirEventNotification()
+	case leaderAndIsrResponseEvent:
+		err = c.processLeaderAndIsrResponse(e)
+	case topicDeletionEvent:
+		err = c.processTopicDeletion()
+	case replicaDeletionResponseEvent:
+		err = c.processReplicaDeletionResponse(e.broker, e.results)
+	case partitionReassignmentEvent:
+		_, err = c.processZkPartitionReassignment()
+	case reassignmentIsrChangeEvent:
+		err = c.maybeCompleteReassignment(e.tp)
+	case preferredReplicaElectionEvent:
+		err = c.processPreferredReplicaElection()
+	case autoRebalanceEvent:
+		err = c.processAutoRebalance(e.tenure)
 	default:
+		c.unknownEvent(ev)
+		return
 	}
+	c.finishEvent(ev, err)
 }
 
-// takeAll removes and returns every queued event, oldest first.
-func (q *eventQueue) takeAll() []queuedEvent {
-	q.mu.Lock()
-	defer q.mu.Unlock()
-	items := q.mu.items
-	q.mu.items = nil
-	return items
-}
-
-// clear drops every queued event (Kafka clears the queue on session expiry and shutdown).
-func (q *eventQueue) clear() {
-	q.mu.Lock()
-	q.mu.items = nil
-	q.mu.Unlock()
-}
-
-// size returns the number of queued events.
-func (q *eventQueue) size() int {
-	q.mu.Lock()
-	defer q.mu.Unlock()
-	return len(q.mu.items)
+// unknownEvent reports an event type process has no case for: a panic in test binaries, so
+// the omission fails the test that sends it; an error log otherwise, as dropping one event
+// is better than taking the broker down.
+func (c *Controller) unknownEvent(ev event) {
+	msg := fmt.Sprintf("controller: no handler for event %T (%s)", ev, ev.name())
+	if testing.Testing() {
+		panic(msg)
+	}
+	c.log.WithField("event", ev.name()).Error(msg)
 }

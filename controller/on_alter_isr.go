@@ -37,19 +37,10 @@ type IsrResult struct {
 	Err   error
 }
 
-type alterIsrEvent struct {
-	brokerID    int32
-	brokerEpoch int64
-	changes     map[TopicPartition]IsrChange
-	reply       chan alterIsrResult
-}
-
 type alterIsrResult struct {
 	results map[TopicPartition]IsrResult
 	err     error
 }
-
-func (alterIsrEvent) name() string { return "AlterIsrReceived" }
 
 // AlterIsr applies a leader's ISR changes (Kafka's processAlterIsr): the broker must be live
 // with exactly brokerEpoch (else ErrStaleBrokerEpoch); per partition, an older leader epoch

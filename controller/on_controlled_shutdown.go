@@ -21,19 +21,10 @@ var (
 	ErrBrokerNotAvailable = errors.New("controller: broker not available")
 )
 
-// controlledShutdownEvent carries a ControlledShutdown request to the event goroutine.
-type controlledShutdownEvent struct {
-	brokerID    int32
-	brokerEpoch int64
-	reply       chan controlledShutdownResult // capacity 1
-}
-
 type controlledShutdownResult struct {
 	remaining []TopicPartition
 	err       error
 }
-
-func (controlledShutdownEvent) name() string { return "ControlledShutdown" }
 
 // ControlledShutdown handles a ControlledShutdown request from brokerID (API key 7, Kafka's
 // processControlledShutdown). brokerEpoch is the request's BrokerEpoch (-1 = unknown, not

@@ -20,24 +20,6 @@ import (
 // LogDirEventNotificationSequenceZNode.LogDirFailureEvent).
 const logDirFailureEvent = 1
 
-type (
-	// logDirEventNotificationEvent: the children of /log_dir_event_notification changed.
-	logDirEventNotificationEvent struct{}
-	// leaderAndIsrResponseEvent: a broker answered a LeaderAndIsr without a top-level error
-	// (Kafka's LeaderAndIsrResponseReceived). brokerEpoch is the epoch of the registration
-	// the request went to and controllerEpoch the epoch it was sent under; answers to an
-	// older registration or tenure are ignored.
-	leaderAndIsrResponseEvent struct {
-		broker          int32
-		brokerEpoch     int64
-		controllerEpoch int32
-		outcome         leaderAndIsrOutcome
-	}
-)
-
-func (logDirEventNotificationEvent) name() string { return "LogDirEventNotification" }
-func (leaderAndIsrResponseEvent) name() string    { return "LeaderAndIsrResponseReceived" }
-
 // processLogDirEventNotification handles LogDirEventNotification (Kafka's
 // processLogDirEventNotification): read every notification, collect the brokers of
 // log-dir-failure events, delete the notifications (fenced, also when handling failed) and

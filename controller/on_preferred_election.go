@@ -34,27 +34,10 @@ var (
 // autoRebalanceDelay is the first auto-rebalance check after failover (Kafka: 5 s).
 const autoRebalanceDelay = 5 * time.Second
 
-type (
-	// preferredReplicaElectionEvent: /admin/preferred_replica_election changed.
-	preferredReplicaElectionEvent struct{}
-	// autoRebalanceEvent: the leader-imbalance timer of tenure fired.
-	autoRebalanceEvent struct{ tenure uint64 }
-	// electLeadersEvent carries an ElectLeaders request.
-	electLeadersEvent struct {
-		typ   ElectionType
-		tps   []TopicPartition // nil: every partition
-		reply chan electLeadersResult
-	}
-)
-
 type electLeadersResult struct {
 	results map[TopicPartition]error
 	err     error
 }
-
-func (preferredReplicaElectionEvent) name() string { return "ReplicaLeaderElection" }
-func (autoRebalanceEvent) name() string            { return "AutoPreferredReplicaLeaderElection" }
-func (electLeadersEvent) name() string             { return "ReplicaLeaderElection" }
 
 // ElectLeaders runs an admin leader election (ElectLeaders API) for tps, or for every
 // partition when tps is nil, and returns one entry per partition: nil for an elected leader,

@@ -42,24 +42,6 @@ type Reassignment struct {
 	Replicas, Adding, Removing []int32
 }
 
-type (
-	// partitionReassignmentEvent: /admin/reassign_partitions changed.
-	partitionReassignmentEvent struct{}
-	// reassignmentIsrChangeEvent: the state znode of a partition being reassigned changed.
-	reassignmentIsrChangeEvent struct{ tp TopicPartition }
-	// alterReassignmentsEvent carries an AlterPartitionReassignments request; a nil target
-	// cancels.
-	alterReassignmentsEvent struct {
-		targets map[TopicPartition][]int32
-		reply   chan alterReassignmentsResult
-	}
-	// listReassignmentsEvent carries a ListPartitionReassignments request.
-	listReassignmentsEvent struct {
-		tps   []TopicPartition // nil: all
-		reply chan listReassignmentsResult
-	}
-)
-
 type alterReassignmentsResult struct {
 	results map[TopicPartition]error
 	err     error
@@ -69,11 +51,6 @@ type listReassignmentsResult struct {
 	reassignments map[TopicPartition]Reassignment
 	err           error
 }
-
-func (partitionReassignmentEvent) name() string { return "ZkPartitionReassignment" }
-func (reassignmentIsrChangeEvent) name() string { return "PartitionReassignmentIsrChange" }
-func (alterReassignmentsEvent) name() string    { return "ApiPartitionReassignment" }
-func (listReassignmentsEvent) name() string     { return "ListPartitionReassignments" }
 
 // AlterPartitionReassignments starts, replaces or (with a nil target) cancels reassignments
 // (API key 45). The result has one entry per partition: nil, ErrUnknownTopicOrPartition,

@@ -100,6 +100,7 @@
 //	│   │   └── config_change_0000000007    persistent-sequential {"version":2,"entity_path":"topics/foo"}
 //	│   ├── topics/<topic>                  persistent {"version":1,"config":{"retention.ms":"86400000"}}
 //	│   ├── clients/<id>  users/<u>  brokers/<id>|<default>  ips/<ip>   (same JSON)
+//	│   ├── samsa_log_end_replicas/<topic>  persistent {"version":1,"config":{"replicas":"0:3,1:3"}} (Samsa only)
 //	├── cluster
 //	│   └── id                              persistent {"version":"1","id":"Kc7R0hZsQpWm0j1dVhXb3g"}
 //	├── latest_producer_id_block            persistent {"version":1,"broker":2,"block_start":"3000","block_end":"3999"}

@@ -47,6 +47,12 @@ const (
 	ConfigTypeIP     = "ips"
 )
 
+// ConfigTypeLogEndReplicas is Samsa's own /config entity type: per topic,
+// the replicas a reassignment starts at the leader's log end
+// (codec_log_end.go). Kafka brokers ignore it; it is not in
+// ConfigEntityTypes.
+const ConfigTypeLogEndReplicas = "samsa_log_end_replicas"
+
 // ConfigEntityTypes lists the /config/<type> parents, in Kafka's order.
 func ConfigEntityTypes() []string {
 	return []string{ConfigTypeTopic, ConfigTypeClient, ConfigTypeUser, ConfigTypeBroker, ConfigTypeIP}

@@ -34,6 +34,11 @@
 // while clients still connect directly); SetProperties rewrites a stopped
 // broker's server.properties.
 //
+// The helpers shared by the handler tests (package broker) and the cluster
+// tests (broker/clustertest) live here too: RawConn for protocol-level
+// requests and the one-request helpers over it, ScrapeValue/WaitMetric for
+// the metrics endpoint, ProduceConsume, WriteACLs and SecureCluster.
+//
 // Must never be imported by non-test code.
 //
 // Concurrency: a Cluster is used by the test goroutine; Broker, Kill,

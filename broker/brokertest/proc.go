@@ -4,7 +4,6 @@ package brokertest
 // test can send them real signals (SIGKILL, SIGTERM, SIGSTOP/SIGCONT).
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -15,11 +14,11 @@ import (
 	"sort"
 	"strconv"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
 
+	"samsa/childproc"
 	"samsa/zkutil"
 	"samsa/zkutil/zktest"
 )
@@ -44,10 +43,7 @@ type Proc struct {
 	props   string // path of server.properties
 	logPath string // stdout and stderr of every incarnation
 
-	mu   sync.Mutex
-	cmd  *exec.Cmd
-	done chan struct{} // closed when cmd has exited
-	err  error         // cmd.Wait's result, valid after done
+	run *childproc.Proc
 }
 
 // NewProcCluster starts n broker processes (ids 1..n unless WithFirstID)
@@ -104,6 +100,8 @@ func NewProcCluster(t testing.TB, n int, opts ...Option) *ProcCluster {
 		}
 		p := &Proc{ID: id, Port: port, Dir: props["log.dirs"], props: filepath.Join(dir, "server.properties"),
 			logPath: filepath.Join(dir, "broker.log")}
+		p.run = &childproc.Proc{Name: fmt.Sprintf("broker %d", id), LogPath: p.logPath, Banner: "brokertest",
+			NewCmd: func() *exec.Cmd { return exec.Command(c.bin, "kafka-server-start", p.props) }}
 		if err := os.WriteFile(p.props, []byte(renderProperties(props)), 0o644); err != nil {
 			t.Fatal(err)
 		}
@@ -152,33 +150,11 @@ func freeTCPPort() (int, error) {
 // spawn starts process i; it does not wait for it to be ready.
 func (c *ProcCluster) spawn(i int) {
 	c.t.Helper()
-	p := c.procs[i]
-	logf, err := os.OpenFile(p.logPath, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
-	if err != nil {
+	// The broker dies with the test binary even if cleanup never runs
+	// (childproc sets Pdeathsig).
+	if err := c.procs[i].run.Start(); err != nil {
 		c.t.Fatalf("brokertest: %v", err)
 	}
-	fmt.Fprintf(logf, "==== brokertest: starting broker %d at %s\n", p.ID, time.Now().Format(time.RFC3339Nano))
-	cmd := exec.Command(c.bin, "kafka-server-start", p.props)
-	cmd.Stdout = logf
-	cmd.Stderr = logf
-	// The broker dies with the test binary even if cleanup never runs.
-	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
-	if err := cmd.Start(); err != nil {
-		logf.Close()
-		c.t.Fatalf("brokertest: start broker %d: %v", p.ID, err)
-	}
-	done := make(chan struct{})
-	p.mu.Lock()
-	p.cmd, p.done, p.err = cmd, done, nil
-	p.mu.Unlock()
-	go func() {
-		err := cmd.Wait()
-		logf.Close()
-		p.mu.Lock()
-		p.err = err
-		p.mu.Unlock()
-		close(done)
-	}()
 }
 
 // waitRegistered waits until broker i's /brokers/ids znode exists and its
@@ -257,32 +233,15 @@ func (c *ProcCluster) ZK() *zkutil.Client { return c.zk }
 func (c *ProcCluster) ZKConnect() string { return c.connect }
 
 // Running reports whether broker i's process has not exited.
-func (c *ProcCluster) Running(i int) bool {
-	p := c.procs[i]
-	p.mu.Lock()
-	done := p.done
-	p.mu.Unlock()
-	if done == nil {
-		return false
-	}
-	select {
-	case <-done:
-		return false
-	default:
-		return true
-	}
-}
+func (c *ProcCluster) Running(i int) bool { return c.procs[i].run.Running() }
 
 func (c *ProcCluster) signal(i int, sig syscall.Signal) {
 	c.t.Helper()
 	p := c.procs[i]
-	p.mu.Lock()
-	cmd := p.cmd
-	p.mu.Unlock()
-	if cmd == nil || !c.Running(i) {
+	if !c.Running(i) {
 		c.t.Fatalf("brokertest: broker %d is not running", p.ID)
 	}
-	if err := cmd.Process.Signal(sig); err != nil {
+	if err := p.run.Signal(sig); err != nil {
 		c.t.Fatalf("brokertest: %v to broker %d: %v", sig, p.ID, err)
 	}
 }
@@ -292,20 +251,10 @@ func (c *ProcCluster) signal(i int, sig syscall.Signal) {
 func (c *ProcCluster) wait(i int, timeout time.Duration) error {
 	c.t.Helper()
 	p := c.procs[i]
-	p.mu.Lock()
-	done := p.done
-	p.mu.Unlock()
-	if done == nil {
-		return nil
-	}
-	select {
-	case <-done:
-	case <-time.After(timeout):
+	if err := p.run.Wait(timeout); err != nil {
 		c.t.Fatalf("brokertest: broker %d did not exit within %v", p.ID, timeout)
 	}
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	return p.err
+	return p.run.ExitErr()
 }
 
 // Kill sends SIGKILL to broker i and waits for the process to exit. Its
@@ -335,11 +284,9 @@ func (c *ProcCluster) Pause(i int) {
 	c.t.Helper()
 	c.signal(i, syscall.SIGSTOP)
 	p := c.procs[i]
-	p.mu.Lock()
-	pid := p.cmd.Process.Pid
-	p.mu.Unlock()
+	pid := p.run.Pid()
 	WaitFor(c.t, 10*time.Second, func() error {
-		state, err := procState(pid)
+		state, err := childproc.State(pid)
 		if err != nil {
 			return err
 		}
@@ -348,25 +295,6 @@ func (c *ProcCluster) Pause(i int) {
 		}
 		return nil
 	})
-}
-
-// procState returns the one-letter state field of /proc/<pid>/stat ("R",
-// "S", "T" for stopped, ...). The state follows the command name, which
-// is in parentheses and may itself contain spaces or parentheses.
-func procState(pid int) (string, error) {
-	stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
-	if err != nil {
-		return "", err
-	}
-	i := bytes.LastIndexByte(stat, ')')
-	if i < 0 {
-		return "", fmt.Errorf("brokertest: malformed /proc/%d/stat", pid)
-	}
-	f := strings.Fields(string(stat[i+1:]))
-	if len(f) == 0 {
-		return "", fmt.Errorf("brokertest: malformed /proc/%d/stat", pid)
-	}
-	return f[0], nil
 }
 
 // Resume sends SIGCONT to broker i.
@@ -416,18 +344,12 @@ func (c *ProcCluster) logTail(i, n int) string {
 // brokers' logs to the test log if the test failed.
 func (c *ProcCluster) close() {
 	for i, p := range c.procs {
-		p.mu.Lock()
-		cmd, done := p.cmd, p.done
-		p.mu.Unlock()
-		if cmd == nil {
+		pid := p.run.Pid()
+		if pid == 0 {
 			continue
 		}
-		_ = cmd.Process.Signal(syscall.SIGCONT)
-		_ = cmd.Process.Kill()
-		select {
-		case <-done:
-		case <-time.After(30 * time.Second):
-			c.t.Errorf("brokertest: broker %d (pid %d) did not die", p.ID, cmd.Process.Pid)
+		if err := p.run.Kill(30 * time.Second); err != nil {
+			c.t.Errorf("brokertest: broker %d (pid %d) did not die", p.ID, pid)
 		}
 		if c.t.Failed() {
 			c.t.Logf("brokertest: log of broker %d:\n%s", p.ID, c.logTail(i, 200_000))

@@ -130,13 +130,11 @@ func (c *ProcCluster) PartitionStates(topics []string) (map[zkutil.TopicPartitio
 // (the entries of /proc/<pid>/fd; Linux only).
 func (c *ProcCluster) OpenFiles(i int) (int, error) {
 	p := c.procs[i]
-	p.mu.Lock()
-	cmd := p.cmd
-	p.mu.Unlock()
-	if cmd == nil || cmd.Process == nil || !c.Running(i) {
+	pid := p.run.Pid()
+	if pid == 0 || !c.Running(i) {
 		return 0, fmt.Errorf("brokertest: broker %d is not running", p.ID)
 	}
-	ents, err := os.ReadDir(fmt.Sprintf("/proc/%d/fd", cmd.Process.Pid))
+	ents, err := os.ReadDir(fmt.Sprintf("/proc/%d/fd", pid))
 	if err != nil {
 		return 0, err
 	}

@@ -10,7 +10,8 @@
 // answer for ApiVersions (UnsupportedAPIVersionsResponse), and the spliced-response path that lets
 // Fetch send record bytes from files with sendfile (ResponseWriterTo, Spliced, Region), or,
 // for at most MaxInlineRegionBytes of InlineRegions, copy them and send one write. Every
-// request and response body codec is kmsg's; wire never hand-encodes a body.
+// request and response body codec is kmsg's; wire never hand-encodes a body. Samsa's own tagged
+// fields (samsa_tags.go) are numbered here, so clients and tools need no broker import.
 //
 // # Must never import
 //

@@ -24,7 +24,17 @@
 //     nonmonotonic polls: it goes backwards within one assignment.
 //   - committed skips: a consumer newly assigned a partition whose first
 //     poll starts past the group's committed offset for it while the log
-//     holds records in between (it would skip committed data).
+//     holds records in between (it would skip committed data). The
+//     committed offset is the highest commit acknowledged ok, or any commit
+//     above it that may be applied: still in flight at the poll, or
+//     completed info (groupCommits); the first poll is judged against the
+//     highest such candidate not above it, so starting at an indeterminate
+//     commit passes and starting past every candidate is a skip.
+//   - undelivered: after the producers stopped the workload waits (bounded)
+//     until the group has polled up to every partition's end and records
+//     "drained"; then an acknowledged value no member ever polled was
+//     skipped by the group however its offsets moved. Without a drained ok
+//     the count is only reported (unseen).
 //   - unavailability: for each fault, the longest gap between successful
 //     sends (and polls) from the fault's start to its recovery, and the
 //     time from the heal to the first successful send.

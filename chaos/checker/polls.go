@@ -20,20 +20,37 @@ func checkPolls(ops []history.Op, r *Result, sends map[string]*sendInfo, final m
 		i := sort.Search(len(os), func(i int) bool { return os[i] >= from })
 		return i < len(os) && os[i] < to
 	}
+	polledValues := map[string]bool{} // values polled so far, by any member
+	// unpolled describes the records of [from, to) no member polled yet:
+	// a skip the history explains (another member read them, its commit
+	// unrecorded) or one that hides data from the group.
+	unpolled := func(p int32, from, to int64) string {
+		os := offsets[p]
+		n, first := 0, int64(-1)
+		for i := sort.Search(len(os), func(i int) bool { return os[i] >= from }); i < len(os) && os[i] < to; i++ {
+			if !polledValues[final[pos{p, os[i]}]] {
+				if n == 0 {
+					first = os[i]
+				}
+				n++
+			}
+		}
+		if n == 0 {
+			return "every record skipped was polled before"
+		}
+		return fmt.Sprintf("%d records skipped never polled before, the first at %d", n, first)
+	}
 	type cursor struct {
 		last    int64
 		started bool
 	}
-	committed := map[int32]int64{}
+	commits := newGroupCommits()
 	cursors := map[string]*cursor{} // proc/partition, reset by assign
-	polledValues := map[string]bool{}
 	for _, op := range ops {
 		id := fmt.Sprintf("%s/%d", op.Process, op.Partition)
 		switch op.F {
 		case history.Commit:
-			if op.Type == history.OK && op.Offset > committed[op.Partition] {
-				committed[op.Partition] = op.Offset
-			}
+			commits.add(op)
 		case history.Assign:
 			cursors[id] = &cursor{}
 		case history.Revoke:
@@ -64,10 +81,14 @@ func checkPolls(ops []history.Op, r *Result, sends map[string]*sendInfo, final m
 				continue
 			}
 			if !c.started {
-				from := committed[op.Partition]
-				if op.Offset > from && holds(op.Partition, from, op.Offset) {
+				from, past, why := commits.start(op.Partition, op.Offset)
+				switch {
+				case past && holds(op.Partition, from, op.Offset):
 					r.CommittedSkips = append(r.CommittedSkips, Anomaly{Kind: "committed-skip", Value: op.Value, Process: op.Process,
-						Partition: op.Partition, Offset: op.Offset, Detail: fmt.Sprintf("first poll after assign, committed offset %d", from)})
+						Partition: op.Partition, Offset: op.Offset, Detail: "first poll after assign, " + why + "; " +
+							unpolled(op.Partition, from, op.Offset)})
+				case past && holds(op.Partition, commits.definite[op.Partition], op.Offset):
+					r.ResumedIndeterminate++
 				}
 				c.started, c.last = true, op.Offset
 				continue
@@ -83,9 +104,23 @@ func checkPolls(ops []history.Op, r *Result, sends map[string]*sendInfo, final m
 			c.last = op.Offset
 		}
 	}
-	for v, s := range sends {
-		if s.outcome == history.OK && !polledValues[v] {
+	for _, op := range ops {
+		if op.F == history.Drained && op.Type == history.OK {
+			r.Drained = true
+		}
+	}
+	values := make([]string, 0, len(sends))
+	for v := range sends {
+		values = append(values, v)
+	}
+	sort.Strings(values)
+	for _, v := range values {
+		if s := sends[v]; s.outcome == history.OK && !polledValues[v] {
 			r.Unseen++
+			if r.Drained {
+				r.Undelivered = append(r.Undelivered, Anomaly{Kind: "undelivered", Value: v, Process: s.proc, Partition: s.ack.p,
+					Offset: s.ack.o, Detail: "acknowledged, never polled by the group although it caught up to the end"})
+			}
 		}
 	}
 }

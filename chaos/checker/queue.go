@@ -9,7 +9,7 @@ import (
 
 // Anomaly is one violation, with enough context to find it in the history.
 type Anomaly struct {
-	Kind      string // lost, duplicate, order, inconsistent-offset, phantom, aborted-read, poll-skip, nonmonotonic-poll, committed-skip
+	Kind      string // lost, duplicate, order, inconsistent-offset, phantom, aborted-read, poll-skip, nonmonotonic-poll, committed-skip, undelivered
 	Value     string
 	Process   string
 	Partition int32
@@ -39,7 +39,15 @@ type Result struct {
 	PollSkips            []Anomaly
 	NonmonotonicPolls    []Anomaly
 	CommittedSkips       []Anomaly
-	Unseen               int // acked values the group never polled (informational)
+	Unseen               int // acked values the group never polled (informational unless Drained)
+	// Drained: the group had polled up to every partition's end after the
+	// producers stopped; then an unseen value is Undelivered.
+	Drained     bool
+	Undelivered []Anomaly
+	// ResumedIndeterminate counts first polls after an assign that started
+	// at a commit in flight or completed info, past the last ok one
+	// (informational: the commit was applied after all).
+	ResumedIndeterminate int
 
 	Faults []FaultWindow
 }
@@ -65,6 +73,7 @@ func (r Result) Failures() []string {
 	add("poll-skips", len(r.PollSkips))
 	add("nonmonotonic-polls", len(r.NonmonotonicPolls))
 	add("committed-skips", len(r.CommittedSkips))
+	add("undelivered", len(r.Undelivered))
 	if !r.FinalComplete {
 		f = append(f, "final-read-incomplete")
 	}
@@ -88,11 +97,27 @@ type sendInfo struct {
 // they were recorded (Writer order).
 func Check(ops []history.Op) Result {
 	var r Result
-	sends := map[string]*sendInfo{}
-	final := map[pos]string{}      // offset -> value in the final read
-	finalAt := map[string][]pos{}  // value -> offsets in the final read
-	finalEnds := map[int32]int64{} // partition -> end offset
 	partitions := map[int32]bool{} // partitions seen anywhere
+	sends := collectSends(ops, &r, partitions)
+	f := readFinal(ops, &r, partitions)
+	checkSends(sends, f, &r)
+	keys := f.sortedKeys()
+	for _, k := range keys {
+		if _, ok := sends[f.at[k]]; !ok {
+			r.Phantoms = append(r.Phantoms, Anomaly{Kind: "phantom", Value: f.at[k], Partition: k.p, Offset: k.o,
+				Detail: "in the final read, never sent"})
+		}
+	}
+	r.Order, r.OrderOther = checkOrder(keys, f.at, sends)
+	checkPolls(ops, &r, sends, f.at, keys)
+	r.Faults = unavailability(ops)
+	return r
+}
+
+// collectSends folds every send's invoke and completion into one sendInfo
+// per value and counts the outcomes.
+func collectSends(ops []history.Op, r *Result, partitions map[int32]bool) map[string]*sendInfo {
+	sends := map[string]*sendInfo{}
 	for _, op := range ops {
 		if op.F != history.Send {
 			continue
@@ -118,33 +143,65 @@ func Check(ops []history.Op) Result {
 			r.Indeterminate++
 		}
 	}
+	return sends
+}
+
+// finalLog is the final read: the ground truth of the log.
+type finalLog struct {
+	at     map[pos]string   // offset -> value
+	values map[string][]pos // value -> offsets
+}
+
+func (f finalLog) sortedKeys() []pos {
+	keys := make([]pos, 0, len(f.at))
+	for k := range f.at {
+		keys = append(keys, k)
+	}
+	sort.Slice(keys, func(i, j int) bool {
+		if keys[i].p != keys[j].p {
+			return keys[i].p < keys[j].p
+		}
+		return keys[i].o < keys[j].o
+	})
+	return keys
+}
+
+// readFinal gathers the final read, flags an offset read with two values,
+// and sets FinalComplete: every partition seen anywhere reached its end.
+func readFinal(ops []history.Op, r *Result, partitions map[int32]bool) finalLog {
+	f := finalLog{at: map[pos]string{}, values: map[string][]pos{}}
+	ends := map[int32]int64{} // partition -> end offset
 	for _, op := range ops {
 		switch op.F {
 		case history.FinalRead:
 			k := pos{op.Partition, op.Offset}
-			if v, dup := final[k]; dup && v != op.Value {
-				r.InconsistentOffsets = append(r.InconsistentOffsets, Anomaly{Kind: "inconsistent-offset", Value: op.Value,
-					Process: op.Process, Partition: op.Partition, Offset: op.Offset, Detail: "final read also holds " + v})
-				continue
-			} else if dup {
+			if v, dup := f.at[k]; dup {
+				if v != op.Value {
+					r.InconsistentOffsets = append(r.InconsistentOffsets, Anomaly{Kind: "inconsistent-offset", Value: op.Value,
+						Process: op.Process, Partition: op.Partition, Offset: op.Offset, Detail: "final read also holds " + v})
+				}
 				continue
 			}
-			final[k] = op.Value
-			finalAt[op.Value] = append(finalAt[op.Value], k)
+			f.at[k] = op.Value
+			f.values[op.Value] = append(f.values[op.Value], k)
 			partitions[op.Partition] = true
 			r.FinalRecords++
 		case history.FinalEnd:
-			finalEnds[op.Partition] = op.Offset
+			ends[op.Partition] = op.Offset
 		}
 	}
-	r.FinalComplete = len(finalEnds) > 0
+	r.FinalComplete = len(ends) > 0
 	for p := range partitions {
-		if _, ok := finalEnds[p]; !ok {
+		if _, ok := ends[p]; !ok {
 			r.FinalComplete = false
 		}
 	}
+	return f
+}
 
-	// Lost, acked-offset consistency, duplicates, phantoms in the final read.
+// checkSends holds every send against the final read: lost, acknowledged
+// offset consistency, aborted reads, duplicates.
+func checkSends(sends map[string]*sendInfo, f finalLog, r *Result) {
 	values := make([]string, 0, len(sends))
 	for v := range sends {
 		values = append(values, v)
@@ -152,12 +209,12 @@ func Check(ops []history.Op) Result {
 	sort.Strings(values)
 	for _, v := range values {
 		s := sends[v]
-		at := finalAt[v]
+		at := f.values[v]
 		if s.outcome == history.OK {
 			if len(at) == 0 {
 				r.Lost = append(r.Lost, Anomaly{Kind: "lost", Value: v, Process: s.proc, Partition: s.ack.p, Offset: s.ack.o,
 					Detail: "acknowledged, absent from the final read"})
-			} else if fv, ok := final[s.ack]; !ok || fv != v {
+			} else if fv, ok := f.at[s.ack]; !ok || fv != v {
 				r.InconsistentOffsets = append(r.InconsistentOffsets, Anomaly{Kind: "inconsistent-offset", Value: v, Process: s.proc,
 					Partition: s.ack.p, Offset: s.ack.o, Detail: fmt.Sprintf("acknowledged here, final read has %q", fv)})
 			}
@@ -176,26 +233,6 @@ func Check(ops []history.Op) Result {
 			}
 		}
 	}
-	keys := make([]pos, 0, len(final))
-	for k := range final {
-		keys = append(keys, k)
-	}
-	sort.Slice(keys, func(i, j int) bool {
-		if keys[i].p != keys[j].p {
-			return keys[i].p < keys[j].p
-		}
-		return keys[i].o < keys[j].o
-	})
-	for _, k := range keys {
-		if _, ok := sends[final[k]]; !ok {
-			r.Phantoms = append(r.Phantoms, Anomaly{Kind: "phantom", Value: final[k], Partition: k.p, Offset: k.o,
-				Detail: "in the final read, never sent"})
-		}
-	}
-	r.Order, r.OrderOther = checkOrder(keys, final, sends)
-	checkPolls(ops, &r, sends, final, keys)
-	r.Faults = unavailability(ops)
-	return r
 }
 
 // checkOrder walks each partition of the final read in offset order and

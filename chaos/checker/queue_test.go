@@ -2,6 +2,7 @@ package checker
 
 import (
 	"fmt"
+	"strings"
 	"testing"
 	"time"
 
@@ -240,5 +241,102 @@ func TestCheckUnavailability(t *testing.T) {
 	w := r.Faults[0]
 	if w.SendGap != 3000*time.Millisecond || w.SendAfterHeal != 500*time.Millisecond || w.PollGap != 5000*time.Millisecond {
 		t.Fatalf("window: %+v", w)
+	}
+}
+
+// handover is a history where c1 polls offsets 0-1 of partition 0 and
+// commits 2 with the given outcome ("" leaves the commit in flight), then
+// c2 is assigned the partition and first polls at start; the log holds
+// offsets 0-3.
+func handover(outcome string, start int64) []h.Op {
+	b := &hist{}
+	for i := int64(0); i < 4; i++ {
+		b.sent("a", i+1, true, 0, i)
+	}
+	b.add(h.Op{Process: "c1", Type: h.OK, F: h.Assign, Partition: 0})
+	b.poll("c1", 0, 0, "a/1").poll("c1", 0, 1, "a/2")
+	b.add(h.Op{Process: "c1", Type: h.Invoke, F: h.Commit, Partition: 0, Offset: 2})
+	if outcome != "" {
+		b.add(h.Op{Process: "c1", Type: outcome, F: h.Commit, Partition: 0, Offset: 2})
+	}
+	b.add(h.Op{Process: "c2", Type: h.OK, F: h.Assign, Partition: 0})
+	for o := start; o < 4; o++ {
+		b.poll("c2", 0, o, fmt.Sprintf("a/%d", o+1))
+	}
+	for i := int64(0); i < 4; i++ {
+		b.final(0, i, fmt.Sprintf("a/%d", i+1))
+	}
+	return b.end(0, 4).ops
+}
+
+// TestCheckCommittedSkipIndeterminateCommit: a commit that timed out, or is
+// still in flight when the next member starts, may be applied; starting at
+// it skips nothing (the CI finding of issue 17: committed-skip at o=4104
+// with committed offset 4103, the commit of 4104 having timed out).
+func TestCheckCommittedSkipIndeterminateCommit(t *testing.T) {
+	for _, outcome := range []string{h.OK, h.Info, ""} {
+		r := Check(handover(outcome, 2))
+		if len(r.CommittedSkips) != 0 {
+			t.Errorf("commit %q, start at it: flagged %v", outcome, r.CommittedSkips)
+		}
+		if want := map[bool]int{true: 0, false: 1}[outcome == h.OK]; r.ResumedIndeterminate != want {
+			t.Errorf("commit %q: resumed-indeterminate %d, want %d", outcome, r.ResumedIndeterminate, want)
+		}
+	}
+}
+
+// TestCheckCommittedSkipPastPossibleCommit: starting past every commit that
+// may be applied is a skip, whatever the outcomes; a commit refused for
+// certain is no candidate.
+func TestCheckCommittedSkipPastPossibleCommit(t *testing.T) {
+	for _, c := range []struct {
+		outcome string
+		start   int64
+	}{{h.OK, 3}, {h.Info, 3}, {"", 3}, {h.Fail, 2}, {h.Fail, 3}} {
+		r := Check(handover(c.outcome, c.start))
+		if len(r.CommittedSkips) != 1 || r.CommittedSkips[0].Process != "c2" || r.CommittedSkips[0].Offset != c.start {
+			t.Errorf("commit %q, start at %d: committed skips %v", c.outcome, c.start, r.CommittedSkips)
+		}
+	}
+}
+
+// TestCheckCommittedSkipDetail: the anomaly says whether the records it
+// skipped were read by another member before (a commit the history missed)
+// or by nobody (data hidden from the group).
+func TestCheckCommittedSkipDetail(t *testing.T) {
+	r := Check(handover(h.Fail, 2))
+	if len(r.CommittedSkips) != 1 || !strings.Contains(r.CommittedSkips[0].Detail, "every record skipped was polled before") {
+		t.Fatalf("polled-before skip: %v", r.CommittedSkips)
+	}
+	r = Check(handover(h.OK, 3))
+	if len(r.CommittedSkips) != 1 || !strings.Contains(r.CommittedSkips[0].Detail, "1 records skipped never polled before, the first at 2") {
+		t.Fatalf("never-polled skip: %v", r.CommittedSkips)
+	}
+}
+
+// TestCheckUndelivered: once the group caught up (a drained ok op), an
+// acknowledged value no member polled is undelivered; before, it is only
+// unseen (the consumers were stopped behind the producers).
+func TestCheckUndelivered(t *testing.T) {
+	b := clean()
+	b.sent("a", 3, true, 0, 2).final(0, 2, "a/3")
+	ops := append([]h.Op(nil), b.ops...)
+	for i, op := range ops {
+		if op.F == h.FinalEnd && op.Partition == 0 {
+			ops[i].Offset = 3
+		}
+	}
+	r := Check(ops)
+	if r.Unseen != 1 || len(r.Undelivered) != 0 || len(r.Failures()) != 0 {
+		t.Fatalf("not drained: unseen %d undelivered %v failures %v", r.Unseen, r.Undelivered, r.Failures())
+	}
+	ops = append(ops, h.Op{Process: "group", Type: h.OK, F: h.Drained})
+	r = Check(ops)
+	if len(r.Undelivered) != 1 || r.Undelivered[0].Value != "a/3" || !r.Drained {
+		t.Fatalf("drained: undelivered %v", r.Undelivered)
+	}
+	ops[len(ops)-1].Type = h.Info // the group did not catch up in time
+	if r := Check(ops); len(r.Undelivered) != 0 {
+		t.Fatalf("drain timed out: undelivered %v", r.Undelivered)
 	}
 }

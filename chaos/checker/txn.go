@@ -21,10 +21,13 @@ type Txn struct {
 	Writes  []TxnWrite
 }
 
-// TxnWrite is one record written inside a transaction.
+// TxnWrite is one record written inside a transaction. Source, for a
+// consume-transform-produce transaction, names the input record
+// ("<partition>/<offset>") the write transforms.
 type TxnWrite struct {
 	Partition int32
 	Value     string
+	Source    string
 }
 
 // TxnRead is one record read: by a read_committed consumer during the run
@@ -38,8 +41,8 @@ type TxnRead struct {
 	Final     bool
 }
 
-// TxnHistory is the input of CheckTxn. The transactional workload (which
-// waits for the transactions issue) records one.
+// TxnHistory is the input of CheckTxn; CheckTxnOps builds it from the
+// transactional workload's history ops.
 type TxnHistory struct {
 	Txns  []Txn
 	Reads []TxnRead
@@ -48,9 +51,17 @@ type TxnHistory struct {
 // TxnResult lists the transactional anomalies.
 type TxnResult struct {
 	Committed, Aborted, Indeterminate int
+	Reads, FinalRecords               int
 	AbortedReads                      []Anomaly // a read_committed read of an aborted txn's write
 	TornTxns                          []Anomaly // the final read holds some, not all, of one txn's writes
 	LostCommits                       []Anomaly // a committed txn none of whose writes is in the final read
+	// DuplicateOutputs: one input record transformed more than once in the
+	// final read (exactly-once consume-transform-produce broken).
+	DuplicateOutputs []Anomaly
+	Phantoms         []Anomaly // a record read that no transaction wrote
+	// FinalIncomplete: the final read did not reach every partition's
+	// fence (only CheckTxnOps sets it).
+	FinalIncomplete bool
 }
 
 // Failures lists the invariants broken, empty when valid.
@@ -59,12 +70,26 @@ func (r TxnResult) Failures() []string {
 	for _, x := range []struct {
 		n string
 		a []Anomaly
-	}{{"aborted-reads", r.AbortedReads}, {"torn-txns", r.TornTxns}, {"lost-commits", r.LostCommits}} {
+	}{{"aborted-reads", r.AbortedReads}, {"torn-txns", r.TornTxns}, {"lost-commits", r.LostCommits},
+		{"eos-duplicates", r.DuplicateOutputs}, {"txn-phantoms", r.Phantoms}} {
 		if len(x.a) > 0 {
 			f = append(f, fmt.Sprintf("%s=%d", x.n, len(x.a)))
 		}
 	}
+	if r.FinalIncomplete {
+		f = append(f, "txn-final-read-incomplete")
+	}
 	return f
+}
+
+// sourceOf is the input record t's write v transforms, "" for none.
+func sourceOf(t *Txn, v string) string {
+	for _, w := range t.Writes {
+		if w.Value == v {
+			return w.Source
+		}
+	}
+	return ""
 }
 
 // CheckTxn checks a transactional history.
@@ -86,10 +111,31 @@ func CheckTxn(h TxnHistory) TxnResult {
 		}
 	}
 	finalSeen := map[string]bool{}
+	outputs := map[string]TxnRead{} // source -> its first transformation in the final read
 	for _, rd := range h.Reads {
 		t := owner[rd.Value]
+		if t == nil {
+			r.Phantoms = append(r.Phantoms, Anomaly{Kind: "txn-phantom", Value: rd.Value, Process: rd.Process,
+				Partition: rd.Partition, Offset: rd.Offset, Detail: "read, written by no transaction"})
+			continue
+		}
 		if rd.Final {
+			r.FinalRecords++
+			if finalSeen[rd.Value] {
+				continue // the same offset read twice by the final reader
+			}
 			finalSeen[rd.Value] = true
+			if src := sourceOf(t, rd.Value); src != "" {
+				if first, dup := outputs[src]; dup {
+					r.DuplicateOutputs = append(r.DuplicateOutputs, Anomaly{Kind: "eos-duplicate", Value: rd.Value, Process: t.Process,
+						Partition: rd.Partition, Offset: rd.Offset,
+						Detail: fmt.Sprintf("input %s transformed again; first %q at p=%d o=%d", src, first.Value, first.Partition, first.Offset)})
+				} else {
+					outputs[src] = rd
+				}
+			}
+		} else {
+			r.Reads++
 		}
 		if t != nil && t.Status == TxnAborted {
 			r.AbortedReads = append(r.AbortedReads, Anomaly{Kind: "aborted-read", Value: rd.Value, Process: rd.Process,

@@ -29,8 +29,11 @@ type Options struct {
 	Work      string // work dir: configs, logs, tmpfs mount points
 	SamsaBin  string // the samsa binary
 	Brokers   int    // 3..5
-	DiskBytes int64  // tmpfs size per broker log dir
+	DiskBytes int64  // size of each broker's log dir disk
 	Unclean   bool   // unclean.leader.election.enable
+	// LoopDisks: log dirs on ext4 over loop devices (slowdisk.go) instead
+	// of plain tmpfs, so SlowDisk can throttle them.
+	LoopDisks bool
 }
 
 // Cluster is a running ensemble and broker set.
@@ -40,7 +43,9 @@ type Cluster struct {
 	ZK      []*Proc // zk1..zk3
 	Brokers []*Proc // b1..bN, broker.id = index+1
 	Admin   *zkutil.Client
-	mounts  []string
+	mounts  []string       // unmounted in reverse order
+	loops   []string       // loop devices, detached after the unmounts
+	loopDev map[int]string // broker index -> its loop device
 }
 
 // ZKNode and BrokerNode name the nodes.
@@ -194,11 +199,11 @@ func (c *Cluster) zkProc(i int, java string) (*Proc, error) {
 	if err := os.WriteFile(cfg, []byte(strings.Join(lines, "\n")+"\n"), 0o644); err != nil {
 		return nil, err
 	}
-	return &Proc{Name: node, logPath: filepath.Join(dir, "zookeeper.log"), newCmd: func() *exec.Cmd {
+	return newProc(node, filepath.Join(dir, "zookeeper.log"), func() *exec.Cmd {
 		return c.Net.Command(node, java, "-Xms16m", "-Xmx128m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1",
 			"-XX:-UsePerfData", "-Xshare:auto", "-Djava.awt.headless=true", "-Dzookeeper.admin.enableServer=false",
 			"-cp", ZooKeeperJar, "org.apache.zookeeper.server.quorum.QuorumPeerMain", cfg)
-	}}, nil
+	}), nil
 }
 
 func (c *Cluster) brokerProc(i int) (*Proc, error) {
@@ -208,10 +213,16 @@ func (c *Cluster) brokerProc(i int) (*Proc, error) {
 	if err := os.MkdirAll(disk, 0o755); err != nil {
 		return nil, err
 	}
-	if err := runCmd("mount", "-t", "tmpfs", "-o", "size="+strconv.FormatInt(c.Opt.DiskBytes, 10), c.Opt.Prefix, disk); err != nil {
-		return nil, err
+	if c.Opt.LoopDisks {
+		if err := c.mountLoopDisk(i, disk); err != nil {
+			return nil, err
+		}
+	} else {
+		if err := runCmd("mount", "-t", "tmpfs", "-o", "size="+strconv.FormatInt(c.Opt.DiskBytes, 10), c.Opt.Prefix, disk); err != nil {
+			return nil, err
+		}
+		c.mounts = append(c.mounts, disk)
 	}
-	c.mounts = append(c.mounts, disk)
 	props := map[string]string{
 		"broker.id":                        strconv.Itoa(i + 1),
 		"listeners":                        "PLAINTEXT://" + c.BrokerAddr(i),
@@ -225,12 +236,15 @@ func (c *Cluster) brokerProc(i int) (*Proc, error) {
 		"auto.create.topics.enable":        "false",
 		"offsets.topic.replication.factor": "3",
 		"offsets.topic.num.partitions":     "3",
-		"replica.lag.time.max.ms":          "10000",
-		"replica.fetch.wait.max.ms":        "100",
-		"group.initial.rebalance.delay.ms": "0",
-		"log.segment.bytes":                "4194304",
-		"controlled.shutdown.enable":       "true",
-		"log.level":                        "info",
+		// __transaction_state as small as __consumer_offsets here (Kafka's
+		// 50 partitions would dominate the recovery waits).
+		"transaction.state.log.num.partitions": "3",
+		"replica.lag.time.max.ms":              "10000",
+		"replica.fetch.wait.max.ms":            "100",
+		"group.initial.rebalance.delay.ms":     "0",
+		"log.segment.bytes":                    "4194304",
+		"controlled.shutdown.enable":           "true",
+		"log.level":                            "info",
 	}
 	var b strings.Builder
 	keys := make([]string, 0, len(props))
@@ -245,9 +259,9 @@ func (c *Cluster) brokerProc(i int) (*Proc, error) {
 	if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
 		return nil, err
 	}
-	return &Proc{Name: node, logPath: filepath.Join(dir, "broker.log"), newCmd: func() *exec.Cmd {
+	return newProc(node, filepath.Join(dir, "broker.log"), func() *exec.Cmd {
 		return c.Net.Command(node, c.Opt.SamsaBin, "kafka-server-start", path)
-	}}, nil
+	}), nil
 }
 
 func (c *Cluster) allRegistered() error {
@@ -346,11 +360,17 @@ func (c *Cluster) Close() {
 		_ = p.Stop(10 * time.Second)
 	}
 	for _, p := range c.ZK {
-		_ = p.Kill()
+		_ = p.Kill(killWait)
 	}
-	for _, m := range c.mounts {
-		_ = runCmd("umount", "-l", m)
+	for i := range c.Brokers {
+		_ = c.RestoreDisk(i)
 	}
+	// Lazy unmounts: a loop filesystem first, then the tmpfs holding its
+	// image; the detach then completes when the last user lets go.
+	for i := len(c.mounts) - 1; i >= 0; i-- {
+		_ = runCmd("umount", "-l", c.mounts[i])
+	}
+	c.detachLoops()
 	if c.Net != nil {
 		c.Net.Close()
 	}
@@ -375,6 +395,7 @@ func Cleanup(prefix string) []string {
 			}
 		}
 	}
+	done = append(done, cleanupLoops(prefix)...)
 	mounts, _ := os.ReadFile("/proc/mounts")
 	for _, line := range strings.Split(string(mounts), "\n") {
 		f := strings.Fields(line)
@@ -429,4 +450,17 @@ func (c *Cluster) WaitDeregistered(ctx context.Context, i int, d time.Duration) 
 		}
 		return err
 	})
+}
+
+// SaveDisks copies every broker's log dir off its disk (which Close
+// unmounts) to <work>/bN/data, for the post-mortem of a failed run.
+func (c *Cluster) SaveDisks() error {
+	var first error
+	for i := range c.Brokers {
+		dst := filepath.Join(c.Opt.Work, BrokerNode(i), "data")
+		if err := runCmd("cp", "-a", filepath.Join(c.DiskDir(i), "data"), dst); err != nil && first == nil {
+			first = err
+		}
+	}
+	return first
 }

@@ -9,8 +9,10 @@
 //
 // Each broker's log dir is a tmpfs of DiskBytes mounted at
 // <work>/bN/disk (mount source "samsa-chaos"), so a full disk is one filler
-// file away and never touches the host's disk. Processes get Pdeathsig
-// SIGKILL: they die with the harness even when it is killed itself.
+// file away and never touches the host's disk; with Options.LoopDisks it is
+// ext4 on a loop device instead, so SlowDisk can throttle it (slowdisk.go).
+// Processes are childproc.Procs with Pdeathsig SIGKILL and their own
+// process group: they die with the harness even when it is killed itself.
 //
 // Broker settings are the durable ones the bar names: RF 3,
 // min.insync.replicas 2, unclean.leader.election.enable false (or true with

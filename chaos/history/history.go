@@ -29,6 +29,13 @@ const (
 	FinalEnd  = "final-end"
 	Fault     = "fault"
 	Recovered = "recovered"
+	Drained   = "drained"
+
+	Txn          = "txn"
+	TxnSend      = "txn-send"
+	TxnRead      = "txn-read"
+	TxnFinalRead = "txn-final-read"
+	TxnFinalEnd  = "txn-final-end"
 )
 
 // Op is one line of the history.
@@ -43,6 +50,8 @@ type Op struct {
 	Offset     int64  `json:"o"`
 	Idempotent bool   `json:"idem,omitempty"`
 	Client     string `json:"client,omitempty"` // "kgo" or "sarama"
+	TxnID      string `json:"txn,omitempty"`    // txn-send: the transaction (a txn op's Value)
+	Source     string `json:"src,omitempty"`    // txn-send: the input record "<p>/<o>" it transforms
 	Err        string `json:"err,omitempty"`
 }
 

@@ -37,10 +37,12 @@ type Nemesis struct {
 // Unavailable lists the faults the issue names that this machine cannot
 // inject, with the reason.
 var Unavailable = []struct{ Name, Why string }{
-	{"slow-disk", "cgroup io.max throttles block devices; the log dirs are tmpfs and the io controller here is bound to cgroup v1"},
 	{"clock-jump", "time namespaces cannot offset the wall clock (CLOCK_REALTIME); changing the host clock would disturb everyone else"},
 	{"netem", "this kernel has no sch_netem: one-way loss uses iptables statistic, delay uses tbf (loss, slow-link)"},
 }
+
+// killWait bounds the wait for a SIGKILLed process to exit.
+const killWait = 30 * time.Second
 
 // All is the fault matrix, in --help order. Combined faults are "a+b".
 func All() []Nemesis {
@@ -64,6 +66,9 @@ func All() []Nemesis {
 // Extra are faults outside the "all" matrix (name them with --nemesis).
 func Extra() []Nemesis {
 	return []Nemesis{
+		{Name: "slow-disk", Help: fmt.Sprintf("a broker's log dir (ext4 on a loop device; naming it switches every broker to one) limited to %d IOPS "+
+			"by a cgroup v1 blkio throttle: fsync, O_DIRECT and cache-miss reads slowed (v1 does not charge buffered writeback)", slowDiskIOPS),
+			Start: slowDisk},
 		{Name: "isr-shrink-kill", Help: "Jepsen 2013: cut a leader from one follower, then the other, until the ISR is the leader alone, then SIGKILL it (measures unclean-election loss with --unclean)", Start: isrShrinkKill},
 	}
 }
@@ -160,7 +165,7 @@ func startBroker(e *Env, i int) Heal {
 
 func kill(ctx context.Context, e *Env) (string, Heal, error) {
 	i := pick(e, len(e.C.Brokers))
-	return "SIGKILL " + cluster.BrokerNode(i), startBroker(e, i), e.C.Brokers[i].Kill()
+	return "SIGKILL " + cluster.BrokerNode(i), startBroker(e, i), e.C.Brokers[i].Kill(killWait)
 }
 
 func pause(ctx context.Context, e *Env) (string, Heal, error) {
@@ -179,7 +184,7 @@ func killController(ctx context.Context, e *Env) (string, Heal, error) {
 	if err != nil {
 		return "", nil, err
 	}
-	return "SIGKILL controller " + cluster.BrokerNode(i), startBroker(e, i), e.C.Brokers[i].Kill()
+	return "SIGKILL controller " + cluster.BrokerNode(i), startBroker(e, i), e.C.Brokers[i].Kill(killWait)
 }
 
 func netHeal(e *Env) Heal { return func(context.Context) error { return e.C.Net.HealAll() } }
@@ -335,7 +340,7 @@ func zkQuorumLoss(ctx context.Context, e *Env) (string, Heal, error) {
 	}
 	heal := startZK(e, is...)
 	for _, i := range is {
-		if err := e.C.ZK[i].Kill(); err != nil {
+		if err := e.C.ZK[i].Kill(killWait); err != nil {
 			return "", heal, err
 		}
 	}
@@ -347,7 +352,28 @@ func zkLeaderKill(ctx context.Context, e *Env) (string, Heal, error) {
 	if err != nil {
 		return "", nil, err
 	}
-	return "SIGKILL zk leader " + cluster.ZKNode(i), startZK(e, i), e.C.ZK[i].Kill()
+	return "SIGKILL zk leader " + cluster.ZKNode(i), startZK(e, i), e.C.ZK[i].Kill(killWait)
+}
+
+// slowDiskIOPS is the slow-disk limit: every fsync of a few blocks then
+// takes hundreds of milliseconds.
+const slowDiskIOPS = 4
+
+func slowDisk(ctx context.Context, e *Env) (string, Heal, error) {
+	i := pick(e, len(e.C.Brokers))
+	heal := func(context.Context) error { return e.C.RestoreDisk(i) }
+	return fmt.Sprintf("%s log dir at %d IOPS", cluster.BrokerNode(i), slowDiskIOPS), heal, e.C.SlowDisk(i, slowDiskIOPS)
+}
+
+// NeedsLoopDisks reports whether any of names (as for Lookup) injects
+// slow-disk, which needs block-device log dirs.
+func NeedsLoopDisks(names []string) bool {
+	for _, n := range names {
+		if strings.Contains(n, "slow-disk") {
+			return true
+		}
+	}
+	return false
 }
 
 func diskFull(ctx context.Context, e *Env) (string, Heal, error) {
@@ -412,5 +438,5 @@ func isrShrinkKill(ctx context.Context, e *Env) (string, Heal, error) {
 			return "", heal, err
 		}
 	}
-	return fmt.Sprintf("p%d: ISR shrunk to leader %s alone, then SIGKILL %s", p.Partition, l, l), heal, e.C.Brokers[li].Kill()
+	return fmt.Sprintf("p%d: ISR shrunk to leader %s alone, then SIGKILL %s", p.Partition, l, l), heal, e.C.Brokers[li].Kill(killWait)
 }

@@ -45,6 +45,8 @@ type Summary struct {
 	Unrecovered int
 	Restarts    int // processes found exited after a heal and started again
 	Result      checker.Result
+	Txn         checker.TxnResult // when TxnChecked: the transactional workload ran
+	TxnChecked  bool
 	PerFault    []FaultStats
 	Elapsed     time.Duration
 }
@@ -59,80 +61,60 @@ type FaultStats struct {
 }
 
 // OK reports whether the run met the bar.
-func (s Summary) OK() bool { return len(s.Result.Failures()) == 0 && s.Unrecovered == 0 }
+func (s Summary) OK() bool { return len(s.Failures()) == 0 && s.Unrecovered == 0 }
+
+// Failures lists the queue's and the transactions' broken invariants.
+func (s Summary) Failures() []string {
+	return append(s.Result.Failures(), s.Txn.Failures()...)
+}
 
 // Line is the one summary line.
 func (s Summary) Line() string {
 	r := s.Result
 	res := "ok"
-	if f := r.Failures(); len(f) > 0 || s.Unrecovered > 0 {
+	if f := s.Failures(); len(f) > 0 || s.Unrecovered > 0 {
 		if s.Unrecovered > 0 {
 			f = append(f, fmt.Sprintf("unrecovered=%d", s.Unrecovered))
 		}
 		res = "FAIL(" + strings.Join(f, ",") + ")"
 	}
+	txn := ""
+	if t := s.Txn; s.TxnChecked {
+		txn = fmt.Sprintf(" txn-committed=%d txn-aborted=%d txn-indeterminate=%d txn-reads=%d aborted-reads=%d torn-txns=%d "+
+			"lost-commits=%d eos-duplicates=%d", t.Committed, t.Aborted, t.Indeterminate, t.Reads, len(t.AbortedReads),
+			len(t.TornTxns), len(t.LostCommits), len(t.DuplicateOutputs))
+	}
 	return fmt.Sprintf("samsa-chaos: seed=%d cycles=%d acked=%d lost=%d duplicates=%d order=%d indeterminate=%d "+
-		"duplicates-nonidempotent=%d reorders-nonidempotent=%d polled=%d unseen=%d restarts=%d elapsed=%s result=%s",
+		"duplicates-nonidempotent=%d reorders-nonidempotent=%d polled=%d unseen=%d resumed-indeterminate=%d%s restarts=%d elapsed=%s result=%s",
 		s.Seed, s.Cycles, r.Acked, len(r.Lost), r.Duplicates(), len(r.Order), r.Indeterminate,
-		len(r.DuplicatesOther), len(r.OrderOther), r.Polled, r.Unseen, s.Restarts, s.Elapsed.Round(time.Second), res)
+		len(r.DuplicatesOther), len(r.OrderOther), r.Polled, r.Unseen, r.ResumedIndeterminate, txn, s.Restarts, s.Elapsed.Round(time.Second), res)
 }
 
 const topic = "samsa-chaos"
 
-// Run does one run.
+// Run does one run: set up, warm up, the fault cycles, then stop, read
+// the final log and check the history.
 func Run(ctx context.Context, o Options) (sum Summary, err error) {
 	start := time.Now()
-	logf := o.Log
-	if logf == nil {
-		logf = func(string, ...any) {}
+	if o.Log == nil {
+		o.Log = func(string, ...any) {}
 	}
-	ns, err := nemesis.Lookup(o.Nemeses)
+	ns, wl, err := lookup(o)
 	if err != nil {
 		return sum, err
 	}
-	if len(ns) == 0 {
-		return sum, fmt.Errorf("runner: no nemesis")
-	}
-	wl, err := workload.ByName(o.Workload)
-	if err != nil {
-		return sum, err
-	}
-	if err := os.RemoveAll(o.Work); err != nil {
-		return sum, err
-	}
-	if err := os.MkdirAll(o.Work, 0o755); err != nil {
-		return sum, err
-	}
-	cluster.Cleanup(o.Prefix)
-	h, err := history.Create(filepath.Join(o.Work, "history.jsonl"))
+	h, err := openWork(o)
 	if err != nil {
 		return sum, err
 	}
 	defer h.Close()
-	logf("starting ZooKeeper ensemble and %d brokers in network namespaces", o.Brokers)
-	c, err := cluster.Start(ctx, cluster.Options{Prefix: o.Prefix, Work: o.Work, SamsaBin: o.SamsaBin,
-		Brokers: o.Brokers, DiskBytes: 256 << 20, Unclean: o.Unclean})
+	c, err := startCluster(ctx, o, &sum)
 	if err != nil {
 		return sum, err
 	}
 	defer c.Close()
-	if err := cluster.WaitFor(ctx, 60*time.Second, func() error {
-		cctx, cancel := context.WithTimeout(ctx, 15*time.Second)
-		defer cancel()
-		err := workload.CreateTopic(cctx, c.Bootstrap(), topic, o.Partitions, o.Unclean)
-		if err != nil && strings.Contains(err.Error(), "TOPIC_ALREADY_EXISTS") {
-			return nil
-		}
-		return err
-	}); err != nil {
-		return sum, err
-	}
-	env := &nemesis.Env{C: c, Topic: topic, Rng: rand.New(rand.NewSource(o.Seed))}
-	if err := waitWhole(ctx, c, o.Recover, &sum.Restarts, logf); err != nil {
-		return sum, fmt.Errorf("runner: cluster never whole: %w", err)
-	}
-	logf("cluster up; starting workload %s", wl.Name())
-	if err := wl.Start(ctx, workload.Env{Bootstrap: c.Bootstrap(), Topic: topic, History: h, Rate: o.Rate}); err != nil {
+	o.Log("cluster up; starting workload %s", wl.Name())
+	if err := wl.Start(ctx, workload.Env{Bootstrap: c.Bootstrap(), Topic: topic, History: h, Rate: o.Rate, Unclean: o.Unclean}); err != nil {
 		return sum, err
 	}
 	stopped := false
@@ -143,7 +125,86 @@ func Run(ctx context.Context, o Options) (sum Summary, err error) {
 			cancel()
 		}
 	}()
-	// Warm up: the group joined and some sends acknowledged.
+	warmUp(ctx, h)
+	env := &nemesis.Env{C: c, Topic: topic, Rng: rand.New(rand.NewSource(o.Seed))}
+	runCycles(ctx, o, c, env, h, ns, &sum)
+	stopped = true
+	finish(o, c, wl, h, &sum)
+	sum.Seed = o.Seed
+	sum.Result = checker.Check(h.Ops())
+	sum.Txn, sum.TxnChecked = checker.CheckTxnOps(h.Ops())
+	sum.PerFault = perFault(h.Ops(), sum.Result)
+	if len(sum.Failures()) > 0 {
+		if err := c.SaveDisks(); err != nil {
+			o.Log("saving the log dirs: %v", err)
+		} else {
+			o.Log("log dirs saved to %s/b*/data", o.Work)
+		}
+	}
+	sum.Elapsed = time.Since(start)
+	if err := os.WriteFile(filepath.Join(o.Work, "report.md"), []byte(Report(sum)), 0o644); err != nil {
+		o.Log("report: %v", err)
+	}
+	return sum, ctx.Err()
+}
+
+// lookup resolves the options' nemeses and workload.
+func lookup(o Options) ([]nemesis.Nemesis, workload.Workload, error) {
+	ns, err := nemesis.Lookup(o.Nemeses)
+	if err != nil {
+		return nil, nil, err
+	}
+	if len(ns) == 0 {
+		return nil, nil, fmt.Errorf("runner: no nemesis")
+	}
+	wl, err := workload.ByName(o.Workload)
+	return ns, wl, err
+}
+
+// openWork empties the work dir, removes a crashed run's leftovers and
+// creates the history.
+func openWork(o Options) (*history.Writer, error) {
+	if err := os.RemoveAll(o.Work); err != nil {
+		return nil, err
+	}
+	if err := os.MkdirAll(o.Work, 0o755); err != nil {
+		return nil, err
+	}
+	cluster.Cleanup(o.Prefix)
+	return history.Create(filepath.Join(o.Work, "history.jsonl"))
+}
+
+// startCluster starts the ensemble and the brokers, creates the queue
+// topic and waits until the cluster is whole.
+func startCluster(ctx context.Context, o Options, sum *Summary) (*cluster.Cluster, error) {
+	o.Log("starting ZooKeeper ensemble and %d brokers in network namespaces", o.Brokers)
+	c, err := cluster.Start(ctx, cluster.Options{Prefix: o.Prefix, Work: o.Work, SamsaBin: o.SamsaBin,
+		Brokers: o.Brokers, DiskBytes: 256 << 20, Unclean: o.Unclean, LoopDisks: nemesis.NeedsLoopDisks(o.Nemeses)})
+	if err != nil {
+		return nil, err
+	}
+	if err := cluster.WaitFor(ctx, 60*time.Second, func() error {
+		cctx, cancel := context.WithTimeout(ctx, 15*time.Second)
+		defer cancel()
+		err := workload.CreateTopic(cctx, c.Bootstrap(), topic, o.Partitions, o.Unclean)
+		if err != nil && strings.Contains(err.Error(), "TOPIC_ALREADY_EXISTS") {
+			return nil
+		}
+		return err
+	}); err != nil {
+		c.Close()
+		return nil, err
+	}
+	if err := waitWhole(ctx, c, o.Recover, &sum.Restarts, o.Log); err != nil {
+		c.Close()
+		return nil, fmt.Errorf("runner: cluster never whole: %w", err)
+	}
+	return c, nil
+}
+
+// warmUp waits (at most 60 s) until the workload has 50 sends
+// acknowledged: the group joined and the producers run.
+func warmUp(ctx context.Context, h *history.Writer) {
 	_ = cluster.WaitFor(ctx, 60*time.Second, func() error {
 		acked := 0
 		for _, op := range h.Ops() {
@@ -156,6 +217,11 @@ func Run(ctx context.Context, o Options) (sum Summary, err error) {
 		}
 		return nil
 	})
+}
+
+// runCycles draws and runs o.Cycles faults, with o.Quiet of health
+// between them.
+func runCycles(ctx context.Context, o Options, c *cluster.Cluster, env *nemesis.Env, h *history.Writer, ns []nemesis.Nemesis, sum *Summary) {
 	for cycle := 1; cycle <= o.Cycles && ctx.Err() == nil; cycle++ {
 		n := ns[env.Rng.Intn(len(ns))]
 		hold := o.HoldMin
@@ -165,7 +231,7 @@ func Run(ctx context.Context, o Options) (sum Summary, err error) {
 		if hold < n.MinHold {
 			hold = n.MinHold
 		}
-		if !runCycle(ctx, c, env, h, n, int64(cycle), hold, o.Recover, &sum.Restarts, logf) {
+		if !runCycle(ctx, c, env, h, n, int64(cycle), hold, o.Recover, &sum.Restarts, o.Log) {
 			sum.Unrecovered++
 		}
 		sum.Cycles++
@@ -174,28 +240,25 @@ func Run(ctx context.Context, o Options) (sum Summary, err error) {
 		case <-time.After(o.Quiet):
 		}
 	}
-	logf("stopping workload")
-	stopped = true
+}
+
+// finish stops the workload (bounded: 90 s), waits for the cluster to be
+// whole and takes the final read. Its steps run even when ctx was
+// cancelled (SIGINT): the history is checked either way.
+func finish(o Options, c *cluster.Cluster, wl workload.Workload, h *history.Writer, sum *Summary) {
+	o.Log("stopping workload")
 	sctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
 	if err := wl.Stop(sctx); err != nil {
-		logf("workload stop: %v", err)
+		o.Log("workload stop: %v", err)
 	}
 	cancel()
-	if err := waitWhole(context.Background(), c, o.Recover, &sum.Restarts, logf); err != nil {
-		logf("cluster not whole before the final read: %v", err)
+	if err := waitWhole(context.Background(), c, o.Recover, &sum.Restarts, o.Log); err != nil {
+		o.Log("cluster not whole before the final read: %v", err)
 	}
-	logf("final read")
-	if err := workload.FinalRead(context.Background(), c.Bootstrap(), topic, h, 120*time.Second); err != nil {
-		logf("final read: %v", err)
+	o.Log("final read")
+	if err := wl.FinalRead(context.Background()); err != nil {
+		o.Log("final read: %v", err)
 	}
-	sum.Seed = o.Seed
-	sum.Result = checker.Check(h.Ops())
-	sum.PerFault = perFault(h.Ops(), sum.Result)
-	sum.Elapsed = time.Since(start)
-	if err := os.WriteFile(filepath.Join(o.Work, "report.md"), []byte(Report(sum)), 0o644); err != nil {
-		logf("report: %v", err)
-	}
-	return sum, ctx.Err()
 }
 
 // runCycle applies one fault, heals it and waits for recovery. It reports
@@ -255,6 +318,9 @@ func healEverything(c *cluster.Cluster) error {
 		if err := c.FreeDisk(i); err != nil && first == nil {
 			first = err
 		}
+		if err := c.RestoreDisk(i); err != nil && first == nil {
+			first = err
+		}
 	}
 	for _, p := range append(append([]*cluster.Proc(nil), c.ZK...), c.Brokers...) {
 		if p.Paused() {
@@ -311,7 +377,7 @@ func waitWhole(ctx context.Context, c *cluster.Cluster, d time.Duration, restart
 		}
 		n := 0
 		for _, p := range ps {
-			if p.Topic != topic && p.Topic != "__consumer_offsets" {
+			if !wholeTopics[p.Topic] {
 				continue
 			}
 			n++
@@ -325,6 +391,10 @@ func waitWhole(ctx context.Context, c *cluster.Cluster, d time.Duration, restart
 		return nil
 	})
 }
+
+// wholeTopics are the topics whose every partition must have a leader and
+// a full ISR before the cluster counts as whole.
+var wholeTopics = map[string]bool{topic: true, workload.TxnTopic: true, "__consumer_offsets": true, "__transaction_state": true}
 
 // perFault aggregates the fault windows by nemesis and counts the sends
 // acknowledged (and lost) whose invoke fell inside a window.
@@ -404,7 +474,8 @@ func Report(s Summary) string {
 	}
 	r := s.Result
 	for _, list := range [][]checker.Anomaly{r.Lost, r.DuplicatesIdempotent, r.Order, r.InconsistentOffsets, r.Phantoms,
-		r.AbortedReads, r.PollSkips, r.NonmonotonicPolls, r.CommittedSkips} {
+		r.AbortedReads, r.PollSkips, r.NonmonotonicPolls, r.CommittedSkips,
+		s.Txn.AbortedReads, s.Txn.TornTxns, s.Txn.LostCommits, s.Txn.DuplicateOutputs, s.Txn.Phantoms} {
 		for i, a := range list {
 			if i == 20 {
 				fmt.Fprintf(&b, "... %d more %s\n", len(list)-20, a.Kind)

@@ -3,6 +3,7 @@ package workload
 import (
 	"context"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kadm"
@@ -30,6 +31,26 @@ func CreateTopic(ctx context.Context, bootstrap []string, topic string, partitio
 		return fmt.Errorf("workload: create topic: %w", err)
 	}
 	return resp.Err
+}
+
+// createTopicOnce creates topic, retrying (bounded: 60 s) while the
+// cluster cannot yet; an existing topic is success.
+func createTopicOnce(ctx context.Context, bootstrap []string, topic string, partitions int32, unclean bool) error {
+	ctx, cancel := context.WithTimeout(ctx, 60*time.Second)
+	defer cancel()
+	for {
+		cctx, ccancel := context.WithTimeout(ctx, 15*time.Second)
+		err := CreateTopic(cctx, bootstrap, topic, partitions, unclean)
+		ccancel()
+		if err == nil || strings.Contains(err.Error(), "TOPIC_ALREADY_EXISTS") {
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("workload: create %s: %w", topic, err)
+		case <-time.After(500 * time.Millisecond):
+		}
+	}
 }
 
 // FinalRead reads every partition of topic from its start to the end

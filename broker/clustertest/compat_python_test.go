@@ -1,0 +1,138 @@
+package clustertest_test
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kgo"
+
+	"samsa/broker/brokertest"
+)
+
+// needKafkaPython returns Debian's python3 with kafka-python (python3-kafka),
+// skipping outside CI when it is missing.
+func needKafkaPython(t *testing.T) string {
+	t.Helper()
+	py := needTool(t, "/usr/bin/python3")
+	if err := exec.Command(py, "-c", "import kafka").Run(); err != nil {
+		if os.Getenv("CI") != "" {
+			t.Fatalf("python3-kafka is required in CI: %v", err)
+		}
+		t.Skipf("python3-kafka not installed: %v", err)
+	}
+	return py
+}
+
+// TestCompatKafkaPython runs testdata/compat_kafka_python.py: kafka-python's
+// admin client (create/delete topics, create partitions, describe/alter
+// configs, describe cluster, list/describe/delete groups, group offsets),
+// a gzip acks=all producer with timestamps, headers and tombstones, a group
+// consumer that commits, end/beginning offsets, offsets_for_times and seeks.
+func TestCompatKafkaPython(t *testing.T) {
+	py := needKafkaPython(t)
+	// Three brokers: the admin client sends topic changes to the
+	// controller, group calls to each group's coordinator and broker
+	// configs to the broker described.
+	c := brokertest.NewCluster(t, 3, brokertest.WithProperty("offsets.topic.num.partitions", "3"))
+	script, err := filepath.Abs(filepath.Join("testdata", "compat_kafka_python.py"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, _ := runBounded(t, 30*time.Second, "", py, script, strings.Join(c.Addrs(), ","), strconv.Itoa(int(c.Broker(2).ID())))
+	if !strings.HasSuffix(out, "OK\n") {
+		t.Fatalf("kafka-python:\n%s", out)
+	}
+	t.Logf("kafka-python:\n%s", out)
+}
+
+// TestCompatKafkaPythonErrors runs testdata/compat_kafka_python_errors.py:
+// auto-creation on produce, MESSAGE_TOO_LARGE against a topic's
+// max.message.bytes, OFFSET_OUT_OF_RANGE answered by auto_offset_reset
+// earliest and latest, and producers and group consumers pinned to old
+// protocol versions (api_version 0.8.2 up to 2.0).
+func TestCompatKafkaPythonErrors(t *testing.T) {
+	py := needKafkaPython(t)
+	c := brokertest.NewCluster(t, 1, brokertest.WithProperty("offsets.topic.num.partitions", "2"),
+		brokertest.WithProperty("auto.create.topics.enable", "true"))
+	script, err := filepath.Abs(filepath.Join("testdata", "compat_kafka_python_errors.py"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, _ := runBounded(t, 30*time.Second, "", py, script, strings.Join(c.Addrs(), ","))
+	if !strings.HasSuffix(out, "OK\n") {
+		t.Fatalf("kafka-python:\n%s", out)
+	}
+	t.Logf("kafka-python:\n%s", out)
+}
+
+// TestCompatKafkaPythonFailover: a kafka-python producer (acks=all, one
+// request in flight) keeps going while the partition leader is killed: it
+// retries NOT_LEADER_OR_FOLLOWER and disconnects, follows the new leader,
+// and every record is stored once or more, in order.
+func TestCompatKafkaPythonFailover(t *testing.T) {
+	py := needKafkaPython(t)
+	c := brokertest.NewCluster(t, 3, brokertest.WithProperty("auto.leader.rebalance.enable", "false"))
+	c.CreateTopic(t, "pyfail", 1, 3)
+	c.WaitForISR(t, "pyfail", 0, 3)
+	leader := c.WaitForLeader(t, "pyfail", 0)
+	script, err := filepath.Abs(filepath.Join("testdata", "compat_kafka_python_failover.py"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, py, script, strings.Join(c.Addrs(), ","), "pyfail", "400")
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	// Kill the leader once about 100 records are stored.
+	adm, _ := newKadm(t, c.Addrs(), kgo.MetadataMinAge(10*time.Millisecond))
+	brokertest.WaitFor(t, 20*time.Second, func() error {
+		lo, err := adm.ListEndOffsets(kctx(t), "pyfail")
+		if err != nil {
+			return err
+		}
+		if o, _ := lo.Lookup("pyfail", 0); o.Offset < 100 {
+			return fmt.Errorf("end offset %d", o.Offset)
+		}
+		return nil
+	})
+	c.Kill(c.Index(leader))
+	if err := <-done; err != nil {
+		t.Fatalf("kafka-python: %v\nstdout:\n%s\nstderr:\n%s", err, out.String(), errb.String())
+	}
+	if !strings.HasSuffix(out.String(), "OK\n") {
+		t.Fatalf("kafka-python:\n%s\n%s", out.String(), errb.String())
+	}
+	t.Logf("kafka-python:\n%s", out.String())
+}
+
+// TestCompatKafkaPythonGroup runs testdata/compat_kafka_python_group.py:
+// two kafka-python members per assignor (range, roundrobin) share a
+// topic after a rebalance, auto-commit, and the survivor takes every
+// partition when the other leaves.
+func TestCompatKafkaPythonGroup(t *testing.T) {
+	py := needKafkaPython(t)
+	c := brokertest.NewCluster(t, 1, brokertest.WithProperty("offsets.topic.num.partitions", "2"))
+	script, err := filepath.Abs(filepath.Join("testdata", "compat_kafka_python_group.py"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, _ := runBounded(t, 30*time.Second, "", py, script, strings.Join(c.Addrs(), ","))
+	if !strings.HasSuffix(out, "OK\n") {
+		t.Fatalf("kafka-python:\n%s", out)
+	}
+	t.Logf("kafka-python:\n%s", out)
+}

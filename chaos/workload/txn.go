@@ -1,0 +1,343 @@
+package workload
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kgo"
+
+	"samsa/chaos/history"
+)
+
+// TxnTopic is the transactional workload's topic (3 partitions, RF 3,
+// min.insync.replicas 2): the multi-partition transactions' records and the
+// consume-transform-produce output.
+const TxnTopic = "samsa-chaos-txn"
+
+const (
+	txnPartitions = 3
+	txnRate       = 4  // transactions per second per multi-partition producer
+	txnAbortEvery = 4  // every 4th multi-partition transaction is aborted on purpose
+	ctpMaxRecords = 50 // input records per consume-transform-produce transaction
+	txnTimeout    = 10 * time.Second
+	endTimeout    = 30 * time.Second
+)
+
+// Txn is the transactional workload; see the package comment.
+type Txn struct {
+	env      Env
+	prodStop context.CancelFunc
+	readStop context.CancelFunc
+	prodWG   sync.WaitGroup
+	readWG   sync.WaitGroup
+}
+
+func (t *Txn) Name() string { return "txn" }
+
+// Start creates the transactional topic and launches the two
+// multi-partition producers (franz-go, Sarama), the two
+// consume-transform-produce members and the read_committed reader.
+func (t *Txn) Start(ctx context.Context, env Env) error {
+	t.env = env
+	if err := createTopicOnce(ctx, env.Bootstrap, TxnTopic, txnPartitions, env.Unclean); err != nil {
+		return err
+	}
+	pctx, pcancel := context.WithCancel(ctx)
+	rctx, rcancel := context.WithCancel(ctx)
+	t.prodStop, t.readStop = pcancel, rcancel
+	run := func(wg *sync.WaitGroup, f func()) {
+		wg.Add(1)
+		go func() { defer wg.Done(); f() }()
+	}
+	run(&t.prodWG, func() { t.multiPartitionKgo(pctx, "txn-kgo") })
+	run(&t.prodWG, func() { t.multiPartitionSarama(pctx, "txn-sarama") })
+	for i := 0; i < 2; i++ {
+		name := fmt.Sprintf("ctp-%d", i)
+		run(&t.prodWG, func() { t.transform(pctx, name) })
+	}
+	run(&t.readWG, func() { t.read(rctx, "txn-reader") })
+	return nil
+}
+
+// Stop ends the producers (each finishes the transaction it is in), then
+// the reader.
+func (t *Txn) Stop(ctx context.Context) error {
+	t.prodStop()
+	if err := waitGroup(ctx, &t.prodWG); err != nil {
+		return fmt.Errorf("workload: txn producers: %w", err)
+	}
+	t.readStop()
+	if err := waitGroup(ctx, &t.readWG); err != nil {
+		return fmt.Errorf("workload: txn reader: %w", err)
+	}
+	return nil
+}
+
+// FinalRead commits a fence transaction (one record per partition), then
+// reads the topic read_committed from the start until every partition's
+// fence: past it, every earlier transaction is decided.
+func (t *Txn) FinalRead(ctx context.Context) error {
+	return txnFinalRead(ctx, t.env, 120*time.Second)
+}
+
+func (t *Txn) txnOpts(name string) []kgo.Opt {
+	return append(commonOpts(t.env.Bootstrap),
+		kgo.TransactionalID("samsa-chaos-"+name),
+		kgo.TransactionTimeout(txnTimeout),
+		kgo.DefaultProduceTopic(TxnTopic),
+		kgo.RecordPartitioner(kgo.ManualPartitioner()),
+		kgo.ProduceRequestTimeout(10*time.Second),
+		kgo.RecordDeliveryTimeout(20*time.Second),
+	)
+}
+
+// endTxn records how a transaction ended: committed when a commit was
+// asked and answered, aborted for certain when an abort was asked (a
+// transaction is committed only by its producer's EndTxn(commit), so one
+// whose abort failed is aborted by the coordinator's timeout or the next
+// epoch's fence), indeterminate when a commit failed.
+func endTxn(h *history.Writer, name, id string, commit bool, err error) {
+	op := history.Op{Process: name, F: history.Txn, Value: id}
+	switch {
+	case !commit:
+		op.Type = history.Fail
+	case err != nil:
+		op.Type = history.Info
+	default:
+		op.Type = history.OK
+	}
+	if err != nil {
+		op.Err = err.Error()
+	}
+	h.Add(op)
+}
+
+// multiPartitionKgo writes transactions of one record to every partition
+// with franz-go, committing three in four and aborting the fourth.
+func (t *Txn) multiPartitionKgo(ctx context.Context, name string) {
+	h := t.env.History
+	var cl *kgo.Client
+	defer func() {
+		if cl != nil {
+			cl.Close()
+		}
+	}()
+	tick := pace(ctx, txnRate)
+	for n := int64(1); ; n++ {
+		select {
+		case <-ctx.Done():
+			return
+		case <-tick:
+		}
+		if cl == nil {
+			var err error
+			if cl, err = kgo.NewClient(t.txnOpts(name)...); err != nil {
+				continue
+			}
+		}
+		id := fmt.Sprintf("%s/%d", name, n)
+		h.Add(history.Op{Process: name, Type: history.Invoke, F: history.Txn, Value: id, Client: "kgo"})
+		if err := cl.BeginTransaction(); err != nil {
+			endTxn(h, name, id, false, err)
+			cl.Close()
+			cl = nil
+			continue
+		}
+		recs := make([]*kgo.Record, txnPartitions)
+		for p := range recs {
+			v := fmt.Sprintf("%s/%d", id, p)
+			h.Add(history.Op{Process: name, Type: history.Invoke, F: history.TxnSend, Value: v, Partition: int32(p), TxnID: id, Client: "kgo"})
+			recs[p] = &kgo.Record{Partition: int32(p), Value: []byte(v)}
+		}
+		// Not ctx: a produce or EndTxn cancelled half way leaves the
+		// client's transaction state unknowable.
+		ectx, cancel := context.WithTimeout(context.Background(), endTimeout)
+		commit := cl.ProduceSync(ectx, recs...).FirstErr() == nil && n%txnAbortEvery != 0
+		err := cl.EndTransaction(ectx, kgo.TransactionEndTry(commit))
+		cancel()
+		endTxn(h, name, id, commit, err)
+		if err != nil {
+			// A new client's InitProducerId bumps the epoch and fences
+			// whatever this one left open.
+			cl.Close()
+			cl = nil
+		}
+	}
+}
+
+// transform is one member of the consume-transform-produce group: it reads
+// the queue topic read_committed and, in one transaction per poll, writes
+// one record per input record to the transactional topic (same partition)
+// and commits the input offsets (franz-go's GroupTransactSession).
+func (t *Txn) transform(ctx context.Context, name string) {
+	h := t.env.History
+	var s *kgo.GroupTransactSession
+	defer func() {
+		if s != nil {
+			s.Close()
+		}
+	}()
+	for n := int64(1); ctx.Err() == nil; {
+		if s == nil {
+			var err error
+			s, err = kgo.NewGroupTransactSession(append(t.txnOpts(name),
+				kgo.ConsumerGroup("samsa-chaos-ctp"),
+				kgo.ConsumeTopics(t.env.Topic),
+				kgo.FetchIsolationLevel(kgo.ReadCommitted()),
+				kgo.RequireStableFetchOffsets(),
+				kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()),
+				kgo.FetchMaxWait(500*time.Millisecond),
+				kgo.SessionTimeout(10*time.Second),
+				kgo.HeartbeatInterval(time.Second),
+				kgo.RebalanceTimeout(20*time.Second),
+			)...)
+			if err != nil {
+				select {
+				case <-ctx.Done():
+				case <-time.After(time.Second):
+				}
+				continue
+			}
+		}
+		pctx, cancel := context.WithTimeout(ctx, 2*time.Second)
+		fs := s.PollRecords(pctx, ctpMaxRecords)
+		cancel()
+		var in []*kgo.Record
+		fs.EachRecord(func(r *kgo.Record) { in = append(in, r) })
+		if len(in) == 0 {
+			continue
+		}
+		id := fmt.Sprintf("%s/%d", name, n)
+		n++
+		h.Add(history.Op{Process: name, Type: history.Invoke, F: history.Txn, Value: id, Client: "kgo"})
+		if err := s.Begin(); err != nil {
+			endTxn(h, name, id, false, err)
+			s.Close()
+			s = nil
+			continue
+		}
+		for _, r := range in {
+			src := fmt.Sprintf("%d/%d", r.Partition, r.Offset)
+			v := fmt.Sprintf("ctp/%s/%s", id, src)
+			h.Add(history.Op{Process: name, Type: history.Invoke, F: history.TxnSend, Value: v, Partition: r.Partition % txnPartitions,
+				TxnID: id, Source: src, Client: "kgo"})
+			s.Produce(context.Background(), &kgo.Record{Partition: r.Partition % txnPartitions, Value: []byte(v)}, nil)
+		}
+		ectx, cancel := context.WithTimeout(context.Background(), endTimeout)
+		committed, err := s.End(ectx, kgo.TryCommit)
+		cancel()
+		// End aborts (committed false, no error) when the group rebalanced
+		// or a record failed: aborted for certain.
+		endTxn(h, name, id, committed || err != nil, err)
+		if err != nil {
+			s.Close()
+			s = nil
+		}
+	}
+}
+
+// read is a read_committed consumer of the whole transactional topic.
+func (t *Txn) read(ctx context.Context, name string) {
+	h := t.env.History
+	cl, err := kgo.NewClient(append(commonOpts(t.env.Bootstrap),
+		kgo.ConsumeTopics(TxnTopic),
+		kgo.FetchIsolationLevel(kgo.ReadCommitted()),
+		kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()),
+		kgo.FetchMaxWait(500*time.Millisecond),
+	)...)
+	if err != nil {
+		return
+	}
+	defer cl.Close()
+	for ctx.Err() == nil {
+		pctx, cancel := context.WithTimeout(ctx, 2*time.Second)
+		fs := cl.PollFetches(pctx)
+		cancel()
+		fs.EachRecord(func(r *kgo.Record) {
+			h.Add(history.Op{Process: name, Type: history.OK, F: history.TxnRead, Partition: r.Partition, Offset: r.Offset,
+				Value: string(r.Value), Client: "kgo"})
+		})
+	}
+}
+
+// txnFinalRead is Txn.FinalRead, bounded by d.
+func txnFinalRead(ctx context.Context, env Env, d time.Duration) error {
+	ctx, cancel := context.WithTimeout(ctx, d)
+	defer cancel()
+	h := env.History
+	fence := ""
+	for attempt := 1; fence == "" && ctx.Err() == nil; attempt++ {
+		id := fmt.Sprintf("txn-fence/%d", attempt)
+		if err := writeFence(ctx, env, id); err == nil {
+			fence = id
+		}
+	}
+	if fence == "" {
+		return fmt.Errorf("workload: txn final read: no fence committed: %w", ctx.Err())
+	}
+	cl, err := kgo.NewClient(append(commonOpts(env.Bootstrap),
+		kgo.ConsumeTopics(TxnTopic),
+		kgo.FetchIsolationLevel(kgo.ReadCommitted()),
+		kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()),
+		kgo.FetchMaxWait(500*time.Millisecond),
+	)...)
+	if err != nil {
+		return err
+	}
+	defer cl.Close()
+	pending := map[int32]bool{}
+	for p := int32(0); p < txnPartitions; p++ {
+		pending[p] = true
+	}
+	for len(pending) > 0 {
+		fs := cl.PollFetches(ctx)
+		if ctx.Err() != nil {
+			return fmt.Errorf("workload: txn final read: %d partitions unfinished: %w", len(pending), ctx.Err())
+		}
+		fs.EachRecord(func(r *kgo.Record) {
+			if !pending[r.Partition] {
+				return
+			}
+			v := string(r.Value)
+			h.Add(history.Op{Process: "final", Type: history.OK, F: history.TxnFinalRead, Partition: r.Partition, Offset: r.Offset, Value: v})
+			if strings.HasPrefix(v, fence+"/") {
+				delete(pending, r.Partition)
+				h.Add(history.Op{Process: "final", Type: history.OK, F: history.TxnFinalEnd, Partition: r.Partition, Offset: r.Offset + 1})
+			}
+		})
+	}
+	return nil
+}
+
+// writeFence commits transaction id: one record on every partition.
+func writeFence(ctx context.Context, env Env, id string) error {
+	h := env.History
+	cl, err := kgo.NewClient((&Txn{env: env}).txnOpts("txn-fence")...)
+	if err != nil {
+		return err
+	}
+	defer cl.Close()
+	h.Add(history.Op{Process: "txn-fence", Type: history.Invoke, F: history.Txn, Value: id, Client: "kgo"})
+	if err := cl.BeginTransaction(); err != nil {
+		endTxn(h, "txn-fence", id, false, err)
+		return err
+	}
+	recs := make([]*kgo.Record, txnPartitions)
+	for p := range recs {
+		v := fmt.Sprintf("%s/%d", id, p)
+		h.Add(history.Op{Process: "txn-fence", Type: history.Invoke, F: history.TxnSend, Value: v, Partition: int32(p), TxnID: id, Client: "kgo"})
+		recs[p] = &kgo.Record{Partition: int32(p), Value: []byte(v)}
+	}
+	ectx, cancel := context.WithTimeout(context.Background(), endTimeout)
+	defer cancel()
+	commit := ctx.Err() == nil && cl.ProduceSync(ectx, recs...).FirstErr() == nil
+	err = cl.EndTransaction(ectx, kgo.TransactionEndTry(commit))
+	endTxn(h, "txn-fence", id, commit, err)
+	if err == nil && !commit {
+		err = fmt.Errorf("workload: fence %s: a record failed", id)
+	}
+	return err
+}
