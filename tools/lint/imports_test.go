@@ -148,6 +148,7 @@ func TestLintTiers(t *testing.T) {
 		{pkg: "broker/acl", allowed: func(dep string) bool {
 			return dep == "zkutil" || dep == "broker/principal" || under(dep, "broker/acl")
 		}},
+		{pkg: "broker/replay", allowed: func(dep string) bool { return dep == "broker/record" }},
 		{pkg: "broker/storage", allowed: func(dep string) bool {
 			return dep == "broker/record" || under(dep, "broker/storage") || dep == "kafka" || dep == "javaprops"
 		}},
