@@ -20,7 +20,17 @@
 # security block of docs/benchmarks.md.
 #
 # Other arguments go to `samsa-bench run` (tools/bench/main.go), for example
-# --systems samsa or --repeats 5. Work files (configs, log dirs, process
+# --systems samsa or --repeats 5.
+#
+# Transactions (issue 15) are measured on every cluster by default, side by
+# side with their baselines (tools/bench/txn.go): kgo transactions of 1,000
+# x 100 B records against an idempotent producer flushing the same rounds,
+# Sarama's perf tool with --transaction-duration-ms against
+# enable.idempotence=true, and read_committed against read_uncommitted reads
+# of the same committed transactions. -txn=false leaves them out; a quick
+# look at them alone:
+#
+#   bin/samsa-benchmark.sh --quick -txn-only -systems samsa -out /tmp/txn.md -svg /tmp/txn.svg Work files (configs, log dirs, process
 # output) go to $SAMSA_BENCH_DIR (default /tmp/samsa-benchmark), emptied
 # first. ZooKeeper runs on port $SAMSA_BENCH_ZK_PORT (default 23181), Samsa
 # brokers on 23092-23094 and kfake on 23192-23194; all are stopped at the end.

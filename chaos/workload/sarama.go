@@ -124,12 +124,13 @@ func (t *Txn) multiPartitionSarama(ctx context.Context, name string) {
 			h.Add(history.Op{Process: name, Type: history.Invoke, F: history.TxnSend, Value: v, Partition: int32(p), TxnID: id, Client: "sarama"})
 			msgs[p] = &sarama.ProducerMessage{Topic: TxnTopic, Partition: int32(p), Value: sarama.StringEncoder(v)}
 		}
-		commit := sp.SendMessages(msgs) == nil && n%txnAbortEvery != 0
+		serr := sp.SendMessages(msgs)
+		commit := serr == nil && n%txnAbortEvery != 0
 		var err error
 		if commit {
 			err = sp.CommitTxn()
-		} else {
-			err = sp.AbortTxn()
+		} else if err = sp.AbortTxn(); err == nil {
+			err = serr // why it aborted, for the history
 		}
 		endTxn(h, name, id, commit, err)
 		if err != nil || sp.TxnStatus()&sarama.ProducerTxnFlagFatalError != 0 {

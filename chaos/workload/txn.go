@@ -155,9 +155,13 @@ func (t *Txn) multiPartitionKgo(ctx context.Context, name string) {
 		// Not ctx: a produce or EndTxn cancelled half way leaves the
 		// client's transaction state unknowable.
 		ectx, cancel := context.WithTimeout(context.Background(), endTimeout)
-		commit := cl.ProduceSync(ectx, recs...).FirstErr() == nil && n%txnAbortEvery != 0
+		perr := cl.ProduceSync(ectx, recs...).FirstErr()
+		commit := perr == nil && n%txnAbortEvery != 0
 		err := cl.EndTransaction(ectx, kgo.TransactionEndTry(commit))
 		cancel()
+		if err == nil && perr != nil {
+			err = perr // why it aborted, for the history
+		}
 		endTxn(h, name, id, commit, err)
 		if err != nil {
 			// A new client's InitProducerId bumps the epoch and fences
@@ -219,19 +223,29 @@ func (t *Txn) transform(ctx context.Context, name string) {
 			s = nil
 			continue
 		}
+		// End does not look at the records: a transaction whose output
+		// failed (a delivery timeout while the coordinator was away) would
+		// commit its input offsets alone. The first error aborts, as
+		// franz-go's exactly-once example does.
+		produced := kgo.AbortingFirstErrPromise(s.Client())
 		for _, r := range in {
 			src := fmt.Sprintf("%d/%d", r.Partition, r.Offset)
 			v := fmt.Sprintf("ctp/%s/%s", id, src)
 			h.Add(history.Op{Process: name, Type: history.Invoke, F: history.TxnSend, Value: v, Partition: r.Partition % txnPartitions,
 				TxnID: id, Source: src, Client: "kgo"})
-			s.Produce(context.Background(), &kgo.Record{Partition: r.Partition % txnPartitions, Value: []byte(v)}, nil)
+			s.Produce(context.Background(), &kgo.Record{Partition: r.Partition % txnPartitions, Value: []byte(v)}, produced.Promise())
 		}
+		perr := produced.Err()
 		ectx, cancel := context.WithTimeout(context.Background(), endTimeout)
-		committed, err := s.End(ectx, kgo.TryCommit)
+		committed, err := s.End(ectx, kgo.TransactionEndTry(perr == nil))
 		cancel()
+		if err == nil && perr != nil {
+			err = perr // recorded with the abort
+		}
 		// End aborts (committed false, no error) when the group rebalanced
-		// or a record failed: aborted for certain.
-		endTxn(h, name, id, committed || err != nil, err)
+		// or we asked it to: aborted for certain. An error after asking to
+		// commit is indeterminate.
+		endTxn(h, name, id, committed || (perr == nil && err != nil), err)
 		if err != nil {
 			s.Close()
 			s = nil
