@@ -100,6 +100,7 @@ func (b *Broker) handleProduce(r *request) (kmsg.Response, error) {
 	failed := false
 	txnDenied := !b.authorizedProduceTransaction(r, req)
 	writeAuth := b.topicAuthCache(r, acl.OpWrite)
+	verdicts := b.verifyTxnProduce(r.ctx, req) // KIP-890 part 1 (txn_verify.go)
 	for _, t := range req.Topics {
 		rt := kmsg.NewProduceResponseTopic()
 		rt.Topic = t.Topic
@@ -123,8 +124,7 @@ func (b *Broker) handleProduce(r *request) (kmsg.Response, error) {
 				rt.Partitions = append(rt.Partitions, rp)
 				continue
 			}
-			if err := b.verifyTxnPartition(r.ctx, req.TransactionID, tp, p.Records); err != nil {
-				// KIP-890 part 1 (txn_verify.go), off by default.
+			if err := verdicts.err(tp); err != nil {
 				failed = true
 				b.setProduceErr(&rp, err)
 				rt.Partitions = append(rt.Partitions, rp)

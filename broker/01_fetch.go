@@ -145,7 +145,7 @@ type fetchPlan struct {
 
 // planFetch lists the partitions to read, in request order, and lays out the
 // response's topics for them.
-func (b *Broker) planFetch(r *request, req *kmsg.FetchRequest, resp *kmsg.FetchResponse, reqTopics []kmsg.FetchRequestTopic) *fetchPlan {
+func (b *Broker) planFetch(r *request, req *kmsg.FetchRequest, resp *kmsg.FetchResponse, reqTopics []kmsg.FetchRequestTopic) fetchPlan {
 	n := 0
 	for _, t := range reqTopics {
 		n += len(t.Partitions)
@@ -180,7 +180,7 @@ func (b *Broker) planFetch(r *request, req *kmsg.FetchRequest, resp *kmsg.FetchR
 	if replicaID < 0 {
 		replicaID = replica.ConsumerReplicaID
 	}
-	return &fetchPlan{b: b, req: req, parts: parts, allowed: allowed, maxBytes: maxBytes, replicaID: replicaID,
+	return fetchPlan{b: b, req: req, parts: parts, allowed: allowed, maxBytes: maxBytes, replicaID: replicaID,
 		// KIP-392: Kafka 2.8 serves consumer fetches (-1, and the debugging -2)
 		// of v11+ from followers too (ReplicaManager.fetchMessages:
 		// fetchOnlyFromLeader = isFromFollower || clientMetadata.isEmpty, the
@@ -247,7 +247,10 @@ func (p *fetchPlan) wait(r *request) error {
 		keys[i] = purgatory.Key{Topic: fp.tp.Topic, Partition: fp.tp.Partition}
 	}
 	deadline := p.b.opts.Now().Add(time.Duration(p.req.MaxWaitMillis) * time.Millisecond)
-	if err := p.b.replicas.Fetch.Wait(r.ctx, deadline, keys, p.read); err != nil && !errors.Is(err, purgatory.ErrTimeout) {
+	unpark := r.park() // request_percentage leaves the wait out (quota_request.go)
+	err := p.b.replicas.Fetch.Wait(r.ctx, deadline, keys, p.read)
+	unpark()
+	if err != nil && !errors.Is(err, purgatory.ErrTimeout) {
 		return err
 	}
 	return nil

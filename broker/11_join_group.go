@@ -48,7 +48,9 @@ func (b *Broker) handleJoinGroup(r *request) (kmsg.Response, error) {
 	for _, p := range req.Protocols {
 		in.Protocols = append(in.Protocols, group.Protocol{Name: p.Name, Metadata: p.Metadata})
 	}
+	unpark := r.park()
 	out := b.groups.JoinGroup(r.ctx, in)
+	unpark()
 	resp.ErrorCode, resp.Generation, resp.LeaderID, resp.MemberID = out.ErrorCode, out.Generation, out.LeaderID, out.MemberID
 	if out.ProtocolType != "" {
 		resp.ProtocolType = kmsg.StringPtr(out.ProtocolType)

@@ -48,7 +48,9 @@ func (b *Broker) handleSyncGroup(r *request) (kmsg.Response, error) {
 	for _, a := range req.GroupAssignment {
 		in.Assignments[a.MemberID] = a.MemberAssignment
 	}
+	unpark := r.park()
 	out := b.groups.SyncGroup(r.ctx, in)
+	unpark()
 	resp.ErrorCode = out.ErrorCode
 	resp.MemberAssignment = out.Assignment
 	if resp.MemberAssignment == nil {

@@ -35,8 +35,9 @@ package broker
 // Version notes:
 //   - v1: validate_only, error messages. v2: throttle.
 //   - v4: -1 partitions / replication factor (KIP-464).
-//   - v5: flexible; configs in the answer (KIP-525). v6: quota errors
-//     (none here).
+//   - v5: flexible; configs in the answer (KIP-525). v6: strict
+//     controller_mutation_rate, THROTTLING_QUOTA_EXCEEDED per topic
+//     (KIP-599; quota_mutation.go).
 
 import (
 	"errors"
@@ -79,7 +80,7 @@ func (b *Broker) handleCreateTopics(r *request) (kmsg.Response, error) {
 			rt.ErrorCode, rt.ErrorMessage = kerr.TopicAuthorizationFailed.Code, kmsg.StringPtr("Authorization failed.")
 		default:
 			var n int
-			n, err = b.createOneTopic(req, t, &rt)
+			n, err = b.createOneTopic(r, req, t, &rt)
 			if err == nil && !req.ValidateOnly {
 				created[t.Topic] = n
 			}
@@ -98,7 +99,9 @@ func (b *Broker) handleCreateTopics(r *request) (kmsg.Response, error) {
 	}
 	if len(created) > 0 && req.TimeoutMillis > 0 {
 		deadline := b.opts.Now().Add(time.Duration(req.TimeoutMillis) * time.Millisecond)
+		unpark := r.park()
 		missing := b.waitForLeaders(r.ctx, created, deadline)
+		unpark()
 		for _, m := range missing {
 			for i := range resp.Topics {
 				if resp.Topics[i].Topic == m {
@@ -114,7 +117,7 @@ func (b *Broker) handleCreateTopics(r *request) (kmsg.Response, error) {
 
 // createOneTopic validates and (unless validate_only) creates one topic,
 // filling the v5+ fields of rt. It returns the number of partitions.
-func (b *Broker) createOneTopic(req *kmsg.CreateTopicsRequest, t kmsg.CreateTopicsRequestTopic, rt *kmsg.CreateTopicsResponseTopic) (int, error) {
+func (b *Broker) createOneTopic(r *request, req *kmsg.CreateTopicsRequest, t kmsg.CreateTopicsRequestTopic, rt *kmsg.CreateTopicsResponseTopic) (int, error) {
 	spec := topicSpec{name: t.Topic, partitions: t.NumPartitions, rf: t.ReplicationFactor, configs: map[string]string{}}
 	for _, c := range t.Configs {
 		if c.Value == nil {
@@ -142,6 +145,9 @@ func (b *Broker) createOneTopic(req *kmsg.CreateTopicsRequest, t kmsg.CreateTopi
 		return 0, err
 	}
 	if !req.ValidateOnly {
+		if err := r.recordMutation(len(assignment)); err != nil {
+			return 0, err // controller_mutation_rate (quota_mutation.go)
+		}
 		if err := b.createTopic(spec, assignment); err != nil {
 			return 0, err
 		}
@@ -183,6 +189,9 @@ func (b *Broker) setTopicErr(code *int16, msg **string, err error) {
 	var ke *kerr.Error
 	if errors.As(err, &ke) {
 		s = ke.Message
+		if ke == kerr.ThrottlingQuotaExceeded {
+			s = ke.Description // Kafka's ThrottlingQuotaExceededException message
+		}
 	}
 	*msg = &s
 }

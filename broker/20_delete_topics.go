@@ -23,7 +23,9 @@ package broker
 //     before the existence check), as Kafka 2.8.
 //
 // Version notes:
-//   - v1: throttle. v4: flexible. v5: error messages.
+//   - v1: throttle. v4: flexible. v5: error messages; strict
+//     controller_mutation_rate, THROTTLING_QUOTA_EXCEEDED per topic
+//     (KIP-599; quota_mutation.go).
 //   - v6 (topic ids) is not offered.
 
 import (
@@ -62,10 +64,16 @@ func (b *Broker) handleDeleteTopics(r *request) (kmsg.Response, error) {
 		case !b.authorizedTopic(r, acl.OpDelete, name):
 			err = kerr.TopicAuthorizationFailed // before the existence check
 		default:
-			if _, ok := b.meta.Snapshot().Topics[name]; !ok {
+			parts, ok := b.meta.Snapshot().Topics[name]
+			switch {
+			case !ok:
 				err = fmt.Errorf("%w: %q", errUnknownTopic, name)
-			} else if e := b.zk.MarkTopicForDeletion(name); e != nil && !errors.Is(e, zkutil.ErrMarkedForDeletion) {
-				err = e
+			case r.recordMutation(len(parts)) != nil: // controller_mutation_rate (quota_mutation.go)
+				err = errThrottlingQuotaExceeded
+			default:
+				if e := b.zk.MarkTopicForDeletion(name); e != nil && !errors.Is(e, zkutil.ErrMarkedForDeletion) {
+					err = e
+				}
 			}
 		}
 		if err != nil {
@@ -80,6 +88,7 @@ func (b *Broker) handleDeleteTopics(r *request) (kmsg.Response, error) {
 		return resp, nil
 	}
 	deadline := b.opts.Now().Add(time.Duration(req.TimeoutMillis) * time.Millisecond)
+	defer r.park()() // the rest waits for the controller
 	names := make([]string, 0, len(marked))
 	for _, i := range marked {
 		names = append(names, *resp.Topics[i].Topic)

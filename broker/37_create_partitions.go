@@ -21,7 +21,9 @@ package broker
 //     authorization is failed.", after the duplicate check), as Kafka 2.8.
 //
 // Version notes:
-//   - v1: throttle semantics only. v2: flexible. v3: quota errors (none).
+//   - v1: throttle semantics only. v2: flexible. v3: strict
+//     controller_mutation_rate, THROTTLING_QUOTA_EXCEEDED per topic
+//     (KIP-599; quota_mutation.go).
 
 import (
 	"fmt"
@@ -56,7 +58,7 @@ func (b *Broker) handleCreatePartitions(r *request) (kmsg.Response, error) {
 		case !b.authorizedTopic(r, acl.OpAlter, t.Topic):
 			rt.ErrorCode, rt.ErrorMessage = kerr.TopicAuthorizationFailed.Code, kmsg.StringPtr("The topic authorization is failed.")
 		default:
-			err = b.addPartitions(t, req.ValidateOnly)
+			err = b.addPartitions(r, t, req.ValidateOnly)
 			if err == nil && !req.ValidateOnly {
 				waitFor[t.Topic] = int(t.Count)
 			}
@@ -68,7 +70,10 @@ func (b *Broker) handleCreatePartitions(r *request) (kmsg.Response, error) {
 	}
 	if len(waitFor) > 0 && req.TimeoutMillis > 0 {
 		deadline := b.opts.Now().Add(time.Duration(req.TimeoutMillis) * time.Millisecond)
-		for _, m := range b.waitForLeaders(r.ctx, waitFor, deadline) {
+		unpark := r.park()
+		missing := b.waitForLeaders(r.ctx, waitFor, deadline)
+		unpark()
+		for _, m := range missing {
 			for i := range resp.Topics {
 				if resp.Topics[i].Topic == m {
 					resp.Topics[i].ErrorCode = kerr.RequestTimedOut.Code
@@ -79,7 +84,7 @@ func (b *Broker) handleCreatePartitions(r *request) (kmsg.Response, error) {
 	return resp, nil
 }
 
-func (b *Broker) addPartitions(t kmsg.CreatePartitionsRequestTopic, validateOnly bool) error {
+func (b *Broker) addPartitions(r *request, t kmsg.CreatePartitionsRequestTopic, validateOnly bool) error {
 	cur, zkv, err := b.zk.GetTopicAssignment(t.Topic)
 	if err != nil {
 		return fmt.Errorf("%w: %q: %w", errUnknownTopic, t.Topic, err)
@@ -134,6 +139,9 @@ func (b *Broker) addPartitions(t kmsg.CreatePartitionsRequestTopic, validateOnly
 	}
 	if validateOnly {
 		return nil
+	}
+	if err := r.recordMutation(int(t.Count - existing)); err != nil {
+		return err // controller_mutation_rate (quota_mutation.go)
 	}
 	next := zkutil.TopicAssignment{Version: cur.Version, TopicID: cur.TopicID, Partitions: map[int32][]int32{},
 		AddingReplicas: cur.AddingReplicas, RemovingReplicas: cur.RemovingReplicas}

@@ -23,6 +23,8 @@ import (
 	"github.com/twmb/franz-go/pkg/kmsg"
 
 	"samsa/broker/acl"
+	"samsa/broker/quota/zkstore"
+	"samsa/zkutil"
 )
 
 func (b *Broker) handleDescribeClientQuotas(r *request) (kmsg.Response, error) {
@@ -33,12 +35,12 @@ func (b *Broker) handleDescribeClientQuotas(r *request) (kmsg.Response, error) {
 		return resp, nil
 	}
 	for _, c := range req.Components {
-		if c.EntityType != quotaEntityUser && c.EntityType != quotaEntityClient {
+		if c.EntityType != zkstore.EntityUser && c.EntityType != zkstore.EntityClient {
 			b.setTopicErr(&resp.ErrorCode, &resp.ErrorMessage, errInvalidRequest)
 			return resp, nil
 		}
 	}
-	entities, err := b.allQuotaEntities()
+	entities, err := b.zk.QuotaEntities()
 	if err != nil {
 		b.setTopicErr(&resp.ErrorCode, &resp.ErrorMessage, err)
 		return resp, nil
@@ -47,7 +49,7 @@ func (b *Broker) handleDescribeClientQuotas(r *request) (kmsg.Response, error) {
 		if !quotaMatches(e, req.Components, req.Strict) {
 			continue
 		}
-		vals, err := b.quotaValues(e)
+		vals, err := zkstore.Values(b.zk, e)
 		if err != nil {
 			b.setTopicErr(&resp.ErrorCode, &resp.ErrorMessage, err)
 			return resp, nil
@@ -56,11 +58,11 @@ func (b *Broker) handleDescribeClientQuotas(r *request) (kmsg.Response, error) {
 			continue
 		}
 		ent := kmsg.NewDescribeClientQuotasResponseEntry()
-		if e.hasUser {
-			ent.Entity = append(ent.Entity, kmsg.DescribeClientQuotasResponseEntryEntity{Type: quotaEntityUser, Name: e.user})
+		if e.HasUser {
+			ent.Entity = append(ent.Entity, kmsg.DescribeClientQuotasResponseEntryEntity{Type: zkstore.EntityUser, Name: e.User})
 		}
-		if e.hasClient {
-			ent.Entity = append(ent.Entity, kmsg.DescribeClientQuotasResponseEntryEntity{Type: quotaEntityClient, Name: e.client})
+		if e.HasClient {
+			ent.Entity = append(ent.Entity, kmsg.DescribeClientQuotasResponseEntryEntity{Type: zkstore.EntityClient, Name: e.Client})
 		}
 		keys := make([]string, 0, len(vals))
 		for k := range vals {
@@ -77,12 +79,12 @@ func (b *Broker) handleDescribeClientQuotas(r *request) (kmsg.Response, error) {
 
 // quotaMatches applies DescribeClientQuotas filters (Kafka
 // ZkAdminManager.describeClientQuotas).
-func quotaMatches(e quotaEntity, comps []kmsg.DescribeClientQuotasRequestComponent, strict bool) bool {
+func quotaMatches(e zkutil.QuotaEntity, comps []kmsg.DescribeClientQuotasRequestComponent, strict bool) bool {
 	seenUser, seenClient := false, false
 	for _, c := range comps {
-		has, name := e.hasUser, e.user
-		if c.EntityType == quotaEntityClient {
-			has, name = e.hasClient, e.client
+		has, name := e.HasUser, e.User
+		if c.EntityType == zkstore.EntityClient {
+			has, name = e.HasClient, e.Client
 			seenClient = true
 		} else {
 			seenUser = true
@@ -101,7 +103,7 @@ func quotaMatches(e quotaEntity, comps []kmsg.DescribeClientQuotasRequestCompone
 			}
 		}
 	}
-	if strict && (e.hasUser != seenUser || e.hasClient != seenClient) {
+	if strict && (e.HasUser != seenUser || e.HasClient != seenClient) {
 		return false
 	}
 	return true

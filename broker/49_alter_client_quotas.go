@@ -25,6 +25,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kmsg"
 
 	"samsa/broker/acl"
+	"samsa/broker/quota/zkstore"
 )
 
 func (b *Broker) handleAlterClientQuotas(r *request) (kmsg.Response, error) {
@@ -49,16 +50,16 @@ func (b *Broker) handleAlterClientQuotas(r *request) (kmsg.Response, error) {
 }
 
 func (b *Broker) alterQuotas(parts [][2]*string, ops []kmsg.AlterClientQuotasRequestEntryOp, validateOnly bool) error {
-	e, err := parseQuotaEntity(parts)
+	e, err := zkstore.ParseEntity(parts)
 	if err != nil {
-		return err
+		return fmt.Errorf("%w: %w", errInvalidRequest, err)
 	}
-	vals, err := b.quotaValues(e)
+	vals, err := zkstore.Values(b.zk, e)
 	if err != nil {
 		return err
 	}
 	for _, op := range ops {
-		if !quotaKeys[op.Key] {
+		if !zkstore.Keys[op.Key] {
 			return fmt.Errorf("%w: unknown quota key %q", errInvalidRequest, op.Key)
 		}
 		if op.Remove {
@@ -73,5 +74,5 @@ func (b *Broker) alterQuotas(parts [][2]*string, ops []kmsg.AlterClientQuotasReq
 	if validateOnly {
 		return nil
 	}
-	return b.setQuotas(e, vals)
+	return zkstore.Set(b.zk, e, vals)
 }

@@ -48,7 +48,7 @@ func (b *Broker) handleDescribeUserSCRAMCredentials(r *request) (kmsg.Response, 
 			}
 			info := kmsg.NewDescribeUserSCRAMCredentialsResponseResultCredentialInfo()
 			info.Mechanism, info.Iterations = m.Type, int32(c.Iterations)
-			user := desanitize(sanitized)
+			user := zkutil.Desanitize(sanitized)
 			creds[user] = append(creds[user], info)
 		}
 	}

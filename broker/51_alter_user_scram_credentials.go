@@ -119,7 +119,7 @@ func (b *Broker) handleAlterUserSCRAMCredentials(r *request) (kmsg.Response, err
 
 // applySCRAMAlter writes one user's changes to /config/users/<user>.
 func (b *Broker) applySCRAMAlter(user string, c *scramChange) error {
-	name := sanitize(user)
+	name := zkutil.Sanitize(user)
 	cfg, err := b.zk.GetEntityConfig(zkutil.ConfigTypeUser, name)
 	if err != nil {
 		return fmt.Errorf("reading /config/users/%s: %w", name, err)

@@ -1,11 +1,12 @@
 package broker_test
 
 import (
-	"samsa/broker/brokertest"
 	"testing"
 
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kmsg"
+
+	"samsa/broker/brokertest"
 )
 
 // TestAPIAuthzTransactionPartitionSide: Kafka 2.8's checks on the

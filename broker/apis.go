@@ -3,10 +3,12 @@ package broker
 import (
 	"context"
 	"sort"
+	"time"
 
 	"github.com/twmb/franz-go/pkg/kmsg"
 
 	"samsa/broker/principal"
+	"samsa/broker/quota"
 	"samsa/broker/wire"
 )
 
@@ -27,6 +29,17 @@ type request struct {
 	// marking them: the quota layer marks them only if the answer is sent (a throttled fetch
 	// is answered empty, and Kafka counts the bytes of the response it sends).
 	heldBytesOut *[]topicBytes
+	// quotaTimed is set while request_percentage quotas are enforced: the
+	// handler's waits (park) are then timed into parked, which the
+	// request's handler time leaves out (quota_request.go).
+	quotaTimed bool
+	parked     time.Duration
+	// denied: an inter-broker request refused for want of ClusterAction
+	// (throttled like a client's, not exempt).
+	denied bool
+	// mutation is the controller_mutation_rate quota of CreateTopics,
+	// CreatePartitions and DeleteTopics; nil: unbounded (quota_mutation.go).
+	mutation *quota.Mutation
 }
 
 // topicBytes is one partition's fetched size, for the held BytesOutPerSec marks.

@@ -18,30 +18,11 @@ import (
 // -cpuprofile or -trace (bin/samsa-benchmark.sh's e2e figures at RF=3
 // are bounded by this path).
 func BenchmarkAPIProduceAcksAllRF3(b *testing.B) {
-	c := brokertest.NewCluster(b, 3)
-	c.CreateTopic(b, "bench", 1, 3)
-	leader := c.WaitForLeader(b, "bench", 0)
-	c.WaitForISR(b, "bench", 0, 3)
-	rc := brokertest.DialRaw(b, c.Addr(c.Index(leader)))
+	rc := benchTopic(b, brokertest.NewCluster(b, 3), "bench", 1)
 	batch := benchBatch(b, 1, 100)
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		req := kmsg.NewPtrProduceRequest()
-		req.SetVersion(8)
-		req.Acks, req.TimeoutMillis = -1, 10000
-		rt := kmsg.NewProduceRequestTopic()
-		rt.Topic = "bench"
-		rp := kmsg.NewProduceRequestTopicPartition()
-		rp.Records = append([]byte(nil), batch...)
-		rt.Partitions = append(rt.Partitions, rp)
-		req.Topics = append(req.Topics, rt)
-		kr, err := rc.RoundTrip(req)
-		if err != nil {
-			b.Fatal(err)
-		}
-		if code := kr.(*kmsg.ProduceResponse).Topics[0].Partitions[0].ErrorCode; code != 0 {
-			b.Fatalf("code %d", code)
-		}
+		benchProduce(b, rc, "bench", -1, batch)
 	}
 }
 
@@ -51,21 +32,8 @@ func BenchmarkAPIProduceAcksAllRF3(b *testing.B) {
 // replication waits of requests queued on a connection.
 func BenchmarkAPIProduceAcksAllRF3Pipelined(b *testing.B) {
 	const inFlight = 5
-	c := brokertest.NewCluster(b, 3)
-	c.CreateTopic(b, "bench", 1, 3)
-	leader := c.WaitForLeader(b, "bench", 0)
-	c.WaitForISR(b, "bench", 0, 3)
-	rc := brokertest.DialRaw(b, c.Addr(c.Index(leader)))
-	batch := benchBatch(b, 1, 100)
-	req := kmsg.NewPtrProduceRequest()
-	req.SetVersion(8)
-	req.Acks, req.TimeoutMillis = -1, 10000
-	rt := kmsg.NewProduceRequestTopic()
-	rt.Topic = "bench"
-	rp := kmsg.NewProduceRequestTopicPartition()
-	rp.Records = batch
-	rt.Partitions = append(rt.Partitions, rp)
-	req.Topics = append(req.Topics, rt)
+	rc := benchTopic(b, brokertest.NewCluster(b, 3), "bench", 1)
+	req := benchProduceRequest("bench", -1, benchBatch(b, 1, 100))
 	if err := rc.Conn().SetDeadline(time.Now().Add(10 * time.Minute)); err != nil {
 		b.Fatal(err)
 	}

@@ -4,11 +4,12 @@ import (
 	"context"
 	"crypto/tls"
 	"crypto/x509/pkix"
-	"samsa/broker/brokertest"
 	"testing"
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kgo"
+
+	"samsa/broker/brokertest"
 )
 
 // BenchmarkSecurityTLSvsPlaintext produces and consumes 1 KiB records over

@@ -1,101 +1,66 @@
 package broker_test
 
 import (
+	"slices"
 	"testing"
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kmsg"
 
 	"samsa/broker/brokertest"
-	"samsa/broker/record"
 )
 
-func benchBatch(b *testing.B, n, size int) []byte {
-	recs := make([]record.Record, n)
-	val := make([]byte, size)
-	for i := range recs {
-		recs[i] = record.Record{OffsetDelta: int32(i), Value: val}
-	}
-	batch, err := record.Build(record.NewBuildHeader(0, time.Now().UnixMilli()), recs, record.CodecNone)
-	if err != nil {
-		b.Fatal(err)
-	}
-	return batch
-}
-
-func benchProduce(b *testing.B, acks int16) {
-	benchProduceOn(b, brokertest.NewCluster(b, 1), acks)
-}
-
-// benchProduceOn is benchProduce on a running one-broker cluster.
+// benchProduceOn measures one connection producing 100 x 100 B batches
+// with acks to a running one-broker cluster.
 func benchProduceOn(b *testing.B, c *brokertest.Cluster, acks int16) {
-	c.CreateTopic(b, "bench", 1, 1)
-	rc := brokertest.DialRaw(b, c.Addr(0))
+	rc := benchTopic(b, c, "bench", 1)
 	batch := benchBatch(b, 100, 100)
+	lat := make([]time.Duration, 0, b.N) // per request, for the p50/p99 metrics
 	b.SetBytes(int64(len(batch)))
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		req := kmsg.NewPtrProduceRequest()
-		req.SetVersion(8)
-		req.Acks, req.TimeoutMillis = acks, 10000
-		rt := kmsg.NewProduceRequestTopic()
-		rt.Topic = "bench"
-		rp := kmsg.NewProduceRequestTopicPartition()
-		rp.Records = append([]byte(nil), batch...)
-		rt.Partitions = append(rt.Partitions, rp)
-		req.Topics = append(req.Topics, rt)
-		kr, err := rc.RoundTrip(req)
-		if err != nil {
-			b.Fatal(err)
-		}
-		if code := kr.(*kmsg.ProduceResponse).Topics[0].Partitions[0].ErrorCode; code != 0 {
-			b.Fatalf("code %d", code)
-		}
+		start := time.Now()
+		benchProduce(b, rc, "bench", acks, batch)
+		lat = append(lat, time.Since(start))
 	}
+	b.StopTimer()
+	reportLatency(b, lat)
+}
+
+// reportLatency reports the p50 and p99 of per-request latencies as the
+// p50-µs and p99-µs benchmark metrics (bin/samsa-benchmark.sh reads them).
+func reportLatency(b *testing.B, lat []time.Duration) {
+	if len(lat) == 0 {
+		return
+	}
+	slices.Sort(lat)
+	at := func(q float64) float64 {
+		return float64(lat[min(len(lat)-1, int(q*float64(len(lat))))].Nanoseconds()) / 1e3
+	}
+	b.ReportMetric(at(0.50), "p50-µs")
+	b.ReportMetric(at(0.99), "p99-µs")
 }
 
 // BenchmarkAPIProduceAcks1 measures one connection producing 100 x 100 B
 // record batches (≈10.9 KB) with acks=1 to a one-broker cluster.
-func BenchmarkAPIProduceAcks1(b *testing.B) { benchProduce(b, 1) }
+func BenchmarkAPIProduceAcks1(b *testing.B) { benchProduceOn(b, brokertest.NewCluster(b, 1), 1) }
 
 // BenchmarkAPIProduceAcksAll is the same with acks=all (ISR = {leader}).
-func BenchmarkAPIProduceAcksAll(b *testing.B) { benchProduce(b, -1) }
+func BenchmarkAPIProduceAcksAll(b *testing.B) { benchProduceOn(b, brokertest.NewCluster(b, 1), -1) }
 
 // BenchmarkAPIFetch measures one connection fetching 1 MiB per request
 // (Fetch v11, sendfile path) from a partition holding ~11 MB.
 func BenchmarkAPIFetch(b *testing.B) {
-	c := brokertest.NewCluster(b, 1)
-	c.CreateTopic(b, "bench", 1, 1)
-	rc := brokertest.DialRaw(b, c.Addr(0))
+	rc := benchTopic(b, brokertest.NewCluster(b, 1), "bench", 1)
 	batch := benchBatch(b, 100, 100)
 	for i := 0; i < 1000; i++ {
-		req := kmsg.NewPtrProduceRequest()
-		req.SetVersion(8)
-		req.Acks, req.TimeoutMillis = 1, 10000
-		rt := kmsg.NewProduceRequestTopic()
-		rt.Topic = "bench"
-		rp := kmsg.NewProduceRequestTopicPartition()
-		rp.Records = append([]byte(nil), batch...)
-		rt.Partitions = append(rt.Partitions, rp)
-		req.Topics = append(req.Topics, rt)
-		if _, err := rc.RoundTrip(req); err != nil {
-			b.Fatal(err)
-		}
+		benchProduce(b, rc, "bench", 1, batch)
 	}
 	b.ResetTimer()
 	var total int64
 	offset := int64(0)
 	for i := 0; i < b.N; i++ {
-		req := kmsg.NewPtrFetchRequest()
-		req.SetVersion(11)
-		req.ReplicaID, req.MaxWaitMillis, req.MinBytes, req.MaxBytes = -1, 0, 1, 1<<20
-		ft := kmsg.NewFetchRequestTopic()
-		ft.Topic = "bench"
-		fp := kmsg.NewFetchRequestTopicPartition()
-		fp.FetchOffset, fp.PartitionMaxBytes, fp.CurrentLeaderEpoch = offset, 1<<20, -1
-		ft.Partitions = append(ft.Partitions, fp)
-		req.Topics = append(req.Topics, ft)
-		kr, err := rc.RoundTrip(req)
+		kr, err := rc.RoundTrip(benchFetchRequest("bench", offset, 1<<20))
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -117,23 +82,9 @@ func BenchmarkAPIFetch(b *testing.B) {
 func BenchmarkAPIFetchPartitions(b *testing.B) {
 	const n = 1000
 	c := brokertest.NewCluster(b, 1)
-	c.CreateTopic(b, "benchp", n, 1)
-	rc := brokertest.DialRaw(b, c.Addr(0))
+	rc := benchTopic(b, c, "benchp", n)
 	batch := benchBatch(b, 10, 100)
-	produce := func() {
-		req := kmsg.NewPtrProduceRequest()
-		req.SetVersion(8)
-		req.Acks, req.TimeoutMillis = 1, 10000
-		rt := kmsg.NewProduceRequestTopic()
-		rt.Topic = "benchp"
-		rp := kmsg.NewProduceRequestTopicPartition()
-		rp.Records = append([]byte(nil), batch...)
-		rt.Partitions = append(rt.Partitions, rp)
-		req.Topics = append(req.Topics, rt)
-		if _, err := rc.RoundTrip(req); err != nil {
-			b.Fatal(err)
-		}
-	}
+	produce := func() { benchProduce(b, rc, "benchp", 1, batch) }
 	fetch := func(id, epoch int32, all bool, offset int64) *kmsg.FetchResponse {
 		req := kmsg.NewPtrFetchRequest()
 		req.SetVersion(12)

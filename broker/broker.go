@@ -16,6 +16,7 @@ import (
 	"samsa/broker/metadata"
 	"samsa/broker/quota"
 	"samsa/broker/replica"
+	"samsa/broker/replica/remote"
 	"samsa/broker/server"
 	"samsa/broker/storage"
 	"samsa/broker/txn"
@@ -63,7 +64,7 @@ type Broker struct {
 	groups   *group.Coordinator
 	txns     *txn.Coordinator // transaction coordinator (txn_wiring.go)
 	txnMarks *markerWriter    // its WriteTxnMarkers clients
-	fetchSrc *peerFetchSource
+	fetchSrc *remote.FetchSource
 	sec      *securityState // listeners' TLS and SASL (security_wiring.go)
 	peerSec  []peer.Option  // inter-broker TLS/SASL options for peer clients
 	// authz is the ACL authorizer (authz_wiring.go); nil when

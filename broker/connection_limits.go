@@ -72,6 +72,9 @@ func (b *Broker) listenerLimits(l config.Listener, sec *server.Security) error {
 		}
 		*dst = limitOrNone(int32(n))
 	}
-	sec.InterBroker = l.Name == b.cfg.InterBrokerListenerNameResolved()
+	// The inter-broker listener is exempt from the broker-wide limits, as
+	// in Kafka; Samsa exempts the control plane listener too, so the
+	// controller's connections never wait for client ones to close.
+	sec.InterBroker = l.Name == b.cfg.InterBrokerListenerNameResolved() || l.Name == b.cfg.ControlPlaneListenerNameResolved()
 	return nil
 }

@@ -57,121 +57,87 @@ func (b *Broker) errorCode(err error) int16 {
 		return 0
 	}
 	var ke *kerr.Error
-	switch {
-	case errors.As(err, &ke):
+	if errors.As(err, &ke) {
 		return ke.Code
-	case errors.Is(err, replica.ErrUnknownPartition):
+	}
+	if errors.Is(err, replica.ErrUnknownPartition) {
 		if b.knownButNotHosted(err) {
 			return kerr.NotLeaderForPartition.Code
 		}
 		return kerr.UnknownTopicOrPartition.Code
-	case errors.Is(err, errUnknownTopic):
-		return kerr.UnknownTopicOrPartition.Code
-	case errors.Is(err, replica.ErrNotLeader):
-		return kerr.NotLeaderForPartition.Code
-	case errors.Is(err, replica.ErrNotEnoughReplicas):
-		return kerr.NotEnoughReplicas.Code
-	case errors.Is(err, replica.ErrNotEnoughReplicasAfterAppend):
-		return kerr.NotEnoughReplicasAfterAppend.Code
-	case errors.Is(err, replica.ErrStaleControllerEpoch), errors.Is(err, replica.ErrStaleLeaderEpoch):
-		return kerr.StaleControllerEpoch.Code
-	case errors.Is(err, replica.ErrFencedLeaderEpoch):
-		return kerr.FencedLeaderEpoch.Code
-	case errors.Is(err, replica.ErrUnknownLeaderEpoch):
-		return kerr.UnknownLeaderEpoch.Code
-	case errors.Is(err, replica.ErrReplicaNotAvailable):
-		return kerr.ReplicaNotAvailable.Code
-	case errors.Is(err, replica.ErrTimeout), errors.Is(err, purgatory.ErrTimeout),
-		errors.Is(err, context.DeadlineExceeded):
-		return kerr.RequestTimedOut.Code
-	case errors.Is(err, context.Canceled):
-		// The handler's context ends only when the broker shuts down or the
-		// connection closes; if an answer still goes out, it must be one
-		// clients retry, not UNKNOWN_SERVER_ERROR.
-		return kerr.RequestTimedOut.Code
-	case errors.Is(err, replica.ErrShuttingDown), errors.Is(err, storage.ErrClosed):
-		return kerr.NotLeaderForPartition.Code
-	case errors.Is(err, record.ErrTooLarge):
-		return kerr.MessageTooLarge.Code
-	case errors.Is(err, record.ErrCorrupt):
-		return kerr.CorruptMessage.Code
-	case errors.Is(err, record.ErrInvalidRecord):
-		return kerr.InvalidRecord.Code
-	case errors.Is(err, storage.ErrOffsetOutOfRange):
-		return kerr.OffsetOutOfRange.Code
-	case errors.Is(err, storage.ErrInvalidTimestamp):
-		return kerr.InvalidTimestamp.Code
-	case errors.Is(err, storage.ErrRecordBatchTooLarge):
-		return kerr.RecordListTooLarge.Code
-	case errors.Is(err, storage.ErrOutOfOrderSequence):
-		return kerr.OutOfOrderSequenceNumber.Code
-	case errors.Is(err, storage.ErrInvalidProducerEpoch):
-		return kerr.InvalidProducerEpoch.Code
-	case errors.Is(err, storage.ErrUnknownProducerID):
-		return kerr.UnknownProducerID.Code
-	case errors.Is(err, storage.ErrInvalidTxnState):
-		return kerr.InvalidTxnState.Code
-	case errors.Is(err, storage.ErrTransactionCoordinatorFenced):
-		return kerr.TransactionCoordinatorFenced.Code
-	case errors.Is(err, errProducerIDsUnavailable):
-		return kerr.CoordinatorLoadInProgress.Code
-	case errors.Is(err, storage.ErrStorage), errors.Is(err, storage.ErrCorrupt):
-		return kerr.KafkaStorageError.Code
-	case errors.Is(err, errNotController):
-		return kerr.NotController.Code
-	case errors.Is(err, errInvalidRequest):
-		return kerr.InvalidRequest.Code
-	case errors.Is(err, errLeaderNotAvailable):
-		return kerr.LeaderNotAvailable.Code
-	case errors.Is(err, errStaleBrokerEpoch):
-		return kerr.StaleBrokerEpoch.Code
-	case errors.Is(err, errInvalidRequiredAcks):
-		return kerr.InvalidRequiredAcks.Code
-	case errors.Is(err, errUnsupportedCompression):
-		return kerr.UnsupportedCompressionType.Code
-	case errors.Is(err, errTopicDeletionDisabled):
-		return kerr.TopicDeletionDisabled.Code
-	case errors.Is(err, errInvalidTopic), errors.Is(err, zkutil.ErrInvalidTopic),
-		errors.Is(err, zkutil.ErrTopicCollision):
-		return kerr.InvalidTopicException.Code
-	case errors.Is(err, errInvalidPartitions), errors.Is(err, controller.ErrInvalidPartitions):
-		return kerr.InvalidPartitions.Code
-	case errors.Is(err, errInvalidReplicationFactor), errors.Is(err, controller.ErrInvalidReplicationFactor):
-		return kerr.InvalidReplicationFactor.Code
-	case errors.Is(err, errInvalidReplicaAssignment):
-		return kerr.InvalidReplicaAssignment.Code
-	case errors.Is(err, errInvalidConfig), errors.Is(err, config.ErrUnknownTopicConfig):
-		return kerr.InvalidConfig.Code
-	case errors.Is(err, errTopicExists), errors.Is(err, zkutil.ErrTopicExists):
-		return kerr.TopicAlreadyExists.Code
-	case errors.Is(err, errPolicyViolation):
-		return kerr.PolicyViolation.Code
-	case errors.Is(err, zkutil.ErrControllerMoved), errors.Is(err, controller.ErrNotController):
-		return kerr.NotController.Code
-	case errors.Is(err, controller.ErrStaleBrokerEpoch):
-		return kerr.StaleBrokerEpoch.Code
-	case errors.Is(err, controller.ErrBrokerNotAvailable):
-		return kerr.BrokerNotAvailable.Code
-	case errors.Is(err, controller.ErrUnknownTopicOrPartition):
-		return kerr.UnknownTopicOrPartition.Code
-	case errors.Is(err, controller.ErrTopicBeingDeleted):
-		return kerr.InvalidTopicException.Code
-	case errors.Is(err, controller.ErrElectionNotNeeded):
-		return kerr.ElectionNotNeeded.Code
-	case errors.Is(err, controller.ErrPreferredLeaderNotAvailable):
-		return kerr.PreferredLeaderNotAvailable.Code
-	case errors.Is(err, controller.ErrEligibleLeadersNotAvailable):
-		return kerr.EligibleLeadersNotAvailable.Code
-	case errors.Is(err, controller.ErrInvalidReplicaAssignment):
-		return kerr.InvalidReplicaAssignment.Code
-	case errors.Is(err, controller.ErrNoReassignmentInProgress):
-		return kerr.NoReassignmentInProgress.Code
-	case errors.Is(err, controller.ErrRackInfoIncomplete):
-		// Kafka's AdminOperationException reaches clients this way.
-		return kerr.UnknownServerError.Code
+	}
+	for _, m := range errorCodes {
+		for _, target := range m.errs {
+			if errors.Is(err, target) {
+				return m.code.Code
+			}
+		}
 	}
 	b.log.WithError(err).Warn("unmapped error answered as UNKNOWN_SERVER_ERROR")
 	return kerr.UnknownServerError.Code
+}
+
+// errorCodes maps internal errors to Kafka errors, checked in order (an
+// error that wraps two sentinels gets the first row's code). A *kerr.Error
+// and replica.ErrUnknownPartition (whose code depends on this broker's
+// metadata) are handled by errorCode before the table. Read-only.
+var errorCodes = []struct {
+	code *kerr.Error
+	errs []error
+}{
+	{kerr.UnknownTopicOrPartition, []error{errUnknownTopic}},
+	{kerr.NotLeaderForPartition, []error{replica.ErrNotLeader}},
+	{kerr.NotEnoughReplicas, []error{replica.ErrNotEnoughReplicas}},
+	{kerr.NotEnoughReplicasAfterAppend, []error{replica.ErrNotEnoughReplicasAfterAppend}},
+	{kerr.StaleControllerEpoch, []error{replica.ErrStaleControllerEpoch, replica.ErrStaleLeaderEpoch}},
+	{kerr.FencedLeaderEpoch, []error{replica.ErrFencedLeaderEpoch}},
+	{kerr.UnknownLeaderEpoch, []error{replica.ErrUnknownLeaderEpoch}},
+	{kerr.ReplicaNotAvailable, []error{replica.ErrReplicaNotAvailable}},
+	{kerr.RequestTimedOut, []error{replica.ErrTimeout, purgatory.ErrTimeout, context.DeadlineExceeded}},
+	// The handler's context ends only when the broker shuts down or the
+	// connection closes; if an answer still goes out, it must be one
+	// clients retry, not UNKNOWN_SERVER_ERROR.
+	{kerr.RequestTimedOut, []error{context.Canceled}},
+	{kerr.NotLeaderForPartition, []error{replica.ErrShuttingDown, storage.ErrClosed}},
+	{kerr.MessageTooLarge, []error{record.ErrTooLarge}},
+	{kerr.CorruptMessage, []error{record.ErrCorrupt}},
+	{kerr.InvalidRecord, []error{record.ErrInvalidRecord}},
+	{kerr.OffsetOutOfRange, []error{storage.ErrOffsetOutOfRange}},
+	{kerr.InvalidTimestamp, []error{storage.ErrInvalidTimestamp}},
+	{kerr.RecordListTooLarge, []error{storage.ErrRecordBatchTooLarge}},
+	{kerr.OutOfOrderSequenceNumber, []error{storage.ErrOutOfOrderSequence}},
+	{kerr.InvalidProducerEpoch, []error{storage.ErrInvalidProducerEpoch}},
+	{kerr.UnknownProducerID, []error{storage.ErrUnknownProducerID}},
+	{kerr.InvalidTxnState, []error{storage.ErrInvalidTxnState}},
+	{kerr.TransactionCoordinatorFenced, []error{storage.ErrTransactionCoordinatorFenced}},
+	{kerr.CoordinatorLoadInProgress, []error{errProducerIDsUnavailable}},
+	{kerr.KafkaStorageError, []error{storage.ErrStorage, storage.ErrCorrupt}},
+	{kerr.NotController, []error{errNotController}},
+	{kerr.InvalidRequest, []error{errInvalidRequest}},
+	{kerr.LeaderNotAvailable, []error{errLeaderNotAvailable}},
+	{kerr.StaleBrokerEpoch, []error{errStaleBrokerEpoch}},
+	{kerr.InvalidRequiredAcks, []error{errInvalidRequiredAcks}},
+	{kerr.UnsupportedCompressionType, []error{errUnsupportedCompression}},
+	{kerr.TopicDeletionDisabled, []error{errTopicDeletionDisabled}},
+	{kerr.InvalidTopicException, []error{errInvalidTopic, zkutil.ErrInvalidTopic, zkutil.ErrTopicCollision}},
+	{kerr.InvalidPartitions, []error{errInvalidPartitions, controller.ErrInvalidPartitions}},
+	{kerr.InvalidReplicationFactor, []error{errInvalidReplicationFactor, controller.ErrInvalidReplicationFactor}},
+	{kerr.InvalidReplicaAssignment, []error{errInvalidReplicaAssignment}},
+	{kerr.InvalidConfig, []error{errInvalidConfig, config.ErrUnknownTopicConfig}},
+	{kerr.TopicAlreadyExists, []error{errTopicExists, zkutil.ErrTopicExists}},
+	{kerr.PolicyViolation, []error{errPolicyViolation}},
+	{kerr.NotController, []error{zkutil.ErrControllerMoved, controller.ErrNotController}},
+	{kerr.StaleBrokerEpoch, []error{controller.ErrStaleBrokerEpoch}},
+	{kerr.BrokerNotAvailable, []error{controller.ErrBrokerNotAvailable}},
+	{kerr.UnknownTopicOrPartition, []error{controller.ErrUnknownTopicOrPartition}},
+	{kerr.InvalidTopicException, []error{controller.ErrTopicBeingDeleted}},
+	{kerr.ElectionNotNeeded, []error{controller.ErrElectionNotNeeded}},
+	{kerr.PreferredLeaderNotAvailable, []error{controller.ErrPreferredLeaderNotAvailable}},
+	{kerr.EligibleLeadersNotAvailable, []error{controller.ErrEligibleLeadersNotAvailable}},
+	{kerr.InvalidReplicaAssignment, []error{controller.ErrInvalidReplicaAssignment}},
+	{kerr.NoReassignmentInProgress, []error{controller.ErrNoReassignmentInProgress}},
+	// Kafka's AdminOperationException reaches clients this way.
+	{kerr.UnknownServerError, []error{controller.ErrRackInfoIncomplete}},
 }
 
 // knownButNotHosted reports whether err names a partition this broker does not host but its

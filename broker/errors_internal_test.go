@@ -32,3 +32,31 @@ func TestAPIErrorCodeContextEnds(t *testing.T) {
 		t.Fatalf("unknown error not logged at WARN: %+v", e)
 	}
 }
+
+// TestAPIErrorCodeTable: every sentinel of errorCodes, wrapped as handlers
+// wrap them, maps to its row's code (no row is shadowed by an earlier one
+// that matches the same error), without a log line; a Kafka error passes
+// through unchanged.
+func TestAPIErrorCodeTable(t *testing.T) {
+	logger, hook := test.NewNullLogger()
+	b := &Broker{log: logger.WithField("component", "broker")}
+	n := 0
+	for _, row := range errorCodes {
+		for _, target := range row.errs {
+			n++
+			err := fmt.Errorf("handler: %w", target)
+			if got := b.errorCode(err); got != row.code.Code {
+				t.Errorf("errorCode(%v) = %d, want %s (%d)", target, got, row.code.Message, row.code.Code)
+			}
+		}
+	}
+	if n < 50 {
+		t.Fatalf("errorCodes maps only %d errors", n)
+	}
+	if got := b.errorCode(fmt.Errorf("x: %w", kerr.ThrottlingQuotaExceeded)); got != kerr.ThrottlingQuotaExceeded.Code {
+		t.Fatalf("kerr error mapped to %d", got)
+	}
+	if len(hook.AllEntries()) != 0 {
+		t.Fatalf("mapped errors logged: %v", hook.AllEntries())
+	}
+}

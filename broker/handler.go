@@ -42,13 +42,20 @@ func (h handler) Serve(ctx context.Context, c *server.Conn, req *wire.Request) (
 	r := &request{ctx: ctx, hdr: &req.Header, body: req.Body, listener: c.ListenerName(),
 		principal: c.Principal(), clientHost: clientHost(c)}
 	b.debugRequest(r)
+	if b.quotas.AnyEnabled() {
+		return b.serveWithQuota(c, req, row, r) // client quotas (quota_serve.go)
+	}
+	return b.serveRow(row, r)
+}
+
+// serveRow answers an inter-broker request without ClusterAction with its
+// refusal (authz_interbroker.go), any other request with its handler.
+func (b *Broker) serveRow(row api, r *request) (kmsg.Response, error) {
 	if row.interBroker {
 		if resp, err := b.interBrokerDenied(r); resp != nil || err != nil {
-			return resp, err // ClusterAction refused (authz_interbroker.go)
+			r.denied = true
+			return resp, err
 		}
-	}
-	if (req.Key == kmsg.Produce.Int16() || req.Key == kmsg.Fetch.Int16()) && b.quotas.AnyEnabled() {
-		return b.serveWithQuota(c, req, row, r) // client byte-rate quotas (quota_serve.go)
 	}
 	return row.handle(b, r)
 }

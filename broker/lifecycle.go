@@ -11,6 +11,7 @@ import (
 	"github.com/sirupsen/logrus"
 
 	"samsa/broker/replica"
+	"samsa/broker/replica/remote"
 	"samsa/broker/server"
 	"samsa/zkutil"
 )
@@ -63,7 +64,7 @@ func (b *Broker) Start(ctx context.Context) (err error) {
 		ReplicaLagTimeMax: time.Duration(b.cfg.ReplicaLagTimeMaxMs) * time.Millisecond,
 		Now:               b.opts.Now,
 		Fetcher:           b.fetcherConfig(),
-		Isr:               zkIsrStore{zk: b.zk},
+		Isr:               remote.IsrStore{ZK: b.zk},
 	})
 	if err != nil {
 		return err
@@ -174,6 +175,7 @@ func (b *Broker) startServer(ctx context.Context) error {
 		Metrics:        b.opts.Registry,
 		MaxRequestSize: b.cfg.SocketRequestMaxBytes,
 		IdleTimeout:    time.Duration(b.cfg.ConnectionsMaxIdleMs) * time.Millisecond,
+		NetworkTime:    b.recordNetworkTime, // request_percentage (quota_request.go)
 	}
 	if err := connectionLimits(b.cfg, &sopts); err != nil {
 		return err
@@ -310,7 +312,7 @@ func (b *Broker) Shutdown(ctx context.Context) error {
 		b.replicas.Close()
 	}
 	if b.fetchSrc != nil {
-		b.fetchSrc.close()
+		b.fetchSrc.Close()
 	}
 	if cancel != nil {
 		cancel()

@@ -14,6 +14,7 @@ import (
 	"samsa/broker/replica"
 	"samsa/broker/storage"
 	"samsa/config"
+	"samsa/internal/testwait"
 	"samsa/zkutil"
 	"samsa/zkutil/zktest"
 )
@@ -110,15 +111,7 @@ func TestAPILogDirNotADirectoryStartsWithTheOthers(t *testing.T) {
 // waitLogDirNotified waits up to 10 s for a log dir event notification of broker id.
 func waitLogDirNotified(t *testing.T, b *Broker, id int32) {
 	t.Helper()
-	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(10 * time.Millisecond) {
-		err := notifiedLogDirFailure(b, id)
-		if err == nil {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatal(err)
-		}
-	}
+	testwait.For(t, 10*time.Second, func() error { return notifiedLogDirFailure(b, id) })
 }
 
 // notifiedLogDirFailure returns nil once a log dir event notification of

@@ -2,6 +2,7 @@ package broker
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"testing"
@@ -13,6 +14,7 @@ import (
 	"samsa/broker/record"
 	"samsa/broker/replica"
 	"samsa/config"
+	"samsa/internal/testwait"
 )
 
 // offlineBroker is a Broker with real logs over two log dirs and a replica
@@ -164,13 +166,7 @@ func failLogDir(t *testing.T, b *Broker, tp replica.TopicPartition) string {
 // waitOffline waits until tp is offline on b.
 func waitOffline(t *testing.T, b *Broker, tp replica.TopicPartition) {
 	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for !b.replicas.IsOffline(tp) {
-		if time.Now().After(deadline) {
-			t.Fatalf("%s not taken offline", tp)
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
+	testwait.Until(t, 10*time.Second, fmt.Sprintf("%s to be taken offline", tp), func() bool { return b.replicas.IsOffline(tp) })
 }
 
 // TestAPILogDirFailureOfflineAnswers: after a real disk error in one of

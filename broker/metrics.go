@@ -41,11 +41,15 @@ const (
 	MetricTxnTransactionalIDs     = "samsa.coordinator.transaction:type=TransactionStateManager,name=NumTransactionalIds"
 	MetricTxnOngoing              = "samsa.coordinator.transaction:type=TransactionStateManager,name=NumOngoing"
 	MetricTxnCompleting           = "samsa.coordinator.transaction:type=TransactionMarkerChannelManager,name=NumCompleting"
-	MetricNumOffsets              = "kafka.coordinator.group:type=GroupMetadataManager,name=NumOffsets"
-	MetricNumGroupsEmpty          = "kafka.coordinator.group:type=GroupMetadataManager,name=NumGroupsEmpty"
-	MetricNumGroupsPreparing      = "kafka.coordinator.group:type=GroupMetadataManager,name=NumGroupsPreparingRebalance"
-	MetricNumGroupsCompleting     = "kafka.coordinator.group:type=GroupMetadataManager,name=NumGroupsCompletingRebalance"
-	MetricNumGroupsStable         = "kafka.coordinator.group:type=GroupMetadataManager,name=NumGroupsStable"
+	// Kafka 2.8's TransactionMarkerChannelManager gauges.
+	MetricTxnUnknownDestinationQueueSize = "kafka.coordinator.transaction:type=TransactionMarkerChannelManager,name=UnknownDestinationQueueSize"
+	MetricTxnLogAppendRetryQueueSize     = "kafka.coordinator.transaction:type=TransactionMarkerChannelManager,name=LogAppendRetryQueueSize"
+	MetricTxnPendingWaits                = "samsa.coordinator.transaction:type=TransactionCoordinator,name=PendingWaits"
+	MetricNumOffsets                     = "kafka.coordinator.group:type=GroupMetadataManager,name=NumOffsets"
+	MetricNumGroupsEmpty                 = "kafka.coordinator.group:type=GroupMetadataManager,name=NumGroupsEmpty"
+	MetricNumGroupsPreparing             = "kafka.coordinator.group:type=GroupMetadataManager,name=NumGroupsPreparingRebalance"
+	MetricNumGroupsCompleting            = "kafka.coordinator.group:type=GroupMetadataManager,name=NumGroupsCompletingRebalance"
+	MetricNumGroupsStable                = "kafka.coordinator.group:type=GroupMetadataManager,name=NumGroupsStable"
 )
 
 // TopicMetricName is the per-topic name of a BrokerTopicMetrics total, as
@@ -276,4 +280,7 @@ func (b *Broker) registerGauges() {
 	txnGauge(MetricTxnTransactionalIDs, func(s txn.Stats) int64 { return int64(s.TransactionalIDs) })
 	txnGauge(MetricTxnOngoing, func(s txn.Stats) int64 { return int64(s.Ongoing) })
 	txnGauge(MetricTxnCompleting, func(s txn.Stats) int64 { return int64(s.Completing) })
+	txnGauge(MetricTxnUnknownDestinationQueueSize, func(s txn.Stats) int64 { return int64(s.UnknownDestinationQueueSize) })
+	txnGauge(MetricTxnLogAppendRetryQueueSize, func(s txn.Stats) int64 { return int64(s.LogAppendRetryQueueSize) })
+	txnGauge(MetricTxnPendingWaits, func(s txn.Stats) int64 { return s.PendingWaits })
 }

@@ -1,11 +1,11 @@
 package broker
 
 import (
-	"context"
 	"errors"
 	"strconv"
 	"strings"
 
+	"samsa/broker/configchange"
 	"samsa/broker/replica"
 	"samsa/zkutil"
 )
@@ -16,9 +16,9 @@ import (
 // /config/brokers/<default>), and each topic's
 // leader/follower.replication.throttled.replicas entries naming this broker
 // ("partition:broker", or "*" for all), as kafka-reassign-partitions and
-// kafka-configs write them. The loop below loads them at start and again
-// for every /config/changes notification of a broker or topic entity; the
-// replica manager's Throttles apply them (fetch answers to out-of-sync
+// kafka-configs write them. They are loaded when the /config/changes
+// listener starts and updated on every notification of a broker or topic
+// entity (throttleConfigHandler); the replica manager's Throttles apply them (fetch answers to out-of-sync
 // followers, and this broker's own follower fetches).
 
 const (
@@ -28,64 +28,25 @@ const (
 	followerThrottledReplicasKey = "follower.replication.throttled.replicas"
 )
 
-// replicationThrottleLoop keeps the replica manager's throttles current
-// until ctx ends.
-func (b *Broker) replicationThrottleLoop(ctx context.Context) {
-	wake := make(chan struct{}, 1)
-	signal := func() {
-		select {
-		case wake <- struct{}{}:
-		default:
-		}
-	}
-	cancel := b.zk.WatchChildren(zkutil.ConfigChangesPath(), signal)
-	defer cancel()
-	if err := b.loadAllThrottles(); err != nil {
-		b.log.WithError(err).Warn("loading replication throttles failed")
-	}
-	last := int64(-1)
-	if nodes, err := b.zk.GetConfigChanges(); err == nil {
-		for _, n := range nodes {
-			if seq, err := strconv.ParseInt(strings.TrimPrefix(n, zkutil.ConfigChangeSeqPrefix), 10, 64); err == nil {
-				last = max(last, seq)
-			}
-		}
-	}
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-wake:
-		}
-		nodes, err := b.zk.GetConfigChanges()
-		if err != nil {
-			continue
-		}
-		for _, n := range nodes {
-			seq, err := strconv.ParseInt(strings.TrimPrefix(n, zkutil.ConfigChangeSeqPrefix), 10, 64)
-			if err != nil || seq <= last {
-				continue
-			}
-			last = seq
-			entity, _, err := b.zk.ReadConfigChange(n)
-			if err != nil {
-				continue
-			}
-			if strings.HasPrefix(entity, zkutil.ConfigTypeBroker+"/") {
-				err = b.loadThrottleRates()
-			} else if topic, ok := strings.CutPrefix(entity, zkutil.ConfigTypeTopic+"/"); ok {
-				var cfg map[string]string
-				cfg, err = b.zk.GetEntityConfig(zkutil.ConfigTypeTopic, topic)
+// throttleConfigHandler is the replication throttles' /config/changes
+// handler (config_changes.go): a full load first, then the rates on every
+// broker entity change and a topic's throttled replicas on its change.
+func (b *Broker) throttleConfigHandler() configchange.Handler {
+	return configchange.Handler{Name: "replication throttles", Load: b.loadAllThrottles,
+		Apply: map[string]func(configchange.Change) error{
+			zkutil.ConfigTypeBroker: func(configchange.Change) error { return b.loadThrottleRates() },
+			zkutil.ConfigTypeTopic: func(c configchange.Change) error {
+				cfg, err := b.zk.GetEntityConfig(zkutil.ConfigTypeTopic, c.Name)
 				if errors.Is(err, zkutil.ErrNoNode) {
 					cfg, err = nil, nil
 				}
-				b.applyTopicThrottles(topic, cfg)
-			}
-			if err != nil {
-				b.log.WithError(err).WithField("entity", entity).Warn("applying replication throttles failed")
-			}
-		}
-	}
+				if err != nil {
+					return err
+				}
+				b.applyTopicThrottles(c.Name, cfg)
+				return nil
+			},
+		}}
 }
 
 func (b *Broker) loadAllThrottles() error {

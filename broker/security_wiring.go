@@ -257,7 +257,7 @@ func (b *Broker) applySCRAMChange(entityPath string) {
 // parseSCRAM returns the user name (Kafka's Sanitizer.desanitize) and its
 // SCRAM credentials; malformed ones are skipped with a warning.
 func (b *Broker) parseSCRAM(sanitized string, cfg map[string]string) (string, map[string]scram.Credential) {
-	user := desanitize(sanitized)
+	user := zkutil.Desanitize(sanitized)
 	m := map[string]scram.Credential{}
 	for _, mech := range []*scram.Mechanism{scram.SHA256, scram.SHA512} {
 		v, ok := cfg[mech.Name()]
@@ -279,7 +279,29 @@ func (b *Broker) parseSCRAM(sanitized string, cfg map[string]string) (string, ma
 // SASL mechanism with this broker's JAAS credentials for SASL_*.
 func (b *Broker) interBrokerPeerOptions() ([]peer.Option, error) {
 	l, ok := b.cfg.InterBrokerListener()
-	if !ok || l.SecurityProtocol == "PLAINTEXT" {
+	if !ok {
+		return nil, nil
+	}
+	return b.listenerPeerOptions(l)
+}
+
+// controllerPeerOptions are the TLS/SASL options of the controller's
+// connections: those of control.plane.listener.name when set (Kafka 2.8's
+// ControllerChannelManager uses the control plane listener's security
+// protocol, with sasl.mechanism.inter.broker.protocol), else the
+// inter-broker listener's.
+func (b *Broker) controllerPeerOptions() ([]peer.Option, error) {
+	l, ok := b.cfg.ControlPlaneListener()
+	if !ok {
+		return b.peerSec, nil
+	}
+	return b.listenerPeerOptions(l)
+}
+
+// listenerPeerOptions are the client-side TLS and SASL options to reach
+// other brokers' listener l (its listener.name.<l>.ssl.* and JAAS config).
+func (b *Broker) listenerPeerOptions(l config.Listener) ([]peer.Option, error) {
+	if l.SecurityProtocol == "PLAINTEXT" {
 		return nil, nil
 	}
 	var opts []peer.Option

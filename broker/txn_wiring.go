@@ -156,30 +156,54 @@ type markerWriter struct {
 	mu sync.Mutex
 	// clients is guarded by mu.
 	clients map[int32]*peer.Client
+	// verify holds the KIP-890 verification clients, one per coordinator
+	// broker (txn_verify.go), apart from the marker clients so that a
+	// verification never queues behind a marker waiting for replication.
+	// Guarded by mu.
+	verify map[int32]*peer.Client
 }
 
 // client returns the marker client of broker id at addr.
 func (w *markerWriter) client(id int32, addr string) *peer.Client {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	if c := w.clients[id]; c != nil && c.Addr() == addr {
+	return w.clientLocked(w.clients, "txn-markers-", id, addr)
+}
+
+// verifyClient returns the KIP-890 verification client of broker id at addr.
+func (w *markerWriter) verifyClient(id int32, addr string) *peer.Client {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.verify == nil {
+		w.verify = map[int32]*peer.Client{}
+	}
+	return w.clientLocked(w.verify, "txn-verify-", id, addr)
+}
+
+// clientLocked returns set's client of broker id, replacing one for an
+// old address.
+func (w *markerWriter) clientLocked(set map[int32]*peer.Client, prefix string, id int32, addr string) *peer.Client {
+	if c := set[id]; c != nil && c.Addr() == addr {
 		return c
 	} else if c != nil {
 		_ = c.Close()
 	}
 	opts := append(w.b.peerOptions(), peer.WithRequestTimeout(time.Duration(w.b.cfg.RequestTimeoutMs)*time.Millisecond))
-	c := peer.New(addr, "txn-markers-"+itoa(w.b.ID()), opts...)
-	w.clients[id] = c
+	c := peer.New(addr, prefix+itoa(w.b.ID()), opts...)
+	set[id] = c
 	return c
 }
 
-// close closes every marker client.
+// close closes every marker and verification client; a later use opens
+// a new one.
 func (w *markerWriter) close() {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	for id, c := range w.clients {
-		_ = c.Close()
-		delete(w.clients, id)
+	for _, set := range []map[int32]*peer.Client{w.clients, w.verify} {
+		for id, c := range set {
+			_ = c.Close()
+			delete(set, id)
+		}
 	}
 }
 
@@ -190,10 +214,16 @@ func (w *markerWriter) WriteMarkers(ctx context.Context, m txn.Marker) map[txn.T
 	byLeader := map[int32][]txn.TopicPartition{}
 	for _, tp := range m.Partitions {
 		ps, ok := snap.Partition(tp.Topic, tp.Partition)
-		if !ok || ps.Leader < 0 {
-			// No topic or no leader: Kafka treats the partition as deleted
+		switch {
+		case !ok:
+			// Not in the metadata: Kafka treats the partition as deleted
 			// and stops waiting for its marker.
 			out[tp] = 0
+			continue
+		case ps.Leader < 0:
+			// Known but without a leader (an election under way): Kafka's
+			// unknown-destination queue; retried until a leader has it.
+			out[tp] = kerr.LeaderNotAvailable.Code
 			continue
 		}
 		byLeader[ps.Leader] = append(byLeader[ps.Leader], tp)
@@ -203,8 +233,10 @@ func (w *markerWriter) WriteMarkers(ctx context.Context, m txn.Marker) map[txn.T
 	for leader, tps := range byLeader {
 		addr, ok := w.b.interBrokerAddr(leader)
 		if !ok || !snap.Alive(leader) {
+			// Kafka's Node.noNode: the leader is not a live broker with
+			// an inter-broker endpoint (unknown destination), retried.
 			for _, tp := range tps {
-				out[tp] = kerr.NotLeaderForPartition.Code
+				out[tp] = kerr.LeaderNotAvailable.Code
 			}
 			continue
 		}

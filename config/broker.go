@@ -17,6 +17,7 @@ type Broker struct {
 	RawAdvertisedListeners                   string   // advertised.listeners
 	ListenerSecurityProtocolMap              string   // listener.security.protocol.map
 	InterBrokerListenerName                  string   // inter.broker.listener.name
+	ControlPlaneListenerName                 string   // control.plane.listener.name
 	SecurityInterBrokerProtocol              string   // security.inter.broker.protocol
 	HostName                                 string   // host.name
 	Port                                     int32    // port
@@ -122,6 +123,8 @@ type Broker struct {
 	QuotaWindowSizeSeconds                   int32    // quota.window.size.seconds
 	QuotaProducerDefault                     int64    // quota.producer.default
 	QuotaConsumerDefault                     int64    // quota.consumer.default
+	ControllerQuotaWindowNum                 int32    // controller.quota.window.num
+	ControllerQuotaWindowSizeSeconds         int32    // controller.quota.window.size.seconds
 	TransactionStateLogNumPartitions         int32    // transaction.state.log.num.partitions
 	TransactionStateLogReplicationFactor     int16    // transaction.state.log.replication.factor
 	TransactionStateLogMinISR                int32    // transaction.state.log.min.isr

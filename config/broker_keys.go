@@ -27,6 +27,7 @@ var BrokerKeys = []Key{
 	{Name: "advertised.listeners", Field: "RawAdvertisedListeners", Type: TypeString, Null: true, Dynamic: true, Doc: "Listeners published in the broker's ZooKeeper registration for clients; unset means listeners, with an empty or 0.0.0.0 host replaced by the machine's address (Kafka 2.8 refuses 0.0.0.0 there). 0.0.0.0 is not allowed here."},
 	{Name: "listener.security.protocol.map", Field: "ListenerSecurityProtocolMap", Type: TypeString, Default: "PLAINTEXT:PLAINTEXT,SSL:SSL,SASL_PLAINTEXT:SASL_PLAINTEXT,SASL_SSL:SASL_SSL", Dynamic: true, Doc: "NAME:PROTOCOL pairs giving each listener's security protocol. SSL, SASL_PLAINTEXT and SASL_SSL listeners need the ssl.* and sasl.* keys (docs/security.md)."},
 	{Name: "inter.broker.listener.name", Field: "InterBrokerListenerName", Type: TypeString, Null: true, Doc: "Listener brokers use to talk to each other; unset means the listener named after security.inter.broker.protocol."},
+	{Name: "control.plane.listener.name", Field: "ControlPlaneListenerName", Type: TypeString, Null: true, Doc: "Listener dedicated to the controller's requests (LeaderAndIsr, UpdateMetadata, StopReplica; KIP-291): the controller connects to it when set. Must be in advertised.listeners and differ from the inter-broker listener; unset means the inter-broker listener."},
 	{Name: "security.inter.broker.protocol", Field: "SecurityInterBrokerProtocol", Type: TypeString, Default: "PLAINTEXT", Valid: oneOf("PLAINTEXT", "SSL", "SASL_PLAINTEXT", "SASL_SSL"), Doc: "Security protocol between brokers; may not be set together with inter.broker.listener.name."},
 	{Name: "host.name", Field: "HostName", Type: TypeString, Default: "", Doc: "Deprecated: host of the default listener when listeners is unset."},
 	{Name: "port", Field: "Port", Type: TypeInt, Default: "9092", Valid: between(0, 65535), Doc: "Deprecated: port of the default listener when listeners is unset."},
@@ -141,10 +142,12 @@ var BrokerKeys = []Key{
 
 	// Client quotas (Kafka 2.8 ClientQuotaManagerConfig); the quotas themselves are dynamic
 	// (/config/users, /config/clients).
-	{Name: "quota.window.num", Field: "QuotaWindowNum", Type: TypeInt, Default: "11", Valid: atLeast(1), Doc: "Samples over which client byte rates are measured (producer_byte_rate, consumer_byte_rate)."},
+	{Name: "quota.window.num", Field: "QuotaWindowNum", Type: TypeInt, Default: "11", Valid: atLeast(1), Doc: "Samples over which client byte rates and request time are measured (producer_byte_rate, consumer_byte_rate, request_percentage)."},
 	{Name: "quota.window.size.seconds", Field: "QuotaWindowSizeSeconds", Type: TypeInt, Default: "1", Valid: atLeast(1), Doc: "Length of each client quota sample."},
 	{Name: "quota.producer.default", Field: "QuotaProducerDefault", Type: TypeLong, Default: longMax, Valid: atLeast(1), Doc: "Deprecated: producer_byte_rate of every client-id no dynamic quota matches; the default means none."},
 	{Name: "quota.consumer.default", Field: "QuotaConsumerDefault", Type: TypeLong, Default: longMax, Valid: atLeast(1), Doc: "Deprecated: consumer_byte_rate of every client-id no dynamic quota matches; the default means none."},
+	{Name: "controller.quota.window.num", Field: "ControllerQuotaWindowNum", Type: TypeInt, Default: "11", Valid: atLeast(1), Doc: "Samples of the controller_mutation_rate token bucket: its burst is samples x window x rate (KIP-599)."},
+	{Name: "controller.quota.window.size.seconds", Field: "ControllerQuotaWindowSizeSeconds", Type: TypeInt, Default: "1", Valid: atLeast(1), Doc: "Length of each controller_mutation_rate sample."},
 
 	// Transactions (the transaction coordinator, broker/txn).
 	{Name: "transaction.state.log.num.partitions", Field: "TransactionStateLogNumPartitions", Type: TypeInt, Default: "50", Valid: atLeast(1), Doc: "Partitions of __transaction_state; do not change after deployment."},

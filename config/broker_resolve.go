@@ -156,6 +156,7 @@ func (b *Broker) validateListeners() []error {
 	if _, ok := b.InterBrokerListener(); !ok {
 		errs = append(errs, fmt.Errorf("config: inter.broker.listener.name must be a listener name defined in advertised.listeners (%s not found)", b.InterBrokerListenerNameResolved()))
 	}
+	errs = append(errs, b.validateControlPlaneListener()...)
 	return errs
 }
 

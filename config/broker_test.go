@@ -259,6 +259,13 @@ func TestConfigBrokerCrossKeyValidation(t *testing.T) {
 		{"unmapped listener", []string{"listeners", "FOO://:1"}, "no security protocol"},
 		{"inter broker both", []string{"inter.broker.listener.name", "PLAINTEXT", "security.inter.broker.protocol", "PLAINTEXT"}, "only one of"},
 		{"inter broker missing", []string{"inter.broker.listener.name", "OTHER"}, "advertised.listeners"},
+		{"control plane not a listener", []string{"control.plane.listener.name", "CONTROLLER"}, "not found in listeners"},
+		{"control plane is inter broker", []string{"listeners", "PLAINTEXT://:1,CONTROLLER://:2",
+			"listener.security.protocol.map", "PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT", "control.plane.listener.name", "plaintext"},
+			"different value from the inter broker listener name"},
+		{"control plane not advertised", []string{"listeners", "PLAINTEXT://:1,CONTROLLER://:2",
+			"listener.security.protocol.map", "PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT", "advertised.listeners", "PLAINTEXT://h:1",
+			"control.plane.listener.name", "CONTROLLER"}, "must be a listener name defined in advertised.listeners"},
 		{"bad chroot", []string{"zookeeper.connect", "zk:2181/a/"}, "zookeeper.connect"},
 		{"commit acks", []string{"offsets.commit.required.acks", "4"}, "offsets.commit.required.acks"},
 	}
@@ -330,5 +337,27 @@ func TestConfigBrokerSecureListeners(t *testing.T) {
 	}
 	if len(warnings) != 1 || !strings.Contains(string(warnings[0]), "listener.name.internal.nokey") {
 		t.Fatalf("warnings %v, want one for listener.name.internal.nokey", warnings)
+	}
+}
+
+func TestConfigControlPlaneListener(t *testing.T) {
+	b, _, err := NewBroker(minimal("listeners", "PLAINTEXT://127.0.0.1:9092,CONTROLLER://127.0.0.1:9093",
+		"listener.security.protocol.map", "PLAINTEXT:PLAINTEXT,CONTROLLER:SSL", "control.plane.listener.name", "controller"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	l, ok := b.ControlPlaneListener()
+	if !ok || l.Name != "CONTROLLER" || l.Port != 9093 || l.SecurityProtocol != "SSL" {
+		t.Fatalf("ControlPlaneListener = %+v, %v", l, ok)
+	}
+	if got := b.ControllerToBrokerListenerName(); got != "CONTROLLER" {
+		t.Fatalf("ControllerToBrokerListenerName = %q", got)
+	}
+	d, _, err := NewBroker(minimal())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := d.ControlPlaneListener(); ok || d.ControllerToBrokerListenerName() != "PLAINTEXT" {
+		t.Fatalf("unset control plane: %q", d.ControllerToBrokerListenerName())
 	}
 }

@@ -72,6 +72,38 @@ func (b *Broker) InterBrokerListener() (l Listener, ok bool) {
 	return Listener{}, false
 }
 
+// ControlPlaneListenerNameResolved returns control.plane.listener.name in
+// upper case (listener names are case-insensitive, as Kafka's
+// ListenerName.normalised), "" when unset.
+func (b *Broker) ControlPlaneListenerNameResolved() string {
+	return strings.ToUpper(b.ControlPlaneListenerName)
+}
+
+// ControlPlaneListener returns the advertised endpoint of
+// control.plane.listener.name; ok is false when it is unset.
+func (b *Broker) ControlPlaneListener() (l Listener, ok bool) {
+	name := b.ControlPlaneListenerNameResolved()
+	if name == "" {
+		return Listener{}, false
+	}
+	for _, l := range b.AdvertisedListeners() {
+		if l.Name == name {
+			return l, true
+		}
+	}
+	return Listener{}, false
+}
+
+// ControllerToBrokerListenerName is the listener the controller sends its
+// requests to on every broker (Kafka's controllerToBrokerListenerName):
+// control.plane.listener.name when set, else the inter-broker listener.
+func (b *Broker) ControllerToBrokerListenerName() string {
+	if n := b.ControlPlaneListenerNameResolved(); n != "" {
+		return n
+	}
+	return b.InterBrokerListenerNameResolved()
+}
+
 // parseProtocolMap parses listener.security.protocol.map.
 func parseProtocolMap(s string) (map[string]string, error) {
 	m := make(map[string]string)
@@ -141,4 +173,38 @@ func parseListeners(s, protocolMap string) ([]Listener, error) {
 		return nil, fmt.Errorf("no listener given")
 	}
 	return out, nil
+}
+
+// validateControlPlaneListener checks control.plane.listener.name as Kafka
+// 2.8's KafkaConfig does: mapped in listener.security.protocol.map, one of
+// advertised.listeners, and not the inter-broker listener.
+func (b *Broker) validateControlPlaneListener() []error {
+	name := b.ControlPlaneListenerNameResolved()
+	if name == "" {
+		return nil
+	}
+	var errs []error
+	inMap := false
+	for _, l := range b.Listeners() {
+		if l.Name == name {
+			inMap = true
+		}
+	}
+	if !inMap {
+		errs = append(errs, &KeyError{Key: "control.plane.listener.name", Value: b.ControlPlaneListenerName,
+			Reason: "Listener with " + name + " defined in control.plane.listener.name not found in listeners"})
+	}
+	if _, ok := b.ControlPlaneListener(); !ok {
+		var names []string
+		for _, l := range b.AdvertisedListeners() {
+			names = append(names, l.Name)
+		}
+		errs = append(errs, &KeyError{Key: "control.plane.listener.name", Value: b.ControlPlaneListenerName,
+			Reason: "control.plane.listener.name must be a listener name defined in advertised.listeners. The valid options based on currently configured listeners are " + strings.Join(names, ",")})
+	}
+	if name == b.InterBrokerListenerNameResolved() {
+		errs = append(errs, &KeyError{Key: "control.plane.listener.name", Value: b.ControlPlaneListenerName,
+			Reason: "control.plane.listener.name, when defined, should have a different value from the inter broker listener name. Currently they both have the value " + name})
+	}
+	return errs
 }

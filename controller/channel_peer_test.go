@@ -14,6 +14,7 @@ import (
 
 	"samsa/broker/server"
 	"samsa/broker/wire"
+	"samsa/internal/testwait"
 	"samsa/peer"
 	"samsa/zkutil"
 )
@@ -100,7 +101,7 @@ func TestControllerChannelOverPeer(t *testing.T) {
 	}
 	t.Cleanup(c.Shutdown)
 	createTopic(t, zc, "wire", map[int32][]int32{0: {1}})
-	waitFor(t, waitTimeout, func() error {
+	testwait.For(t, waitTimeout, func() error {
 		lais := fb.requests(4)
 		if len(lais) == 0 {
 			return fmt.Errorf("no LeaderAndIsr received")

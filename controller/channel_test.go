@@ -12,6 +12,8 @@ import (
 
 	"github.com/sirupsen/logrus"
 	"github.com/twmb/franz-go/pkg/kmsg"
+
+	"samsa/internal/testwait"
 )
 
 // flakyDialer fails the first failDials dials and the first failRequests requests, then
@@ -118,7 +120,7 @@ func TestControllerChannelRemoveAndShutdown(t *testing.T) {
 		t.Fatal(err)
 	}
 	m.RemoveBroker(2)
-	waitFor(t, 5*time.Second, func() error {
+	testwait.For(t, 5*time.Second, func() error {
 		if n := d.open.Load(); n != 0 {
 			return fmt.Errorf("%d open clients", n)
 		}
@@ -133,7 +135,7 @@ func TestControllerChannelRemoveAndShutdown(t *testing.T) {
 	d.failDials.Store(1 << 30)
 	m.AddBroker(LiveBroker{ID: 3, Endpoints: testBroker.Endpoints})
 	m.send(3, umOutbound(3, func(error) {}))
-	waitFor(t, 5*time.Second, func() error {
+	testwait.For(t, 5*time.Second, func() error {
 		if d.dials.Load() < 3 {
 			return fmt.Errorf("%d dials", d.dials.Load())
 		}

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"slices"
 	"testing"
+
+	"samsa/internal/testwait"
 )
 
 // TestControllerAlterIsr follows reference §2.4: "the broker epoch matches exactly (else
@@ -44,7 +46,7 @@ func TestControllerAlterIsr(t *testing.T) {
 		t.Fatalf("unknown: %+v", res)
 	}
 	wantState(t, zc, "ai", 0, 1, []int32{1}, 0)
-	waitFor(t, waitTimeout, func() error {
+	testwait.For(t, waitTimeout, func() error {
 		got, _ := updateMetadataFor(cl.rec, 2, "ai", 0)
 		if len(got) == 0 || !slices.Equal(got[len(got)-1].ISR, []int32{1}) || got[len(got)-1].ZKVersion != 1 {
 			return fmt.Errorf("UpdateMetadata %+v", got)

@@ -7,6 +7,7 @@ import (
 
 	"github.com/twmb/franz-go/pkg/kmsg"
 
+	"samsa/internal/testwait"
 	"samsa/zkutil"
 	"samsa/zkutil/zktest"
 )
@@ -14,7 +15,7 @@ import (
 // wantState waits until topic/p's state znode has leader, ISR and leader epoch.
 func wantState(t *testing.T, zc *zkutil.Client, topic string, p, leader int32, isr []int32, leaderEpoch int32) {
 	t.Helper()
-	waitFor(t, waitTimeout, func() error {
+	testwait.For(t, waitTimeout, func() error {
 		st, err := partitionState(t, zc, topic, p)
 		if err != nil {
 			return err
@@ -47,7 +48,7 @@ func TestControllerBrokerFailure(t *testing.T) {
 	wantState(t, admin, "f", 0, 3, []int32{3}, 1)
 	wantState(t, admin, "f", 1, 3, []int32{3}, 1)
 	wantState(t, admin, "f", 2, NoLeader, []int32{2}, 1)
-	waitFor(t, waitTimeout, func() error {
+	testwait.For(t, waitTimeout, func() error {
 		got := leaderAndIsrFor(cl.rec, 3, "f", 0)
 		if len(got) == 0 || got[len(got)-1].Leader != 3 || got[len(got)-1].LeaderEpoch != 1 {
 			return fmt.Errorf("broker 3 LeaderAndIsr for f-0: %+v", got)
@@ -71,7 +72,7 @@ func TestControllerBrokerFailure(t *testing.T) {
 	z2b := cl.zk()
 	cl.registerBroker(z2b, 2, "")
 	wantState(t, admin, "f", 2, 2, []int32{2}, 2)
-	waitFor(t, waitTimeout, func() error {
+	testwait.For(t, waitTimeout, func() error {
 		for _, p := range []int32{0, 1, 2} {
 			if len(leaderAndIsrFor(cl.rec, 2, "f", p)) == 0 {
 				return fmt.Errorf("broker 2 has no LeaderAndIsr for f-%d", p)
@@ -102,7 +103,7 @@ func TestControllerUncleanLeaderElection(t *testing.T) {
 	wantState(t, admin, "dirty", 0, 2, []int32{2}, 0)
 	z3 := cl.zk()
 	cl.registerBroker(z3, 3, "")
-	waitFor(t, waitTimeout, func() error {
+	testwait.For(t, waitTimeout, func() error {
 		if len(leaderAndIsrFor(cl.rec, 3, "dirty", 0)) == 0 {
 			return fmt.Errorf("broker 3 not started on the controller")
 		}
@@ -143,7 +144,7 @@ func TestControllerFailoverResendsState(t *testing.T) {
 	// here the partition never shows leader -1 while ISR member 3 is alive, and broker 3
 	// never hears of a leaderless keep-0.
 	wantState(t, admin, "keep", 0, 3, []int32{3}, 1)
-	waitFor(t, waitTimeout, func() error {
+	testwait.For(t, waitTimeout, func() error {
 		reqs := cl.rec.requests(3, 6)
 		var firstUM *kmsg.UpdateMetadataRequest
 		for _, r := range reqs {
@@ -216,7 +217,7 @@ func TestControllerBouncedBroker(t *testing.T) {
 	if epoch2 <= epoch1 {
 		t.Fatalf("broker epoch %d after %d", epoch2, epoch1)
 	}
-	waitFor(t, waitTimeout, func() error {
+	testwait.For(t, waitTimeout, func() error {
 		lais := cl.rec.requests(2, 4)
 		if len(lais) == 0 {
 			return fmt.Errorf("no LeaderAndIsr")
@@ -229,7 +230,7 @@ func TestControllerBouncedBroker(t *testing.T) {
 	})
 	// Whatever order the controller saw (one bounce, or a death then a start), broker 2 leads
 	// again or broker 1 took over with a bumped epoch, and both are live in UpdateMetadata.
-	waitFor(t, waitTimeout, func() error {
+	testwait.For(t, waitTimeout, func() error {
 		st, err := partitionState(t, admin, "b", 0)
 		if err != nil {
 			return err
@@ -262,7 +263,7 @@ func TestControllerBrokerModification(t *testing.T) {
 	if _, err := z2.RegisterBroker(reg); err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, waitTimeout, func() error {
+	testwait.For(t, waitTimeout, func() error {
 		ums := cl.rec.requests(1, 6)
 		last := ums[len(ums)-1].(*kmsg.UpdateMetadataRequest)
 		for _, lb := range last.LiveBrokers {
@@ -273,7 +274,7 @@ func TestControllerBrokerModification(t *testing.T) {
 		return fmt.Errorf("last UpdateMetadata to broker 1: %+v", last.LiveBrokers)
 	})
 	createTopic(t, admin, "m", map[int32][]int32{0: {2}})
-	waitFor(t, waitTimeout, func() error {
+	testwait.For(t, waitTimeout, func() error {
 		if len(leaderAndIsrFor(cl.rec, 102, "m", 0)) == 0 {
 			return fmt.Errorf("no LeaderAndIsr at the new endpoint")
 		}

@@ -9,6 +9,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kmsg"
 
+	"samsa/internal/testwait"
 	"samsa/zkutil"
 )
 
@@ -68,7 +69,7 @@ func TestControllerTopicDeletion(t *testing.T) {
 	if err := zc.MarkTopicForDeletion("del"); err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, waitTimeout, func() error { return topicGone(zc, "del") })
+	testwait.For(t, waitTimeout, func() error { return topicGone(zc, "del") })
 	cfg, err := zc.GetEntityConfig(zkutil.ConfigTypeTopic, "del")
 	if err != nil || len(cfg) != 0 {
 		t.Fatalf("topic config left: %v %v", cfg, err)
@@ -91,7 +92,7 @@ func TestControllerTopicDeletion(t *testing.T) {
 			t.Fatalf("broker %d got no UpdateMetadata with leader -2: %+v", b, got)
 		}
 	}
-	waitFor(t, waitTimeout, func() error {
+	testwait.For(t, waitTimeout, func() error {
 		if v := n1.c.metrics.topics.Load(); v != 0 {
 			return fmt.Errorf("GlobalTopicCount %d", v)
 		}
@@ -118,7 +119,7 @@ func TestControllerTopicDeletionWaitsForOfflineReplica(t *testing.T) {
 		t.Fatal(err)
 	}
 	// The live replica is deleted; the dead one keeps the topic (and its marker) alive.
-	waitFor(t, waitTimeout, func() error {
+	testwait.For(t, waitTimeout, func() error {
 		var live, dead ReplicaState
 		if err := n1.c.sync(t.Context(), func() {
 			live = n1.c.cc.replicaStates[PartitionReplica{TopicPartition{"wait", 0}, 1}]
@@ -135,7 +136,7 @@ func TestControllerTopicDeletionWaitsForOfflineReplica(t *testing.T) {
 		t.Fatal("topic deleted while a replica is offline")
 	}
 	cl.registerBroker(cl.zk(), 2, "")
-	waitFor(t, waitTimeout, func() error { return topicGone(admin, "wait") })
+	testwait.For(t, waitTimeout, func() error { return topicGone(admin, "wait") })
 }
 
 // TestControllerTopicDeletionMarkers: a marker for an unknown topic is removed; with
@@ -171,7 +172,7 @@ func TestControllerTopicDeletionRestoresAssignment(t *testing.T) {
 	if err := admin.MarkTopicForDeletion("r"); err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, waitTimeout, func() error {
+	testwait.For(t, waitTimeout, func() error {
 		var queued bool
 		if err := n1.c.sync(t.Context(), func() { queued = n1.c.cc.isQueuedForDeletion("r") }); err != nil {
 			return err
@@ -189,7 +190,7 @@ func TestControllerTopicDeletionRestoresAssignment(t *testing.T) {
 	if _, err := admin.SetTopicAssignment("r", a, v); err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, waitTimeout, func() error {
+	testwait.For(t, waitTimeout, func() error {
 		a, _, err := admin.GetTopicAssignment("r")
 		if err != nil {
 			return err
@@ -228,7 +229,7 @@ func TestControllerTopicDeletionRetriesFailedReplica(t *testing.T) {
 	if err := zc.MarkTopicForDeletion("retry"); err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, waitTimeout, func() error {
+	testwait.For(t, waitTimeout, func() error {
 		if !failed.Load() {
 			return errors.New("no failed StopReplica yet")
 		}
@@ -245,7 +246,7 @@ func TestControllerTopicDeletionRetriesFailedReplica(t *testing.T) {
 	if err := zc.MarkTopicForDeletion("other"); err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, waitTimeout, func() error { return topicGone(zc, "retry") })
+	testwait.For(t, waitTimeout, func() error { return topicGone(zc, "retry") })
 }
 
 // TestControllerTopicDeletionAtFailover: a topic marked while no controller runs is deleted
@@ -263,5 +264,5 @@ func TestControllerTopicDeletionAtFailover(t *testing.T) {
 	}
 	n1b := cl.startNode(1, nil)
 	waitActive(t, n1b)
-	waitFor(t, waitTimeout, func() error { return topicGone(zc, "later") })
+	testwait.For(t, waitTimeout, func() error { return topicGone(zc, "later") })
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"testing"
 
+	"samsa/internal/testwait"
 	"samsa/zkutil/zktest"
 )
 
@@ -20,7 +21,7 @@ func TestControllerElectionTwoCompete(t *testing.T) {
 	if w.c.Epoch() != 1 {
 		t.Fatalf("winner epoch %d, want 1", w.c.Epoch())
 	}
-	waitFor(t, waitTimeout, func() error {
+	testwait.For(t, waitTimeout, func() error {
 		for _, n := range []*node{a, b} {
 			if got := n.c.ActiveControllerID(); got != w.id {
 				return fmt.Errorf("broker %d sees controller %d, want %d", n.id, got, w.id)
@@ -31,7 +32,7 @@ func TestControllerElectionTwoCompete(t *testing.T) {
 	if got := w.reg.Get(MetricActiveControllerCount); got == nil {
 		t.Fatal("ActiveControllerCount not registered")
 	}
-	waitFor(t, waitTimeout, func() error {
+	testwait.For(t, waitTimeout, func() error {
 		for _, n := range []*node{a, b} {
 			want := int64(0)
 			if n == w {
@@ -66,7 +67,7 @@ func TestControllerSessionExpiryMovesControl(t *testing.T) {
 	cl, a := newActiveCluster(t, nil)
 	b := cl.startNode(2, nil)
 	zktest.ExpireSession(t, a.zk)
-	waitFor(t, waitTimeout, func() error {
+	testwait.For(t, waitTimeout, func() error {
 		w := a
 		if b.c.IsActive() {
 			w = b
@@ -89,7 +90,7 @@ func TestControllerStaleControllerResigns(t *testing.T) {
 	t.Parallel()
 	cl, a := newActiveCluster(t, nil)
 	b := cl.startNode(2, nil)
-	waitFor(t, waitTimeout, func() error {
+	testwait.For(t, waitTimeout, func() error {
 		var known bool
 		if err := a.c.sync(context.Background(), func() { _, known = a.c.cc.liveBrokers[2] }); err != nil {
 			return err
@@ -109,7 +110,7 @@ func TestControllerStaleControllerResigns(t *testing.T) {
 	<-held
 	admin := cl.zk()
 	createTopic(t, admin, "fenced", map[int32][]int32{0: {1, 2}})
-	waitFor(t, waitTimeout, func() error {
+	testwait.For(t, waitTimeout, func() error {
 		a.c.queue.mu.Lock()
 		defer a.c.queue.mu.Unlock()
 		for _, qe := range a.c.queue.mu.items {
@@ -121,7 +122,7 @@ func TestControllerStaleControllerResigns(t *testing.T) {
 	})
 	// Expire a's session: /controller goes, b wins epoch 2 and creates the partition state.
 	zktest.ExpireSession(t, a.zk)
-	waitFor(t, waitTimeout, func() error {
+	testwait.For(t, waitTimeout, func() error {
 		if !b.c.IsActive() {
 			return errors.New("broker 2 not active")
 		}
@@ -135,7 +136,7 @@ func TestControllerStaleControllerResigns(t *testing.T) {
 		return nil
 	})
 	close(release)
-	waitFor(t, waitTimeout, func() error {
+	testwait.For(t, waitTimeout, func() error {
 		if a.c.IsActive() {
 			return errors.New("broker 1 still active")
 		}
@@ -166,7 +167,7 @@ func TestControllerSessionExpirySingleBroker(t *testing.T) {
 	_, a := newActiveCluster(t, nil)
 	for round := int32(2); round <= 3; round++ {
 		zktest.ExpireSession(t, a.zk)
-		waitFor(t, waitTimeout, func() error {
+		testwait.For(t, waitTimeout, func() error {
 			if !a.c.IsActive() || a.c.Epoch() != round {
 				return fmt.Errorf("active=%v epoch=%d, want epoch %d", a.c.IsActive(), a.c.Epoch(), round)
 			}

@@ -10,6 +10,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kmsg"
 
+	"samsa/internal/testwait"
 	"samsa/zkutil"
 )
 
@@ -86,7 +87,7 @@ func offlineDirs(t *testing.T, n *node, broker int32) []TopicPartition {
 // leader and offline replicas.
 func wantUpdateMetadata(t *testing.T, cl *cluster, broker int32, topic string, p, leader int32, offline []int32) {
 	t.Helper()
-	waitFor(t, waitTimeout, func() error {
+	testwait.For(t, waitTimeout, func() error {
 		um, _ := updateMetadataFor(cl.rec, broker, topic, p)
 		if len(um) == 0 {
 			return fmt.Errorf("no UpdateMetadata for %s-%d to broker %d", topic, p, broker)
@@ -143,7 +144,7 @@ func TestControllerLogDirStorageError(t *testing.T) {
 		wantUpdateMetadata(t, cl, b, "d", 2, NoLeader, []int32{2})
 	}
 	wantUpdateMetadata(t, cl, 1, "ok", 0, 2, []int32{})
-	waitFor(t, waitTimeout, func() error {
+	testwait.For(t, waitTimeout, func() error {
 		// The offline replica is stopped (delete=false) with the new leader epoch.
 		if cl.rec.firstIndex(2, 5, func(r kmsg.Request) bool {
 			sr := r.(*kmsg.StopReplicaRequest)
@@ -176,7 +177,7 @@ func TestControllerLogDirStorageError(t *testing.T) {
 	if got := offlineDirs(t, n1, 2); len(got) != 0 {
 		t.Fatalf("replicasOnOfflineDirs[2] after re-registration = %v", got)
 	}
-	waitFor(t, waitTimeout, func() error {
+	testwait.For(t, waitTimeout, func() error {
 		if v := n1.c.metrics.offline.Load(); v != 0 {
 			return fmt.Errorf("OfflinePartitionsCount %d, want 0", v)
 		}
@@ -196,7 +197,7 @@ func TestControllerLogDirEventNotification(t *testing.T) {
 	createTopic(t, admin, "e", map[int32][]int32{0: {2, 3}, 1: {3, 2}, 2: {3}})
 	wantState(t, admin, "e", 0, 2, []int32{2, 3}, 0)
 	wantState(t, admin, "e", 1, 3, []int32{3, 2}, 0)
-	waitFor(t, waitTimeout, func() error {
+	testwait.For(t, waitTimeout, func() error {
 		if len(leaderAndIsrFor(cl.rec, 2, "e", 0)) == 0 || len(leaderAndIsrFor(cl.rec, 2, "e", 1)) == 0 {
 			return errors.New("broker 2 has not heard of e yet")
 		}
@@ -212,7 +213,7 @@ func TestControllerLogDirEventNotification(t *testing.T) {
 	if err := z2.WriteLogDirEventNotification(2); err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, waitTimeout, func() error {
+	testwait.For(t, waitTimeout, func() error {
 		got0, got1 := leaderAndIsrFor(cl.rec, 2, "e", 0), leaderAndIsrFor(cl.rec, 2, "e", 1)
 		if len(got0) <= before0 || len(got1) <= before1 {
 			return fmt.Errorf("broker 2 LeaderAndIsr for e-0 %d, e-1 %d (before %d, %d)", len(got0), len(got1), before0, before1)
@@ -283,7 +284,7 @@ func TestControllerLogDirUncleanElection(t *testing.T) {
 	z3 := cl.zk()
 	cl.registerBroker(z3, 3, "")
 	wantState(t, admin, "dirty", 0, 3, []int32{3}, 2)
-	waitFor(t, waitTimeout, func() error {
+	testwait.For(t, waitTimeout, func() error {
 		if len(leaderAndIsrFor(cl.rec, 3, "clean", 0)) == 0 {
 			return errors.New("broker 3 not started on the controller")
 		}
@@ -349,7 +350,7 @@ func TestControllerLogDirTopicDeletion(t *testing.T) {
 	f.set(gone)
 	createTopic(t, admin, "gone", map[int32][]int32{0: {2, 3}})
 	wantState(t, admin, "gone", 0, 3, []int32{3}, 1)
-	waitFor(t, waitTimeout, func() error {
+	testwait.For(t, waitTimeout, func() error {
 		if got := offlineDirs(t, n1, 2); !slices.Equal(got, []TopicPartition{gone}) {
 			return fmt.Errorf("replicasOnOfflineDirs[2] = %v", got)
 		}
@@ -358,7 +359,7 @@ func TestControllerLogDirTopicDeletion(t *testing.T) {
 	if err := admin.MarkTopicForDeletion("gone"); err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, waitTimeout, func() error {
+	testwait.For(t, waitTimeout, func() error {
 		var online, offline ReplicaState
 		if err := n1.c.sync(t.Context(), func() {
 			online = n1.c.cc.replicaStates[PartitionReplica{gone, 3}]
@@ -377,7 +378,7 @@ func TestControllerLogDirTopicDeletion(t *testing.T) {
 	f.set()
 	z2.Close()
 	cl.registerBroker(cl.zk(), 2, "")
-	waitFor(t, waitTimeout, func() error { return topicGone(admin, "gone") })
+	testwait.For(t, waitTimeout, func() error { return topicGone(admin, "gone") })
 	if got := offlineDirs(t, n1, 2); len(got) != 0 {
 		t.Errorf("replicasOnOfflineDirs[2] after the deletion = %v", got)
 	}

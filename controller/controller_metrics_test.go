@@ -6,6 +6,8 @@ import (
 	"testing"
 
 	"github.com/rcrowley/go-metrics"
+
+	"samsa/internal/testwait"
 )
 
 // TestControllerMetrics: the gauges read from the injected registry follow the controller
@@ -16,7 +18,7 @@ func TestControllerMetrics(t *testing.T) {
 	gauge := func(name string) int64 { return n1.reg.Get(name).(metrics.Gauge).Value() }
 	zc := cl.zk()
 	createTopic(t, zc, "m1", map[int32][]int32{0: {1}, 1: {1}, 2: {7}})
-	waitFor(t, waitTimeout, func() error {
+	testwait.For(t, waitTimeout, func() error {
 		got := [4]int64{gauge(MetricActiveControllerCount), gauge(MetricGlobalTopicCount), gauge(MetricGlobalPartitionCount), gauge(MetricOfflinePartitionsCount)}
 		if got != [4]int64{1, 1, 3, 1} {
 			return fmt.Errorf("active, topics, partitions, offline = %v", got)
@@ -35,7 +37,7 @@ func TestControllerMetrics(t *testing.T) {
 		t.Fatalf("EventQueueSize %d, want 3", v)
 	}
 	close(release)
-	waitFor(t, waitTimeout, func() error {
+	testwait.For(t, waitTimeout, func() error {
 		if v := gauge(MetricEventQueueSize); v != 0 {
 			return fmt.Errorf("EventQueueSize %d", v)
 		}

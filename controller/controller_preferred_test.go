@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"samsa/internal/testwait"
 	"samsa/zkutil"
 )
 
@@ -39,7 +40,7 @@ func preferredSetup(t *testing.T, cl *cluster, mod func(*Config)) (*node, *zkuti
 	if err := admin.WriteIsrChangeNotification([]zkutil.TopicPartition{{Topic: "p", Partition: 0}}); err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, waitTimeout, func() error {
+	testwait.For(t, waitTimeout, func() error {
 		var isr []int32
 		if err := n1.c.sync(context.Background(), func() { isr = n1.c.cc.leadership[TopicPartition{"p", 0}].Isr }); err != nil {
 			return err
@@ -82,7 +83,7 @@ func TestControllerPreferredReplicaElectionZnode(t *testing.T) {
 		t.Fatal(err)
 	}
 	wantState(t, admin, "p", 0, 2, []int32{3, 2}, 2)
-	waitFor(t, waitTimeout, func() error {
+	testwait.For(t, waitTimeout, func() error {
 		if _, err := admin.GetPreferredReplicaElection(); !errors.Is(err, zkutil.ErrNoNode) {
 			return fmt.Errorf("znode still there: %v", err)
 		}
@@ -117,7 +118,7 @@ func TestControllerAutoLeaderRebalance(t *testing.T) {
 			return func() bool { return true }
 		}
 	})
-	waitFor(t, waitTimeout, func() error {
+	testwait.For(t, waitTimeout, func() error {
 		fire()
 		st, err := partitionState(t, admin, "p", 0)
 		if err != nil {
@@ -171,7 +172,7 @@ func TestControllerElectLeadersPreferredStaleCachedISR(t *testing.T) {
 	z2.Close()
 	wantState(t, admin, "p", 0, 3, []int32{3}, 1)
 	cl.registerBroker(cl.zk(), 2, "")
-	waitFor(t, waitTimeout, func() error {
+	testwait.For(t, waitTimeout, func() error {
 		live := false
 		if err := n1.c.sync(context.Background(), func() { live = n1.c.cc.isLive(2) }); err != nil {
 			return err

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"testing"
 
+	"samsa/internal/testwait"
 	"samsa/zkutil"
 )
 
@@ -30,7 +31,7 @@ func expandIsr(t *testing.T, zc *zkutil.Client, topic string, p int32, isr []int
 	t.Helper()
 	// Read-modify-write, again on a zkVersion conflict (the controller may bump the leader
 	// epoch meanwhile), as the leader does when it gets the newer LeaderAndIsr.
-	waitFor(t, waitTimeout, func() error {
+	testwait.For(t, waitTimeout, func() error {
 		st, zkv, err := zc.GetPartitionState(topic, p)
 		if err != nil {
 			return err
@@ -46,7 +47,7 @@ func expandIsr(t *testing.T, zc *zkutil.Client, topic string, p int32, isr []int
 
 func wantAssignment(t *testing.T, zc *zkutil.Client, topic string, p int32, replicas, adding, removing []int32) {
 	t.Helper()
-	waitFor(t, waitTimeout, func() error {
+	testwait.For(t, waitTimeout, func() error {
 		a, _, err := zc.GetTopicAssignment(topic)
 		if err != nil {
 			return err
@@ -77,7 +78,7 @@ func TestControllerReassignment(t *testing.T) {
 		t.Fatalf("list: %+v %v", list, err)
 	}
 	// Phase A: LeaderAndIsr with the full replica set to every replica, IsNew for 3 and 4.
-	waitFor(t, waitTimeout, func() error {
+	testwait.For(t, waitTimeout, func() error {
 		for _, b := range []int32{1, 2, 3, 4} {
 			got := leaderAndIsrFor(cl.rec, b, "r", 0)
 			if len(got) == 0 {
@@ -94,7 +95,7 @@ func TestControllerReassignment(t *testing.T) {
 	// The new replicas catch up: the leader expands the ISR.
 	expandIsr(t, admin, "r", 0, []int32{1, 2, 3, 4})
 	wantAssignment(t, admin, "r", 0, []int32{3, 4}, nil, nil)
-	waitFor(t, waitTimeout, func() error {
+	testwait.For(t, waitTimeout, func() error {
 		st, err := partitionState(t, admin, "r", 0)
 		if err != nil {
 			return err
@@ -136,7 +137,7 @@ func TestControllerReassignmentCancel(t *testing.T) {
 		t.Fatalf("cancel: %v %v", res, err)
 	}
 	wantAssignment(t, admin, "r", 0, []int32{1, 2}, nil, nil)
-	waitFor(t, waitTimeout, func() error {
+	testwait.For(t, waitTimeout, func() error {
 		deletes, _ := stopReplicaFor(cl.rec, 3, "r", 0)
 		if !slices.Contains(deletes, true) {
 			return fmt.Errorf("broker 3: no StopReplica delete")
@@ -184,7 +185,7 @@ func TestControllerReassignmentZnode(t *testing.T) {
 	}
 	// A reorder needs no data movement: it completes at once, with the leader kept.
 	wantAssignment(t, admin, "r", 0, []int32{2, 1}, nil, nil)
-	waitFor(t, waitTimeout, func() error {
+	testwait.For(t, waitTimeout, func() error {
 		r, err := admin.GetPartitionReassignment()
 		if err != nil {
 			return err
@@ -219,7 +220,7 @@ func TestControllerReassignmentResumesAtFailover(t *testing.T) {
 	waitActive(t, n5)
 	expandIsr(t, admin, "r", 0, []int32{2, 3})
 	wantAssignment(t, admin, "r", 0, []int32{2, 3}, nil, nil)
-	waitFor(t, waitTimeout, func() error {
+	testwait.For(t, waitTimeout, func() error {
 		st, err := partitionState(t, admin, "r", 0)
 		if err != nil {
 			return err
@@ -246,7 +247,7 @@ func TestControllerReassignmentZnodeManyPartitions(t *testing.T) {
 	}
 	wantAssignment(t, admin, "z", 1, []int32{2, 1}, nil, nil)
 	wantAssignment(t, admin, "z", 0, []int32{1, 3, 2}, []int32{3}, []int32{2})
-	waitFor(t, waitTimeout, func() error {
+	testwait.For(t, waitTimeout, func() error {
 		r, err := admin.GetPartitionReassignment()
 		if err != nil {
 			return err
@@ -260,7 +261,7 @@ func TestControllerReassignmentZnodeManyPartitions(t *testing.T) {
 	wantState(t, admin, "z", 0, 1, []int32{1, 2}, 1)
 	expandIsr(t, admin, "z", 0, []int32{1, 2, 3})
 	wantAssignment(t, admin, "z", 0, []int32{1, 3}, nil, nil)
-	waitFor(t, waitTimeout, func() error {
+	testwait.For(t, waitTimeout, func() error {
 		r, err := admin.GetPartitionReassignment()
 		if err != nil {
 			return err

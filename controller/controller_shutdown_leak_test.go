@@ -5,6 +5,8 @@ import (
 	"runtime"
 	"strings"
 	"testing"
+
+	"samsa/internal/testwait"
 )
 
 // controllerGoroutines returns the stacks of goroutines running controller code.
@@ -39,7 +41,7 @@ func TestControllerShutdownStopsGoroutines(t *testing.T) {
 	n1.c.Shutdown()
 	n2.c.Shutdown()
 	n1.c.Shutdown() // idempotent
-	waitFor(t, waitTimeout, func() error {
+	testwait.For(t, waitTimeout, func() error {
 		if g := controllerGoroutines(); len(g) != 0 {
 			return fmt.Errorf("%d goroutines left, first:\n%s", len(g), g[0])
 		}

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"testing"
 
+	"samsa/internal/testwait"
 	"samsa/zkutil"
 )
 
@@ -51,7 +52,7 @@ func TestControllerControlledShutdown(t *testing.T) {
 	wantState(t, admin, "cs", 0, 3, []int32{3}, 1)
 	wantState(t, admin, "cs", 1, 3, []int32{3}, 1)
 	wantState(t, admin, "cs", 2, 2, []int32{2}, 0)
-	waitFor(t, waitTimeout, func() error {
+	testwait.For(t, waitTimeout, func() error {
 		got := leaderAndIsrFor(cl.rec, 2, "cs", 0)
 		if len(got) == 0 || got[len(got)-1].Leader != 3 {
 			return fmt.Errorf("broker 2 was not told it follows cs-0: %+v", got)
@@ -68,7 +69,7 @@ func TestControllerControlledShutdown(t *testing.T) {
 
 	// Once it is gone and back, it is an ordinary live broker again.
 	z2.Close()
-	waitFor(t, waitTimeout, func() error {
+	testwait.For(t, waitTimeout, func() error {
 		var shutting int
 		if err := n1.c.sync(ctx, func() { shutting = len(n1.c.cc.shuttingDown) }); err != nil {
 			return err

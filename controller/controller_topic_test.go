@@ -9,6 +9,7 @@ import (
 
 	"github.com/twmb/franz-go/pkg/kmsg"
 
+	"samsa/internal/testwait"
 	"samsa/zkutil"
 )
 
@@ -61,7 +62,7 @@ func TestControllerTopicCreation(t *testing.T) {
 	assignment := map[int32][]int32{0: {2, 3, 1}, 1: {3, 1, 2}}
 	createTopic(t, zc, "orders", assignment)
 	for p, replicas := range assignment {
-		waitFor(t, waitTimeout, func() error {
+		testwait.For(t, waitTimeout, func() error {
 			st, err := partitionState(t, zc, "orders", p)
 			if err != nil {
 				return err
@@ -72,7 +73,7 @@ func TestControllerTopicCreation(t *testing.T) {
 			return nil
 		})
 		for _, b := range replicas {
-			waitFor(t, waitTimeout, func() error {
+			testwait.For(t, waitTimeout, func() error {
 				got := leaderAndIsrFor(cl.rec, b, "orders", p)
 				if len(got) == 0 {
 					return fmt.Errorf("broker %d: no LeaderAndIsr for orders-%d", b, p)
@@ -86,7 +87,7 @@ func TestControllerTopicCreation(t *testing.T) {
 			})
 		}
 		for _, b := range []int32{1, 2, 3} {
-			waitFor(t, waitTimeout, func() error {
+			testwait.For(t, waitTimeout, func() error {
 				got, reqs := updateMetadataFor(cl.rec, b, "orders", p)
 				if len(got) == 0 {
 					return fmt.Errorf("broker %d: no UpdateMetadata for orders-%d", b, p)
@@ -122,7 +123,7 @@ func TestControllerTopicCreation(t *testing.T) {
 	// The controller gave the topic an id (Kafka 2.8's processTopicIds) and sends it in
 	// LeaderAndIsr v5 and UpdateMetadata v7.
 	var id [16]byte
-	waitFor(t, waitTimeout, func() error {
+	testwait.For(t, waitTimeout, func() error {
 		a, _, err := zc.GetTopicAssignment("orders")
 		if err != nil {
 			return err
@@ -132,7 +133,7 @@ func TestControllerTopicCreation(t *testing.T) {
 		}
 		return nil
 	})
-	waitFor(t, waitTimeout, func() error {
+	testwait.For(t, waitTimeout, func() error {
 		for _, b := range []int32{1, 2, 3} {
 			ums := cl.rec.requests(b, 6)
 			last := ums[len(ums)-1].(*kmsg.UpdateMetadataRequest)
@@ -144,7 +145,7 @@ func TestControllerTopicCreation(t *testing.T) {
 		}
 		return nil
 	})
-	waitFor(t, waitTimeout, func() error {
+	testwait.For(t, waitTimeout, func() error {
 		if v := n1.c.metrics.partitions.Load(); v != 2 {
 			return fmt.Errorf("GlobalPartitionCount %d", v)
 		}
@@ -162,7 +163,7 @@ func TestControllerTopicCreationDeadReplica(t *testing.T) {
 	cl, n1 := newActiveCluster(t, nil)
 	zc := cl.zk()
 	createTopic(t, zc, "t", map[int32][]int32{0: {5, 1}, 1: {5}})
-	waitFor(t, waitTimeout, func() error {
+	testwait.For(t, waitTimeout, func() error {
 		st, err := partitionState(t, zc, "t", 0)
 		if err != nil {
 			return err
@@ -176,7 +177,7 @@ func TestControllerTopicCreationDeadReplica(t *testing.T) {
 	if _, err := partitionState(t, zc, "t", 1); err == nil {
 		t.Fatal("t-1 got a state without live replicas")
 	}
-	waitFor(t, waitTimeout, func() error {
+	testwait.For(t, waitTimeout, func() error {
 		if v := n1.c.metrics.offline.Load(); v != 1 {
 			return fmt.Errorf("OfflinePartitionsCount %d", v)
 		}
@@ -184,7 +185,7 @@ func TestControllerTopicCreationDeadReplica(t *testing.T) {
 	})
 	// When broker 5 starts, t-1 comes online with it as leader.
 	cl.registerBroker(zc, 5, "")
-	waitFor(t, waitTimeout, func() error {
+	testwait.For(t, waitTimeout, func() error {
 		st, err := partitionState(t, zc, "t", 1)
 		if err != nil {
 			return err
@@ -207,7 +208,7 @@ func TestControllerPartitionsAdded(t *testing.T) {
 	zc := cl.zk()
 	cl.registerBroker(zc, 2, "")
 	createTopic(t, zc, "grow", map[int32][]int32{0: {1, 2}})
-	waitFor(t, waitTimeout, func() error { _, err := partitionState(t, zc, "grow", 0); return err })
+	testwait.For(t, waitTimeout, func() error { _, err := partitionState(t, zc, "grow", 0); return err })
 	a, v, err := zc.GetTopicAssignment("grow")
 	if err != nil {
 		t.Fatal(err)
@@ -216,7 +217,7 @@ func TestControllerPartitionsAdded(t *testing.T) {
 	if _, err := zc.SetTopicAssignment("grow", a, v); err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, waitTimeout, func() error {
+	testwait.For(t, waitTimeout, func() error {
 		st, err := partitionState(t, zc, "grow", 1)
 		if err != nil {
 			return err
@@ -242,7 +243,7 @@ func TestControllerIsrChangeNotification(t *testing.T) {
 	createTopic(t, zc, "isr", map[int32][]int32{0: {1, 2}})
 	var st zkutil.PartitionState
 	var zkv int32
-	waitFor(t, waitTimeout, func() error {
+	testwait.For(t, waitTimeout, func() error {
 		var err error
 		st, zkv, err = zc.GetPartitionState("isr", 0)
 		return err
@@ -257,7 +258,7 @@ func TestControllerIsrChangeNotification(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, b := range []int32{1, 2} {
-		waitFor(t, waitTimeout, func() error {
+		testwait.For(t, waitTimeout, func() error {
 			got, _ := updateMetadataFor(cl.rec, b, "isr", 0)
 			if len(got) == 0 {
 				return fmt.Errorf("no UpdateMetadata")

@@ -14,27 +14,12 @@ import (
 	"github.com/sirupsen/logrus/hooks/test"
 	"github.com/twmb/franz-go/pkg/kmsg"
 
+	"samsa/internal/testwait"
 	"samsa/zkutil"
 	"samsa/zkutil/zktest"
 )
 
 func TestMain(m *testing.M) { zktest.Main(m) }
-
-// waitFor polls cond until it returns nil or timeout passes, then fails with its last error.
-func waitFor(t *testing.T, timeout time.Duration, cond func() error) {
-	t.Helper()
-	deadline := time.Now().Add(timeout)
-	for {
-		err := cond()
-		if err == nil {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("condition not met after %v: %v", timeout, err)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
-}
 
 const waitTimeout = 30 * time.Second
 
@@ -121,7 +106,7 @@ func (cl *cluster) startNode(id int32, mod func(*Config)) *node {
 func waitActive(t *testing.T, nodes ...*node) *node {
 	t.Helper()
 	var active *node
-	waitFor(t, waitTimeout, func() error {
+	testwait.For(t, waitTimeout, func() error {
 		active = nil
 		for _, n := range nodes {
 			if n.c.IsActive() {
@@ -161,7 +146,7 @@ func createTopic(t *testing.T, zc *zkutil.Client, topic string, assignment map[i
 // it has taken in the broker's registration.
 func waitBrokerKnown(t *testing.T, cl *cluster, id int32) {
 	t.Helper()
-	waitFor(t, waitTimeout, func() error {
+	testwait.For(t, waitTimeout, func() error {
 		if len(cl.rec.requests(id, 6)) == 0 {
 			return fmt.Errorf("broker %d unknown to the controller", id)
 		}
@@ -172,7 +157,7 @@ func waitBrokerKnown(t *testing.T, cl *cluster, id int32) {
 // waitNoneLeft waits until list returns no entries (what names them in the failure).
 func waitNoneLeft(t *testing.T, what string, list func() ([]string, error)) {
 	t.Helper()
-	waitFor(t, waitTimeout, func() error {
+	testwait.For(t, waitTimeout, func() error {
 		left, err := list()
 		if err != nil {
 			return err

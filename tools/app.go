@@ -1,171 +1,70 @@
 package tools
 
-import (
-	"context"
-	"errors"
-	"fmt"
-	"io"
-	"os"
+// The assembly: every command family's subcommands in one urfave/cli
+// application (Commands), and the NewApp/Run entry points tools/samsa calls.
 
-	"github.com/sirupsen/logrus"
+import (
 	"github.com/urfave/cli/v2"
+
+	"samsa/tools/acls"
+	"samsa/tools/admin"
+	"samsa/tools/configs"
+	"samsa/tools/console"
+	"samsa/tools/doctor"
+	"samsa/tools/dumplog"
+	"samsa/tools/groups"
+	"samsa/tools/internal/tool"
+	"samsa/tools/perf"
+	"samsa/tools/reassign"
+	"samsa/tools/replicaverify"
+	"samsa/tools/serverstart"
+	"samsa/tools/topics"
+	"samsa/tools/txn"
+	"samsa/tools/verifiable"
+	"samsa/tools/zkshell"
 )
 
-// Env is the process environment a command runs in. Tests pass buffers and
-// run commands in-process; tools/samsa passes the real streams.
-type Env struct {
-	Stdin  io.Reader
-	Stdout io.Writer
-	Stderr io.Writer
-	// Context, when not nil, stops long-running commands (kafka-server-start)
-	// when it ends, as SIGTERM does. Tests use it; tools/samsa leaves it nil.
-	Context context.Context
-	// Logger is the process logger configured by tools/samsa. Commands add
-	// component=<command> and hand it to the packages they drive.
-	Logger logrus.FieldLogger
-}
+// Env is the process environment a command runs in (tool.Env): tools/samsa
+// passes the real streams, tests pass buffers.
+type Env = tool.Env
 
-// exitError is returned by a command that already printed its message and
-// wants the process to end with code.
-type exitError struct{ code int }
-
-func (e exitError) Error() string { return fmt.Sprintf("tools: exit status %d", e.code) }
-
-// errorExitAction runs run as a command's action; an error is printed to
-// stderr and the command exits with status 1.
-func errorExitAction(env Env, run func(*cli.Context, Env) error) cli.ActionFunc {
-	return func(c *cli.Context) error {
-		if err := run(c, env); err != nil {
-			fmt.Fprintln(env.Stderr, err)
-			return exitError{1}
-		}
-		return nil
+// Commands returns the samsa subcommands, one per Kafka script, in the order
+// --help lists them. Each family lives in its own package (doc.go).
+func Commands(env Env) []*cli.Command {
+	return []*cli.Command{
+		serverstart.Command(env),
+		topics.Command(env),
+		console.ProducerCommand(env),
+		console.ConsumerCommand(env),
+		zkshell.Command(env),
+		configs.Command(env),
+		dumplog.Command(env),
+		perf.ProducerCommand(env),
+		perf.ConsumerCommand(env),
+		perf.E2ELatencyCommand(env),
+		admin.GetOffsetsCommand(env),
+		admin.BrokerAPIVersionsCommand(env),
+		admin.DeleteRecordsCommand(env),
+		admin.LogDirsCommand(env),
+		doctor.Command(env),
+		reassign.Command(env),
+		reassign.LeaderElectionCommand(env),
+		reassign.PreferredReplicaElectionCommand(env),
+		groups.Command(env),
+		txn.Command(env),
+		verifiable.ProducerCommand(env),
+		verifiable.ConsumerCommand(env),
+		replicaverify.Command(env),
+		acls.Command(env),
 	}
 }
-
-// toolError is a message printed to the user exactly as Kafka's tools word
-// it (capitalised, with punctuation), so it does not follow Go's error-string
-// style.
-type toolError string
-
-func (e toolError) Error() string { return string(e) }
-
-func toolErrorf(format string, args ...any) error { return toolError(fmt.Sprintf(format, args...)) }
-
-// commandFailure is a failure Kafka's tools report as an unexpected
-// exception (a header line, then the message), worded as Kafka does.
-type commandFailure string
-
-func (e commandFailure) Error() string { return string(e) }
 
 // NewApp builds the samsa command-line application: one subcommand per
 // Kafka script (kafka-topics, kafka-console-producer, ...). It never calls
 // os.Exit; use Run for an exit code.
-func NewApp(env Env) *cli.App {
-	if env.Stdin == nil {
-		env.Stdin = os.Stdin
-	}
-	if env.Stdout == nil {
-		env.Stdout = io.Discard
-	}
-	if env.Stderr == nil {
-		env.Stderr = io.Discard
-	}
-	if env.Logger == nil {
-		l := logrus.New()
-		l.SetOutput(io.Discard)
-		env.Logger = l
-	}
-	app := &cli.App{
-		Name:                      "samsa",
-		Usage:                     "a Kafka 2.8-compatible broker and its command-line tools",
-		Reader:                    env.Stdin,
-		Writer:                    env.Stdout,
-		ErrWriter:                 env.Stderr,
-		HideHelpCommand:           true,
-		DisableSliceFlagSeparator: true,
-		ExitErrHandler:            func(*cli.Context, error) {},
-		Commands: []*cli.Command{
-			serverStartCommand(env),
-			topicsCommand(env),
-			consoleProducerCommand(env),
-			consoleConsumerCommand(env),
-			zookeeperShellCommand(env),
-			configsCommand(env),
-			dumpLogCommand(env),
-			producerPerfCommand(env),
-			consumerPerfCommand(env),
-			e2eLatencyCommand(env),
-			getOffsetsCommand(env),
-			brokerAPIVersionsCommand(env),
-			deleteRecordsCommand(env),
-			logDirsCommand(env),
-			doctorCommand(env),
-			reassignCommand(env),
-			leaderElectionCommand(env),
-			preferredReplicaElectionCommand(env),
-			consumerGroupsCommand(env),
-			transactionsCommand(env),
-			verifiableProducerCommand(env),
-			verifiableConsumerCommand(env),
-			replicaVerificationCommand(env),
-			aclsCommand(env),
-		},
-	}
-	for _, cmd := range app.Commands {
-		name := cmd.Name
-		// No "help" subcommand (Kafka's tools have none): urfave/cli would
-		// append its package-level help command to every command and write
-		// into it on each run, a data race between concurrent Runs. --help
-		// still prints the command's help.
-		cmd.HideHelpCommand = true
-		// Usage errors go to stderr with exit code 1, as Kafka's tools do,
-		// and leave stdout clean for scripts.
-		cmd.OnUsageError = func(_ *cli.Context, err error, _ bool) error {
-			fmt.Fprintf(env.Stderr, "%v\nRun 'samsa %s --help' for the options.\n", err, name)
-			return exitError{1}
-		}
-	}
-	return app
-}
+func NewApp(env Env) *cli.App { return tool.NewApp(env, Commands) }
 
 // Run runs the application with args (args[0] is the program name) and
 // returns the process exit code. Errors not yet printed are written to
 // env.Stderr.
-func Run(args []string, env Env) int {
-	app := NewApp(env)
-	err := app.Run(args)
-	if err == nil {
-		return 0
-	}
-	var ee exitError
-	if errors.As(err, &ee) {
-		return ee.code
-	}
-	var ec cli.ExitCoder
-	if errors.As(err, &ec) {
-		if msg := ec.Error(); msg != "" {
-			fmt.Fprintln(stderrOf(env), msg)
-		}
-		return ec.ExitCode()
-	}
-	fmt.Fprintln(stderrOf(env), err)
-	return 1
-}
-
-func stderrOf(env Env) io.Writer {
-	if env.Stderr == nil {
-		return io.Discard
-	}
-	return env.Stderr
-}
-
-// toolLogger is the logger a client-side command (kafka-topics,
-// zookeeper-shell) hands to zkutil: errors only, on stderr, so ZooKeeper
-// session chatter does not mix with output that scripts parse.
-func toolLogger(env Env, component string) logrus.FieldLogger {
-	l := logrus.New()
-	l.SetOutput(stderrOf(env))
-	l.SetLevel(logrus.ErrorLevel)
-	return l.WithField("component", component)
-}
+func Run(args []string, env Env) int { return tool.Run(args, env, Commands) }

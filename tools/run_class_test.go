@@ -6,23 +6,9 @@ import (
 	"regexp"
 	"strings"
 	"testing"
-)
 
-// TestToolRunClassScript runs bin/kafka-run-class.sh: a known tool class
-// runs the matching samsa subcommand, an unknown one fails as java does.
-func TestToolRunClassScript(t *testing.T) {
-	out, code := runScript(t, nil, "kafka-run-class.sh", "kafka.NoSuchTool")
-	if code != 1 || out != "Error: Could not find or load main class kafka.NoSuchTool\n" {
-		t.Errorf("unknown class: exit %d %q", code, out)
-	}
-	dir := writeDumpFixture(t)
-	idx := strings.Join(segmentFiles(t, dir, ".index"), ",")
-	out, code = runScript(t, nil, "kafka-run-class.sh", "kafka.tools.DumpLogSegments", "--files", idx)
-	if code != 0 {
-		t.Fatalf("exit %d\n%s", code, out)
-	}
-	checkGolden(t, "dump_log_index", []byte(strings.ReplaceAll(out, dir, "DIR")))
-}
+	"samsa/tools/internal/tooltest"
+)
 
 // TestToolRunClassScriptMapsEveryClass: every class kafka-run-class.sh
 // maps reaches an existing samsa subcommand (its --help answers), so a
@@ -39,7 +25,7 @@ func TestToolRunClassScriptMapsEveryClass(t *testing.T) {
 	}
 	for _, m := range mapped {
 		class, cmd := m[1], m[2]
-		out, code := runScript(t, nil, "kafka-run-class.sh", class, "--help")
+		out, code := tooltest.RunScript(t, nil, "kafka-run-class.sh", class, "--help")
 		if cmd == "kafka-server-start" {
 			// It takes the properties file first and prints its usage.
 			if !strings.Contains(out, "USAGE: samsa kafka-server-start server.properties") {

@@ -2,7 +2,6 @@ package tools
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -13,25 +12,11 @@ import (
 	"testing"
 	"time"
 
+	"samsa/internal/testwait"
+	"samsa/tools/internal/tooltest"
 	"samsa/zkutil"
 	"samsa/zkutil/zktest"
 )
-
-// runScript runs bin/<name> from the repository root with extra environment.
-func runScript(t *testing.T, env []string, name string, args ...string) (string, int) {
-	t.Helper()
-	cmd := exec.Command("bash", append([]string{filepath.Join("..", "bin", name)}, args...)...)
-	cmd.Env = append(os.Environ(), env...)
-	out, err := cmd.CombinedOutput()
-	code := 0
-	var ee *exec.ExitError
-	if errors.As(err, &ee) {
-		code = ee.ExitCode()
-	} else if err != nil {
-		t.Fatalf("%s: %v", name, err)
-	}
-	return string(out), code
-}
 
 func TestToolScriptsSyntax(t *testing.T) {
 	scripts, _ := filepath.Glob(filepath.Join("..", "bin", "*.sh"))
@@ -66,7 +51,7 @@ func TestToolScriptsDaemonStartStop(t *testing.T) {
 	srv := zktest.Start(t)
 	connect := srv.Chroot(t)
 	dir := t.TempDir()
-	port := freePort(t)
+	port := tooltest.FreePort(t)
 	props := filepath.Join(dir, "scripts-test-broker.properties")
 	content := fmt.Sprintf("broker.id=7\nlisteners=PLAINTEXT://127.0.0.1:%d\nlog.dirs=%s\nzookeeper.connect=%s\n", port, filepath.Join(dir, "data"), connect)
 	if err := os.WriteFile(props, []byte(content), 0o644); err != nil {
@@ -74,7 +59,7 @@ func TestToolScriptsDaemonStartStop(t *testing.T) {
 	}
 	logDir := filepath.Join(dir, "logs")
 	env := []string{"LOG_DIR=" + logDir}
-	if out, code := runScript(t, env, "kafka-server-start.sh", "-daemon", props); code != 0 {
+	if out, code := tooltest.RunScript(t, env, "kafka-server-start.sh", "-daemon", props); code != 0 {
 		t.Fatalf("start: %d %s", code, out)
 	}
 	pidData, err := os.ReadFile(filepath.Join(logDir, "scripts-test-broker.pid"))
@@ -98,7 +83,7 @@ func TestToolScriptsDaemonStartStop(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer zk.Close()
-	waitFor(t, 60*time.Second, func() error {
+	testwait.For(t, 60*time.Second, func() error {
 		if !alive() {
 			out, _ := os.ReadFile(filepath.Join(logDir, "scripts-test-broker.out"))
 			t.Fatalf("broker exited:\n%s", out)
@@ -108,20 +93,20 @@ func TestToolScriptsDaemonStartStop(t *testing.T) {
 		}
 		return nil
 	})
-	out, code := runScript(t, nil, "kafka-topics.sh", "--bootstrap-server", fmt.Sprintf("127.0.0.1:%d", port), "--list")
+	out, code := tooltest.RunScript(t, nil, "kafka-topics.sh", "--bootstrap-server", fmt.Sprintf("127.0.0.1:%d", port), "--list")
 	if code != 0 || out != "\n" {
 		t.Errorf("list: %d %q", code, out)
 	}
-	if out, code := runScript(t, nil, "kafka-server-stop.sh", props); code != 0 {
+	if out, code := tooltest.RunScript(t, nil, "kafka-server-stop.sh", props); code != 0 {
 		t.Fatalf("stop: %d %s", code, out)
 	}
-	waitFor(t, 60*time.Second, func() error {
+	testwait.For(t, 60*time.Second, func() error {
 		if alive() {
 			return fmt.Errorf("pid %d still running", pid)
 		}
 		return nil
 	})
-	if out, code := runScript(t, nil, "kafka-server-stop.sh", props); code != 1 || !strings.Contains(out, "No kafka server to stop") {
+	if out, code := tooltest.RunScript(t, nil, "kafka-server-stop.sh", props); code != 1 || !strings.Contains(out, "No kafka server to stop") {
 		t.Errorf("second stop: %d %q", code, out)
 	}
 	logOut, _ := os.ReadFile(filepath.Join(logDir, "scripts-test-broker.out"))

@@ -8,6 +8,7 @@ import (
 
 	"github.com/sirupsen/logrus"
 
+	"samsa/internal/testwait"
 	"samsa/zkutil"
 	"samsa/zkutil/zktest"
 )
@@ -86,7 +87,7 @@ func TestZKPartitionExpiresSession(t *testing.T) {
 	if d := time.Since(start); d > 10*time.Second {
 		t.Fatalf("get while partitioned took %v", d)
 	}
-	waitFor(t, 20*time.Second, func() error {
+	testwait.For(t, 20*time.Second, func() error {
 		if _, err := other.GetBroker(3); !errors.Is(err, zkutil.ErrNoNode) {
 			return errors.New("ephemeral of the partitioned session still there")
 		}

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"samsa/internal/testwait"
 	"samsa/zkutil"
 	"samsa/zkutil/zktest"
 )
@@ -56,7 +57,7 @@ func TestZKCloseStopsGoroutines(t *testing.T) {
 	c.Close() // idempotent
 	// Close waited for go-zookeeper too; only goroutines on their way out
 	// (already unblocked) may still show up, so allow a short settle.
-	waitFor(t, time.Second, func() error {
+	testwait.For(t, time.Second, func() error {
 		if n := runtime.NumGoroutine(); n > base {
 			return fmt.Errorf("%d goroutines, %d before", n, base)
 		}

@@ -29,23 +29,6 @@ func connect(t *testing.T, connect string) *zkutil.Client {
 	return c
 }
 
-// waitFor polls cond until it returns nil or timeout passes, then fails with
-// the last error.
-func waitFor(t *testing.T, timeout time.Duration, cond func() error) {
-	t.Helper()
-	deadline := time.Now().Add(timeout)
-	for {
-		err := cond()
-		if err == nil {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("condition not met within %v: %v", timeout, err)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
-}
-
 // counter is a callback target that only counts (callbacks must only enqueue).
 type counter struct{ ch chan struct{} }
 

@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"samsa/internal/testwait"
 	"samsa/zkutil"
 	"samsa/zkutil/zktest"
 )
@@ -51,7 +52,7 @@ func TestZKBrokerRegistration(t *testing.T) {
 	}
 	// Closing the session removes the ephemeral znode.
 	a.Close()
-	waitFor(t, 10*time.Second, func() error {
+	testwait.For(t, 10*time.Second, func() error {
 		_, err := b.GetBroker(1)
 		if errors.Is(err, zkutil.ErrNoNode) {
 			return nil

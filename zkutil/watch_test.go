@@ -4,6 +4,7 @@ import (
 	"testing"
 	"time"
 
+	"samsa/internal/testwait"
 	"samsa/zkutil"
 	"samsa/zkutil/zktest"
 )
@@ -57,7 +58,7 @@ func TestZKWatchesReArm(t *testing.T) {
 	mustf(t, err, "set last again")
 	// Give a stray second call a chance to show up via a round trip that
 	// orders after the event: a fresh watch sees the second change's result.
-	waitFor(t, 5*time.Second, func() error {
+	testwait.For(t, 5*time.Second, func() error {
 		_, _, err := w.Get("/parent/last")
 		return err
 	})

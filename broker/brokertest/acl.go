@@ -1,9 +1,10 @@
 package brokertest
 
 import (
+	"testing"
+
 	"samsa/broker/acl"
 	"samsa/zkutil"
-	"testing"
 )
 
 // WriteACLs stores bindings in ZooKeeper as kafka-acls.sh

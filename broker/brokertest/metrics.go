@@ -5,10 +5,11 @@ import (
 	"io"
 	"net/http"
 	"regexp"
-	"samsa/broker"
 	"strconv"
 	"testing"
 	"time"
+
+	"samsa/broker"
 )
 
 // ScrapeValue reads one sample (metric name with labels, as printed) from

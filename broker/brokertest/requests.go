@@ -1,12 +1,16 @@
 package brokertest
 
+// One-request helpers over RawConn that the handler tests (package broker)
+// and the cluster tests (broker/clustertest) share.
+
 import (
-	"samsa/broker/record"
 	"testing"
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kmsg"
+
+	"samsa/broker/record"
 )
 
 // FollowerFetch sends one Fetch for topic-0 at offset to addr and returns

@@ -2,11 +2,12 @@ package brokertest
 
 import (
 	"crypto/tls"
+	"strings"
+	"testing"
+
 	"samsa/broker/security/scram"
 	"samsa/broker/security/tlsconf/tlstest"
 	"samsa/zkutil"
-	"strings"
-	"testing"
 )
 
 // SecureCluster is a cluster whose brokers listen on PLAINTEXT (for the

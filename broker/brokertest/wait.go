@@ -6,26 +6,16 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"samsa/internal/testwait"
 )
 
-// WaitFor polls cond until it returns nil or timeout passes; then it fails
-// the test with cond's last error (STYLE S11.3). The poll interval grows
-// from 5 ms to 200 ms.
+// WaitFor is testwait.For (poll cond until it returns nil or timeout
+// passes, then fail with its last error; STYLE S11.3), under the name the
+// harness's users already call so that a cluster test needs one import.
 func WaitFor(t testing.TB, timeout time.Duration, cond func() error) {
 	t.Helper()
-	deadline := time.Now().Add(timeout)
-	wait := 5 * time.Millisecond
-	for {
-		err := cond()
-		if err == nil {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("brokertest: condition not met within %v: %v", timeout, err)
-		}
-		time.Sleep(wait)
-		wait = min(wait*2, 200*time.Millisecond)
-	}
+	testwait.For(t, timeout, cond)
 }
 
 // samsaGoroutines returns the stacks (keyed by their first samsa frame) of

@@ -4,6 +4,9 @@ import (
 	"context"
 	"fmt"
 	"testing"
+	"time"
+
+	"samsa/internal/testwait"
 )
 
 // BenchmarkGroupCommitOffsets measures an OffsetCommit of 10 partitions
@@ -15,7 +18,7 @@ func BenchmarkGroupCommitOffsets(b *testing.B) {
 	defer e.c.Shutdown()
 	p := e.c.PartitionFor("bench")
 	e.c.BecomeLeader(p, 0)
-	waitFor(b, func() error {
+	testwait.For(b, 10*time.Second, func() error {
 		if _, loading := e.c.Owned(p); loading {
 			return fmt.Errorf("loading")
 		}

@@ -1,5 +1,7 @@
 package group
 
+import "github.com/twmb/franz-go/pkg/kbin"
+
 // Key and value schemas of __consumer_offsets records, exactly as Kafka
 // 2.8's GroupMetadataManager writes them (see doc.go for the layouts).
 
@@ -26,23 +28,23 @@ type Key struct {
 // EncodeOffsetKey returns the offset commit key (v1) of group/topic/partition.
 func EncodeOffsetKey(group, topic string, partition int32) []byte {
 	b := make([]byte, 0, 2+2+len(group)+2+len(topic)+4)
-	b = appendInt16(b, offsetKeyVersion)
-	b = appendString(b, group)
-	b = appendString(b, topic)
-	return appendInt32(b, partition)
+	b = kbin.AppendInt16(b, offsetKeyVersion)
+	b = kbin.AppendString(b, group)
+	b = kbin.AppendString(b, topic)
+	return kbin.AppendInt32(b, partition)
 }
 
 // EncodeGroupKey returns the group metadata key (v2) of group.
 func EncodeGroupKey(group string) []byte {
 	b := make([]byte, 0, 4+len(group))
-	b = appendInt16(b, groupKeyVersion)
-	return appendString(b, group)
+	b = kbin.AppendInt16(b, groupKeyVersion)
+	return kbin.AppendString(b, group)
 }
 
 // DecodeKey decodes a record key. Errors wrap ErrCorrupt (including an
 // unknown key version, which Kafka 2.8 also refuses).
 func DecodeKey(p []byte) (Key, error) {
-	r := reader{b: p}
+	r := newReader(p)
 	k := Key{Version: r.int16("key version")}
 	if r.err != nil {
 		return Key{}, r.err
@@ -82,23 +84,23 @@ type OffsetValue struct {
 func EncodeOffsetValue(v OffsetValue) []byte {
 	b := make([]byte, 0, 2+8+4+2+len(v.Metadata)+8+8)
 	if v.ExpireTimestamp >= 0 {
-		b = appendInt16(b, 1)
-		b = appendInt64(b, v.Offset)
-		b = appendString(b, v.Metadata)
-		b = appendInt64(b, v.CommitTimestamp)
-		return appendInt64(b, v.ExpireTimestamp)
+		b = kbin.AppendInt16(b, 1)
+		b = kbin.AppendInt64(b, v.Offset)
+		b = kbin.AppendString(b, v.Metadata)
+		b = kbin.AppendInt64(b, v.CommitTimestamp)
+		return kbin.AppendInt64(b, v.ExpireTimestamp)
 	}
-	b = appendInt16(b, 3)
-	b = appendInt64(b, v.Offset)
-	b = appendInt32(b, v.LeaderEpoch)
-	b = appendString(b, v.Metadata)
-	return appendInt64(b, v.CommitTimestamp)
+	b = kbin.AppendInt16(b, 3)
+	b = kbin.AppendInt64(b, v.Offset)
+	b = kbin.AppendInt32(b, v.LeaderEpoch)
+	b = kbin.AppendString(b, v.Metadata)
+	return kbin.AppendInt64(b, v.CommitTimestamp)
 }
 
 // DecodeOffsetValue decodes an offset commit value v0-v3. Errors wrap
 // ErrCorrupt.
 func DecodeOffsetValue(p []byte) (OffsetValue, error) {
-	r := reader{b: p}
+	r := newReader(p)
 	ver := r.int16("offset value version")
 	if r.err != nil {
 		return OffsetValue{}, r.err
@@ -163,23 +165,23 @@ func EncodeGroupValue(v GroupValue) []byte {
 			len(m.Subscription) + len(m.Assignment)
 	}
 	b := make([]byte, 0, n)
-	b = appendInt16(b, groupValueVersion)
-	b = appendString(b, v.ProtocolType)
-	b = appendInt32(b, v.Generation)
+	b = kbin.AppendInt16(b, groupValueVersion)
+	b = kbin.AppendString(b, v.ProtocolType)
+	b = kbin.AppendInt32(b, v.Generation)
 	b = appendNullableString(b, v.Protocol)
 	b = appendNullableString(b, v.Leader)
-	b = appendInt64(b, v.CurrentStateTimestamp)
-	b = appendInt32(b, int32(len(v.Members)))
+	b = kbin.AppendInt64(b, v.CurrentStateTimestamp)
+	b = kbin.AppendInt32(b, int32(len(v.Members)))
 	for i := range v.Members {
 		m := &v.Members[i]
-		b = appendString(b, m.MemberID)
+		b = kbin.AppendString(b, m.MemberID)
 		b = appendNullableString(b, m.GroupInstanceID)
-		b = appendString(b, m.ClientID)
-		b = appendString(b, m.ClientHost)
-		b = appendInt32(b, m.RebalanceTimeoutMs)
-		b = appendInt32(b, m.SessionTimeoutMs)
-		b = appendBytes(b, m.Subscription)
-		b = appendBytes(b, m.Assignment)
+		b = kbin.AppendString(b, m.ClientID)
+		b = kbin.AppendString(b, m.ClientHost)
+		b = kbin.AppendInt32(b, m.RebalanceTimeoutMs)
+		b = kbin.AppendInt32(b, m.SessionTimeoutMs)
+		b = kbin.AppendBytes(b, m.Subscription)
+		b = kbin.AppendBytes(b, m.Assignment)
 	}
 	return b
 }
@@ -191,7 +193,7 @@ const minMemberSize = 2 + 2 + 2 + 4 + 4 + 4
 // DecodeGroupValue decodes a group metadata value v0-v3. Errors wrap
 // ErrCorrupt.
 func DecodeGroupValue(p []byte) (GroupValue, error) {
-	r := reader{b: p}
+	r := newReader(p)
 	v := GroupValue{Version: r.int16("group value version"), CurrentStateTimestamp: -1}
 	if r.err != nil {
 		return GroupValue{}, r.err

@@ -1,9 +1,10 @@
 package group
 
 import (
-	"encoding/binary"
 	"errors"
 	"fmt"
+
+	"github.com/twmb/franz-go/pkg/kbin"
 )
 
 // ErrCorrupt is wrapped by every decode error of a __consumer_offsets key or
@@ -14,72 +15,89 @@ func corruptf(format string, args ...any) error {
 	return fmt.Errorf("%w: "+format, append([]any{ErrCorrupt}, args...)...)
 }
 
-// reader decodes Kafka's classic (non-flexible) primitive types. Every
-// length is checked against the bytes left before anything is allocated;
-// the first error sticks and later reads return zero values.
+// reader decodes Kafka's classic (non-flexible) primitive types with
+// franz-go's kbin.Reader and names the first field that failed. Every length
+// is checked against the bytes left before anything is allocated; the first
+// error sticks and later reads return zero values.
+//
+// Three rules are Kafka's (Type.STRING, Type.BYTES, ArrayOf) and stricter than
+// kbin's own helpers, which is why strings, bytes and array counts are read
+// through a length here: a non-null string may not be null, a length below -1
+// is corrupt (kbin's NullableString would take it as null), and an array count
+// is checked against the smallest element size, not one byte.
 type reader struct {
-	b   []byte
+	kb  kbin.Reader
 	err error
 }
 
-func (r *reader) fail(what string, need int) {
-	if r.err == nil {
-		r.err = corruptf("%s needs %d bytes, %d left", what, need, len(r.b))
+func newReader(p []byte) *reader { return &reader{kb: kbin.Reader{Src: p}} }
+
+// check records what as the failed field once the kbin reader has failed.
+func (r *reader) check(what string, left int) {
+	if r.err == nil && !r.kb.Ok() {
+		r.err = corruptf("%s: truncated (%d bytes left)", what, left)
 	}
-	r.b = nil
 }
 
-// take consumes the next n bytes; ok is false (and the error recorded) when
-// fewer are left.
-func (r *reader) take(what string, n int) (p []byte, ok bool) {
-	if len(r.b) < n {
-		r.fail(what, n)
-		return nil, false
+// checkLen is check for a field of length n (formatted only on failure: this
+// runs for every string of every loaded record).
+func (r *reader) checkLen(what string, n, left int) {
+	if r.err == nil && !r.kb.Ok() {
+		r.err = corruptf("%s (length %d): truncated (%d bytes left)", what, n, left)
 	}
-	p, r.b = r.b[:n], r.b[n:]
-	return p, true
 }
 
 func (r *reader) int16(what string) int16 {
-	p, ok := r.take(what, 2)
-	if !ok {
-		return 0
-	}
-	return int16(binary.BigEndian.Uint16(p))
+	left := len(r.kb.Src)
+	v := r.kb.Int16()
+	r.check(what, left)
+	return v
 }
 
 func (r *reader) int32(what string) int32 {
-	p, ok := r.take(what, 4)
-	if !ok {
-		return 0
-	}
-	return int32(binary.BigEndian.Uint32(p))
+	left := len(r.kb.Src)
+	v := r.kb.Int32()
+	r.check(what, left)
+	return v
 }
 
 func (r *reader) int64(what string) int64 {
-	p, ok := r.take(what, 8)
-	if !ok {
-		return 0
+	left := len(r.kb.Src)
+	v := r.kb.Int64()
+	r.check(what, left)
+	return v
+}
+
+// span reads the n bytes of a field whose length was n; a length beyond the
+// bytes left fails the reader.
+func (r *reader) span(what string, n int) []byte {
+	left := len(r.kb.Src)
+	p := r.kb.Span(n)
+	r.checkLen(what, n, left)
+	return p
+}
+
+// fail records a corrupt length and stops the reader.
+func (r *reader) fail(format string, args ...any) {
+	if r.err == nil {
+		r.err = corruptf(format, args...)
 	}
-	return int64(binary.BigEndian.Uint64(p))
+	r.kb.Src = nil
 }
 
 // nullableString reads an int16-length string; -1 is null (returned as
 // "", false).
 func (r *reader) nullableString(what string) (string, bool) {
 	n := r.int16(what)
+	switch {
+	case r.err != nil || n == -1:
+		return "", false
+	case n < -1:
+		r.fail("%s (length %d)", what, n)
+		return "", false
+	}
+	p := r.span(what, int(n))
 	if r.err != nil {
-		return "", false
-	}
-	if n == -1 {
-		return "", false
-	}
-	if n < 0 {
-		r.fail(fmt.Sprintf("%s (length %d)", what, n), 0)
-		return "", false
-	}
-	p, ok := r.take(what, int(n))
-	if !ok {
 		return "", false
 	}
 	return string(p), true
@@ -94,20 +112,22 @@ func (r *reader) string(what string) string {
 	return s
 }
 
-// bytes reads an int32-length byte array (a copy); null is returned as nil.
+// bytes reads an int32-length byte array (a copy, so a loaded group does not
+// pin the batch it was read from); null is returned as nil.
 func (r *reader) bytes(what string) []byte {
 	n := r.int32(what)
-	if r.err != nil || n == -1 {
+	switch {
+	case r.err != nil || n == -1:
+		return nil
+	case n < -1:
+		r.fail("%s (length %d)", what, n)
 		return nil
 	}
-	if n < 0 || int64(n) > int64(len(r.b)) {
-		r.fail(fmt.Sprintf("%s (length %d)", what, n), int(max(n, 0)))
+	p := r.span(what, int(n))
+	if r.err != nil {
 		return nil
 	}
-	p := make([]byte, n)
-	copy(p, r.b)
-	r.b = r.b[n:]
-	return p
+	return append(make([]byte, 0, len(p)), p...)
 }
 
 // arrayLen reads an int32 element count and checks that count elements of
@@ -117,35 +137,18 @@ func (r *reader) arrayLen(what string, minSize int) int {
 	if r.err != nil {
 		return 0
 	}
-	if n < 0 || int64(n)*int64(minSize) > int64(len(r.b)) {
-		r.fail(fmt.Sprintf("%s (%d elements)", what, n), int(max(n, 0))*minSize)
+	if n < 0 || int64(n)*int64(minSize) > int64(len(r.kb.Src)) {
+		r.fail("%s (%d elements of at least %d bytes, %d left)", what, n, minSize, len(r.kb.Src))
 		return 0
 	}
 	return int(n)
 }
 
-func appendInt16(b []byte, v int16) []byte { return binary.BigEndian.AppendUint16(b, uint16(v)) }
-func appendInt32(b []byte, v int32) []byte { return binary.BigEndian.AppendUint32(b, uint32(v)) }
-func appendInt64(b []byte, v int64) []byte { return binary.BigEndian.AppendUint64(b, uint64(v)) }
-
-// appendString writes s with an int16 length. Callers bound s to 32767
-// bytes (Kafka's limit) before encoding.
-func appendString(b []byte, s string) []byte {
-	b = appendInt16(b, int16(len(s)))
-	return append(b, s...)
-}
-
-// appendNullableString writes "" as null (-1), anything else as a string.
+// appendNullableString writes "" as null (-1), anything else as a string:
+// Kafka never stores an empty protocol, leader or group instance id.
 func appendNullableString(b []byte, s string) []byte {
 	if s == "" {
-		return appendInt16(b, -1)
+		return kbin.AppendInt16(b, -1)
 	}
-	return appendString(b, s)
-}
-
-// appendBytes writes p with an int32 length; nil is written as empty, as
-// Kafka never stores null subscription or assignment bytes.
-func appendBytes(b []byte, p []byte) []byte {
-	b = appendInt32(b, int32(len(p)))
-	return append(b, p...)
+	return kbin.AppendString(b, s)
 }

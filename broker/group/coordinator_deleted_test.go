@@ -3,6 +3,9 @@ package group
 import (
 	"fmt"
 	"testing"
+	"time"
+
+	"samsa/internal/testwait"
 )
 
 // Kafka 2.8's handleDeletedPartitions: the offsets of a deleted topic's
@@ -20,7 +23,7 @@ func TestGroupDeletedPartitionsOffsets(t *testing.T) {
 		t.Fatalf("commits = %v %v", codes, solo)
 	}
 	e.c.HandleDeletedPartitions([]TopicPartition{tp("gone", 0), tp("gone", 1)})
-	waitFor(t, func() error {
+	testwait.For(t, 10*time.Second, func() error {
 		_, offs := e.c.FetchOffsets(bg, "active", []TopicPartition{tp("gone", 0), tp("t1", 0)})
 		if offs[0].Offset != -1 || offs[1].Offset != 6 {
 			return fmt.Errorf("active group's offsets = %+v", offs)

@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kerr"
+
+	"samsa/internal/testwait"
 )
 
 // Kafka (doSyncGroup): when storing the leader's assignment fails, every
@@ -69,7 +71,7 @@ func TestGroupCommitInFlightDuringResign(t *testing.T) {
 	e.c = NewCoordinator(Options{Config: e.cfg, Log: bl, Clock: e.clock})
 	p := e.c.PartitionFor("inflight")
 	e.c.BecomeLeader(p, 0)
-	waitFor(t, func() error {
+	testwait.For(t, 10*time.Second, func() error {
 		if _, loading := e.c.Owned(p); loading {
 			return fmt.Errorf("loading")
 		}
@@ -89,5 +91,5 @@ func TestGroupCommitInFlightDuringResign(t *testing.T) {
 
 func (e *env) waitFor(cond func() error) {
 	e.t.Helper()
-	waitFor(e.t, cond)
+	testwait.For(e.t, 10*time.Second, cond)
 }

@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kerr"
+
+	"samsa/internal/testwait"
 )
 
 // Kafka: group.max.size refuses new members once the group is full
@@ -180,7 +182,7 @@ func TestGroupManyMembersAndShutdown(t *testing.T) {
 	if r := e.c.JoinGroup(bg, consumerJoin(g, "", "late")); r.ErrorCode != kerr.CoordinatorNotAvailable.Code {
 		t.Fatalf("join after shutdown = %+v", r)
 	}
-	waitFor(t, func() error {
+	testwait.For(t, 10*time.Second, func() error {
 		if now := runtime.NumGoroutine(); now > before {
 			return fmt.Errorf("%d goroutines, %d before", now, before)
 		}

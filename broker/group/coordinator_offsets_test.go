@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kerr"
+
+	"samsa/internal/testwait"
 )
 
 func tp(topic string, p int32) TopicPartition { return TopicPartition{Topic: topic, Partition: p} }
@@ -133,7 +135,7 @@ func TestGroupCoordinatorOwnership(t *testing.T) {
 		t.Fatalf("sync while loading = %+v", r)
 	}
 	close(gate)
-	waitFor(t, func() error {
+	testwait.For(t, 10*time.Second, func() error {
 		if _, loading := e.c.Owned(p); loading {
 			return errors.New("still loading")
 		}
@@ -244,7 +246,7 @@ func TestGroupDeleteGroupsAndOffsets(t *testing.T) {
 	if got := e.c.DeleteGroups(bg, []string{g}); got[0] != 0 {
 		t.Fatalf("delete empty = %v", got)
 	}
-	waitFor(t, func() error {
+	testwait.For(t, 10*time.Second, func() error {
 		if _, list := e.c.ListGroups(nil); len(list) != 0 {
 			return fmt.Errorf("groups listed after delete: %+v", list)
 		}
@@ -275,7 +277,7 @@ func TestGroupOffsetExpiry(t *testing.T) {
 	}
 	e.advance(10*time.Minute, "a", "b")
 	e.advance(10*time.Minute, "a", "b") // b's explicit 20 minutes passed
-	waitFor(t, func() error {
+	testwait.For(t, 10*time.Second, func() error {
 		if _, list := e.c.ListGroups(nil); len(list) != 1 || list[0].Group != "a" {
 			return fmt.Errorf("groups = %+v", list)
 		}
@@ -284,7 +286,7 @@ func TestGroupOffsetExpiry(t *testing.T) {
 	for i := 0; i < 4; i++ {
 		e.advance(10*time.Minute, "a")
 	}
-	waitFor(t, func() error {
+	testwait.For(t, 10*time.Second, func() error {
 		if _, list := e.c.ListGroups(nil); len(list) != 0 {
 			return fmt.Errorf("groups = %+v", list)
 		}

@@ -6,6 +6,8 @@ import (
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kerr"
+
+	"samsa/internal/testwait"
 )
 
 // lastRebalance returns the newest rebalance record of group.
@@ -97,7 +99,7 @@ func TestGroupPendingSyncLeaderRemoved(t *testing.T) {
 	const g = "pending-sync-leader"
 	r1, r2 := e.joinTwo(g, consumerJoin(g, "", "c1"), consumerJoin(g, "", "c2"))
 	s2 := e.syncAsync(SyncRequest{Group: g, Generation: r2.Generation, MemberID: r2.MemberID})
-	waitFor(t, func() error {
+	testwait.For(t, 10*time.Second, func() error {
 		var n int
 		e.inspect(g, func(g *group) { n = len(g.pendingSync) })
 		if n != 1 {

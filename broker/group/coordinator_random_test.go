@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kerr"
+
+	"samsa/internal/testwait"
 )
 
 // simMember is a simulated client: at most one call in flight, like a
@@ -57,7 +59,7 @@ func TestGroupRandomOperations(t *testing.T) {
 				before := e.c.queued.Load()
 				go func() { ch <- f() }()
 				m.inFlight = ch
-				waitFor(t, func() error {
+				testwait.For(t, 10*time.Second, func() error {
 					if len(ch) == 1 || e.c.queued.Load() > before {
 						return nil
 					}

@@ -8,6 +8,8 @@ import (
 
 	"github.com/sirupsen/logrus"
 	"github.com/twmb/franz-go/pkg/kerr"
+
+	"samsa/internal/testwait"
 )
 
 // syncAll sends every member's SyncGroup (the leader's with an
@@ -156,7 +158,7 @@ func TestGroupRebalanceHooks(t *testing.T) {
 	if got := e.c.DeleteGroups(bg, []string{g}); got[0] != 0 {
 		t.Fatalf("delete = %d", got[0])
 	}
-	waitFor(t, func() error {
+	testwait.For(t, 10*time.Second, func() error {
 		h := e.hooks()
 		want := []string{"rebalance hooks member_joined", "rebalance hooks member_left", "gone hooks"}
 		if strings.Join(h, "|") != strings.Join(want, "|") {

@@ -3,9 +3,12 @@ package group
 import (
 	"fmt"
 	"testing"
+	"time"
 
 	"github.com/sirupsen/logrus"
 	logtest "github.com/sirupsen/logrus/hooks/test"
+
+	"samsa/internal/testwait"
 )
 
 // TestGroupCounts: Counts reports the groups, their committed offsets and
@@ -29,7 +32,7 @@ func TestGroupCounts(t *testing.T) {
 	check := func(when string) {
 		t.Helper()
 		// The count is published right after the commit's completion event.
-		waitFor(t, func() error {
+		testwait.For(t, 10*time.Second, func() error {
 			if n := e.c.Counts(); n != want {
 				return fmt.Errorf("%s: counts %+v, want %+v", when, n, want)
 			}

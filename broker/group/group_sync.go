@@ -238,7 +238,7 @@ const consumerProtocolType = "consumer"
 // protocol subscription (version int16, [topic string] ...); later fields
 // are ignored.
 func parseSubscriptionTopics(p []byte) ([]string, bool) {
-	r := reader{b: p}
+	r := newReader(p)
 	if r.int16("subscription version"); r.err != nil {
 		return nil, false
 	}

@@ -4,8 +4,11 @@ import (
 	"context"
 	"fmt"
 	"testing"
+	"time"
 
 	"github.com/twmb/franz-go/pkg/kerr"
+
+	"samsa/internal/testwait"
 )
 
 func txnCommit(t *testing.T, e *env, pid int64, epoch int16, offset int64) {
@@ -39,7 +42,7 @@ func TestGroupTxnOffsetsCommitAndAbort(t *testing.T) {
 		t.Fatalf("pending: offset %d code %d", off, code)
 	}
 	e.c.CompleteTxnOffsets(42, []int32{p}, true)
-	waitFor(t, func() error {
+	testwait.For(t, 10*time.Second, func() error {
 		if off, code := fetchIn(t, e); off != 10 || code != 0 {
 			return errf("offset %d code %d", off, code)
 		}
@@ -47,7 +50,7 @@ func TestGroupTxnOffsetsCommitAndAbort(t *testing.T) {
 	})
 	txnCommit(t, e, 42, 0, 20)
 	e.c.CompleteTxnOffsets(42, []int32{p}, false)
-	waitFor(t, func() error {
+	testwait.For(t, 10*time.Second, func() error {
 		if off, code := fetchIn(t, e); off != 10 || code != 0 {
 			return errf("after abort: offset %d code %d", off, code)
 		}
@@ -83,7 +86,7 @@ func TestGroupTxnOffsetsReload(t *testing.T) {
 		t.Fatalf("committed after reload: %d %v", code, offs)
 	}
 	e.c.CompleteTxnOffsets(9, []int32{p}, true)
-	waitFor(t, func() error {
+	testwait.For(t, 10*time.Second, func() error {
 		if off, code := fetchIn(t, e); off != 50 || code != 0 {
 			return errf("offset %d code %d", off, code)
 		}

@@ -14,9 +14,11 @@ import (
 
 	"github.com/sirupsen/logrus"
 	logtest "github.com/sirupsen/logrus/hooks/test"
+	"github.com/twmb/franz-go/pkg/kbin"
 
 	"samsa/broker/record"
 	"samsa/broker/storage"
+	"samsa/internal/testwait"
 )
 
 // manualClock is a Clock that moves only when a test calls Advance. Due
@@ -235,7 +237,7 @@ func (e *env) start() {
 	for p := int32(0); p < e.cfg.NumPartitions; p++ {
 		e.c.BecomeLeader(p, 0)
 	}
-	waitFor(e.t, func() error {
+	testwait.For(e.t, 10*time.Second, func() error {
 		for p := int32(0); p < e.cfg.NumPartitions; p++ {
 			if _, loading := e.c.Owned(p); loading {
 				return fmt.Errorf("partition %d still loading", p)
@@ -252,23 +254,6 @@ func (e *env) restart() {
 	e.c.Shutdown()
 	e.olog.Close()
 	e.start()
-}
-
-// waitFor polls cond until it returns nil, failing after 10 s with its
-// last error.
-func waitFor(t testing.TB, cond func() error) {
-	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for {
-		err := cond()
-		if err == nil {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("condition not met: %v", err)
-		}
-		time.Sleep(2 * time.Millisecond)
-	}
 }
 
 // joinAsync sends JoinGroup in a goroutine.
@@ -315,7 +300,7 @@ func (e *env) state(group string) string {
 // waitState polls until group is in state.
 func (e *env) waitState(group, state string) {
 	e.t.Helper()
-	waitFor(e.t, func() error {
+	testwait.For(e.t, 10*time.Second, func() error {
 		if s := e.state(group); s != state {
 			return fmt.Errorf("group %s is %s, want %s", group, s, state)
 		}
@@ -326,7 +311,7 @@ func (e *env) waitState(group, state string) {
 // waitMembers polls until DescribeGroups lists n members.
 func (e *env) waitMembers(group string, n int) {
 	e.t.Helper()
-	waitFor(e.t, func() error {
+	testwait.For(e.t, 10*time.Second, func() error {
 		if d := e.c.DescribeGroup(context.Background(), group); len(d.Members) != n {
 			return fmt.Errorf("group %s has %d members, want %d", group, len(d.Members), n)
 		}
@@ -356,12 +341,12 @@ func consumerJoin(group, member, client string) JoinRequest {
 
 // subscription encodes a consumer protocol subscription v0 of topics.
 func subscription(topics ...string) []byte {
-	b := appendInt16(nil, 0)
-	b = appendInt32(b, int32(len(topics)))
+	b := kbin.AppendInt16(nil, 0)
+	b = kbin.AppendArrayLen(b, len(topics))
 	for _, t := range topics {
-		b = appendString(b, t)
+		b = kbin.AppendString(b, t)
 	}
-	return appendBytes(b, nil)
+	return kbin.AppendBytes(b, nil)
 }
 
 // inspect runs f on the group's goroutine (white-box checks).
@@ -380,7 +365,7 @@ func (e *env) inspect(id string, f func(g *group)) {
 // waitAwaiting polls until n members of group await a JoinGroup answer.
 func (e *env) waitAwaiting(id string, n int) {
 	e.t.Helper()
-	waitFor(e.t, func() error {
+	testwait.For(e.t, 10*time.Second, func() error {
 		var got int
 		e.inspect(id, func(g *group) { got = g.numAwaiting })
 		if got != n {

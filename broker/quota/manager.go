@@ -7,22 +7,34 @@ import (
 	"time"
 )
 
-// Kind is a byte-rate quota type.
+// Kind is a client quota type.
 type Kind int
 
-// The byte-rate quota kinds (Kafka's QuotaType.Produce and QuotaType.Fetch).
+// The client quota kinds (Kafka's QuotaType).
 const (
 	Produce Kind = iota // producer_byte_rate: request bytes of Produce
 	Fetch               // consumer_byte_rate: response bytes of consumer Fetch
+	// Request is request_percentage (Kafka's ClientRequestQuotaManager): the handler and
+	// network time of every request, in percent of one thread per second. Its throttle time is
+	// capped at one quota window.
+	Request
+	// ControllerMutation is controller_mutation_rate (KIP-599): partitions created or deleted
+	// per second, measured with a token bucket over controller.quota.window.* (see Mutation).
+	ControllerMutation
 	numKinds
 )
 
 // String returns Kafka's name of the quota type (the "type" of its metrics).
 func (k Kind) String() string {
-	if k == Produce {
+	switch k {
+	case Produce:
 		return "Produce"
+	case Fetch:
+		return "Fetch"
+	case Request:
+		return "Request"
 	}
-	return "Fetch"
+	return "ControllerMutation"
 }
 
 // Kafka drops a client's sensors after an hour without requests
@@ -34,8 +46,12 @@ const (
 
 // Options configure a Manager.
 type Options struct {
-	Config Config           // sampling; zero: DefaultConfig
-	Now    func() time.Time // clock; nil: time.Now
+	Config Config // sampling of Produce, Fetch and Request; zero: DefaultConfig
+	// ControllerConfig is the sampling of ControllerMutation (Kafka's
+	// controller.quota.window.num and controller.quota.window.size.seconds); zero:
+	// DefaultConfig.
+	ControllerConfig Config
+	Now              func() time.Time // clock; nil: time.Now
 	// StaticClientQuota is, per Kind, the bound of a client-id no configured entity matches
 	// (Kafka's deprecated quota.producer.default and quota.consumer.default); absent or
 	// Unlimited: none. A static quota enables its kind from the start.
@@ -52,9 +68,12 @@ type Manager struct {
 	opts   Options
 	active atomic.Uint32 // bit per Kind whose Table is not empty
 	kinds  [numKinds]kindState
+	exempt exemptState
 }
 
 type kindState struct {
+	cfg       Config                // immutable after NewManager
+	capMs     int64                 // immutable; throttle cap in ms, 0: none
 	static    float64               // immutable after NewManager
 	table     atomic.Pointer[Table] // immutable once stored
 	mu        sync.RWMutex
@@ -67,12 +86,23 @@ func NewManager(opts Options) *Manager {
 	if opts.Config.Samples <= 0 || opts.Config.Window <= 0 {
 		opts.Config = DefaultConfig()
 	}
+	if opts.ControllerConfig.Samples <= 0 || opts.ControllerConfig.Window <= 0 {
+		opts.ControllerConfig = DefaultConfig()
+	}
 	if opts.Now == nil {
 		opts.Now = time.Now
 	}
 	m := &Manager{opts: opts}
 	for i := range m.kinds {
 		ks := &m.kinds[i]
+		ks.cfg = opts.Config
+		if Kind(i) == ControllerMutation {
+			ks.cfg = opts.ControllerConfig
+		}
+		if Kind(i) == Request {
+			// ClientRequestQuotaManager.maxThrottleTimeMs: one quota window.
+			ks.capMs = max(ks.cfg.Window.Milliseconds(), 1)
+		}
 		ks.sensors = make(map[Tags]*Sensor)
 		ks.static = Unlimited
 		if q, ok := opts.StaticClientQuota[Kind(i)]; ok && q > 0 && q < Unlimited {
@@ -83,7 +113,7 @@ func NewManager(opts Options) *Manager {
 	return m
 }
 
-// Config returns the Manager's sampling.
+// Config returns the Manager's sampling of Produce, Fetch and Request.
 func (m *Manager) Config() Config { return m.opts.Config }
 
 // SetQuotas replaces the configured entities of kind k (a quota change takes effect with the
@@ -146,7 +176,7 @@ func (m *Manager) sensor(k Kind, tags Tags) *Sensor {
 	defer ks.mu.Unlock()
 	if s = ks.sensors[tags]; s == nil {
 		m.sweepLocked(k, now)
-		s = &Sensor{cfg: m.opts.Config, now: m.nowMs}
+		s = &Sensor{kind: k, cfg: ks.cfg, capMs: ks.capMs, now: m.nowMs}
 		ks.sensors[tags] = s
 		if m.opts.SensorAdded != nil {
 			m.opts.SensorAdded(k, tags, s)
@@ -185,15 +215,20 @@ func (m *Manager) Sensors(k Kind) int {
 // Sensor is the rate of one quota entity (Kafka's quota sensor with its byte-rate metric)
 // and the average of the throttle times given to it (throttle-time).
 type Sensor struct {
+	kind     Kind
 	cfg      Config
+	capMs    int64
 	now      func() int64
 	lastUsed atomic.Int64 // ms
 	mu       sync.Mutex
-	rate     Rate // guarded by mu
-	throttle avg  // guarded by mu
+	rate     Rate        // guarded by mu
+	throttle avg         // guarded by mu
+	bucket   tokenBucket // guarded by mu; ControllerMutation only
+	bound    float64     // guarded by mu; ControllerMutation: the bound last used
 }
 
-// ByteRate returns the measured rate in bytes per second (Kafka's byte-rate metric).
+// ByteRate returns the measured rate per second (Kafka's byte-rate metric; for Request the
+// request-time percentage, for ControllerMutation the mutation-rate).
 func (s *Sensor) ByteRate() float64 {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -242,7 +277,22 @@ func (h Handle) Record(value float64) int64 {
 	if observed <= h.bound {
 		return 0
 	}
-	return ThrottleTime(observed, h.bound, s.rate.WindowSize(s.cfg, now))
+	ms := ThrottleTime(observed, h.bound, s.rate.WindowSize(s.cfg, now))
+	if s.capMs > 0 {
+		ms = min(ms, s.capMs) // Request: QuotaUtils.boundedThrottleTime
+	}
+	return ms
+}
+
+// RecordNoThrottle adds value to the rate without asking for a throttle time (Kafka's
+// recordNoThrottle: a request's network time counts towards the next requests' throttle).
+func (h Handle) RecordNoThrottle(value float64) {
+	if h.s == nil {
+		return
+	}
+	h.s.mu.Lock()
+	defer h.s.mu.Unlock()
+	h.s.rate.Record(h.s.cfg, value, h.s.now())
 }
 
 // Unrecord takes value back out of the rate (Kafka's unrecordQuotaSensor: a throttled fetch
@@ -275,3 +325,32 @@ func (h Handle) MaxValueInWindow() float64 {
 	}
 	return h.bound * float64(h.s.cfg.samples()-1) * h.s.cfg.Window.Seconds()
 }
+
+// exemptState is the exempt-request-time sensor of Request (Kafka's exempt-Request sensor):
+// the time of inter-broker requests, measured but never throttled.
+type exemptState struct {
+	mu   sync.Mutex
+	rate Rate // guarded by mu
+}
+
+// RecordExempt adds value (percent, as Request records) to the exempt-request-time rate, when
+// request_percentage quotas are enabled.
+func (m *Manager) RecordExempt(value float64) {
+	if !m.Enabled(Request) {
+		return
+	}
+	m.exempt.mu.Lock()
+	defer m.exempt.mu.Unlock()
+	m.exempt.rate.Record(m.opts.Config, value, m.nowMs())
+}
+
+// ExemptRequestTime returns the exempt-request-time rate (percent).
+func (m *Manager) ExemptRequestTime() float64 {
+	m.exempt.mu.Lock()
+	defer m.exempt.mu.Unlock()
+	return m.exempt.rate.Measure(m.opts.Config, m.nowMs())
+}
+
+// NanosToPercent converts a request's time to the unit Request records (Kafka's
+// NanosToPercentagePerSecond): percent of one thread for one second.
+func NanosToPercent(nanos int64) float64 { return float64(nanos) * 100 / 1e9 }

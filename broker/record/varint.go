@@ -1,5 +1,7 @@
 package record
 
+import "github.com/twmb/franz-go/pkg/kbin"
+
 // Kafka's record fields use zig-zag varints (protobuf style): int32 values
 // take at most 5 bytes, int64 values at most 10. Decoders reject longer or
 // truncated encodings; like Kafka's ByteUtils.readVarint/readVarlong they
@@ -33,35 +35,20 @@ func readVarlong(p []byte) (int64, int) {
 	return 0, 0
 }
 
+// The encoders are kbin's: writing has no acceptance rule to keep, and
+// kbin's output is the same canonical encoding. The decoders above stay here:
+// kbin.Varint rejects a fifth byte above 0x0f, where Kafka's
+// ByteUtils.readVarint (and so Samsa) ignores the bits that do not fit, and
+// the fetch and validation paths use the inlined varint12 in walk.go.
+
 // appendVarint appends the zig-zag varint encoding of v.
-func appendVarint(dst []byte, v int32) []byte {
-	return appendUvarint(dst, uint64(uint32((v<<1)^(v>>31))))
-}
+func appendVarint(dst []byte, v int32) []byte { return kbin.AppendVarint(dst, v) }
 
 // appendVarlong appends the zig-zag varint encoding of v.
-func appendVarlong(dst []byte, v int64) []byte {
-	return appendUvarint(dst, uint64((v<<1)^(v>>63)))
-}
-
-func appendUvarint(dst []byte, u uint64) []byte {
-	for u >= 0x80 {
-		dst = append(dst, byte(u)|0x80)
-		u >>= 7
-	}
-	return append(dst, byte(u))
-}
+func appendVarlong(dst []byte, v int64) []byte { return kbin.AppendVarlong(dst, v) }
 
 // sizeofVarint returns the encoded size of v as a zig-zag varint.
-func sizeofVarint(v int32) int { return sizeofUvarint(uint64(uint32((v << 1) ^ (v >> 31)))) }
+func sizeofVarint(v int32) int { return kbin.VarintLen(v) }
 
 // sizeofVarlong returns the encoded size of v as a zig-zag varint.
-func sizeofVarlong(v int64) int { return sizeofUvarint(uint64((v << 1) ^ (v >> 63))) }
-
-func sizeofUvarint(u uint64) int {
-	n := 1
-	for u >= 0x80 {
-		u >>= 7
-		n++
-	}
-	return n
-}
+func sizeofVarlong(v int64) int { return kbin.VarlongLen(v) }

@@ -11,6 +11,7 @@ import (
 
 	"samsa/broker/record"
 	"samsa/broker/storage"
+	"samsa/internal/testwait"
 )
 
 // dirLogs is a LogProvider over real storage logs in a temp dir.
@@ -235,15 +236,10 @@ func TestReplicaEpochChecksOnRead(t *testing.T) {
 	}
 }
 
+// brokertestWait waits up to 10 s for cond (testwait.Until).
 func brokertestWait(t *testing.T, cond func() bool) {
 	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatal("condition not met")
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+	testwait.Until(t, 10*time.Second, "the condition", cond)
 }
 
 // TestReplicaFollowerRealign: Kafka's out-of-range handling for a

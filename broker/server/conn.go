@@ -14,6 +14,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	metrics "github.com/rcrowley/go-metrics"
 	"github.com/sirupsen/logrus"
 	"github.com/twmb/franz-go/pkg/kmsg"
 
@@ -48,6 +49,7 @@ type Conn struct {
 	log      logrus.FieldLogger // immutable
 	br       *bufio.Reader      // reader goroutine only
 	sec      *Security          // immutable; the listener's security
+	count    metrics.Gauge      // immutable; the listener's connection count
 	sasl     saslState          // reader goroutine only; used on SASL listeners
 	clientID atomic.Pointer[string]
 	// principal is who the connection authenticated as (TLS certificate, SASL); nil means
@@ -73,9 +75,10 @@ type Conn struct {
 
 // queued is a response waiting for the writer goroutine.
 type queued struct {
-	req   *wire.Request
-	resp  kmsg.Response // possibly a Pending
-	start time.Time     // when the request frame had been read
+	req    *wire.Request
+	resp   kmsg.Response // possibly a Pending
+	start  time.Time     // when the request frame had been read
+	decode time.Duration // parse time, when Options.NetworkTime is set
 }
 
 func newConn(ctx context.Context, s *Server, listenerName string, nc net.Conn) *Conn {
@@ -269,6 +272,10 @@ func (c *Conn) readLoop() {
 			c.logRequest(req).WithError(err).Info("closing connection: undecodable request")
 			return
 		}
+		var decode time.Duration
+		if s.opts.NetworkTime != nil {
+			decode = time.Since(start)
+		}
 		c.clientID.Store(req.ClientID)
 		if c.sec.SASL != nil {
 			var handled, ok bool
@@ -295,6 +302,7 @@ func (c *Conn) readLoop() {
 		}
 		if resp == nil {
 			s.metrics.observe(req.Key, time.Since(start))
+			c.networkTime(req, decode, time.Time{})
 			c.recycle(req)
 			continue
 		}
@@ -303,8 +311,12 @@ func (c *Conn) readLoop() {
 			return
 		}
 		if _, pending := resp.(Pending); pending || !c.queueEmpty() {
-			c.enqueue(&queued{req: req, resp: resp, start: start})
+			c.enqueue(&queued{req: req, resp: resp, start: start, decode: decode})
 			continue
+		}
+		var wstart time.Time
+		if s.opts.NetworkTime != nil {
+			wstart = time.Now()
 		}
 		if err := c.writeResponse(req, resp, &wbuf); err != nil {
 			c.logRequest(req).WithError(err).Debug("closing connection: writing response")
@@ -312,8 +324,21 @@ func (c *Conn) readLoop() {
 			return
 		}
 		s.metrics.observe(req.Key, time.Since(start))
+		c.networkTime(req, decode, wstart)
 		c.recycle(req)
 	}
+}
+
+// networkTime reports a request's decode time plus, when wstart is set, the time since its
+// write began to Options.NetworkTime.
+func (c *Conn) networkTime(req *wire.Request, decode time.Duration, wstart time.Time) {
+	if c.srv.opts.NetworkTime == nil {
+		return
+	}
+	if !wstart.IsZero() {
+		decode += time.Since(wstart)
+	}
+	c.srv.opts.NetworkTime(c, req, decode)
 }
 
 // writeResponse writes resp for req to the socket, encoding it into *wbuf unless it writes

@@ -16,23 +16,8 @@ import (
 	"github.com/twmb/franz-go/pkg/kmsg"
 
 	"samsa/broker/wire"
+	"samsa/internal/testwait"
 )
-
-// waitFor polls cond until it returns nil or timeout passes, then fails with cond's last error.
-func waitFor(t *testing.T, timeout time.Duration, cond func() error) {
-	t.Helper()
-	deadline := time.Now().Add(timeout)
-	for {
-		err := cond()
-		if err == nil {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("condition not met after %v: %v", timeout, err)
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
-}
 
 // testHandler answers ApiVersions and Metadata with kmsg responses, blocks Heartbeat until
 // release is closed (or ctx ends), returns nothing for acks=0 Produce, panics on DescribeGroups,
@@ -216,7 +201,7 @@ func (c *client) expectClosed() {
 func checkNoGoroutineLeak(t *testing.T) {
 	t.Cleanup(func() {
 		t.Helper()
-		waitFor(t, 5*time.Second, func() error {
+		testwait.For(t, 5*time.Second, func() error {
 			buf := make([]byte, 1<<20)
 			stacks := string(buf[:runtime.Stack(buf, true)])
 			for _, g := range strings.Split(stacks, "\n\n") {

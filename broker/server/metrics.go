@@ -18,6 +18,9 @@ const (
 	MetricTotalTimeMs = "kafka.network:type=RequestMetrics,name=TotalTimeMs"
 	// MetricConnectionCount is a Gauge of open client connections.
 	MetricConnectionCount = "kafka.server:type=socket-server-metrics,name=connection-count"
+	// MetricListenerConnectionCount, followed by the listener name, is a Gauge of one
+	// listener's open connections (Kafka's connection-count with its listener tag).
+	MetricListenerConnectionCount = "kafka.server:type=socket-server-metrics,name=connection-count,listener="
 	// MetricPanics is a Counter of handler panics recovered per connection (S5.10); tests fail
 	// when it is above zero.
 	MetricPanics = "broker.panics"

@@ -12,6 +12,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kmsg"
 
 	"samsa/broker/wire"
+	"samsa/internal/testwait"
 )
 
 // pendingHandler answers Produce with acks=-1 with a Pending that completes when the test
@@ -95,7 +96,7 @@ func acksAll(n int32) *kmsg.ProduceRequest {
 
 func waitHandled(t *testing.T, h *pendingHandler, n int) {
 	t.Helper()
-	waitFor(t, 5*time.Second, func() error {
+	testwait.For(t, 5*time.Second, func() error {
 		if got := len(h.handledOrder()); got != n {
 			return fmt.Errorf("%d requests handled, want %d", got, n)
 		}
@@ -185,7 +186,7 @@ func TestServerPendingAbandonedOnClose(t *testing.T) {
 	if err := <-h.ctxErr; !errors.Is(err, context.Canceled) {
 		t.Fatalf("Wait ctx = %v", err)
 	}
-	waitFor(t, 5*time.Second, func() error {
+	testwait.For(t, 5*time.Second, func() error {
 		if n := reg.Get(MetricConnectionCount).(metrics.Gauge).Value(); n != 0 {
 			return fmt.Errorf("%d connections", n)
 		}
@@ -219,7 +220,7 @@ func TestServerPendingErrorAndPanicClose(t *testing.T) {
 	p := dial(t, addr)
 	p.send(acksAll(666))
 	p.expectClosed()
-	waitFor(t, 5*time.Second, func() error {
+	testwait.For(t, 5*time.Second, func() error {
 		if s.Panics() != 1 {
 			return fmt.Errorf("%d panics counted", s.Panics())
 		}
@@ -241,7 +242,7 @@ func TestServerShutdownWritesPendingResponses(t *testing.T) {
 	waitHandled(t, h, 2)
 	shut := make(chan error, 1)
 	go func() { shut <- s.Shutdown(context.Background()) }()
-	waitFor(t, 5*time.Second, func() error {
+	testwait.For(t, 5*time.Second, func() error {
 		if _, ok := s.Addrs()["PLAINTEXT"]; ok {
 			if c2, err := dialRaw(addr); err == nil {
 				c2.Close()

@@ -14,6 +14,7 @@ import (
 
 	"samsa/broker/security/sasl"
 	"samsa/broker/wire"
+	"samsa/internal/testwait"
 )
 
 // principalHandler answers Metadata with the connection's principal as the
@@ -221,7 +222,7 @@ func TestServerSASLReauthentication(t *testing.T) {
 	}
 	c2.expectClosed()
 	// Past the lifetime, a request that is not a re-authentication closes the connection.
-	waitFor(t, 10*time.Second, func() error {
+	testwait.For(t, 10*time.Second, func() error {
 		if time.Since(authAt) <= lifetime+20*time.Millisecond {
 			return io.ErrNoProgress
 		}

@@ -75,6 +75,11 @@ type Options struct {
 	// request at a time (Kafka's behaviour).
 	MaxQueuedResponses int
 	MaxQueuedBytes     int
+	// NetworkTime, when set, is told after each request how long the connection spent
+	// decoding it and writing its answer (not the handler's time, not a Pending's wait):
+	// the network-thread time Kafka's request_percentage quota records. It runs on the
+	// connection's goroutines and must not block.
+	NetworkTime func(c *Conn, req *wire.Request, d time.Duration)
 }
 
 // Server accepts connections on named listeners and serves Kafka requests with one goroutine
@@ -108,10 +113,11 @@ type Server struct {
 
 // listener is one named listener; immutable after Listen.
 type listener struct {
-	name string
-	ln   net.Listener
-	sec  *Security    // never nil; the zero Security is PLAINTEXT
-	rate *rateLimiter // nil: no listener creation rate
+	name  string
+	ln    net.Listener
+	sec   *Security     // never nil; the zero Security is PLAINTEXT
+	rate  *rateLimiter  // nil: no listener creation rate
+	count metrics.Gauge // the listener's open connections (updated under Server.mu)
 }
 
 // New returns a Server that is not yet listening.
@@ -178,7 +184,8 @@ func (s *Server) addListener(name string, ln net.Listener) (net.Addr, error) {
 // addSecureListener registers ln under name with its security and starts
 // accepting on it if Serve is running.
 func (s *Server) addSecureListener(name string, ln net.Listener, sec Security) (net.Addr, error) {
-	l := &listener{name: name, ln: ln, sec: &sec, rate: newRateLimiter(sec.MaxConnectionCreationRate)}
+	l := &listener{name: name, ln: ln, sec: &sec, rate: newRateLimiter(sec.MaxConnectionCreationRate),
+		count: metrics.GetOrRegisterGauge(MetricListenerConnectionCount+name, s.opts.Metrics)}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.closing.Load() {
@@ -343,6 +350,7 @@ func (s *Server) startConn(ctx context.Context, l *listener, nc net.Conn) {
 	}
 	c := newConn(ctx, s, l.name, nc)
 	c.sec = l.sec
+	c.count = l.count
 	s.mu.Lock()
 	if s.closing.Load() {
 		s.mu.Unlock()
@@ -359,6 +367,7 @@ func (s *Server) startConn(ctx context.Context, l *listener, nc net.Conn) {
 	}
 	s.mu.perIP[c.ip]++
 	s.mu.perListener[l.name]++
+	l.count.Update(int64(s.mu.perListener[l.name]))
 	s.mu.conns[c] = struct{}{}
 	s.conns.Update(int64(len(s.mu.conns)))
 	s.wg.Add(1)
@@ -373,6 +382,7 @@ func (s *Server) removeConn(c *Conn) {
 		delete(s.mu.perIP, c.ip)
 	}
 	s.mu.perListener[c.listener]--
+	c.count.Update(int64(s.mu.perListener[c.listener]))
 	s.slots.Broadcast()
 	s.conns.Update(int64(len(s.mu.conns)))
 	s.mu.Unlock()

@@ -12,6 +12,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kmsg"
 
 	"samsa/broker/wire"
+	"samsa/internal/testwait"
 )
 
 func TestServerApiVersionsAndMetadata(t *testing.T) {
@@ -184,7 +185,7 @@ func TestServerPanicClosesOnlyThatConnection(t *testing.T) {
 	dg.Groups = []string{"g"}
 	c.send(dg)
 	c.expectClosed()
-	waitFor(t, 5*time.Second, func() error {
+	testwait.For(t, 5*time.Second, func() error {
 		if s.Panics() != 1 || reg.Get(MetricPanics).(metrics.Counter).Count() != 1 {
 			return errors.New("panic not counted")
 		}
@@ -278,7 +279,7 @@ func TestServerMaxConnectionsPerIP(t *testing.T) {
 	extra := dial(t, addr)
 	extra.expectClosed()
 	a.conn.Close()
-	waitFor(t, 5*time.Second, func() error {
+	testwait.For(t, 5*time.Second, func() error {
 		c, err := dialRaw(addr)
 		if err != nil {
 			return err

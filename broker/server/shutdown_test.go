@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kmsg"
+
+	"samsa/internal/testwait"
 )
 
 // TestServerShutdownWaitsForInFlight: Shutdown closes idle connections at once, lets the busy
@@ -34,7 +36,7 @@ func TestServerShutdownWaitsForInFlight(t *testing.T) {
 	default:
 	}
 	// New connections are refused once the listener is closed.
-	waitFor(t, 5*time.Second, func() error {
+	testwait.For(t, 5*time.Second, func() error {
 		if _, ok := s.Addrs()["PLAINTEXT"]; !ok {
 			return errors.New("listener gone")
 		}

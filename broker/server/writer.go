@@ -110,7 +110,11 @@ func (c *Conn) finish(q *queued, wbuf *[]byte) {
 			return
 		}
 	}
+	var wstart time.Time
 	if resp != nil {
+		if c.srv.opts.NetworkTime != nil {
+			wstart = time.Now()
+		}
 		if err := c.writeResponse(q.req, resp, wbuf); err != nil {
 			c.logRequest(q.req).WithError(err).Debug("closing connection: writing response")
 			c.forceClose()
@@ -118,6 +122,7 @@ func (c *Conn) finish(q *queued, wbuf *[]byte) {
 		}
 	}
 	c.srv.metrics.observe(q.req.Key, time.Since(q.start))
+	c.networkTime(q.req, q.decode, wstart)
 }
 
 // dequeued releases q's slot: recycles its frame, wakes a reader waiting for room, and during

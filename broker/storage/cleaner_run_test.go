@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"samsa/broker/record"
+	"samsa/internal/testwait"
 )
 
 // TestStorageCleanerProducerLastBatch checks Kafka's rule for idempotent
@@ -135,7 +136,7 @@ func TestStorageCleanerInManager(t *testing.T) {
 			}
 		}
 	}()
-	waitFor(t, 10*time.Second, func() error {
+	testwait.For(t, 10*time.Second, func() error {
 		for _, l := range logs {
 			cp, err := NewOffsetCheckpointFile(OSFS{}, filepath.Join(filepath.Dir(l.Dir()), CleanerOffsetCheckpointFile)).Read()
 			if err != nil {

@@ -13,6 +13,7 @@ import (
 	"github.com/sirupsen/logrus"
 
 	"samsa/broker/record"
+	"samsa/internal/testwait"
 )
 
 // manualCleaner is the Cleaner's ManagedService without goroutines: the
@@ -226,7 +227,7 @@ func TestStorageCleanerTruncateRacesPass(t *testing.T) {
 			}
 			// Replaced segments are deleted by the Manager's delay queue,
 			// asynchronously even with file.delete.delay.ms 0.
-			waitFor(t, 10*time.Second, func() error {
+			testwait.For(t, 10*time.Second, func() error {
 				for _, name := range mustReadDir(t, l.Dir()) {
 					for _, suf := range []string{CleanedFileSuffix, SwapFileSuffix, DeletedFileSuffix} {
 						if strings.HasSuffix(name, suf) {

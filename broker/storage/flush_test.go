@@ -4,6 +4,8 @@ import (
 	"path/filepath"
 	"testing"
 	"time"
+
+	"samsa/internal/testwait"
 )
 
 // flush.messages: the append that reaches the count fsyncs, and the
@@ -53,7 +55,7 @@ func TestStorageFlushMsByManager(t *testing.T) {
 		}
 	}
 	clock.Advance(2 * time.Second)
-	waitFor(t, 5*time.Second, func() error {
+	testwait.For(t, 5*time.Second, func() error {
 		if eager.RecoveryPoint() != 3 {
 			return errorf("eager recovery point %d", eager.RecoveryPoint())
 		}
@@ -80,7 +82,7 @@ func TestStorageFlushAfterRoll(t *testing.T) {
 		}
 	}
 	activeBase := l.Segments()[l.NumSegments()-1].BaseOffset()
-	waitFor(t, 5*time.Second, func() error {
+	testwait.For(t, 5*time.Second, func() error {
 		if rp := l.RecoveryPoint(); rp < activeBase {
 			return errorf("recovery point %d below active segment base %d", rp, activeBase)
 		}

@@ -136,19 +136,4 @@ func errorIs(tb testing.TB, err, target error) {
 
 var _ = io.Discard
 
-// waitFor polls cond until it returns nil or the timeout passes, then
-// fails with the last error (STYLE S11.3).
-func waitFor(tb testing.TB, timeout time.Duration, cond func() error) {
-	tb.Helper()
-	deadline := time.Now().Add(timeout)
-	var err error
-	for time.Now().Before(deadline) {
-		if err = cond(); err == nil {
-			return
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
-	tb.Fatalf("condition not met after %v: %v", timeout, err)
-}
-
 func errorf(format string, args ...any) error { return fmt.Errorf(format, args...) }

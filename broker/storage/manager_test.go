@@ -7,6 +7,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"samsa/internal/testwait"
 )
 
 func newTestManager(t *testing.T, dirs []string, clock *fakeClock, mod func(*ManagerConfig)) *Manager {
@@ -141,7 +143,7 @@ func TestStorageManagerRetentionLoop(t *testing.T) {
 		}
 	}
 	l.SetHighWatermark(l.LogEndOffset())
-	waitFor(t, 5*time.Second, func() error {
+	testwait.For(t, 5*time.Second, func() error {
 		if l.LogStartOffset() == 0 || l.Size() > 8192+4096 {
 			return errorf("log start %d size %d", l.LogStartOffset(), l.Size())
 		}

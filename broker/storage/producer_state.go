@@ -181,6 +181,10 @@ type producerState struct {
 	// written or loaded.
 	mapEndOffset   int64
 	lastSnapOffset int64
+	// verify is the KIP-890 verification state per producer (leader
+	// only, in memory; txn_verify_guard.go); verifyGuards the last guard.
+	verify       map[int64]*verifyEntry
+	verifyGuards uint64
 }
 
 func newProducerState() *producerState {
@@ -244,6 +248,7 @@ func (ps *producerState) removeExpired(nowMs, expirationMs int64) int {
 	for pid, e := range ps.producers {
 		if producerExpired(e, nowMs, expirationMs) {
 			delete(ps.producers, pid)
+			delete(ps.verify, pid)
 			n++
 		}
 	}
@@ -305,6 +310,9 @@ func (ps *producerState) checkLeaderBatches(tp TopicPartition, headers []record.
 			cur = newProducerEntry(h.ProducerID)
 		}
 		if err := checkProducerAppend(tp, cur, h); err != nil {
+			return producerCheck{}, err
+		}
+		if err := ps.checkVerified(tp, cur, h); err != nil { // KIP-890 guard (txn_verify_guard.go)
 			return producerCheck{}, err
 		}
 		if !h.IsTransactional() && cur.CurrentTxnFirstOffset >= 0 {

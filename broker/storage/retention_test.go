@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"samsa/internal/testwait"
 )
 
 func fillSegments(t *testing.T, l *Log, clock *fakeClock, n int) {
@@ -116,7 +118,7 @@ func TestStorageRetentionDeleteDelay(t *testing.T) {
 	if got := readAllBatches(t, res); len(got) == 0 || got[0].BaseOffset() != 0 {
 		t.Fatal("region of a deleted segment unreadable during the delay")
 	}
-	waitFor(t, 5*time.Second, func() error {
+	testwait.For(t, 5*time.Second, func() error {
 		if n := deleted(); n != 0 {
 			return errorf("%d .deleted files left", n)
 		}

@@ -6,6 +6,8 @@ import (
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kerr"
+
+	"samsa/internal/testwait"
 )
 
 var ctx = context.Background()
@@ -33,7 +35,7 @@ func TestTxnCoordinatorCommitWritesMarkers(t *testing.T) {
 	if code := c.EndTxn(ctx, "t1", r.ProducerID, r.ProducerEpoch, true); code != 0 {
 		t.Fatalf("end: %d", code)
 	}
-	waitFor(t, "CompleteCommit", func() bool { return c.Describe("t1").State == CompleteCommit })
+	testwait.Until(t, 20*time.Second, "CompleteCommit", func() bool { return c.Describe("t1").State == CompleteCommit })
 	ms := ls.markers()
 	if len(ms) != 1 || !ms[0].Commit || ms[0].CoordinatorEpoch != 7 || ms[0].ProducerID != r.ProducerID ||
 		ms[0].ProducerEpoch != r.ProducerEpoch || len(ms[0].Partitions) != 2 {
@@ -60,7 +62,7 @@ func TestTxnCoordinatorResumesOnLoad(t *testing.T) {
 	if code := c1.EndTxn(ctx, "t1", r.ProducerID, r.ProducerEpoch, true); code != 0 {
 		t.Fatalf("end: %d", code)
 	}
-	waitFor(t, "retries", func() bool { return len(down.markers()) >= 3 })
+	testwait.Until(t, 20*time.Second, "retries", func() bool { return len(down.markers()) >= 3 })
 	if d := c1.Describe("t1"); d.State != PrepareCommit || len(d.Partitions) != 1 {
 		t.Fatalf("while leaders refuse: %+v", d)
 	}
@@ -75,7 +77,7 @@ func TestTxnCoordinatorResumesOnLoad(t *testing.T) {
 
 	up := &leaders{}
 	c2 := testCoordinator(t, log, up, 4, nil)
-	waitFor(t, "CompleteCommit on the new coordinator", func() bool { return c2.Describe("t1").State == CompleteCommit })
+	testwait.Until(t, 20*time.Second, "CompleteCommit on the new coordinator", func() bool { return c2.Describe("t1").State == CompleteCommit })
 	ms := up.markers()
 	if len(ms) == 0 || !ms[0].Commit || ms[0].CoordinatorEpoch != 4 {
 		t.Fatalf("resumed markers %+v", ms)
@@ -95,8 +97,8 @@ func TestTxnCoordinatorFencedMarkersStop(t *testing.T) {
 	if code := c.EndTxn(ctx, "t1", r.ProducerID, r.ProducerEpoch, false); code != 0 {
 		t.Fatalf("end: %d", code)
 	}
-	waitFor(t, "a marker", func() bool { return len(ls.markers()) == 1 })
-	waitFor(t, "the loop to stop", func() bool {
+	testwait.Until(t, 20*time.Second, "a marker", func() bool { return len(ls.markers()) == 1 })
+	testwait.Until(t, 20*time.Second, "the loop to stop", func() bool {
 		c.mu.Lock()
 		defer c.mu.Unlock()
 		return !c.mu.parts[0].txns["t1"].markerRunning
@@ -116,7 +118,7 @@ func TestTxnCoordinatorInitFencesOpenTxn(t *testing.T) {
 	if got := c.InitProducerID(ctx, "t1", 60000, -1, -1); got.Code != kerr.ConcurrentTransactions.Code {
 		t.Fatalf("init over an open txn: %+v", got)
 	}
-	waitFor(t, "CompleteAbort", func() bool { return c.Describe("t1").State == CompleteAbort })
+	testwait.Until(t, 20*time.Second, "CompleteAbort", func() bool { return c.Describe("t1").State == CompleteAbort })
 	if ms := ls.markers(); len(ms) != 1 || ms[0].Commit || ms[0].ProducerEpoch != r.ProducerEpoch+1 {
 		t.Fatalf("abort markers %+v", ms)
 	}
@@ -140,7 +142,7 @@ func TestTxnCoordinatorExpiresIdleIDs(t *testing.T) {
 	if r := c.InitProducerID(ctx, "t1", 60000, -1, -1); r.Code != 0 {
 		t.Fatalf("init: %+v", r)
 	}
-	waitFor(t, "expiry", func() bool { return c.Describe("t1").Code == kerr.TransactionalIDNotFound.Code })
+	testwait.Until(t, 20*time.Second, "expiry", func() bool { return c.Describe("t1").Code == kerr.TransactionalIDNotFound.Code })
 	c.Shutdown()
 	c2 := testCoordinator(t, log, &leaders{}, 2, nil)
 	if d := c2.Describe("t1"); d.Code != kerr.TransactionalIDNotFound.Code {
@@ -208,7 +210,7 @@ func TestTxnCoordinatorLoadInProgress(t *testing.T) {
 		t.Fatalf("partition not led: %+v", d)
 	}
 	close(g.gate)
-	waitFor(t, "the load", func() bool { return c.Describe("t1").Code == 0 })
+	testwait.Until(t, 20*time.Second, "the load", func() bool { return c.Describe("t1").Code == 0 })
 	if d := c.Describe("t1"); d.State != Ongoing || d.ProducerID != r.ProducerID || len(d.Partitions) != 1 {
 		t.Fatalf("loaded %+v", d)
 	}

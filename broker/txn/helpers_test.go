@@ -12,6 +12,7 @@ import (
 	"github.com/sirupsen/logrus"
 
 	"samsa/broker/storage"
+	"samsa/internal/testwait"
 )
 
 // storageLog is a Log over real storage.Logs, one per partition, with a
@@ -140,18 +141,6 @@ func testCoordinator(t *testing.T, log Log, markers MarkerWriter, epoch int32, m
 	})
 	t.Cleanup(c.Shutdown)
 	c.BecomeLeader(0, epoch)
-	waitFor(t, "the partition to load", func() bool { owned, loading := c.Owned(0); return owned && !loading })
+	testwait.Until(t, 20*time.Second, "the partition to load", func() bool { owned, loading := c.Owned(0); return owned && !loading })
 	return c
-}
-
-// waitFor polls cond with a deadline.
-func waitFor(t *testing.T, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(20 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-		time.Sleep(5 * time.Millisecond) // poll interval
-	}
 }

@@ -32,6 +32,24 @@ type metadata struct {
 	updateMs      int64
 	pending       State // noState unless a transition's append is in flight
 	markerRunning bool  // a marker loop owns the Prepare* → Complete* step
+	unknownDest   int   // partitions whose last marker round found no leader
+	appendRetry   bool  // the Complete* append failed and is being retried
+	// changed is closed (and reset to nil) when state or pending changes;
+	// requests waiting for an in-flight step select on it (pending_wait.go).
+	changed chan struct{}
+	// queuedAdds are partitions of AddPartitionsToTxn requests waiting
+	// behind a pending append, by the producer id and epoch they were
+	// checked against; the next AddPartitions write takes those of its own
+	// producer epoch along (one append for several requests) and clears
+	// them. Each waiter still answers from the committed state.
+	queuedAdds map[queuedAdd]struct{}
+}
+
+// queuedAdd is one partition a waiting AddPartitionsToTxn asks for.
+type queuedAdd struct {
+	pid   int64
+	epoch int16
+	tp    TopicPartition
 }
 
 // transit is a state change computed from a metadata snapshot before it

@@ -32,7 +32,7 @@ var kmsgUses = []kmsgUse{
 	{pattern: "controller/channel*.go", why: "the controller channel builds LeaderAndIsr, UpdateMetadata and StopReplica"},
 	{pattern: "broker/txn_wiring.go", why: "the marker channel: WriteTxnMarkers from the transaction coordinator to partition leaders"},
 	{pattern: "broker/txn_verify.go", why: "the KIP-890 verification channel: AddPartitionsToTxn to the transaction coordinator"},
-	{pattern: "broker/replica_fetch_source.go", why: "the fetch channel: replica.FetchSource over peer (Fetch, ListOffsets, OffsetForLeaderEpoch)"},
+	{pattern: "broker/replica/remote/fetch_source.go", why: "the fetch channel: replica.FetchSource over peer (Fetch, ListOffsets, OffsetForLeaderEpoch)"},
 	// Dispatch, next to the handlers.
 	{pattern: "broker/server/*.go", why: "the connection loop hands each decoded kmsg request to the Handler and writes its response (STYLE S1.2)"},
 	{pattern: "broker/apis.go", why: "the API table: key -> handler over kmsg.Request/kmsg.Response"},
@@ -48,18 +48,21 @@ var kmsgUses = []kmsgUse{
 	{pattern: "broker/broker_logger.go", why: "BROKER_LOGGER resources of DescribeConfigs (32) and IncrementalAlterConfigs (44)"},
 	{pattern: "broker/fetch_session.go", why: "Fetch's KIP-227 session glue between 01_fetch.go's kmsg values and broker/fetchsession"},
 	{pattern: "broker/fetch_txn.go", why: "Fetch's read_committed answer (aborted transactions in the response)"},
-	{pattern: "broker/quota_serve.go", why: "throttle_time_ms on Produce and Fetch responses (moves to broker/quota's glue with issue 16)"},
+	{pattern: "broker/quota_serve.go", why: "client quotas at dispatch: Produce/Fetch byte rates, the combined throttle of every request (issue 16)"},
+	{pattern: "broker/quota_request.go", why: "request_percentage: which requests are exempt (follower Fetch) and the network-time hook"},
+	{pattern: "broker/quota_mutation.go", why: "controller_mutation_rate: the strict-since versions of CreateTopics, CreatePartitions, DeleteTopics"},
+	{pattern: "broker/quota/throttle/*.go", why: "throttle_time_ms on any response, the empty throttled Fetch, Fetch max_bytes capping, response sizes"},
 	{pattern: "broker/reassign_log_end.go", why: "AlterPartitionReassignments' Samsa tag (handler 45's log-end part)"},
 	// Record schemas, not requests.
 	{pattern: "broker/txn/codec.go", schemaOnly: true, why: "__transaction_state keys and values with kmsg's TxnMetadataKey/TxnMetadataValue (Kafka's own schemas)"},
 	// Clients outside the broker.
 	{pattern: "chaos/workload/queue.go", why: "kgo's CommitOffsetsSync callback is typed by kmsg.OffsetCommitRequest/Response"},
 	{pattern: "tools/bench/cluster.go", why: "the benchmark creates and deletes its topics with raw Admin requests through kgo"},
-	{pattern: "tools/leader_election.go", why: "kafka-leader-election sends ElectLeaders (issue 19's tools split moves these to a client library)"},
-	{pattern: "tools/reassign_admin.go", why: "kafka-reassign-partitions' Admin API calls (same)"},
-	{pattern: "tools/reassign_backend.go", why: "kafka-reassign-partitions' Alter/ListPartitionReassignments (same)"},
-	{pattern: "tools/replica_verification_fetch.go", why: "kafka-replica-verification fetches as a replica would (raw Fetch)"},
-	{pattern: "tools/transactions_abort.go", why: "kafka-transactions abort writes the ABORT marker with WriteTxnMarkers, as Kafka's tool does"},
+	{pattern: "tools/reassign/leader_election.go", why: "kafka-leader-election builds its ElectLeaders request (kgo carries it to the controller)"},
+	{pattern: "tools/reassign/reassign_admin.go", why: "kafka-reassign-partitions' Admin API requests, carried by a kgo client"},
+	{pattern: "tools/reassign/reassign_backend.go", why: "kafka-reassign-partitions' Alter/ListPartitionReassignments requests (kadm cannot carry the Samsa log-end tag), carried by kgo"},
+	{pattern: "tools/replicaverify/replica_verification_fetch.go", why: "kafka-replica-verification fetches as a replica would (raw Fetch)"},
+	{pattern: "tools/txn/transactions_abort.go", why: "kafka-transactions abort writes the ABORT marker with WriteTxnMarkers (Sarama lacks it), carried by kgo"},
 }
 
 // TestLintKmsgReach enforces kmsg's reach: only the files of kmsgUses import it, schema-only

@@ -11,6 +11,7 @@ import (
 	"github.com/IBM/sarama"
 
 	"samsa/broker/brokertest"
+	"samsa/internal/testwait"
 	"samsa/zkutil"
 )
 
@@ -52,7 +53,7 @@ func kafkaOffset(t *testing.T, e *e2e, group, topic string, p int32) int64 {
 	t.Helper()
 	client := e.cluster.Sarama(t, nil)
 	var off int64
-	waitFor(t, 30*time.Second, func() error {
+	testwait.For(t, 30*time.Second, func() error {
 		b, err := client.Coordinator(group)
 		if err != nil {
 			return err

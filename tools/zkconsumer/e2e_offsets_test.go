@@ -9,6 +9,7 @@ import (
 
 	"github.com/IBM/sarama"
 
+	"samsa/internal/testwait"
 	"samsa/zkutil"
 )
 
@@ -43,7 +44,7 @@ func TestZKConsumerCommitsOnlyProcessed(t *testing.T) {
 	if msgs[0].Offset != 0 || msgs[9].Offset != 9 {
 		t.Fatalf("offsets %d..%d, want 0..9", msgs[0].Offset, msgs[9].Offset)
 	}
-	waitFor(t, 10*time.Second, func() error { // the fetcher has read ahead
+	testwait.For(t, 10*time.Second, func() error { // the fetcher has read ahead
 		if len(s.ch) == 0 {
 			return errors.New("no read-ahead queued yet")
 		}
@@ -93,7 +94,7 @@ func TestZKConsumerRebalanceCommit(t *testing.T) {
 			startStatic(t, c2, map[string]int{"one": 1})
 			zk := e.cluster.ZooKeeper(t)
 			if auto {
-				waitFor(t, 30*time.Second, func() error {
+				testwait.For(t, 30*time.Second, func() error {
 					off, err := zk.GetConsumerOffset("g", "one", 0)
 					if err != nil || off != 20 {
 						return fmt.Errorf("committed offset %d (%v), want 20", off, err)
@@ -101,7 +102,7 @@ func TestZKConsumerRebalanceCommit(t *testing.T) {
 					return nil
 				})
 			} else {
-				waitFor(t, 30*time.Second, func() error {
+				testwait.For(t, 30*time.Second, func() error {
 					if n, _ := c1.Rebalances(); n < 2 {
 						return errors.New("c1 has not rebalanced after c2 joined")
 					}
@@ -125,7 +126,7 @@ func TestZKConsumerAutoOffsetReset(t *testing.T) {
 	c := newConnector(t, cfg)
 	s := startStatic(t, c, map[string]int{"r": 1})["r"][0]
 	// Wait until the fetcher resolved the log end, then produce more.
-	waitFor(t, 30*time.Second, func() error {
+	testwait.For(t, 30*time.Second, func() error {
 		c.mu.Lock()
 		defer c.mu.Unlock()
 		if ps := c.mu.owned[TopicPartition{"r", 0}]; ps == nil || ps.processed != 5 {
@@ -220,7 +221,7 @@ func TestZKConsumerAutoCommit(t *testing.T) {
 	consumeN(t, s, 7)
 	s.MarkDone()
 	zk := e.cluster.ZooKeeper(t)
-	waitFor(t, 10*time.Second, func() error {
+	testwait.For(t, 10*time.Second, func() error {
 		off, err := zk.GetConsumerOffset("g", "ac", 0)
 		if err != nil || off != 7 {
 			return fmt.Errorf("offset %d (%v), want 7", off, err)

@@ -11,6 +11,7 @@ import (
 	metrics "github.com/rcrowley/go-metrics"
 
 	"samsa/broker/brokertest"
+	"samsa/internal/testwait"
 )
 
 // e2e is a running cluster with one topic and a record of what the
@@ -126,7 +127,7 @@ func (e *e2e) checkOffsets(t *testing.T, group string) {
 func (e *e2e) waitDrained(t *testing.T, live ...*Connector) {
 	t.Helper()
 	client := e.cluster.Sarama(t, nil)
-	waitFor(t, 60*time.Second, func() error {
+	testwait.For(t, 60*time.Second, func() error {
 		for p := int32(0); p < int32(e.parts); p++ {
 			end, err := client.GetOffset(e.topic, p, sarama.OffsetNewest)
 			if err != nil {
@@ -163,7 +164,7 @@ func TestZKConsumerEndToEnd(t *testing.T) {
 	s1 := startStatic(t, c1, map[string]int{"events": 2})
 	s2 := startStatic(t, c2, map[string]int{"events": 1})
 	zkEnvOf := &zkEnv{admin: e.cluster.ZooKeeper(t)}
-	waitFor(t, 60*time.Second, func() error {
+	testwait.For(t, 60*time.Second, func() error {
 		return zkEnvOf.converged("g", map[string]int{"events": 4}, []*Connector{c1, c2}, StrategyRange)
 	})
 	r1, _ := c1.Rebalances()
@@ -175,7 +176,7 @@ func TestZKConsumerEndToEnd(t *testing.T) {
 		e.read(ctx, &wg, s)
 	}
 	e.produce(t, 0, n)
-	waitFor(t, 60*time.Second, func() error {
+	testwait.For(t, 60*time.Second, func() error {
 		if d := e.distinct(); d < n {
 			return fmt.Errorf("%d of %d messages consumed", d, n)
 		}
@@ -231,7 +232,7 @@ func TestZKConsumerEndToEndRebalance(t *testing.T) {
 	for _, s := range startStatic(t, c1, map[string]int{"moves": 1})["moves"] {
 		e.read(ctx, &wg, s)
 	}
-	waitFor(t, 60*time.Second, func() error {
+	testwait.For(t, 60*time.Second, func() error {
 		if d := e.distinct(); d < n/6 {
 			return fmt.Errorf("%d messages consumed", d)
 		}
@@ -242,7 +243,7 @@ func TestZKConsumerEndToEndRebalance(t *testing.T) {
 		e.read(ctx, &wg, s)
 	}
 	e.produce(t, n/3, n/3)
-	waitFor(t, 60*time.Second, func() error {
+	testwait.For(t, 60*time.Second, func() error {
 		if d := e.distinct(); d < n/2 {
 			return fmt.Errorf("%d messages consumed", d)
 		}
@@ -254,7 +255,7 @@ func TestZKConsumerEndToEndRebalance(t *testing.T) {
 		t.Fatal(cancel1)
 	}
 	e.produce(t, 2*n/3, n/3)
-	waitFor(t, 60*time.Second, func() error {
+	testwait.For(t, 60*time.Second, func() error {
 		if d := e.distinct(); d < n {
 			return fmt.Errorf("%d of %d messages consumed", d, n)
 		}
@@ -288,7 +289,7 @@ func TestZKConsumerLeaderFailover(t *testing.T) {
 
 	leader := e.cluster.WaitForLeader(t, "ha", 0)
 	e.cluster.Kill(e.cluster.Index(leader))
-	waitFor(t, 30*time.Second, func() error {
+	testwait.For(t, 30*time.Second, func() error {
 		if l := e.cluster.WaitForLeader(t, "ha", 0); l == leader {
 			return fmt.Errorf("broker %d still leads", l)
 		}
@@ -335,7 +336,7 @@ func TestZKConsumerEndToEndChurn(t *testing.T) {
 			live = live[1:]
 		}
 		want := (b + 1) * per
-		waitFor(t, 60*time.Second, func() error {
+		testwait.For(t, 60*time.Second, func() error {
 			if d := e.distinct(); d < want {
 				return fmt.Errorf("batch %d: %d of %d messages consumed", b, d, want)
 			}

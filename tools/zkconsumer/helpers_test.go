@@ -25,25 +25,6 @@ func testLogger() logrus.FieldLogger {
 	return l
 }
 
-// waitFor polls cond until it returns nil or timeout passes, then fails
-// with cond's last error (STYLE S11.3).
-func waitFor(t testing.TB, timeout time.Duration, cond func() error) {
-	t.Helper()
-	deadline := time.Now().Add(timeout)
-	wait := 5 * time.Millisecond
-	for {
-		err := cond()
-		if err == nil {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("condition not met after %v: %v", timeout, err)
-		}
-		time.Sleep(wait)
-		wait = min(2*wait, 200*time.Millisecond)
-	}
-}
-
 // zkEnv is a fresh chroot with an admin client that plays the brokers'
 // part: a registered broker (unreachable, port 1) and topics.
 type zkEnv struct {

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"samsa/internal/testwait"
 )
 
 // goroutines counts the goroutines whose stack mentions any of marks,
@@ -46,7 +48,7 @@ func TestZKConsumerCloseLeavesNoGoroutines(t *testing.T) {
 	if err := c.Close(); err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, 10*time.Second, func() error {
+	testwait.For(t, 10*time.Second, func() error {
 		if n, stacks := goroutines(marks...); n > before {
 			return fmt.Errorf("%d goroutines, %d before:\n%s", n, before, stacks)
 		}

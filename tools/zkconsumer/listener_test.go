@@ -8,6 +8,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"samsa/internal/testwait"
 )
 
 // listenerEvent is one recorded RebalanceListener call.
@@ -109,7 +111,7 @@ func TestZKConsumerRebalanceListenerSeesReleaseThenAssignment(t *testing.T) {
 		}
 		want[TopicPartition{Topic: topic, Partition: p}] = owner
 	}
-	waitFor(t, 30*time.Second, func() error {
+	testwait.For(t, 30*time.Second, func() error {
 		ev := l.snapshot()
 		if last := ev[len(ev)-1]; last.kind != "start" || !reflect.DeepEqual(last.assignment, want) {
 			return fmt.Errorf("last event %+v, want start with %v", last, want)

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"testing"
 	"time"
+
+	"samsa/internal/testwait"
 )
 
 // TestZKConsumerRebalanceWaitsForMessageInHand: c1 holds message 19 (the
@@ -25,7 +27,7 @@ func TestZKConsumerRebalanceWaitsForMessageInHand(t *testing.T) {
 	}
 	c2 := newConnector(t, e.config("g", "c2"))
 	startStatic(t, c2, map[string]int{"hand": 1})
-	waitFor(t, 30*time.Second, func() error {
+	testwait.For(t, 30*time.Second, func() error {
 		if c1.pausedChan() == nil {
 			return errors.New("c1 has not paused its streams")
 		}
@@ -36,7 +38,7 @@ func TestZKConsumerRebalanceWaitsForMessageInHand(t *testing.T) {
 		t.Fatalf("offset %d committed before the message in hand was marked", off)
 	}
 	s1.MarkDone()
-	waitFor(t, 30*time.Second, func() error {
+	testwait.For(t, 30*time.Second, func() error {
 		off, err := zk.GetConsumerOffset("g", "hand", 0)
 		if err != nil || off != 20 {
 			return fmt.Errorf("committed offset %d (%v), want 20", off, err)
@@ -68,7 +70,7 @@ func TestZKConsumerRebalanceWaitTimesOut(t *testing.T) {
 	consumeN(t, s1, 20)
 	c2 := newConnector(t, e.config("g", "c2"))
 	startStatic(t, c2, map[string]int{"late": 1})
-	waitFor(t, 30*time.Second, func() error {
+	testwait.For(t, 30*time.Second, func() error {
 		if n, _ := c1.Rebalances(); n < 2 {
 			return errors.New("c1 has not rebalanced after c2 joined")
 		}

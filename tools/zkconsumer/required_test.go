@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"samsa/broker/brokertest"
+	"samsa/internal/testwait"
 	"samsa/zkutil"
 	"samsa/zkutil/zktest"
 )
@@ -39,7 +40,7 @@ func TestZKConsumerRequiredRoundRobinOwners(t *testing.T) {
 		cfg.PartitionAssignmentStrategy = StrategyRoundRobin
 		startStatic(t, newConnector(t, cfg), map[string]int{"rr": 2})
 	}
-	waitFor(t, 25*time.Second, func() error {
+	testwait.For(t, 25*time.Second, func() error {
 		owners, _ := e.zkOwners("rrg", "rr", 12)
 		for p := int32(0); p < 12; p++ {
 			got := owners[TopicPartition{Topic: "rr", Partition: p}]
@@ -86,7 +87,7 @@ func TestZKConsumerRequiredTenJoinAtOnce(t *testing.T) {
 			t.Fatalf("consumer %d: %v", i, err)
 		}
 	}
-	waitFor(t, 20*time.Second, func() error {
+	testwait.For(t, 20*time.Second, func() error {
 		for _, c := range members {
 			if _, err := c.Rebalances(); err != nil {
 				return fmt.Errorf("%s: %w", c.ConsumerID(), err)
@@ -197,7 +198,7 @@ func TestZKConsumerRequiredSessionEndsMidStream(t *testing.T) {
 		return c
 	}
 	c1, c2 := start("c1"), start("c2")
-	waitFor(t, 25*time.Second, func() error {
+	testwait.For(t, 25*time.Second, func() error {
 		if d := e.distinct(); d < n/4 {
 			return fmt.Errorf("%d of %d consumed before the expiry", d, n/4)
 		}
@@ -205,7 +206,7 @@ func TestZKConsumerRequiredSessionEndsMidStream(t *testing.T) {
 	})
 	before := mustRebalances(c2)
 	zktest.ExpireSession(t, c1.zk)
-	waitFor(t, 25*time.Second, func() error {
+	testwait.For(t, 25*time.Second, func() error {
 		if got := mustRebalances(c2); got <= before {
 			return errors.New("c2 has not rebalanced since c1's session ended")
 		}
@@ -213,7 +214,7 @@ func TestZKConsumerRequiredSessionEndsMidStream(t *testing.T) {
 	})
 	e.produce(t, n/2, n/2)
 	zk := e.cluster.ZooKeeper(t)
-	waitFor(t, 25*time.Second, func() error {
+	testwait.For(t, 25*time.Second, func() error {
 		if d := e.distinct(); d < n {
 			return fmt.Errorf("%d of %d consumed", d, n)
 		}
@@ -271,7 +272,7 @@ func TestZKConsumerRequiredNoDuplicatesWhenCommittingAfterProcessing(t *testing.
 		return c
 	}
 	waitDistinct := func(want int) {
-		waitFor(t, 25*time.Second, func() error {
+		testwait.For(t, 25*time.Second, func() error {
 			if d := e.distinct(); d < want {
 				return fmt.Errorf("%d of %d consumed", d, want)
 			}

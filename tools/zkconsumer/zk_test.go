@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"samsa/broker/brokertest"
+	"samsa/internal/testwait"
 	"samsa/zkutil"
 )
 
@@ -58,7 +59,7 @@ func TestZKConsumerRegistrationJSON(t *testing.T) {
 
 	// Closing removes the registration with the session.
 	_ = c.Close()
-	waitFor(t, 10*time.Second, func() error {
+	testwait.For(t, 10*time.Second, func() error {
 		ids, err := e.admin.GetConsumerIDs("grp1")
 		if err != nil || len(ids) != 0 {
 			return errors.New("registration still present")
@@ -98,7 +99,7 @@ func TestZKConsumerOwnersAndOffsets(t *testing.T) {
 	e.addTopic(t, "t", 3)
 	c := newConnector(t, testConfig(e.connect, "g", "c1"))
 	startStatic(t, c, map[string]int{"t": 2})
-	waitFor(t, 20*time.Second, func() error { return e.converged("g", map[string]int{"t": 3}, []*Connector{c}, StrategyRange) })
+	testwait.For(t, 20*time.Second, func() error { return e.converged("g", map[string]int{"t": 3}, []*Connector{c}, StrategyRange) })
 	_, st, err := e.admin.Get(zkutil.ConsumerOwnerPath("g", "t", 0))
 	if err != nil || st.EphemeralOwner == 0 {
 		t.Fatalf("owner znode: %v, ephemeral owner %x", err, st.EphemeralOwner)
@@ -126,7 +127,7 @@ func TestZKConsumerOwnersAndOffsets(t *testing.T) {
 	// A new member starts from the committed offset.
 	c2 := newConnector(t, testConfig(e.connect, "g", "c2"))
 	startStatic(t, c2, map[string]int{"t": 1})
-	waitFor(t, 20*time.Second, func() error { return e.converged("g", map[string]int{"t": 3}, []*Connector{c2}, StrategyRange) })
+	testwait.For(t, 20*time.Second, func() error { return e.converged("g", map[string]int{"t": 3}, []*Connector{c2}, StrategyRange) })
 	c2.mu.Lock()
 	got := c2.mu.owned[TopicPartition{"t", 1}].committed
 	c2.mu.Unlock()
@@ -153,12 +154,12 @@ func TestZKConsumerRebalance(t *testing.T) {
 				c := newConnector(t, cfg)
 				startStatic(t, c, map[string]int{"a": 2, "b": 2})
 				members = append(members, c)
-				waitFor(t, 30*time.Second, func() error { return e.converged("g", topics, members, strategy) })
+				testwait.For(t, 30*time.Second, func() error { return e.converged("g", topics, members, strategy) })
 			}
 			// c2 leaves: the others take over.
 			_ = members[1].Close()
 			members = []*Connector{members[0], members[2]}
-			waitFor(t, 30*time.Second, func() error { return e.converged("g", topics, members, strategy) })
+			testwait.For(t, 30*time.Second, func() error { return e.converged("g", topics, members, strategy) })
 		})
 	}
 }
@@ -175,7 +176,7 @@ func TestZKConsumerTopicChange(t *testing.T) {
 	startStatic(t, c1, map[string]int{"a": 1, "later": 1})
 	startStatic(t, c2, map[string]int{"a": 1, "later": 1})
 	members := []*Connector{c1, c2}
-	waitFor(t, 30*time.Second, func() error { return e.converged("g", map[string]int{"a": 2}, members, StrategyRange) })
+	testwait.For(t, 30*time.Second, func() error { return e.converged("g", map[string]int{"a": 2}, members, StrategyRange) })
 
 	a, v, err := e.admin.GetTopicAssignment("a")
 	if err != nil {
@@ -187,9 +188,9 @@ func TestZKConsumerTopicChange(t *testing.T) {
 	if _, err := e.admin.SetTopicAssignment("a", a, v); err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, 30*time.Second, func() error { return e.converged("g", map[string]int{"a": 4}, members, StrategyRange) })
+	testwait.For(t, 30*time.Second, func() error { return e.converged("g", map[string]int{"a": 4}, members, StrategyRange) })
 	e.addTopic(t, "later", 3)
-	waitFor(t, 30*time.Second, func() error {
+	testwait.For(t, 30*time.Second, func() error {
 		return e.converged("g", map[string]int{"a": 4, "later": 3}, members, StrategyRange)
 	})
 }
@@ -208,19 +209,19 @@ func TestZKConsumerSessionExpiry(t *testing.T) {
 	startStatic(t, c1, map[string]int{"a": 1})
 	startStatic(t, c2, map[string]int{"a": 1})
 	topics := map[string]int{"a": 4}
-	waitFor(t, 30*time.Second, func() error { return e.converged("g", topics, []*Connector{c1, c2}, StrategyRange) })
+	testwait.For(t, 30*time.Second, func() error { return e.converged("g", topics, []*Connector{c1, c2}, StrategyRange) })
 	before, _ := c1.Rebalances()
 	oldSession := c1.zk.SessionID()
 
 	proxy.Block()
-	waitFor(t, 30*time.Second, func() error {
+	testwait.For(t, 30*time.Second, func() error {
 		if ok, _, err := e.admin.Exists(zkutil.ConsumerIDPath("g", "g_c1")); err != nil || ok {
 			return fmt.Errorf("c1 still registered (%v)", err)
 		}
 		return e.converged("g", topics, []*Connector{c2}, StrategyRange)
 	})
 	proxy.Unblock()
-	waitFor(t, 30*time.Second, func() error {
+	testwait.For(t, 30*time.Second, func() error {
 		if c1.zk.SessionID() == oldSession {
 			return errors.New("c1 still on its old session")
 		}
@@ -253,7 +254,7 @@ func TestZKConsumerRoundRobinMismatch(t *testing.T) {
 		t.Fatalf("err = %v, want ErrRebalanceFailed wrapping ErrSubscriptionsDiffer", err)
 	}
 	// The failed member left the group again; c1 goes back to owning all.
-	waitFor(t, 30*time.Second, func() error {
+	testwait.For(t, 30*time.Second, func() error {
 		return e.converged("g", map[string]int{"a": 2}, []*Connector{c1}, StrategyRoundRobin)
 	})
 }
@@ -269,7 +270,7 @@ func TestZKConsumerIgnoresMalformedMember(t *testing.T) {
 	}
 	c := newConnector(t, testConfig(e.connect, "g", "c1"))
 	startStatic(t, c, map[string]int{"a": 1})
-	waitFor(t, 30*time.Second, func() error {
+	testwait.For(t, 30*time.Second, func() error {
 		if got := c.Owned().String(); got != "[a,0]->g_c1-0 [a,1]->g_c1-0" {
 			return errors.New("owns " + got)
 		}
@@ -289,7 +290,7 @@ func TestZKConsumerNoBrokers(t *testing.T) {
 		t.Fatalf("rebalances %d (%v), owned %v; want 1, nil, nothing", n, err, c.Owned())
 	}
 	e.addBroker(t, 1)
-	waitFor(t, 30*time.Second, func() error { return e.converged("g", map[string]int{"a": 3}, []*Connector{c}, StrategyRange) })
+	testwait.For(t, 30*time.Second, func() error { return e.converged("g", map[string]int{"a": 3}, []*Connector{c}, StrategyRange) })
 }
 
 // TestZKConsumerReRegistersDeletedID: when its ids znode disappears without
@@ -302,11 +303,11 @@ func TestZKConsumerReRegistersDeletedID(t *testing.T) {
 	c := newConnector(t, testConfig(e.connect, "g", "c1"))
 	startStatic(t, c, map[string]int{"a": 1})
 	topics := map[string]int{"a": 2}
-	waitFor(t, 30*time.Second, func() error { return e.converged("g", topics, []*Connector{c}, StrategyRange) })
+	testwait.For(t, 30*time.Second, func() error { return e.converged("g", topics, []*Connector{c}, StrategyRange) })
 	if err := e.admin.Delete(zkutil.ConsumerIDPath("g", "g_c1"), zkutil.AnyVersion); err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, 30*time.Second, func() error { return e.converged("g", topics, []*Connector{c}, StrategyRange) })
+	testwait.For(t, 30*time.Second, func() error { return e.converged("g", topics, []*Connector{c}, StrategyRange) })
 	if _, err := e.admin.GetConsumerRegistration("g", "g_c1"); err != nil {
 		t.Fatal(err)
 	}

@@ -1,0 +1,376 @@
+package remote
+
+import (
+	"context"
+	"fmt"
+	"net"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kerr"
+	"github.com/twmb/franz-go/pkg/kmsg"
+
+	"samsa/broker/fetchsession"
+	"samsa/broker/replica"
+	"samsa/broker/storage"
+	"samsa/peer"
+)
+
+// Config is what a FetchSource needs from its broker.
+type Config struct {
+	// BrokerID is this broker's id: the replica id of its OffsetForLeaderEpoch and
+	// ListOffsets requests, and part of its client ids.
+	BrokerID int32
+	// PeerOptions returns the options of every new client (logger, dialer, the
+	// inter-broker listener's TLS and SASL); called once per client.
+	PeerOptions func() []peer.Option
+	// RequestTimeout bounds every request (replica.socket.timeout.ms).
+	RequestTimeout time.Duration
+	// Addr returns the inter-broker address of broker id from the broker's
+	// metadata, for a leader endpoint without a host.
+	Addr func(id int32) (string, bool)
+}
+
+// FetchSource implements replica.FetchSource with Fetch and
+// OffsetForLeaderEpoch requests over peer. Each fetcher goroutine
+// (num.replica.fetchers per leader) fetches over a client of its own, kept
+// in its scratch, so its long polls never queue behind another fetcher's;
+// the short OffsetForLeaderEpoch and ListOffsets calls share one client
+// per leader.
+type FetchSource struct {
+	cfg Config
+	mu  sync.Mutex
+	// clients by leader id; guarded by mu.
+	clients map[int32]*peer.Client
+	// fetchClients are the fetchers' own clients; guarded by mu.
+	fetchClients map[*peer.Client]struct{}
+	closed       bool // guarded by mu
+}
+
+// NewFetchSource returns a FetchSource with no connections yet.
+func NewFetchSource(cfg Config) *FetchSource {
+	return &FetchSource{cfg: cfg, clients: map[int32]*peer.Client{}}
+}
+
+func (s *FetchSource) client(leader replica.LeaderEndpoint) (*peer.Client, error) {
+	addr, err := s.addr(leader)
+	if err != nil {
+		return nil, err
+	}
+	return s.clientAt(leader.ID, addr)
+}
+
+// addr returns leader's inter-broker address.
+func (s *FetchSource) addr(leader replica.LeaderEndpoint) (string, error) {
+	if leader.Host != "" {
+		return net.JoinHostPort(leader.Host, strconv.Itoa(int(leader.Port))), nil
+	}
+	if a, ok := s.cfg.Addr(leader.ID); ok {
+		return a, nil
+	}
+	return "", fmt.Errorf("remote: no address known for leader %d", leader.ID)
+}
+
+// clientAt returns the client of leader id at addr, replacing one that
+// connects elsewhere.
+func (s *FetchSource) clientAt(id int32, addr string) (*peer.Client, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return nil, fmt.Errorf("remote: fetch source closed")
+	}
+	if c, ok := s.clients[id]; ok && c.Addr() == addr {
+		return c, nil
+	} else if ok {
+		c.Close()
+	}
+	c := s.newClient(addr)
+	s.clients[id] = c
+	return c, nil
+}
+
+// fetchClient returns the fetcher's own client (in sc) for the leader at
+// addr, replacing one that connects elsewhere.
+func (s *FetchSource) fetchClient(sc *fetchScratch, addr string) (*peer.Client, error) {
+	if sc.client != nil && sc.client.Addr() == addr {
+		return sc.client, nil
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return nil, fmt.Errorf("remote: fetch source closed")
+	}
+	if sc.client != nil {
+		sc.client.Close()
+		delete(s.fetchClients, sc.client)
+	}
+	sc.client = s.newClient(addr)
+	if s.fetchClients == nil {
+		s.fetchClients = map[*peer.Client]struct{}{}
+	}
+	s.fetchClients[sc.client] = struct{}{}
+	return sc.client, nil
+}
+
+// newClient returns a client of the leader at addr. replica.socket.timeout.ms
+// bounds every request, as Kafka's ReplicaFetcherBlockingSend does: a leader
+// that stops answering without closing the connection fails the fetch
+// instead of hanging it.
+func (s *FetchSource) newClient(addr string) *peer.Client {
+	opts := append(s.cfg.PeerOptions(), peer.WithRequestTimeout(s.cfg.RequestTimeout))
+	return peer.New(addr, "replica-fetcher-"+strconv.FormatInt(int64(s.cfg.BrokerID), 10), opts...)
+}
+
+// Close closes every client; later calls fail.
+func (s *FetchSource) Close() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.closed = true
+	for _, c := range s.clients {
+		c.Close()
+	}
+	for c := range s.fetchClients {
+		c.Close()
+	}
+	s.clients, s.fetchClients = nil, nil
+}
+
+// fetchError maps a Kafka error code to what the fetcher tests for.
+func fetchError(code int16) error {
+	switch code {
+	case 0:
+		return nil
+	case kerr.OffsetOutOfRange.Code:
+		return storage.ErrOffsetOutOfRange
+	}
+	return kerr.ErrorForCode(code)
+}
+
+// fetchScratch is one fetcher's reusable Fetch state, kept in its
+// replica.FollowerFetchResponse.Scratch: the kmsg request and response
+// (kmsg's decoder reuses the response's slices), the response frame the
+// record bytes alias, and the leader's last resolved address.
+type fetchScratch struct {
+	req    *kmsg.FetchRequest
+	resp   *kmsg.FetchResponse
+	frame  []byte         // the last answer's frame (its length), reused
+	topics map[string]int // topic -> index in req.Topics, while building
+	ep     replica.LeaderEndpoint
+	addr   string       // ep's address
+	client *peer.Client // this fetcher's own connection to the leader
+	// session is this fetcher's KIP-227 session with the leader: each
+	// request names only the partitions whose fetch position changed.
+	session fetchsession.Handler
+	entries []fetchsession.Entry // the round's partitions, reused
+	forgot  map[string]int       // topic -> index in req.ForgottenTopics, while building
+}
+
+// Fetch implements replica.FetchSource. The answer's record bytes alias
+// the frame kept in resp.Scratch, so nothing is copied between the socket
+// and the follower's log append.
+func (s *FetchSource) Fetch(ctx context.Context, leader replica.LeaderEndpoint, f replica.FollowerFetch, resp *replica.FollowerFetchResponse) error {
+	sc, _ := resp.Scratch.(*fetchScratch)
+	if sc == nil {
+		sc = &fetchScratch{req: kmsg.NewPtrFetchRequest(), resp: kmsg.NewPtrFetchResponse(), topics: map[string]int{}}
+		resp.Scratch = sc
+	}
+	resp.Partitions = resp.Partitions[:0]
+	// Resolve the address once per endpoint, not per fetch (it allocates).
+	if sc.addr == "" || sc.ep != leader || leader.Host == "" {
+		addr, err := s.addr(leader)
+		if err != nil {
+			return err
+		}
+		sc.ep, sc.addr = leader, addr
+	}
+	c, err := s.fetchClient(sc, sc.addr)
+	if err != nil {
+		return err
+	}
+	req := sc.buildRequest(f)
+	// Fields a lower version does not carry must not keep an earlier
+	// answer's values; the topics slice is kept for kmsg to reuse.
+	respTopics := sc.resp.Topics
+	*sc.resp = kmsg.NewFetchResponse()
+	sc.resp.Topics = respTopics
+	// The fetcher is done with the previous answer's records. A frame grown
+	// by a catch-up burst is let go once answers are small again.
+	if cap(sc.frame) > 1<<20 && len(sc.frame) < cap(sc.frame)/4 {
+		sc.frame = nil
+	}
+	sc.frame, err = c.RequestInto(ctx, req, sc.resp, sc.frame)
+	if err != nil {
+		sc.session.HandleError()
+		return err
+	}
+	if !sc.session.HandleResponse(sc.resp.ErrorCode, sc.resp.SessionID) {
+		switch sc.resp.ErrorCode {
+		case kerr.FetchSessionIDNotFound.Code, kerr.InvalidFetchSessionEpoch.Code, 0:
+			// Kafka's ReplicaFetcherThread answers a session error with
+			// no partitions and fetches again at once, in full.
+			return nil
+		}
+		return kerr.ErrorForCode(sc.resp.ErrorCode)
+	}
+	for _, t := range sc.resp.Topics {
+		for _, p := range t.Partitions {
+			resp.Partitions = append(resp.Partitions, replica.FollowerFetchResult{
+				TopicPartition: replica.TopicPartition{Topic: t.Topic, Partition: p.Partition},
+				Err:            fetchError(p.ErrorCode), HighWatermark: p.HighWatermark,
+				LogStartOffset: p.LogStartOffset, Records: p.RecordBatches,
+			})
+		}
+	}
+	return nil
+}
+
+// buildRequest fills sc's request for f: the fetch session (KIP-227)
+// picks the partitions to send and to forget, grouped by topic, reusing
+// the previous request's slices.
+func (sc *fetchScratch) buildRequest(f replica.FollowerFetch) *kmsg.FetchRequest {
+	req := sc.req
+	topics := req.Topics[:0]
+	*req = kmsg.NewFetchRequest()
+	req.ReplicaID = f.ReplicaID
+	req.MaxWaitMillis, req.MinBytes, req.MaxBytes = f.MaxWaitMs, f.MinBytes, f.MaxBytes
+	sc.entries = sc.entries[:0]
+	for _, p := range f.Partitions {
+		sc.entries = append(sc.entries, fetchsession.Entry{
+			TP: fetchsession.TopicPartition{Topic: p.Topic, Partition: p.Partition},
+			Req: fetchsession.PartitionRequest{FetchOffset: p.FetchOffset, LogStartOffset: p.LogStartOffset,
+				MaxBytes: p.MaxBytes, CurrentLeaderEpoch: p.CurrentLeaderEpoch, LastFetchedEpoch: -1}})
+	}
+	var send []fetchsession.Entry
+	var forget []fetchsession.TopicPartition
+	req.SessionID, req.SessionEpoch, send, forget = sc.session.Build(sc.entries)
+	clear(sc.topics)
+	for _, e := range send {
+		p := replica.FollowerFetchPartition{TopicPartition: replica.TopicPartition{Topic: e.TP.Topic, Partition: e.TP.Partition},
+			FetchOffset: e.Req.FetchOffset, CurrentLeaderEpoch: e.Req.CurrentLeaderEpoch,
+			LogStartOffset: e.Req.LogStartOffset, MaxBytes: e.Req.MaxBytes}
+		i, ok := sc.topics[p.Topic]
+		if !ok {
+			i = len(topics)
+			sc.topics[p.Topic] = i
+			if i < cap(topics) {
+				topics = topics[:i+1] // reuse the element's partitions slice
+			} else {
+				topics = append(topics, kmsg.NewFetchRequestTopic())
+			}
+			parts := topics[i].Partitions[:0]
+			topics[i] = kmsg.NewFetchRequestTopic()
+			topics[i].Topic, topics[i].Partitions = p.Topic, parts
+		}
+		rp := kmsg.NewFetchRequestTopicPartition()
+		rp.Partition, rp.FetchOffset, rp.CurrentLeaderEpoch = p.Partition, p.FetchOffset, p.CurrentLeaderEpoch
+		rp.LogStartOffset, rp.PartitionMaxBytes = p.LogStartOffset, p.MaxBytes
+		topics[i].Partitions = append(topics[i].Partitions, rp)
+	}
+	req.Topics = topics
+	req.ForgottenTopics = sc.forgottenTopics(forget)
+	return req
+}
+
+// forgottenTopics groups forget by topic into req's forgotten topics,
+// reusing the previous request's slice.
+func (sc *fetchScratch) forgottenTopics(forget []fetchsession.TopicPartition) []kmsg.FetchRequestForgottenTopic {
+	out := sc.req.ForgottenTopics[:0]
+	if len(forget) == 0 {
+		return out
+	}
+	if sc.forgot == nil {
+		sc.forgot = map[string]int{}
+	}
+	clear(sc.forgot)
+	for _, tp := range forget {
+		i, ok := sc.forgot[tp.Topic]
+		if !ok {
+			i = len(out)
+			sc.forgot[tp.Topic] = i
+			ft := kmsg.NewFetchRequestForgottenTopic()
+			ft.Topic = tp.Topic
+			out = append(out, ft)
+		}
+		out[i].Partitions = append(out[i].Partitions, tp.Partition)
+	}
+	return out
+}
+
+// EndOffsetsForEpoch implements replica.FetchSource.
+func (s *FetchSource) EndOffsetsForEpoch(ctx context.Context, leader replica.LeaderEndpoint, q map[replica.TopicPartition]replica.EpochQuery) (map[replica.TopicPartition]replica.EpochEndOffset, error) {
+	c, err := s.client(leader)
+	if err != nil {
+		return nil, err
+	}
+	req := kmsg.NewPtrOffsetForLeaderEpochRequest()
+	req.ReplicaID = s.cfg.BrokerID
+	idx := map[string]int{}
+	for tp, e := range q {
+		i, ok := idx[tp.Topic]
+		if !ok {
+			t := kmsg.NewOffsetForLeaderEpochRequestTopic()
+			t.Topic = tp.Topic
+			req.Topics = append(req.Topics, t)
+			i = len(req.Topics) - 1
+			idx[tp.Topic] = i
+		}
+		rp := kmsg.NewOffsetForLeaderEpochRequestTopicPartition()
+		rp.Partition, rp.CurrentLeaderEpoch, rp.LeaderEpoch = tp.Partition, e.CurrentLeaderEpoch, e.LeaderEpoch
+		req.Topics[i].Partitions = append(req.Topics[i].Partitions, rp)
+	}
+	kr, err := c.Request(ctx, req)
+	if err != nil {
+		return nil, err
+	}
+	resp, ok := kr.(*kmsg.OffsetForLeaderEpochResponse)
+	if !ok {
+		return nil, fmt.Errorf("remote: OffsetForLeaderEpoch answered with %T", kr)
+	}
+	out := map[replica.TopicPartition]replica.EpochEndOffset{}
+	for _, t := range resp.Topics {
+		for _, p := range t.Partitions {
+			out[replica.TopicPartition{Topic: t.Topic, Partition: p.Partition}] = replica.EpochEndOffset{
+				Err: fetchError(p.ErrorCode), LeaderEpoch: p.LeaderEpoch, EndOffset: p.EndOffset,
+			}
+		}
+	}
+	return out, nil
+}
+
+// LogRange implements replica.FetchSource with two ListOffsets requests
+// (earliest, latest) sent as replica s.cfg.BrokerID.
+func (s *FetchSource) LogRange(ctx context.Context, leader replica.LeaderEndpoint, tp replica.TopicPartition) (int64, int64, error) {
+	c, err := s.client(leader)
+	if err != nil {
+		return 0, 0, err
+	}
+	var out [2]int64
+	for i, ts := range []int64{-2, -1} {
+		req := kmsg.NewPtrListOffsetsRequest()
+		req.ReplicaID = s.cfg.BrokerID
+		rt := kmsg.NewListOffsetsRequestTopic()
+		rt.Topic = tp.Topic
+		rp := kmsg.NewListOffsetsRequestTopicPartition()
+		rp.Partition, rp.Timestamp, rp.CurrentLeaderEpoch, rp.MaxNumOffsets = tp.Partition, ts, -1, 1
+		rt.Partitions = append(rt.Partitions, rp)
+		req.Topics = append(req.Topics, rt)
+		kr, err := c.Request(ctx, req)
+		if err != nil {
+			return 0, 0, err
+		}
+		resp, ok := kr.(*kmsg.ListOffsetsResponse)
+		if !ok || len(resp.Topics) != 1 || len(resp.Topics[0].Partitions) != 1 {
+			return 0, 0, fmt.Errorf("remote: malformed ListOffsets answer from leader %d", leader.ID)
+		}
+		p := resp.Topics[0].Partitions[0]
+		if p.ErrorCode != 0 {
+			return 0, 0, kerr.ErrorForCode(p.ErrorCode)
+		}
+		out[i] = p.Offset
+		if resp.Version == 0 && len(p.OldStyleOffsets) > 0 {
+			out[i] = p.OldStyleOffsets[0]
+		}
+	}
+	return out[0], out[1], nil
+}
