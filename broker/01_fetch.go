@@ -78,11 +78,12 @@ import (
 	"samsa/broker/replica"
 	"samsa/broker/storage"
 	"samsa/broker/wire"
+	"samsa/kafka"
 )
 
 // fetchPart is one requested partition and what the last read found.
 type fetchPart struct {
-	tp       replica.TopicPartition
+	tp       kafka.TopicPartition
 	req      kmsg.FetchRequestTopicPartition
 	res      replica.ReadResult
 	err      error
@@ -164,7 +165,7 @@ func (b *Broker) planFetch(r *request, req *kmsg.FetchRequest, resp *kmsg.FetchR
 		resp.Topics = append(resp.Topics, rt)
 		denied := !fetchAuth.ok(t.Topic)
 		for _, p := range t.Partitions {
-			fp := fetchPart{tp: replica.TopicPartition{Topic: t.Topic, Partition: p.Partition}, req: p, topicIdx: ti}
+			fp := fetchPart{tp: kafka.TopicPartition{Topic: t.Topic, Partition: p.Partition}, req: p, topicIdx: ti}
 			if denied {
 				fp.denied, fp.err = true, kerr.TopicAuthorizationFailed
 				allowed--
@@ -241,10 +242,9 @@ func (p *fetchPlan) read() bool {
 // wait parks the fetch in the purgatory until a read can answer it or
 // max_wait_ms ends; it fails only when the connection is closing.
 func (p *fetchPlan) wait(r *request) error {
-	keys := make([]purgatory.Key, len(p.parts))
+	keys := make([]kafka.TopicPartition, len(p.parts))
 	for i := range p.parts {
-		fp := &p.parts[i]
-		keys[i] = purgatory.Key{Topic: fp.tp.Topic, Partition: fp.tp.Partition}
+		keys[i] = p.parts[i].tp
 	}
 	deadline := p.b.opts.Now().Add(time.Duration(p.req.MaxWaitMillis) * time.Millisecond)
 	unpark := r.park() // request_percentage leaves the wait out (quota_request.go)

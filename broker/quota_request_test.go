@@ -124,6 +124,13 @@ func TestQuotaRequestPercentage(t *testing.T) {
 	if m := rawRoundTrip(t, c.Addr(0), "busy", metadataV9()).(*kmsg.MetadataResponse); m.ThrottleMillis <= 0 {
 		t.Errorf("busy client's next Metadata not throttled")
 	}
+	// A consumer fetch over the request quota is answered empty, as
+	// Kafka's getThrottledResponse (there are records: the probe's).
+	f.ReplicaID = -1
+	if fr := rawRoundTrip(t, c.Addr(0), "busy", f).(*kmsg.FetchResponse); fr.ThrottleMillis <= 0 || len(fr.Topics) != 0 {
+		t.Errorf("consumer fetch over the request quota: throttle %d ms, %d topics; want throttled and empty",
+			fr.ThrottleMillis, len(fr.Topics))
+	}
 
 	idle := &throttleHook{}
 	icl := quotaKgo(t, c, "idle", idle)

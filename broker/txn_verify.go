@@ -12,15 +12,14 @@ import (
 
 	"samsa/broker/group"
 	"samsa/broker/record"
-	"samsa/broker/replica"
 	"samsa/broker/storage"
-	"samsa/broker/txn"
+	"samsa/kafka"
 	"samsa/peer"
 )
 
 // txnVerifyKey identifies a producer in a partition.
 type txnVerifyKey struct {
-	tp  replica.TopicPartition
+	tp  kafka.TopicPartition
 	pid int64
 }
 
@@ -37,14 +36,14 @@ type txnVerifyCache struct {
 	}
 }
 
-func (c *txnVerifyCache) verified(tp replica.TopicPartition, pid int64, epoch int16) bool {
+func (c *txnVerifyCache) verified(tp kafka.TopicPartition, pid int64, epoch int16) bool {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	e, ok := c.mu.epochs[txnVerifyKey{tp, pid}]
 	return ok && e == epoch
 }
 
-func (c *txnVerifyCache) add(tp replica.TopicPartition, pid int64, epoch int16) {
+func (c *txnVerifyCache) add(tp kafka.TopicPartition, pid int64, epoch int16) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.mu.epochs == nil {
@@ -54,7 +53,7 @@ func (c *txnVerifyCache) add(tp replica.TopicPartition, pid int64, epoch int16) 
 }
 
 // dropProducer forgets pid's verification for tp.
-func (c *txnVerifyCache) dropProducer(tp replica.TopicPartition, pid int64) {
+func (c *txnVerifyCache) dropProducer(tp kafka.TopicPartition, pid int64) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	delete(c.mu.epochs, txnVerifyKey{tp, pid})
@@ -62,7 +61,7 @@ func (c *txnVerifyCache) dropProducer(tp replica.TopicPartition, pid int64) {
 
 // verifiedTxnEnded is called when a marker for pid was appended to tp: the
 // next transaction must be verified again.
-func (b *Broker) verifiedTxnEnded(tp replica.TopicPartition, pid int64) {
+func (b *Broker) verifiedTxnEnded(tp kafka.TopicPartition, pid int64) {
 	b.txnVerify.dropProducer(tp, pid)
 }
 
@@ -72,15 +71,15 @@ const txnVerifyTimeout = 10 * time.Second
 // txnVerdicts is the KIP-890 verification of one produce request: the
 // error a partition's append must answer with, nil for those that may be
 // appended (verified, or not transactional). A nil txnVerdicts allows all.
-type txnVerdicts map[replica.TopicPartition]error
+type txnVerdicts map[kafka.TopicPartition]error
 
-func (v txnVerdicts) err(tp replica.TopicPartition) error { return v[tp] }
+func (v txnVerdicts) err(tp kafka.TopicPartition) error { return v[tp] }
 
 // txnVerifyAsk is one producer epoch's partitions still to verify.
 type txnVerifyAsk struct {
 	pid   int64
 	epoch int16
-	tps   []replica.TopicPartition
+	tps   []kafka.TopicPartition
 }
 
 // verifyTxnProduce is KIP-890 part 1 (Kafka 3.6's leader-side check,
@@ -111,7 +110,7 @@ func (b *Broker) verifyTxnProduce(ctx context.Context, req *kmsg.ProduceRequest,
 			continue // refused before any append: no verification, no guard
 		}
 		for _, p := range t.Partitions {
-			tp := replica.TopicPartition{Topic: t.Topic, Partition: p.Partition}
+			tp := kafka.TopicPartition{Topic: t.Topic, Partition: p.Partition}
 			h, ok := txnBatchHeader(p.Records)
 			if !ok || b.txnVerify.verified(tp, h.ProducerID, h.ProducerEpoch) {
 				continue
@@ -171,8 +170,8 @@ type txnGuard struct {
 // startTxnVerification starts the verification of a's partitions in their
 // logs' producer state (those not led here have no guard: their append
 // fails on its own).
-func (b *Broker) startTxnVerification(a txnVerifyAsk) map[replica.TopicPartition]txnGuard {
-	out := make(map[replica.TopicPartition]txnGuard, len(a.tps))
+func (b *Broker) startTxnVerification(a txnVerifyAsk) map[kafka.TopicPartition]txnGuard {
+	out := make(map[kafka.TopicPartition]txnGuard, len(a.tps))
 	for _, tp := range a.tps {
 		p := b.replicas.Partition(tp)
 		if p == nil {
@@ -203,7 +202,7 @@ func txnBatchHeader(batches []byte) (record.BatchHeader, bool) {
 // answer: INVALID_TXN_STATE as is; PRODUCER_FENCED INVALID_PRODUCER_EPOCH;
 // INVALID_PRODUCER_ID_MAPPING as is; CONCURRENT_TRANSACTIONS, coordinator
 // loading, unavailable or moved NOT_ENOUGH_REPLICAS (retriable).
-func verifyErr(code int16, id string, tp replica.TopicPartition, pid int64, epoch int16) error {
+func verifyErr(code int16, id string, tp kafka.TopicPartition, pid int64, epoch int16) error {
 	switch code {
 	case kerr.InvalidTxnState.Code, kerr.ClusterAuthorizationFailed.Code:
 		return fmt.Errorf("%w: %s is not in the ongoing transaction of %q (producer %d epoch %d)",
@@ -220,7 +219,7 @@ func verifyErr(code int16, id string, tp replica.TopicPartition, pid int64, epoc
 // askTxnCoordinator asks id's coordinator about a's partitions and returns
 // a code per partition (a top-level code is given to each). A remote
 // coordinator that does not offer v4 answers NONE for all: no verification.
-func (b *Broker) askTxnCoordinator(ctx context.Context, id string, a txnVerifyAsk) (map[replica.TopicPartition]int16, error) {
+func (b *Broker) askTxnCoordinator(ctx context.Context, id string, a txnVerifyAsk) (map[kafka.TopicPartition]int16, error) {
 	snap := b.meta.Snapshot()
 	n := int32(len(snap.Topics[transactionStateTopic]))
 	if n == 0 {
@@ -230,8 +229,8 @@ func (b *Broker) askTxnCoordinator(ctx context.Context, id string, a txnVerifyAs
 	if !ok || ps.Leader < 0 {
 		return nil, fmt.Errorf("the coordinator's partition of %q has no leader", id)
 	}
-	all := func(code int16) map[replica.TopicPartition]int16 {
-		out := make(map[replica.TopicPartition]int16, len(a.tps))
+	all := func(code int16) map[kafka.TopicPartition]int16 {
+		out := make(map[kafka.TopicPartition]int16, len(a.tps))
 		for _, tp := range a.tps {
 			out[tp] = code
 		}
@@ -240,19 +239,11 @@ func (b *Broker) askTxnCoordinator(ctx context.Context, id string, a txnVerifyAs
 	if ps.Leader == b.ID() && b.txns != nil {
 		// This broker is the coordinator: the same decision the v4
 		// handler makes (verifyTxnPartitions), without the round trip.
-		tps := make([]txn.TopicPartition, len(a.tps))
-		for i, tp := range a.tps {
-			tps[i] = txn.TopicPartition{Topic: tp.Topic, Partition: tp.Partition}
-		}
-		codes, code := b.txns.Verify(id, a.pid, a.epoch, tps)
+		codes, code := b.txns.Verify(id, a.pid, a.epoch, a.tps)
 		if code != 0 {
 			return all(code), nil
 		}
-		out := make(map[replica.TopicPartition]int16, len(a.tps))
-		for i, tp := range a.tps {
-			out[tp] = codes[tps[i]]
-		}
-		return out, nil
+		return codes, nil
 	}
 	addr, ok := b.interBrokerAddr(ps.Leader)
 	if !ok {
@@ -296,14 +287,14 @@ func (b *Broker) askTxnCoordinator(ctx context.Context, id string, a txnVerifyAs
 	if resp.ErrorCode != 0 {
 		return all(resp.ErrorCode), nil
 	}
-	out := make(map[replica.TopicPartition]int16, len(a.tps))
+	out := make(map[kafka.TopicPartition]int16, len(a.tps))
 	for _, t := range resp.Transactions {
 		if t.TransactionalID != id {
 			continue
 		}
 		for _, rt := range t.Topics {
 			for _, p := range rt.Partitions {
-				out[replica.TopicPartition{Topic: rt.Topic, Partition: p.Partition}] = p.ErrorCode
+				out[kafka.TopicPartition{Topic: rt.Topic, Partition: p.Partition}] = p.ErrorCode
 			}
 		}
 	}

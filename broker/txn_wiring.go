@@ -14,6 +14,7 @@ import (
 	"samsa/broker/group"
 	"samsa/broker/replica"
 	"samsa/broker/txn"
+	"samsa/kafka"
 	"samsa/peer"
 )
 
@@ -43,7 +44,7 @@ func (b *Broker) startTxnCoordinator() {
 // txnLeadershipChanged tells the coordinator about __transaction_state
 // partitions this broker started or stopped leading; the leader epoch is
 // the coordinator epoch (Kafka's onLeadershipChange callback).
-func (b *Broker) txnLeadershipChanged(states []replica.PartitionState, results map[replica.TopicPartition]error) {
+func (b *Broker) txnLeadershipChanged(states []replica.PartitionState, results map[kafka.TopicPartition]error) {
 	if b.txns == nil {
 		return
 	}
@@ -60,7 +61,7 @@ func (b *Broker) txnLeadershipChanged(states []replica.PartitionState, results m
 }
 
 // txnStopReplicas drops __transaction_state partitions StopReplica removed.
-func (b *Broker) txnStopReplicas(parts []replica.StopPartition, results map[replica.TopicPartition]error) {
+func (b *Broker) txnStopReplicas(parts []replica.StopPartition, results map[kafka.TopicPartition]error) {
 	if b.txns == nil {
 		return
 	}
@@ -98,8 +99,8 @@ func (b *Broker) createTxnStateTopic() error {
 // txnLog implements txn.Log over the replica manager.
 type txnLog struct{ b *Broker }
 
-func txnTP(p int32) replica.TopicPartition {
-	return replica.TopicPartition{Topic: transactionStateTopic, Partition: p}
+func txnTP(p int32) kafka.TopicPartition {
+	return kafka.TopicPartition{Topic: transactionStateTopic, Partition: p}
 }
 
 // txnErr maps replica errors onto the coordinator's sentinels (Kafka's
@@ -208,10 +209,10 @@ func (w *markerWriter) close() {
 }
 
 // WriteMarkers implements txn.MarkerWriter.
-func (w *markerWriter) WriteMarkers(ctx context.Context, m txn.Marker) map[txn.TopicPartition]int16 {
-	out := make(map[txn.TopicPartition]int16, len(m.Partitions))
+func (w *markerWriter) WriteMarkers(ctx context.Context, m txn.Marker) map[kafka.TopicPartition]int16 {
+	out := make(map[kafka.TopicPartition]int16, len(m.Partitions))
 	snap := w.b.meta.Snapshot()
-	byLeader := map[int32][]txn.TopicPartition{}
+	byLeader := map[int32][]kafka.TopicPartition{}
 	for _, tp := range m.Partitions {
 		ps, ok := snap.Partition(tp.Topic, tp.Partition)
 		switch {
@@ -236,7 +237,7 @@ func (w *markerWriter) WriteMarkers(ctx context.Context, m txn.Marker) map[txn.T
 			// called in process (no loopback round trip; the request
 			// metrics do not count it).
 			wg.Add(1)
-			go func(tps []txn.TopicPartition) {
+			go func(tps []kafka.TopicPartition) {
 				defer wg.Done()
 				codes := w.sendLocal(ctx, m, tps)
 				mu.Lock()
@@ -257,7 +258,7 @@ func (w *markerWriter) WriteMarkers(ctx context.Context, m txn.Marker) map[txn.T
 			continue
 		}
 		wg.Add(1)
-		go func(leader int32, addr string, tps []txn.TopicPartition) {
+		go func(leader int32, addr string, tps []kafka.TopicPartition) {
 			defer wg.Done()
 			codes := w.send(ctx, w.client(leader, addr), m, tps)
 			mu.Lock()
@@ -273,12 +274,12 @@ func (w *markerWriter) WriteMarkers(ctx context.Context, m txn.Marker) map[txn.T
 
 // sendLocal hands the WriteTxnMarkers for tps, led by this broker, to
 // its own handler and returns the codes.
-func (w *markerWriter) sendLocal(ctx context.Context, m txn.Marker, tps []txn.TopicPartition) map[txn.TopicPartition]int16 {
+func (w *markerWriter) sendLocal(ctx context.Context, m txn.Marker, tps []kafka.TopicPartition) map[kafka.TopicPartition]int16 {
 	req := markerRequest(m, tps)
 	req.Version = 1 // Kafka 2.8's and the handler's highest
 	kresp, err := w.b.handleWriteTxnMarkers(&request{ctx: ctx, body: req})
 	if err != nil {
-		out := make(map[txn.TopicPartition]int16, len(tps))
+		out := make(map[kafka.TopicPartition]int16, len(tps))
 		for _, tp := range tps {
 			out[tp] = kerr.UnknownServerError.Code
 		}
@@ -288,7 +289,7 @@ func (w *markerWriter) sendLocal(ctx context.Context, m txn.Marker, tps []txn.To
 }
 
 // markerRequest is the WriteTxnMarkers of m for tps.
-func markerRequest(m txn.Marker, tps []txn.TopicPartition) *kmsg.WriteTxnMarkersRequest {
+func markerRequest(m txn.Marker, tps []kafka.TopicPartition) *kmsg.WriteTxnMarkersRequest {
 	req := kmsg.NewPtrWriteTxnMarkersRequest()
 	mk := kmsg.NewWriteTxnMarkersRequestMarker()
 	mk.ProducerID, mk.ProducerEpoch, mk.Committed, mk.CoordinatorEpoch = m.ProducerID, m.ProducerEpoch, m.Commit, m.CoordinatorEpoch
@@ -309,10 +310,10 @@ func markerRequest(m txn.Marker, tps []txn.TopicPartition) *kmsg.WriteTxnMarkers
 }
 
 // send sends one WriteTxnMarkers with m for tps and returns the codes.
-func (w *markerWriter) send(ctx context.Context, c *peer.Client, m txn.Marker, tps []txn.TopicPartition) map[txn.TopicPartition]int16 {
+func (w *markerWriter) send(ctx context.Context, c *peer.Client, m txn.Marker, tps []kafka.TopicPartition) map[kafka.TopicPartition]int16 {
 	req := markerRequest(m, tps)
-	out := make(map[txn.TopicPartition]int16, len(tps))
-	fill := func(code int16) map[txn.TopicPartition]int16 {
+	out := make(map[kafka.TopicPartition]int16, len(tps))
+	fill := func(code int16) map[kafka.TopicPartition]int16 {
 		for _, tp := range tps {
 			out[tp] = code
 		}
@@ -331,15 +332,15 @@ func (w *markerWriter) send(ctx context.Context, c *peer.Client, m txn.Marker, t
 }
 
 // markerCodes reads the codes of m's partitions from resp.
-func markerCodes(resp *kmsg.WriteTxnMarkersResponse, m txn.Marker, tps []txn.TopicPartition) map[txn.TopicPartition]int16 {
-	out := make(map[txn.TopicPartition]int16, len(tps))
+func markerCodes(resp *kmsg.WriteTxnMarkersResponse, m txn.Marker, tps []kafka.TopicPartition) map[kafka.TopicPartition]int16 {
+	out := make(map[kafka.TopicPartition]int16, len(tps))
 	for _, rm := range resp.Markers {
 		if rm.ProducerID != m.ProducerID {
 			continue
 		}
 		for _, t := range rm.Topics {
 			for _, p := range t.Partitions {
-				out[txn.TopicPartition{Topic: t.Topic, Partition: p.Partition}] = p.ErrorCode
+				out[kafka.TopicPartition{Topic: t.Topic, Partition: p.Partition}] = p.ErrorCode
 			}
 		}
 	}

@@ -19,6 +19,7 @@ import (
 	"samsa/broker/record"
 	"samsa/broker/storage"
 	"samsa/internal/testwait"
+	"samsa/kafka"
 )
 
 // manualClock is a Clock that moves only when a test calls Advance. Due
@@ -112,7 +113,7 @@ func (s *storageOffsetLog) log(p int32) (*storage.Log, error) {
 	cfg := storage.DefaultConfig()
 	cfg.CleanupPolicy = storage.CleanupCompact
 	cfg.SegmentBytes = 1 << 20
-	tp := storage.TopicPartition{Topic: "__consumer_offsets", Partition: p}
+	tp := kafka.TopicPartition{Topic: "__consumer_offsets", Partition: p}
 	l, err := storage.OpenLog(storage.LogOptions{Dir: filepath.Join(s.dir, fmt.Sprintf("__consumer_offsets-%d", p)), TP: tp, Config: cfg})
 	if err != nil {
 		return nil, err

@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"samsa/broker/record"
+	"samsa/kafka"
 )
 
 // The KIP-890 part 1 verification guard (Kafka 3.6's VerificationStateEntry
@@ -96,7 +97,7 @@ func (ps *producerState) endVerification(pid int64) {
 // checkVerified refuses a transactional data batch h that would open a
 // transaction for its producer (cur has none open) while the producer's
 // verification entry for the batch's epoch is unverified.
-func (ps *producerState) checkVerified(tp TopicPartition, cur *ProducerEntry, h record.BatchHeader) error {
+func (ps *producerState) checkVerified(tp kafka.TopicPartition, cur *ProducerEntry, h record.BatchHeader) error {
 	if !h.IsTransactional() || cur.CurrentTxnFirstOffset >= 0 {
 		return nil
 	}

@@ -6,6 +6,8 @@ import (
 
 	"github.com/sirupsen/logrus"
 	"github.com/twmb/franz-go/pkg/kerr"
+
+	"samsa/kafka"
 )
 
 // Marker is one transaction's COMMIT or ABORT marker for a set of
@@ -15,7 +17,7 @@ type Marker struct {
 	ProducerEpoch    int16
 	Commit           bool
 	CoordinatorEpoch int32
-	Partitions       []TopicPartition
+	Partitions       []kafka.TopicPartition
 }
 
 // MarkerWriter delivers markers to partition leaders (the broker sends
@@ -29,7 +31,7 @@ type MarkerWriter interface {
 	// unknown-destination queue), another retriable code
 	// (NOT_LEADER_OR_FOLLOWER, NETWORK_EXCEPTION, ...) otherwise. It
 	// blocks until every leader answered or ctx ends.
-	WriteMarkers(ctx context.Context, m Marker) map[TopicPartition]int16
+	WriteMarkers(ctx context.Context, m Marker) map[kafka.TopicPartition]int16
 }
 
 // startMarkersLocked starts the loop that brings md from Prepare* to

@@ -6,6 +6,8 @@ import (
 
 	"github.com/sirupsen/logrus"
 	"github.com/twmb/franz-go/pkg/kerr"
+
+	"samsa/kafka"
 )
 
 // InitResult is InitProducerID's answer.
@@ -66,7 +68,7 @@ func (c *Coordinator) initOnce(ctx context.Context, id string, timeoutMs int32, 
 		}
 		if md = part.txns[id]; md == nil {
 			md = &metadata{id: id, pid: pid, lastPID: noProducerID, epoch: noProducerEpoch, lastEpoch: noProducerEpoch,
-				timeoutMs: timeoutMs, state: Empty, partitions: map[TopicPartition]struct{}{},
+				timeoutMs: timeoutMs, state: Empty, partitions: map[kafka.TopicPartition]struct{}{},
 				startMs: -1, updateMs: c.now().UnixMilli(), pending: noState}
 			part.txns[id] = md
 		}
@@ -174,7 +176,7 @@ func (c *Coordinator) lockTxn(id string) (int32, *partition, *metadata, int16) {
 
 // AddPartitions is AddPartitionsToTxn (and AddOffsetsToTxn, with the
 // group's __consumer_offsets partition): one code for all partitions.
-func (c *Coordinator) AddPartitions(ctx context.Context, id string, pid int64, epoch int16, tps []TopicPartition) int16 {
+func (c *Coordinator) AddPartitions(ctx context.Context, id string, pid int64, epoch int16, tps []kafka.TopicPartition) int16 {
 	if id == "" {
 		return kerr.InvalidRequest.Code
 	}
@@ -247,7 +249,7 @@ func (c *Coordinator) EndTxn(ctx context.Context, id string, pid int64, epoch in
 
 // Verify is KIP-890 part 1's AddPartitionsToTxn v4 verify_only check: a
 // code for the whole transaction, or one per partition. Nothing is written.
-func (c *Coordinator) Verify(id string, pid int64, epoch int16, tps []TopicPartition) (map[TopicPartition]int16, int16) {
+func (c *Coordinator) Verify(id string, pid int64, epoch int16, tps []kafka.TopicPartition) (map[kafka.TopicPartition]int16, int16) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	_, part, code := c.ownerLocked(id)
@@ -269,7 +271,7 @@ type Description struct {
 	StartMs       int64
 	ProducerID    int64
 	ProducerEpoch int16
-	Partitions    []TopicPartition // while preparing: those still without their marker
+	Partitions    []kafka.TopicPartition // while preparing: those still without their marker
 }
 
 // Describe is DescribeTransactions for one id: TRANSACTIONAL_ID_NOT_FOUND

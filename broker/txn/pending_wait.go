@@ -3,6 +3,8 @@ package txn
 import (
 	"context"
 	"time"
+
+	"samsa/kafka"
 )
 
 // A request that Kafka 2.8 answers CONCURRENT_TRANSACTIONS because the
@@ -77,7 +79,7 @@ func (c *Coordinator) awaitChangeLocked(ctx context.Context, part *partition, md
 
 // queueAdds records tps of a request waiting behind md's pending
 // AddPartitions append (checked against pid and epoch).
-func (md *metadata) queueAdds(pid int64, epoch int16, tps []TopicPartition) {
+func (md *metadata) queueAdds(pid int64, epoch int16, tps []kafka.TopicPartition) {
 	if md.queuedAdds == nil {
 		md.queuedAdds = map[queuedAdd]struct{}{}
 	}
@@ -91,11 +93,11 @@ func (md *metadata) queueAdds(pid int64, epoch int16, tps []TopicPartition) {
 // behind the previous one, which then find their partitions committed.
 // Those of another producer epoch are left out (their requests decide
 // on their own, and get PRODUCER_FENCED).
-func (md *metadata) withQueuedAdds(pid int64, epoch int16, tps []TopicPartition) []TopicPartition {
+func (md *metadata) withQueuedAdds(pid int64, epoch int16, tps []kafka.TopicPartition) []kafka.TopicPartition {
 	if len(md.queuedAdds) == 0 {
 		return tps
 	}
-	out := append([]TopicPartition(nil), tps...)
+	out := append([]kafka.TopicPartition(nil), tps...)
 	for q := range md.queuedAdds {
 		if q.pid == pid && q.epoch == epoch {
 			out = append(out, q.tp)

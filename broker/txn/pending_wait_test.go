@@ -2,6 +2,7 @@ package txn
 
 import (
 	"samsa/internal/testwait"
+	"samsa/kafka"
 
 	"context"
 	"sync"
@@ -22,13 +23,13 @@ func newGatedLeaders() *gatedLeaders { return &gatedLeaders{gate: make(chan stru
 
 func (g *gatedLeaders) open() { g.once.Do(func() { close(g.gate) }) }
 
-func (g *gatedLeaders) WriteMarkers(ctx context.Context, m Marker) map[TopicPartition]int16 {
+func (g *gatedLeaders) WriteMarkers(ctx context.Context, m Marker) map[kafka.TopicPartition]int16 {
 	select {
 	case <-g.gate:
 	case <-ctx.Done():
 		return nil
 	}
-	out := map[TopicPartition]int16{}
+	out := map[kafka.TopicPartition]int16{}
 	for _, tp := range m.Partitions {
 		out[tp] = 0
 	}
@@ -43,12 +44,14 @@ func TestTxnPendingWaitAddAfterCommit(t *testing.T) {
 	g := newGatedLeaders()
 	t.Cleanup(g.open)
 	c := testCoordinator(t, newStorageLog(t), g, 1, func(cfg *Config) { cfg.PendingWait = time.Minute })
-	r := begin(t, c, "t1", TopicPartition{"a", 0})
+	r := begin(t, c, "t1", kafka.TopicPartition{Topic: "a", Partition: 0})
 	if code := c.EndTxn(ctx, "t1", r.ProducerID, r.ProducerEpoch, true); code != 0 {
 		t.Fatalf("end: %d", code)
 	}
 	got := make(chan int16, 1)
-	go func() { got <- c.AddPartitions(ctx, "t1", r.ProducerID, r.ProducerEpoch, []TopicPartition{{"a", 1}}) }()
+	go func() {
+		got <- c.AddPartitions(ctx, "t1", r.ProducerID, r.ProducerEpoch, []kafka.TopicPartition{{Topic: "a", Partition: 1}})
+	}()
 	testwait.Until(t, 20*time.Second, "the AddPartitions to wait", func() bool { return c.metrics.pendingWaits.n.Load() >= 1 })
 	select {
 	case code := <-got:
@@ -67,7 +70,7 @@ func TestTxnPendingWaitAddAfterCommit(t *testing.T) {
 	case <-time.After(20 * time.Second):
 		t.Fatal("AddPartitions still waiting after the markers landed")
 	}
-	if d := c.Describe("t1"); d.State != Ongoing || len(d.Partitions) != 1 || d.Partitions[0] != (TopicPartition{"a", 1}) {
+	if d := c.Describe("t1"); d.State != Ongoing || len(d.Partitions) != 1 || d.Partitions[0] != (kafka.TopicPartition{Topic: "a", Partition: 1}) {
 		t.Fatalf("next transaction: %+v", d)
 	}
 }
@@ -79,11 +82,11 @@ func TestTxnPendingWaitBounded(t *testing.T) {
 	for _, wait := range []time.Duration{0, 50 * time.Millisecond} {
 		g := newGatedLeaders()
 		c := testCoordinator(t, newStorageLog(t), g, 1, func(cfg *Config) { cfg.PendingWait = wait })
-		r := begin(t, c, "t1", TopicPartition{"a", 0})
+		r := begin(t, c, "t1", kafka.TopicPartition{Topic: "a", Partition: 0})
 		if code := c.EndTxn(ctx, "t1", r.ProducerID, r.ProducerEpoch, false); code != 0 {
 			t.Fatalf("end: %d", code)
 		}
-		if code := c.AddPartitions(ctx, "t1", r.ProducerID, r.ProducerEpoch, []TopicPartition{{"a", 1}}); code != kerr.ConcurrentTransactions.Code {
+		if code := c.AddPartitions(ctx, "t1", r.ProducerID, r.ProducerEpoch, []kafka.TopicPartition{{Topic: "a", Partition: 1}}); code != kerr.ConcurrentTransactions.Code {
 			t.Fatalf("wait %v: AddPartitions while completing: %d", wait, code)
 		}
 		if got := c.InitProducerID(ctx, "t1", 60000, -1, -1); got.Code != kerr.ConcurrentTransactions.Code {
@@ -163,12 +166,12 @@ func TestTxnPendingWaitMergesAdds(t *testing.T) {
 	}
 	base, _ := g.counts()
 	g.hold()
-	tps := []TopicPartition{{"a", 0}, {"a", 1}, {"b", 0}}
+	tps := []kafka.TopicPartition{{Topic: "a", Partition: 0}, {Topic: "a", Partition: 1}, {Topic: "b", Partition: 0}}
 	got := make(chan int16, len(tps))
 	go func() { got <- c.AddPartitions(ctx, "t1", r.ProducerID, r.ProducerEpoch, tps[:1]) }()
 	testwait.Until(t, 20*time.Second, "the first append to block", func() bool { _, w := g.counts(); return w == 1 })
 	for _, tp := range tps[1:] {
-		go func() { got <- c.AddPartitions(ctx, "t1", r.ProducerID, r.ProducerEpoch, []TopicPartition{tp}) }()
+		go func() { got <- c.AddPartitions(ctx, "t1", r.ProducerID, r.ProducerEpoch, []kafka.TopicPartition{tp}) }()
 	}
 	testwait.Until(t, 20*time.Second, "two requests to wait", func() bool { return c.metrics.pendingWaits.n.Load() >= 2 })
 	g.release()
@@ -197,7 +200,7 @@ func TestTxnPendingWaitMergesAdds(t *testing.T) {
 func TestTxnMarkersUnknownDestination(t *testing.T) {
 	ls := &leaders{code: kerr.LeaderNotAvailable.Code}
 	c := testCoordinator(t, newStorageLog(t), ls, 1, nil)
-	r := begin(t, c, "t1", TopicPartition{"a", 0}, TopicPartition{"a", 1})
+	r := begin(t, c, "t1", kafka.TopicPartition{Topic: "a", Partition: 0}, kafka.TopicPartition{Topic: "a", Partition: 1})
 	if code := c.EndTxn(ctx, "t1", r.ProducerID, r.ProducerEpoch, true); code != 0 {
 		t.Fatalf("end: %d", code)
 	}

@@ -31,6 +31,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kmsg"
 	"github.com/urfave/cli/v2"
 
+	"samsa/kafka"
 	"samsa/tools/internal/tool"
 	"samsa/tools/topics"
 	"samsa/zkutil"
@@ -198,11 +199,11 @@ func preferredElectionZK(connect string, tps []reassignTP, env tool.Env) error {
 		}
 	}
 	sortTPs(tps)
-	zkTPs := make([]zkutil.TopicPartition, len(tps))
+	zkTPs := make([]kafka.TopicPartition, len(tps))
 	names := make([]string, len(tps))
 	entries := make([]string, len(tps))
 	for i, tp := range tps {
-		zkTPs[i] = zkutil.TopicPartition{Topic: tp.Topic, Partition: tp.Partition}
+		zkTPs[i] = kafka.TopicPartition{Topic: tp.Topic, Partition: tp.Partition}
 		names[i] = tp.String()
 		topic, _ := json.Marshal(tp.Topic)
 		entries[i] = fmt.Sprintf(`{"topic":%s,"partition":%d}`, topic, tp.Partition)

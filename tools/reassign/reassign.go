@@ -41,7 +41,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	"samsa/controller"
+	"samsa/assign"
 	"samsa/tools/internal/tool"
 	"samsa/tools/topics"
 	"samsa/zkutil"
@@ -201,16 +201,16 @@ func (o *reassignOpts) generate() error {
 	if err != nil {
 		return err
 	}
-	var metas []controller.BrokerMeta
+	var metas []assign.Broker
 	for _, id := range ids {
-		i := slices.IndexFunc(live, func(m controller.BrokerMeta) bool { return m.ID == id })
+		i := slices.IndexFunc(live, func(m assign.Broker) bool { return m.ID == id })
 		if i < 0 {
-			metas = append(metas, controller.BrokerMeta{ID: id})
+			metas = append(metas, assign.Broker{ID: id})
 			continue
 		}
 		metas = append(metas, live[i])
 	}
-	slices.SortFunc(metas, func(x, y controller.BrokerMeta) int { return int(x.ID - y.ID) })
+	slices.SortFunc(metas, func(x, y assign.Broker) int { return int(x.ID - y.ID) })
 	proposed := map[reassignTP][]int32{}
 	for _, t := range toMove {
 		n, rf := 0, 0
@@ -223,7 +223,7 @@ func (o *reassignOpts) generate() error {
 		if n == 0 {
 			return tool.Errorf("Topic %s not found", t)
 		}
-		a, err := controller.AssignReplicas(metas, n, rf, -1, 0, nil)
+		a, err := assign.Replicas(metas, n, rf, -1, 0, nil)
 		if err != nil {
 			return topics.AssignmentError(err)
 		}
@@ -255,7 +255,7 @@ func (o *reassignOpts) execute() error {
 	}
 	for _, tp := range tps {
 		for _, id := range proposed[tp] {
-			if !slices.ContainsFunc(live, func(m controller.BrokerMeta) bool { return m.ID == id }) {
+			if !slices.ContainsFunc(live, func(m assign.Broker) bool { return m.ID == id }) {
 				return tool.Errorf("Error: org.apache.kafka.common.errors.InvalidBrokerIdException: Unknown broker id %d", id)
 			}
 		}
@@ -391,7 +391,7 @@ func (o *reassignOpts) clearAllThrottles(targets map[reassignTP][]int32) error {
 	ids := tool.SortedKeys(brokers)
 	fmt.Fprintf(o.env.Stdout, "Clearing broker-level throttles on broker%s %s\n", pluralS(len(ids)), joinIDs(ids))
 	for _, id := range ids {
-		if !slices.ContainsFunc(live, func(m controller.BrokerMeta) bool { return m.ID == id }) {
+		if !slices.ContainsFunc(live, func(m assign.Broker) bool { return m.ID == id }) {
 			continue // a broker that is not running has no dynamic config to clear through it
 		}
 		if err := o.backend.alterConfig(zkutil.ConfigTypeBroker, strconv.Itoa(int(id)), nil,

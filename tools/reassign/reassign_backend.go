@@ -15,8 +15,9 @@ import (
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kmsg"
 
+	"samsa/assign"
 	"samsa/broker/wire"
-	"samsa/controller"
+	"samsa/kafka"
 	"samsa/tools/internal/tool"
 	"samsa/tools/topics"
 	"samsa/zkutil"
@@ -30,7 +31,7 @@ type ongoingReassignment struct {
 type reassignBackend interface {
 	close()
 	// liveBrokers returns the registered brokers (ids, racks).
-	liveBrokers(disableRack bool) ([]controller.BrokerMeta, error)
+	liveBrokers(disableRack bool) ([]assign.Broker, error)
 	// assignments returns the current replicas of every partition of topics.
 	assignments(topics []string) (map[reassignTP][]int32, error)
 	// ongoing returns the reassignments in progress among tps.
@@ -48,19 +49,19 @@ type adminReassignBackend struct{ a *kafkaAdmin }
 
 func (b adminReassignBackend) close() { b.a.close() }
 
-func (b adminReassignBackend) liveBrokers(disableRack bool) ([]controller.BrokerMeta, error) {
+func (b adminReassignBackend) liveBrokers(disableRack bool) ([]assign.Broker, error) {
 	if err := b.a.refresh([]string{}); err != nil {
 		return nil, err
 	}
-	var out []controller.BrokerMeta
+	var out []assign.Broker
 	for _, br := range b.a.meta.Brokers {
-		m := controller.BrokerMeta{ID: br.NodeID}
+		m := assign.Broker{ID: br.NodeID}
 		if !disableRack && br.Rack != nil {
 			m.Rack = *br.Rack
 		}
 		out = append(out, m)
 	}
-	slices.SortFunc(out, func(x, y controller.BrokerMeta) int { return int(x.ID - y.ID) })
+	slices.SortFunc(out, func(x, y assign.Broker) int { return int(x.ID - y.ID) })
 	return out, nil
 }
 
@@ -176,7 +177,7 @@ type zkReassignBackend struct{ zk *topics.ZKTopicService }
 
 func (b zkReassignBackend) close() { b.zk.Close() }
 
-func (b zkReassignBackend) liveBrokers(disableRack bool) ([]controller.BrokerMeta, error) {
+func (b zkReassignBackend) liveBrokers(disableRack bool) ([]assign.Broker, error) {
 	return b.zk.BrokerMetas(disableRack)
 }
 
@@ -218,7 +219,7 @@ func (b zkReassignBackend) ongoing(tps []reassignTP) (map[reassignTP]ongoingReas
 			continue
 		}
 		a := va.Assignment
-		_, queued := pending[zkutil.TopicPartition{Topic: tp.Topic, Partition: tp.Partition}]
+		_, queued := pending[kafka.TopicPartition{Topic: tp.Topic, Partition: tp.Partition}]
 		if queued || len(a.AddingReplicas[tp.Partition]) > 0 || len(a.RemovingReplicas[tp.Partition]) > 0 {
 			out[tp] = ongoingReassignment{a.Partitions[tp.Partition], a.AddingReplicas[tp.Partition], a.RemovingReplicas[tp.Partition]}
 		}
@@ -227,12 +228,12 @@ func (b zkReassignBackend) ongoing(tps []reassignTP) (map[reassignTP]ongoingReas
 }
 
 func (b zkReassignBackend) alter(targets map[reassignTP][]int32, logEnd bool) (map[reassignTP]error, error) {
-	r := map[zkutil.TopicPartition][]int32{}
+	r := map[kafka.TopicPartition][]int32{}
 	for tp, replicas := range targets {
 		if replicas == nil {
 			return nil, tool.Error("Cancelling a reassignment is not supported with --zookeeper; use --bootstrap-server")
 		}
-		r[zkutil.TopicPartition{Topic: tp.Topic, Partition: tp.Partition}] = replicas
+		r[kafka.TopicPartition{Topic: tp.Topic, Partition: tp.Partition}] = replicas
 	}
 	if exists, err := b.zk.Client().ReassignmentInProgress(); err != nil {
 		return nil, err
