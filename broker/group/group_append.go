@@ -95,3 +95,14 @@ func appendErrorCode(err error, commit bool) int16 {
 		return kerr.UnknownServerError.Code
 	}
 }
+
+// storeGroupErrorCode maps the error of a group metadata write (Kafka's
+// storeGroup): as appendErrorCode, except that a timed-out write answers
+// REBALANCE_IN_PROGRESS, so members rejoin instead of retrying a sync.
+func storeGroupErrorCode(err error) int16 {
+	code := appendErrorCode(err, false)
+	if code == kerr.RequestTimedOut.Code {
+		return kerr.RebalanceInProgress.Code
+	}
+	return code
+}
