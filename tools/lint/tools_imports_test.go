@@ -86,6 +86,7 @@ var toolsImports = map[string][]toolsDep{
 	"tools/groups": {
 		{dep: "tools/internal/tool", why: "shared CLI plumbing"},
 		{dep: "zkutil", why: "the --zookeeper (old consumer) groups live in ZooKeeper"},
+		{dep: "kafka", why: "kafka.TopicPartition names the partitions of a reset plan"},
 	},
 	"tools/perf": {
 		{dep: "tools/internal/tool", why: "shared CLI plumbing"},
