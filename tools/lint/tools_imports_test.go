@@ -59,6 +59,7 @@ var toolsImports = map[string][]toolsDep{
 	},
 	"tools/admin": {
 		{dep: "tools/internal/tool", why: "shared CLI plumbing"},
+		{dep: "kafka", why: "kafka.TopicPartition keys the per-partition results"},
 	},
 	"tools/configs": {
 		{dep: "tools/internal/tool", why: "shared CLI plumbing"},
@@ -102,6 +103,7 @@ var toolsImports = map[string][]toolsDep{
 	},
 	"tools/replicaverify": {
 		{dep: "tools/internal/tool", why: "shared CLI plumbing"},
+		{dep: "kafka", why: "kafka.TopicPartition keys the per-partition results"},
 	},
 	"tools/serverstart": {
 		{dep: "tools/internal/tool", why: "shared CLI plumbing"},
@@ -122,6 +124,7 @@ var toolsImports = map[string][]toolsDep{
 	"tools/verifiable": {
 		{dep: "tools/internal/tool", why: "shared CLI plumbing"},
 		{dep: "config", why: "--producer.config / --consumer.config properties files"},
+		{dep: "kafka", why: "kafka.TopicPartition keys the consumer's claimed partitions and offsets"},
 	},
 	"tools/zkshell": {
 		{dep: "tools/internal/tool", why: "shared CLI plumbing"},
