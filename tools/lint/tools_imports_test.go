@@ -59,6 +59,7 @@ var toolsImports = map[string][]toolsDep{
 	},
 	"tools/admin": {
 		{dep: "tools/internal/tool", why: "shared CLI plumbing"},
+		{dep: "kafka", why: "kafka.TopicPartition keys the per-partition results"},
 	},
 	"tools/configs": {
 		{dep: "tools/internal/tool", why: "shared CLI plumbing"},
@@ -86,6 +87,7 @@ var toolsImports = map[string][]toolsDep{
 	"tools/groups": {
 		{dep: "tools/internal/tool", why: "shared CLI plumbing"},
 		{dep: "zkutil", why: "the --zookeeper (old consumer) groups live in ZooKeeper"},
+		{dep: "kafka", why: "kafka.TopicPartition names the partitions of a reset plan"},
 	},
 	"tools/perf": {
 		{dep: "tools/internal/tool", why: "shared CLI plumbing"},
@@ -101,6 +103,7 @@ var toolsImports = map[string][]toolsDep{
 	},
 	"tools/replicaverify": {
 		{dep: "tools/internal/tool", why: "shared CLI plumbing"},
+		{dep: "kafka", why: "kafka.TopicPartition keys the per-partition results"},
 	},
 	"tools/serverstart": {
 		{dep: "tools/internal/tool", why: "shared CLI plumbing"},
@@ -121,6 +124,7 @@ var toolsImports = map[string][]toolsDep{
 	"tools/verifiable": {
 		{dep: "tools/internal/tool", why: "shared CLI plumbing"},
 		{dep: "config", why: "--producer.config / --consumer.config properties files"},
+		{dep: "kafka", why: "kafka.TopicPartition keys the consumer's claimed partitions and offsets"},
 	},
 	"tools/zkshell": {
 		{dep: "tools/internal/tool", why: "shared CLI plumbing"},
