@@ -34,6 +34,7 @@ type scaleOptions struct {
 	totalMiB    int
 	size        int
 	partitioner string
+	warm        bool
 }
 
 func parseScaleFlags(name string, args []string) scaleOptions {
@@ -53,6 +54,7 @@ func parseScaleFlags(name string, args []string) scaleOptions {
 	counts := fs.String("counts", "6,600,6000,12000,6", "scale-series: partition counts, one fresh cluster each, in this order")
 	fs.IntVar(&o.totalMiB, "total-mib", 64, "scale-series: MiB of record values produced and consumed per run")
 	fs.IntVar(&o.size, "size", 1024, "scale-series: record value bytes")
+	fs.BoolVar(&o.warm, "warm", false, "scale-series: before the timed run, produce one record to every partition (untimed), so that no partition's first append (its leader-epoch-checkpoint write and fsync, on the leader and each follower) falls in the timed run")
 	fs.StringVar(&o.partitioner, "partitioner", "sticky", "scale-series: sticky (franz-go's and Kafka 2.8's default for unkeyed records) or roundrobin")
 	_ = fs.Parse(args)
 	for _, s := range strings.Split(*counts, ",") {
@@ -286,8 +288,8 @@ func runScaleSeries(ctx context.Context, o scaleOptions) error {
 	default:
 		return errors.New("bench: -partitioner is sticky or roundrobin")
 	}
-	logf("series: %d records of %d B (%d MiB) per run, acks=all, RF 3, %s partitioner; load average %s",
-		n, o.size, o.totalMiB, o.partitioner, loadAvg())
+	logf("series: %d records of %d B (%d MiB) per run, acks=all, RF 3, %s partitioner, warm-up %v; load average %s",
+		n, o.size, o.totalMiB, o.partitioner, o.warm, loadAvg())
 	var runs []seriesRun
 	for i, count := range o.counts {
 		name := fmt.Sprintf("series-%d-%d", i, count)
@@ -339,10 +341,17 @@ func seriesOne(ctx context.Context, o scaleOptions, name string, count, n int, e
 		return r, err
 	}
 	r.create = time.Since(start)
+	if o.warm {
+		if _, err := kgoProduce(ctx, c, "series", count, o.size, "all", 10*time.Minute, roundRobin()); err != nil {
+			return r, err
+		}
+	}
 	c.rss.reset()
 	if r.produce, err = kgoProduce(ctx, c, "series", n, o.size, "all", 10*time.Minute, extra...); err != nil {
 		return r, err
 	}
+	// The consumer reads from the start: with -warm it reads the warm-up
+	// records too, then stops at n (the same total as without).
 	if r.consume, err = kgoConsume(ctx, c, "series", n, 10*time.Minute); err != nil {
 		return r, err
 	}
