@@ -80,6 +80,7 @@ import (
 	"samsa/broker/record"
 	"samsa/broker/replica"
 	"samsa/broker/server"
+	"samsa/kafka"
 )
 
 // produceMaxDecompressed bounds the decompression of a legacy message set
@@ -100,6 +101,7 @@ func (b *Broker) handleProduce(r *request) (kmsg.Response, error) {
 	failed := false
 	txnDenied := !b.authorizedProduceTransaction(r, req)
 	writeAuth := b.topicAuthCache(r, acl.OpWrite)
+	verdicts := b.verifyTxnProduce(r.ctx, req) // KIP-890 part 1 (txn_verify.go)
 	for _, t := range req.Topics {
 		rt := kmsg.NewProduceResponseTopic()
 		rt.Topic = t.Topic
@@ -107,7 +109,7 @@ func (b *Broker) handleProduce(r *request) (kmsg.Response, error) {
 			rp := kmsg.NewProduceResponseTopicPartition()
 			rp.Partition = p.Partition
 			rp.BaseOffset, rp.LogAppendTime, rp.LogStartOffset = -1, -1, -1
-			tp := replica.TopicPartition{Topic: t.Topic, Partition: p.Partition}
+			tp := kafka.TopicPartition{Topic: t.Topic, Partition: p.Partition}
 			if authErr := produceAuthErr(txnDenied, writeAuth, t.Topic); authErr != nil {
 				failed = true
 				rp.ErrorCode = authErr.Code
@@ -123,8 +125,7 @@ func (b *Broker) handleProduce(r *request) (kmsg.Response, error) {
 				rt.Partitions = append(rt.Partitions, rp)
 				continue
 			}
-			if err := b.verifyTxnPartition(r.ctx, req.TransactionID, tp, p.Records); err != nil {
-				// KIP-890 part 1 (txn_verify.go), off by default.
+			if err := verdicts.err(tp); err != nil {
 				failed = true
 				b.setProduceErr(&rp, err)
 				rt.Partitions = append(rt.Partitions, rp)
@@ -169,7 +170,7 @@ func (b *Broker) handleProduce(r *request) (kmsg.Response, error) {
 // high watermark.
 type produceWait struct {
 	ti, pi int // indexes of the response entry
-	tp     replica.TopicPartition
+	tp     kafka.TopicPartition
 	next   int64 // HW needed: last offset + 1
 }
 
@@ -205,7 +206,7 @@ func (p *producePending) Wait(ctx context.Context) (kmsg.Response, error) {
 // ReplicaManager.appendRecords answers every other partition
 // INVALID_REQUIRED_ACKS without looking at it (no CRC, leadership or
 // internal-topic checks).
-func (b *Broker) produceRefused(version int16, tp replica.TopicPartition, records []byte, acksErr error) error {
+func (b *Broker) produceRefused(version int16, tp kafka.TopicPartition, records []byte, acksErr error) error {
 	if _, ok := b.meta.Snapshot().Partition(tp.Topic, tp.Partition); !ok {
 		return fmt.Errorf("%w: %s", errUnknownTopic, tp)
 	}
@@ -223,7 +224,7 @@ var errProduceRequestCheck = errors.New("broker: produce request check")
 
 // produceOne converts (if needed) and appends one partition's records.
 // Errors of the request checks also wrap errProduceRequestCheck.
-func (b *Broker) produceOne(version int16, tp replica.TopicPartition, records []byte, acks int16) (replica.AppendResult, error) {
+func (b *Broker) produceOne(version int16, tp kafka.TopicPartition, records []byte, acks int16) (replica.AppendResult, error) {
 	// Kafka's KafkaApis checks the metadata cache, then
 	// ProduceRequest.validateRecords, before the append. The metadata is
 	// only consulted when validation fails, so the happy path costs no

@@ -78,11 +78,12 @@ import (
 	"samsa/broker/replica"
 	"samsa/broker/storage"
 	"samsa/broker/wire"
+	"samsa/kafka"
 )
 
 // fetchPart is one requested partition and what the last read found.
 type fetchPart struct {
-	tp       replica.TopicPartition
+	tp       kafka.TopicPartition
 	req      kmsg.FetchRequestTopicPartition
 	res      replica.ReadResult
 	err      error
@@ -145,7 +146,7 @@ type fetchPlan struct {
 
 // planFetch lists the partitions to read, in request order, and lays out the
 // response's topics for them.
-func (b *Broker) planFetch(r *request, req *kmsg.FetchRequest, resp *kmsg.FetchResponse, reqTopics []kmsg.FetchRequestTopic) *fetchPlan {
+func (b *Broker) planFetch(r *request, req *kmsg.FetchRequest, resp *kmsg.FetchResponse, reqTopics []kmsg.FetchRequestTopic) fetchPlan {
 	n := 0
 	for _, t := range reqTopics {
 		n += len(t.Partitions)
@@ -164,7 +165,7 @@ func (b *Broker) planFetch(r *request, req *kmsg.FetchRequest, resp *kmsg.FetchR
 		resp.Topics = append(resp.Topics, rt)
 		denied := !fetchAuth.ok(t.Topic)
 		for _, p := range t.Partitions {
-			fp := fetchPart{tp: replica.TopicPartition{Topic: t.Topic, Partition: p.Partition}, req: p, topicIdx: ti}
+			fp := fetchPart{tp: kafka.TopicPartition{Topic: t.Topic, Partition: p.Partition}, req: p, topicIdx: ti}
 			if denied {
 				fp.denied, fp.err = true, kerr.TopicAuthorizationFailed
 				allowed--
@@ -180,7 +181,7 @@ func (b *Broker) planFetch(r *request, req *kmsg.FetchRequest, resp *kmsg.FetchR
 	if replicaID < 0 {
 		replicaID = replica.ConsumerReplicaID
 	}
-	return &fetchPlan{b: b, req: req, parts: parts, allowed: allowed, maxBytes: maxBytes, replicaID: replicaID,
+	return fetchPlan{b: b, req: req, parts: parts, allowed: allowed, maxBytes: maxBytes, replicaID: replicaID,
 		// KIP-392: Kafka 2.8 serves consumer fetches (-1, and the debugging -2)
 		// of v11+ from followers too (ReplicaManager.fetchMessages:
 		// fetchOnlyFromLeader = isFromFollower || clientMetadata.isEmpty, the
@@ -241,10 +242,9 @@ func (p *fetchPlan) read() bool {
 // wait parks the fetch in the purgatory until a read can answer it or
 // max_wait_ms ends; it fails only when the connection is closing.
 func (p *fetchPlan) wait(r *request) error {
-	keys := make([]purgatory.Key, len(p.parts))
+	keys := make([]kafka.TopicPartition, len(p.parts))
 	for i := range p.parts {
-		fp := &p.parts[i]
-		keys[i] = purgatory.Key{Topic: fp.tp.Topic, Partition: fp.tp.Partition}
+		keys[i] = p.parts[i].tp
 	}
 	deadline := p.b.opts.Now().Add(time.Duration(p.req.MaxWaitMillis) * time.Millisecond)
 	unpark := r.park() // request_percentage leaves the wait out (quota_request.go)

@@ -36,16 +36,16 @@ import (
 	"github.com/twmb/franz-go/pkg/kmsg"
 
 	"samsa/broker/acl"
-	"samsa/broker/replica"
+	"samsa/kafka"
 )
 
 func (b *Broker) handleListOffsets(r *request) (kmsg.Response, error) {
 	req := r.body.(*kmsg.ListOffsetsRequest)
 	resp := req.ResponseKind().(*kmsg.ListOffsetsResponse)
-	seen := map[replica.TopicPartition]int{}
+	seen := map[kafka.TopicPartition]int{}
 	for _, t := range req.Topics {
 		for _, p := range t.Partitions {
-			seen[replica.TopicPartition{Topic: t.Topic, Partition: p.Partition}]++
+			seen[kafka.TopicPartition{Topic: t.Topic, Partition: p.Partition}]++
 		}
 	}
 	describe := b.topicAuthCache(r, acl.OpDescribe)
@@ -56,7 +56,7 @@ func (b *Broker) handleListOffsets(r *request) (kmsg.Response, error) {
 			rp := kmsg.NewListOffsetsResponseTopicPartition()
 			rp.Partition = p.Partition
 			rp.Timestamp, rp.Offset, rp.LeaderEpoch = -1, -1, -1
-			tp := replica.TopicPartition{Topic: t.Topic, Partition: p.Partition}
+			tp := kafka.TopicPartition{Topic: t.Topic, Partition: p.Partition}
 			if !describe.ok(t.Topic) {
 				rp.ErrorCode = kerr.TopicAuthorizationFailed.Code
 				if req.Version == 0 {

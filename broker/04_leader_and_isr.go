@@ -32,6 +32,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kmsg"
 
 	"samsa/broker/replica"
+	"samsa/kafka"
 )
 
 func (b *Broker) handleLeaderAndISR(r *request) (kmsg.Response, error) {
@@ -42,10 +43,10 @@ func (b *Broker) handleLeaderAndISR(r *request) (kmsg.Response, error) {
 		return resp, nil
 	}
 	in := replica.LeaderAndIsr{ControllerID: req.ControllerID, ControllerEpoch: req.ControllerEpoch}
-	var order []replica.TopicPartition
+	var order []kafka.TopicPartition
 	topicIDs := map[string][16]byte{}
 	add := func(topic string, ps kmsg.LeaderAndISRRequestTopicPartition) {
-		tp := replica.TopicPartition{Topic: topic, Partition: ps.Partition}
+		tp := kafka.TopicPartition{Topic: topic, Partition: ps.Partition}
 		order = append(order, tp)
 		in.Partitions = append(in.Partitions, replica.PartitionState{
 			TopicPartition: tp, ControllerEpoch: ps.ControllerEpoch, Leader: ps.Leader,

@@ -25,6 +25,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kmsg"
 
 	"samsa/broker/replica"
+	"samsa/kafka"
 )
 
 func (b *Broker) handleStopReplica(r *request) (kmsg.Response, error) {
@@ -39,20 +40,20 @@ func (b *Broker) handleStopReplica(r *request) (kmsg.Response, error) {
 		switch {
 		case req.Version == 0:
 			in.Partitions = append(in.Partitions, replica.StopPartition{
-				TopicPartition: replica.TopicPartition{Topic: t.Topic, Partition: t.Partition},
+				TopicPartition: kafka.TopicPartition{Topic: t.Topic, Partition: t.Partition},
 				LeaderEpoch:    replica.NoEpoch, Delete: req.DeletePartitions,
 			})
 		case req.Version <= 2:
 			for _, p := range t.Partitions {
 				in.Partitions = append(in.Partitions, replica.StopPartition{
-					TopicPartition: replica.TopicPartition{Topic: t.Topic, Partition: p},
+					TopicPartition: kafka.TopicPartition{Topic: t.Topic, Partition: p},
 					LeaderEpoch:    replica.NoEpoch, Delete: req.DeletePartitions,
 				})
 			}
 		default:
 			for _, ps := range t.PartitionStates {
 				in.Partitions = append(in.Partitions, replica.StopPartition{
-					TopicPartition: replica.TopicPartition{Topic: t.Topic, Partition: ps.Partition},
+					TopicPartition: kafka.TopicPartition{Topic: t.Topic, Partition: ps.Partition},
 					LeaderEpoch:    ps.LeaderEpoch, Delete: ps.Delete,
 				})
 			}

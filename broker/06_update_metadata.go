@@ -25,8 +25,8 @@ import (
 	"github.com/sirupsen/logrus"
 	"github.com/twmb/franz-go/pkg/kmsg"
 
-	"samsa/broker/group"
 	"samsa/broker/metadata"
+	"samsa/kafka"
 )
 
 func (b *Broker) handleUpdateMetadata(r *request) (kmsg.Response, error) {
@@ -84,9 +84,9 @@ func (b *Broker) handleUpdateMetadata(r *request) (kmsg.Response, error) {
 	b.metadataUpdated()
 	if len(deleted) > 0 && b.groups != nil {
 		// Kafka: groupCoordinator.handleDeletedPartitions.
-		tps := make([]group.TopicPartition, 0, len(deleted))
+		tps := make([]kafka.TopicPartition, 0, len(deleted))
 		for _, ps := range deleted {
-			tps = append(tps, group.TopicPartition{Topic: ps.Topic, Partition: ps.Partition})
+			tps = append(tps, kafka.TopicPartition{Topic: ps.Topic, Partition: ps.Partition})
 		}
 		b.groups.HandleDeletedPartitions(tps)
 	}

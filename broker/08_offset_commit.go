@@ -30,6 +30,7 @@ import (
 
 	"samsa/broker/acl"
 	"samsa/broker/group"
+	"samsa/kafka"
 )
 
 func (b *Broker) handleOffsetCommit(r *request) (kmsg.Response, error) {
@@ -69,7 +70,7 @@ func (b *Broker) handleOffsetCommit(r *request) (kmsg.Response, error) {
 				}
 				known = append(known, len(codes))
 				codes = append(codes, 0)
-				co := group.CommitOffset{TopicPartition: group.TopicPartition{Topic: t.Topic, Partition: p.Partition},
+				co := group.CommitOffset{TopicPartition: kafka.TopicPartition{Topic: t.Topic, Partition: p.Partition},
 					Offset: p.Offset, LeaderEpoch: -1}
 				if req.Version >= 6 {
 					co.LeaderEpoch = p.LeaderEpoch

@@ -28,6 +28,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kmsg"
 
 	"samsa/broker/group"
+	"samsa/kafka"
 	"samsa/zkutil"
 )
 
@@ -38,12 +39,12 @@ func (b *Broker) handleOffsetFetch(r *request) (kmsg.Response, error) {
 		b.fetchOffsetsZK(req, resp)
 		return resp, nil
 	}
-	var parts []group.TopicPartition
+	var parts []kafka.TopicPartition
 	if req.Topics != nil || req.Version < 2 {
-		parts = []group.TopicPartition{}
+		parts = []kafka.TopicPartition{}
 		for _, t := range req.Topics {
 			for _, p := range t.Partitions {
-				parts = append(parts, group.TopicPartition{Topic: t.Topic, Partition: p})
+				parts = append(parts, kafka.TopicPartition{Topic: t.Topic, Partition: p})
 			}
 		}
 	}

@@ -15,7 +15,7 @@ package broker
 //     topic configs with valid values (INVALID_CONFIG). -1 partitions or
 //     replication factor take num.partitions / default.replication.factor
 //     (KIP-464, v4+). A topic named twice answers INVALID_REQUEST.
-//   - Replicas are assigned with the controller's AssignReplicas (Kafka's
+//   - Replicas are assigned with assign.Replicas (Kafka's
 //     algorithm, rack-aware when every live broker has a rack).
 //   - The topic is written with zkutil.CreateTopic (/config/topics/<t>, then
 //     /brokers/topics/<t>); the controller elects leaders. With timeout_ms

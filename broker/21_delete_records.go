@@ -27,7 +27,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kmsg"
 
 	"samsa/broker/acl"
-	"samsa/broker/replica"
+	"samsa/kafka"
 )
 
 func (b *Broker) handleDeleteRecords(r *request) (kmsg.Response, error) {
@@ -46,7 +46,7 @@ func (b *Broker) handleDeleteRecords(r *request) (kmsg.Response, error) {
 				rt.Partitions = append(rt.Partitions, rp)
 				continue
 			}
-			tp := replica.TopicPartition{Topic: t.Topic, Partition: p.Partition}
+			tp := kafka.TopicPartition{Topic: t.Topic, Partition: p.Partition}
 			lw, err := b.replicas.DeleteRecords(tp, p.Offset)
 			if err == nil {
 				lw, err = b.replicas.WaitLowWatermark(r.ctx, tp, lw, deadline)

@@ -26,7 +26,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kmsg"
 
-	"samsa/broker/replica"
+	"samsa/kafka"
 )
 
 func (b *Broker) handleOffsetForLeaderEpoch(r *request) (kmsg.Response, error) {
@@ -53,7 +53,7 @@ func (b *Broker) handleOffsetForLeaderEpoch(r *request) (kmsg.Response, error) {
 			if req.Version >= 2 {
 				current = p.CurrentLeaderEpoch
 			}
-			ans, err := b.replicas.EndOffsetForEpoch(replica.TopicPartition{Topic: t.Topic, Partition: p.Partition},
+			ans, err := b.replicas.EndOffsetForEpoch(kafka.TopicPartition{Topic: t.Topic, Partition: p.Partition},
 				p.LeaderEpoch, current, replicaID)
 			if err != nil {
 				rp.ErrorCode = b.errorCode(err)

@@ -40,7 +40,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kmsg"
 
 	"samsa/broker/acl"
-	"samsa/broker/txn"
+	"samsa/kafka"
 )
 
 // addPartitionsVerifyVersion is the first version with verify_only.
@@ -60,14 +60,14 @@ func (b *Broker) handleAddPartitionsToTxn(r *request) (kmsg.Response, error) {
 		return resp, nil
 	}
 	snap := b.meta.Snapshot()
-	codes := map[txn.TopicPartition]int16{}
-	var tps []txn.TopicPartition
+	codes := map[kafka.TopicPartition]int16{}
+	var tps []kafka.TopicPartition
 	failed := false
 	idAllowed := b.authorizedTransactionalID(r, acl.OpWrite, &req.TransactionalID)
 	write := b.topicAuthCache(r, acl.OpWrite)
 	for _, t := range req.Topics {
 		for _, p := range t.Partitions {
-			tp := txn.TopicPartition{Topic: t.Topic, Partition: p}
+			tp := kafka.TopicPartition{Topic: t.Topic, Partition: p}
 			tps = append(tps, tp)
 			switch _, ok := snap.Partition(t.Topic, p); {
 			case !idAllowed:
@@ -111,13 +111,13 @@ func (b *Broker) handleAddPartitionsToTxn(r *request) (kmsg.Response, error) {
 func (b *Broker) verifyTxnPartitions(t kmsg.AddPartitionsToTxnRequestTransaction) kmsg.AddPartitionsToTxnResponseTransaction {
 	out := kmsg.NewAddPartitionsToTxnResponseTransaction()
 	out.TransactionalID = t.TransactionalID
-	var tps []txn.TopicPartition
+	var tps []kafka.TopicPartition
 	for _, tt := range t.Topics {
 		for _, p := range tt.Partitions {
-			tps = append(tps, txn.TopicPartition{Topic: tt.Topic, Partition: p})
+			tps = append(tps, kafka.TopicPartition{Topic: tt.Topic, Partition: p})
 		}
 	}
-	var codes map[txn.TopicPartition]int16
+	var codes map[kafka.TopicPartition]int16
 	code := int16(kerr.InvalidRequest.Code)
 	if t.VerifyOnly {
 		codes, code = b.txns.Verify(t.TransactionalID, t.ProducerID, t.ProducerEpoch, tps)
@@ -129,7 +129,7 @@ func (b *Broker) verifyTxnPartitions(t kmsg.AddPartitionsToTxnRequestTransaction
 			rp := kmsg.NewAddPartitionsToTxnResponseTransactionTopicPartition()
 			rp.Partition, rp.ErrorCode = p, code
 			if code == 0 {
-				rp.ErrorCode = codes[txn.TopicPartition{Topic: tt.Topic, Partition: p}]
+				rp.ErrorCode = codes[kafka.TopicPartition{Topic: tt.Topic, Partition: p}]
 			}
 			rt.Partitions = append(rt.Partitions, rp)
 		}

@@ -20,7 +20,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kmsg"
 
 	"samsa/broker/acl"
-	"samsa/broker/txn"
+	"samsa/kafka"
 )
 
 func (b *Broker) handleAddOffsetsToTxn(r *request) (kmsg.Response, error) {
@@ -34,8 +34,8 @@ func (b *Broker) handleAddOffsetsToTxn(r *request) (kmsg.Response, error) {
 		resp.ErrorCode = kerr.GroupAuthorizationFailed.Code
 		return resp, nil
 	}
-	tp := txn.TopicPartition{Topic: consumerOffsetsTopic, Partition: b.groups.PartitionFor(req.Group)}
-	code := b.txns.AddPartitions(r.ctx, req.TransactionalID, req.ProducerID, req.ProducerEpoch, []txn.TopicPartition{tp})
+	tp := kafka.TopicPartition{Topic: consumerOffsetsTopic, Partition: b.groups.PartitionFor(req.Group)}
+	code := b.txns.AddPartitions(r.ctx, req.TransactionalID, req.ProducerID, req.ProducerEpoch, []kafka.TopicPartition{tp})
 	resp.ErrorCode = fencedCode(code, req.Version >= 2)
 	return resp, nil
 }

@@ -42,6 +42,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kmsg"
 
 	"samsa/broker/replica"
+	"samsa/kafka"
 )
 
 // TxnOffsetsCompleter is the group coordinator's side of a transaction
@@ -60,7 +61,7 @@ func (b *Broker) handleWriteTxnMarkers(r *request) (kmsg.Response, error) {
 	timeout := time.Duration(b.cfg.RequestTimeoutMs) * time.Millisecond
 	deadline := b.opts.Now().Add(timeout)
 	type wait struct {
-		tp   replica.TopicPartition
+		tp   kafka.TopicPartition
 		next int64
 		code *int16
 	}
@@ -76,7 +77,7 @@ func (b *Broker) handleWriteTxnMarkers(r *request) (kmsg.Response, error) {
 			for _, p := range t.Partitions {
 				rp := kmsg.NewWriteTxnMarkersResponseMarkerTopicPartition()
 				rp.Partition = p
-				tp := replica.TopicPartition{Topic: t.Topic, Partition: p}
+				tp := kafka.TopicPartition{Topic: t.Topic, Partition: p}
 				res, err := b.replicas.AppendTxnMarker(tp, mk)
 				if err != nil {
 					b.failed(tp, false)

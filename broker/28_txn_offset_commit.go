@@ -37,6 +37,7 @@ import (
 
 	"samsa/broker/acl"
 	"samsa/broker/group"
+	"samsa/kafka"
 )
 
 func (b *Broker) handleTxnOffsetCommit(r *request) (kmsg.Response, error) {
@@ -77,7 +78,7 @@ func (b *Broker) handleTxnOffsetCommit(r *request) (kmsg.Response, error) {
 			if p.Metadata != nil {
 				md = *p.Metadata
 			}
-			in.Offsets = append(in.Offsets, group.CommitOffset{TopicPartition: group.TopicPartition{Topic: t.Topic, Partition: p.Partition},
+			in.Offsets = append(in.Offsets, group.CommitOffset{TopicPartition: kafka.TopicPartition{Topic: t.Topic, Partition: p.Partition},
 				Offset: p.Offset, LeaderEpoch: p.LeaderEpoch, Metadata: md})
 		}
 	}

@@ -29,20 +29,11 @@ const noAuthorizer = "No Authorizer is configured on the broker"
 func (b *Broker) handleDescribeAcls(r *request) (kmsg.Response, error) {
 	req := r.body.(*kmsg.DescribeACLsRequest)
 	resp := req.ResponseKind().(*kmsg.DescribeACLsResponse)
-	if b.authz == nil {
-		resp.ErrorCode = kerr.SecurityDisabled.Code
-		resp.ErrorMessage = kmsg.StringPtr(noAuthorizer)
+	if code, msg, refused := b.aclRefusal(r, acl.OpDescribe); refused {
+		resp.ErrorCode, resp.ErrorMessage = code, kmsg.StringPtr(msg)
 		return resp, nil
 	}
-	if !b.authorizedCluster(r, acl.OpDescribe) {
-		resp.ErrorCode, resp.ErrorMessage = kerr.ClusterAuthorizationFailed.Code, kmsg.StringPtr(msgClusterAuthFailed)
-		return resp, nil
-	}
-	pattern := acl.PatternType(req.ResourcePatternType)
-	if req.Version == 0 {
-		pattern = acl.PatternLiteral
-	}
-	f := acl.Filter{Type: acl.ResourceType(req.ResourceType), Name: req.ResourceName, Pattern: pattern,
+	f := acl.Filter{Type: acl.ResourceType(req.ResourceType), Name: req.ResourceName, Pattern: aclPattern(req.Version, req.ResourcePatternType),
 		Principal: req.Principal, Host: req.Host, Operation: acl.Operation(req.Operation), Permission: acl.Permission(req.PermissionType)}
 	if err := f.Validate(); err != nil {
 		resp.ErrorCode, resp.ErrorMessage = kerr.InvalidRequest.Code, kmsg.StringPtr(err.Error())

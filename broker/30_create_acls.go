@@ -30,7 +30,7 @@ import (
 func (b *Broker) handleCreateAcls(r *request) (kmsg.Response, error) {
 	req := r.body.(*kmsg.CreateACLsRequest)
 	resp := req.ResponseKind().(*kmsg.CreateACLsResponse)
-	refuse := func(code int16, msg string) (kmsg.Response, error) {
+	if code, msg, refused := b.aclRefusal(r, acl.OpAlter); refused {
 		for range req.Creations {
 			res := kmsg.NewCreateACLsResponseResult()
 			res.ErrorCode, res.ErrorMessage = code, kmsg.StringPtr(msg)
@@ -38,40 +38,21 @@ func (b *Broker) handleCreateAcls(r *request) (kmsg.Response, error) {
 		}
 		return resp, nil
 	}
-	if b.authz == nil {
-		return refuse(kerr.SecurityDisabled.Code, noAuthorizer)
-	}
-	if !b.authorizedCluster(r, acl.OpAlter) {
-		return refuse(kerr.ClusterAuthorizationFailed.Code, msgClusterAuthFailed)
-	}
 	bindings := make([]acl.Binding, len(req.Creations))
-	parseErrs := make([]error, len(req.Creations))
+	errs := make([]error, len(req.Creations))
 	for i, c := range req.Creations {
-		pattern := acl.PatternType(c.ResourcePatternType)
-		if req.Version == 0 {
-			pattern = acl.PatternLiteral
-		}
 		p, err := acl.ParsePrincipal(c.Principal)
-		parseErrs[i] = err
+		errs[i] = err
 		bindings[i] = acl.Binding{
-			Resource: acl.Resource{Type: acl.ResourceType(c.ResourceType), Name: c.ResourceName, Pattern: pattern},
+			Resource: acl.Resource{Type: acl.ResourceType(c.ResourceType), Name: c.ResourceName, Pattern: aclPattern(req.Version, c.ResourcePatternType)},
 			Entry:    acl.Entry{Principal: p, Host: c.Host, Operation: acl.Operation(c.Operation), Permission: acl.Permission(c.PermissionType)},
 		}
 	}
-	var valid []acl.Binding
-	var at []int
-	for i, bd := range bindings {
-		if parseErrs[i] == nil {
-			valid = append(valid, bd)
-			at = append(at, i)
+	written := scatterValid(bindings, errs, b.authz.CreateACLs)
+	for i, err := range errs {
+		if err == nil {
+			err = written[i]
 		}
-	}
-	errs := make([]error, len(bindings))
-	copy(errs, parseErrs)
-	for j, err := range b.authz.CreateACLs(valid) {
-		errs[at[j]] = err
-	}
-	for _, err := range errs {
 		res := kmsg.NewCreateACLsResponseResult()
 		if err != nil {
 			res.ErrorCode = kerr.UnknownServerError.Code

@@ -27,7 +27,7 @@ import (
 func (b *Broker) handleDeleteAcls(r *request) (kmsg.Response, error) {
 	req := r.body.(*kmsg.DeleteACLsRequest)
 	resp := req.ResponseKind().(*kmsg.DeleteACLsResponse)
-	refuse := func(code int16, msg string) (kmsg.Response, error) {
+	if code, msg, refused := b.aclRefusal(r, acl.OpAlter); refused {
 		for range req.Filters {
 			res := kmsg.NewDeleteACLsResponseResult()
 			res.ErrorCode, res.ErrorMessage = code, kmsg.StringPtr(msg)
@@ -35,31 +35,14 @@ func (b *Broker) handleDeleteAcls(r *request) (kmsg.Response, error) {
 		}
 		return resp, nil
 	}
-	if b.authz == nil {
-		return refuse(kerr.SecurityDisabled.Code, noAuthorizer)
-	}
-	if !b.authorizedCluster(r, acl.OpAlter) {
-		return refuse(kerr.ClusterAuthorizationFailed.Code, msgClusterAuthFailed)
-	}
-	filters := make([]acl.Filter, 0, len(req.Filters))
+	filters := make([]acl.Filter, len(req.Filters))
 	invalid := make([]error, len(req.Filters))
-	var at []int
 	for i, f := range req.Filters {
-		pattern := acl.PatternType(f.ResourcePatternType)
-		if req.Version == 0 {
-			pattern = acl.PatternLiteral
-		}
-		af := acl.Filter{Type: acl.ResourceType(f.ResourceType), Name: f.ResourceName, Pattern: pattern,
+		filters[i] = acl.Filter{Type: acl.ResourceType(f.ResourceType), Name: f.ResourceName, Pattern: aclPattern(req.Version, f.ResourcePatternType),
 			Principal: f.Principal, Host: f.Host, Operation: acl.Operation(f.Operation), Permission: acl.Permission(f.PermissionType)}
-		if invalid[i] = af.Validate(); invalid[i] == nil {
-			filters = append(filters, af)
-			at = append(at, i)
-		}
+		invalid[i] = filters[i].Validate()
 	}
-	deleted := make([][]acl.Deleted, len(req.Filters))
-	for j, ds := range b.authz.DeleteACLs(filters) {
-		deleted[at[j]] = ds
-	}
+	deleted := scatterValid(filters, invalid, b.authz.DeleteACLs)
 	for i := range req.Filters {
 		res := kmsg.NewDeleteACLsResponseResult()
 		if invalid[i] != nil {

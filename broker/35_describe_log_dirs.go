@@ -26,6 +26,7 @@ import (
 
 	"samsa/broker/acl"
 	"samsa/broker/storage"
+	"samsa/kafka"
 )
 
 func (b *Broker) handleDescribeLogDirs(r *request) (kmsg.Response, error) {
@@ -36,13 +37,13 @@ func (b *Broker) handleDescribeLogDirs(r *request) (kmsg.Response, error) {
 	}
 	want := func(topic string, p int32) bool { return true }
 	if req.Topics != nil {
-		set := map[storage.TopicPartition]bool{}
+		set := map[kafka.TopicPartition]bool{}
 		for _, t := range req.Topics {
 			for _, p := range t.Partitions {
-				set[storage.TopicPartition{Topic: t.Topic, Partition: p}] = true
+				set[kafka.TopicPartition{Topic: t.Topic, Partition: p}] = true
 			}
 		}
-		want = func(topic string, p int32) bool { return set[storage.TopicPartition{Topic: topic, Partition: p}] }
+		want = func(topic string, p int32) bool { return set[kafka.TopicPartition{Topic: topic, Partition: p}] }
 	}
 	byDir := map[string][]*storage.Log{}
 	for _, l := range b.logs.Logs() {

@@ -11,8 +11,9 @@ package broker
 //     partitions, each with the topic's replication factor, on live
 //     brokers, without duplicates (INVALID_REPLICA_ASSIGNMENT).
 //   - Without an assignment, the new partitions are placed with Kafka's
-//     algorithm starting from the broker of partition 0's first replica, as
-//     Kafka does, so the layout continues the existing one.
+//     algorithm starting from the first live broker whose id is at least
+//     partition 0's first replica (assign.StartIndex, Kafka's
+//     createNewPartitionsAssignment), so the layout continues the existing one.
 //   - The assignment znode is rewritten conditionally on its zkVersion; the
 //     controller creates the partitions. With timeout_ms > 0 the answer
 //     waits for their leaders (REQUEST_TIMED_OUT at the deadline).
@@ -33,8 +34,8 @@ import (
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kmsg"
 
+	"samsa/assign"
 	"samsa/broker/acl"
-	"samsa/controller"
 	"samsa/zkutil"
 )
 
@@ -123,16 +124,8 @@ func (b *Broker) addPartitions(r *request, t kmsg.CreatePartitionsRequestTopic, 
 		}
 	} else {
 		brokers := liveBrokerMeta(snap)
-		start := -1
-		for i, bm := range brokers {
-			if len(p0) > 0 && bm.ID == p0[0] {
-				start = i
-			}
-		}
-		if start < 0 {
-			start = 0
-		}
-		added, err = controller.AssignReplicas(brokers, int(t.Count-existing), rf, start, int(existing), nil)
+		start := assign.StartIndex(brokers, p0)
+		added, err = assign.Replicas(brokers, int(t.Count-existing), rf, start, int(existing), nil)
 		if err != nil {
 			return err
 		}

@@ -29,27 +29,28 @@ import (
 
 	"samsa/broker/acl"
 	"samsa/controller"
+	"samsa/kafka"
 )
 
 func (b *Broker) handleElectLeaders(r *request) (kmsg.Response, error) {
 	req := r.body.(*kmsg.ElectLeadersRequest)
 	resp := req.ResponseKind().(*kmsg.ElectLeadersResponse)
-	var tps []controller.TopicPartition
+	var tps []kafka.TopicPartition
 	if req.Topics != nil {
-		tps = []controller.TopicPartition{}
+		tps = []kafka.TopicPartition{}
 		for _, t := range req.Topics {
 			for _, p := range t.Partitions {
-				tps = append(tps, controller.TopicPartition{Topic: t.Topic, Partition: p})
+				tps = append(tps, kafka.TopicPartition{Topic: t.Topic, Partition: p})
 			}
 		}
 	}
-	var results map[controller.TopicPartition]error
+	var results map[kafka.TopicPartition]error
 	var err error
 	if !b.authorizedCluster(r, acl.OpAlter) {
 		// Kafka 2.8: CLUSTER_AUTHORIZATION_FAILED at the top (v1+) and on
 		// every named partition; nothing is elected.
 		resp.ErrorCode = kerr.ClusterAuthorizationFailed.Code
-		results = map[controller.TopicPartition]error{}
+		results = map[kafka.TopicPartition]error{}
 		for _, tp := range tps {
 			results[tp] = kerr.ClusterAuthorizationFailed
 		}
@@ -63,13 +64,13 @@ func (b *Broker) handleElectLeaders(r *request) (kmsg.Response, error) {
 			resp.ErrorCode = b.errorCode(err)
 			return resp, nil
 		}
-		results = map[controller.TopicPartition]error{}
+		results = map[kafka.TopicPartition]error{}
 		for _, tp := range tps {
 			results[tp] = err
 		}
 	}
 	idx := map[string]int{}
-	add := func(tp controller.TopicPartition, perr error) {
+	add := func(tp kafka.TopicPartition, perr error) {
 		i, ok := idx[tp.Topic]
 		if !ok {
 			rt := kmsg.NewElectLeadersResponseTopic()

@@ -28,7 +28,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kmsg"
 
 	"samsa/broker/acl"
-	"samsa/controller"
+	"samsa/kafka"
 )
 
 func (b *Broker) handleAlterPartitionReassignments(r *request) (kmsg.Response, error) {
@@ -46,10 +46,10 @@ func (b *Broker) handleAlterPartitionReassignments(r *request) (kmsg.Response, e
 		b.setTopicErr(&resp.ErrorCode, &resp.ErrorMessage, err)
 		return resp, nil
 	}
-	targets := map[controller.TopicPartition][]int32{}
+	targets := map[kafka.TopicPartition][]int32{}
 	for _, t := range req.Topics {
 		for _, p := range t.Partitions {
-			targets[controller.TopicPartition{Topic: t.Topic, Partition: p.Partition}] = p.Replicas
+			targets[kafka.TopicPartition{Topic: t.Topic, Partition: p.Partition}] = p.Replicas
 		}
 	}
 	results, err := b.ctrl.AlterPartitionReassignments(r.ctx, targets)
@@ -63,7 +63,7 @@ func (b *Broker) handleAlterPartitionReassignments(r *request) (kmsg.Response, e
 		for _, p := range t.Partitions {
 			rp := kmsg.NewAlterPartitionAssignmentsResponseTopicPartition()
 			rp.Partition = p.Partition
-			if perr := results[controller.TopicPartition{Topic: t.Topic, Partition: p.Partition}]; perr != nil {
+			if perr := results[kafka.TopicPartition{Topic: t.Topic, Partition: p.Partition}]; perr != nil {
 				b.setTopicErr(&rp.ErrorCode, &rp.ErrorMessage, perr)
 			}
 			rt.Partitions = append(rt.Partitions, rp)

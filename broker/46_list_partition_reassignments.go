@@ -19,7 +19,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kmsg"
 
 	"samsa/broker/acl"
-	"samsa/controller"
+	"samsa/kafka"
 )
 
 func (b *Broker) handleListPartitionReassignments(r *request) (kmsg.Response, error) {
@@ -33,12 +33,12 @@ func (b *Broker) handleListPartitionReassignments(r *request) (kmsg.Response, er
 		b.setTopicErr(&resp.ErrorCode, &resp.ErrorMessage, errNotController)
 		return resp, nil
 	}
-	var tps []controller.TopicPartition
+	var tps []kafka.TopicPartition
 	if req.Topics != nil {
-		tps = []controller.TopicPartition{}
+		tps = []kafka.TopicPartition{}
 		for _, t := range req.Topics {
 			for _, p := range t.Partitions {
-				tps = append(tps, controller.TopicPartition{Topic: t.Topic, Partition: p})
+				tps = append(tps, kafka.TopicPartition{Topic: t.Topic, Partition: p})
 			}
 		}
 	}
@@ -47,7 +47,7 @@ func (b *Broker) handleListPartitionReassignments(r *request) (kmsg.Response, er
 		b.setTopicErr(&resp.ErrorCode, &resp.ErrorMessage, err)
 		return resp, nil
 	}
-	keys := make([]controller.TopicPartition, 0, len(ras))
+	keys := make([]kafka.TopicPartition, 0, len(ras))
 	for tp := range ras {
 		keys = append(keys, tp)
 	}

@@ -18,7 +18,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kmsg"
 
 	"samsa/broker/acl"
-	"samsa/broker/group"
+	"samsa/kafka"
 )
 
 func (b *Broker) handleOffsetDelete(r *request) (kmsg.Response, error) {
@@ -29,13 +29,13 @@ func (b *Broker) handleOffsetDelete(r *request) (kmsg.Response, error) {
 		return resp, nil
 	}
 	read := b.topicAuthCache(r, acl.OpRead)
-	var parts []group.TopicPartition
+	var parts []kafka.TopicPartition
 	for _, t := range req.Topics {
 		if !read.ok(t.Topic) {
 			continue
 		}
 		for _, p := range t.Partitions {
-			parts = append(parts, group.TopicPartition{Topic: t.Topic, Partition: p.Partition})
+			parts = append(parts, kafka.TopicPartition{Topic: t.Topic, Partition: p.Partition})
 		}
 	}
 	res := b.groups.DeleteOffsets(r.ctx, req.Group, parts)

@@ -23,7 +23,7 @@ import (
 
 	"samsa/broker/acl"
 	"samsa/broker/record"
-	"samsa/broker/replica"
+	"samsa/kafka"
 )
 
 func (b *Broker) handleDescribeProducers(r *request) (kmsg.Response, error) {
@@ -40,7 +40,7 @@ func (b *Broker) handleDescribeProducers(r *request) (kmsg.Response, error) {
 				rt.Partitions = append(rt.Partitions, rp)
 				continue
 			}
-			entries, err := b.replicas.ProducerStates(replica.TopicPartition{Topic: t.Topic, Partition: p})
+			entries, err := b.replicas.ProducerStates(kafka.TopicPartition{Topic: t.Topic, Partition: p})
 			if err != nil {
 				rp.ErrorCode = b.errorCode(err)
 				rt.Partitions = append(rt.Partitions, rp)

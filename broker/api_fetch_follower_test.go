@@ -13,7 +13,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kmsg"
 
 	"samsa/broker/brokertest"
-	"samsa/broker/replica"
+	"samsa/kafka"
 )
 
 // batchOffsets returns the first and next offsets covered by the v2 batches
@@ -61,7 +61,7 @@ func followerSetup(t *testing.T, c *brokertest.Cluster, topic string, n int) (le
 func waitFollowerHW(t *testing.T, c *brokertest.Cluster, i int, topic string, hw int64) {
 	t.Helper()
 	brokertest.WaitFor(t, 30*time.Second, func() error {
-		p := c.Broker(i).Replicas().Partition(replica.TopicPartition{Topic: topic, Partition: 0})
+		p := c.Broker(i).Replicas().Partition(kafka.TopicPartition{Topic: topic, Partition: 0})
 		if p == nil {
 			return fmt.Errorf("broker %d hosts no replica", i)
 		}
@@ -82,7 +82,7 @@ func TestAPIFetchFromFollower(t *testing.T) {
 	c := brokertest.NewCluster(t, 2)
 	_, f := followerSetup(t, c, "ff", 10)
 	fAddr := c.Addr(f)
-	epoch := c.Broker(f).Replicas().Partition(replica.TopicPartition{Topic: "ff"}).State().LeaderEpoch
+	epoch := c.Broker(f).Replicas().Partition(kafka.TopicPartition{Topic: "ff"}).State().LeaderEpoch
 
 	for _, tc := range []struct {
 		version   int16
@@ -180,7 +180,7 @@ func TestAPIFetchFromFollowerFencedEpoch(t *testing.T) {
 // returns the leader epoch before and after the change.
 func demoteLeader(t *testing.T, c *brokertest.Cluster, l int, topic string) (old, now int32) {
 	t.Helper()
-	tp := replica.TopicPartition{Topic: topic}
+	tp := kafka.TopicPartition{Topic: topic}
 	old = c.Broker(l).Replicas().Partition(tp).State().LeaderEpoch
 	c.Kill(l)
 	brokertest.WaitFor(t, 30*time.Second, func() error {

@@ -12,7 +12,7 @@ import (
 
 	"samsa/broker/brokertest"
 	"samsa/broker/record"
-	"samsa/broker/replica"
+	"samsa/kafka"
 )
 
 // twoDirCluster starts one broker with two log dirs and creates topics
@@ -26,7 +26,7 @@ func twoDirCluster(t *testing.T, opts ...brokertest.Option) (*brokertest.Cluster
 	c := brokertest.NewCluster(t, 1, opts...)
 	for i, topic := range []string{"od", "hd"} {
 		c.CreateTopic(t, topic, 1, 1)
-		tp := replica.TopicPartition{Topic: topic}
+		tp := kafka.TopicPartition{Topic: topic}
 		brokertest.WaitFor(t, 30*time.Second, func() error {
 			p := c.Broker(0).Replicas().Partition(tp)
 			if p == nil || p.Log() == nil || !p.State().IsLeader {
@@ -124,7 +124,7 @@ func TestAPILogDirFailureKeepsServingOtherDirs(t *testing.T) {
 	b := c.Broker(0)
 	addr := c.Addr(0)
 	rc := brokertest.DialRaw(t, addr)
-	od := replica.TopicPartition{Topic: "od"}
+	od := kafka.TopicPartition{Topic: "od"}
 	if err := os.RemoveAll(b.Replicas().Partition(od).Log().Dir()); err != nil {
 		t.Fatal(err)
 	}

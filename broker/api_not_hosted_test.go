@@ -10,7 +10,7 @@ import (
 
 	"samsa/broker/brokertest"
 	"samsa/broker/record"
-	"samsa/broker/replica"
+	"samsa/kafka"
 )
 
 // TestAPINotHostedPartition: as Kafka 2.8's ReplicaManager.getPartitionOrError, a partition
@@ -23,7 +23,7 @@ func TestAPINotHostedPartition(t *testing.T) {
 	c.CreateTopic(t, "solo", 1, 1)
 	leader := c.Index(c.WaitForLeader(t, "solo", 0))
 	other := 1 - leader
-	tp := replica.TopicPartition{Topic: "solo"}
+	tp := kafka.TopicPartition{Topic: "solo"}
 	if c.Broker(other).Replicas().Partition(tp) != nil {
 		t.Fatalf("broker %d hosts solo-0 with RF=1", other)
 	}

@@ -1,7 +1,9 @@
 package broker_test
 
 import (
+	"slices"
 	"testing"
+	"time"
 
 	"github.com/twmb/franz-go/pkg/kmsg"
 
@@ -13,11 +15,30 @@ import (
 func benchProduceOn(b *testing.B, c *brokertest.Cluster, acks int16) {
 	rc := benchTopic(b, c, "bench", 1)
 	batch := benchBatch(b, 100, 100)
+	lat := make([]time.Duration, 0, b.N) // per request, for the p50/p99 metrics
 	b.SetBytes(int64(len(batch)))
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
+		start := time.Now()
 		benchProduce(b, rc, "bench", acks, batch)
+		lat = append(lat, time.Since(start))
 	}
+	b.StopTimer()
+	reportLatency(b, lat)
+}
+
+// reportLatency reports the p50 and p99 of per-request latencies as the
+// p50-µs and p99-µs benchmark metrics (bin/samsa-benchmark.sh reads them).
+func reportLatency(b *testing.B, lat []time.Duration) {
+	if len(lat) == 0 {
+		return
+	}
+	slices.Sort(lat)
+	at := func(q float64) float64 {
+		return float64(lat[min(len(lat)-1, int(q*float64(len(lat))))].Nanoseconds()) / 1e3
+	}
+	b.ReportMetric(at(0.50), "p50-µs")
+	b.ReportMetric(at(0.99), "p99-µs")
 }
 
 // BenchmarkAPIProduceAcks1 measures one connection producing 100 x 100 B

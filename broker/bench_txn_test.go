@@ -13,11 +13,13 @@ package broker_test
 import (
 	"context"
 	"fmt"
+	"sync"
 	"testing"
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kgo"
+	"github.com/twmb/franz-go/pkg/kmsg"
 
 	"samsa/broker/brokertest"
 )
@@ -165,4 +167,76 @@ func txnClusterB(b *testing.B) *brokertest.Cluster {
 	return brokertest.NewCluster(b, 1,
 		brokertest.WithProperty("transaction.state.log.num.partitions", "3"),
 		brokertest.WithProperty("offsets.topic.num.partitions", "3"))
+}
+
+// txnStepHook sums franz-go's end-to-end time per request kind.
+type txnStepHook struct {
+	mu  sync.Mutex
+	n   map[int16]int
+	dur map[int16]time.Duration
+}
+
+func (h *txnStepHook) OnBrokerE2E(_ kgo.BrokerMetadata, key int16, e kgo.BrokerE2E) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.n[key]++
+	h.dur[key] += e.DurationE2E()
+}
+
+func (h *txnStepHook) reset() {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.n, h.dur = map[int16]int{}, map[int16]time.Duration{}
+}
+
+// BenchmarkClusterTxnSteps: where a round's time goes, per request kind
+// as franz-go sees it (requests per round and ms per round, summed over
+// the requests, which partly overlap: one Produce and, transactional, one
+// AddPartitionsToTxn per partition leader), idempotent against
+// transactional, on one broker (RF 1) and three (RF 3, min.insync.replicas
+// 2 for __transaction_state):
+//
+//	go test ./broker/ -run '^$' -bench 'BenchmarkClusterTxnSteps' -benchtime 100x -p 1
+func BenchmarkClusterTxnSteps(b *testing.B) {
+	for _, n := range []int{1, 3} {
+		b.Run(fmt.Sprintf("brokers=%d", n), func(b *testing.B) {
+			c := brokertest.NewCluster(b, n,
+				brokertest.WithProperty("transaction.state.log.num.partitions", "3"),
+				brokertest.WithProperty("offsets.topic.num.partitions", "3"))
+			c.CreateTopic(b, "bench-txn-s", benchTxnPartitions, int16(n))
+			val := make([]byte, benchTxnValue)
+			for _, mode := range []string{"idempotent", "transactional"} {
+				b.Run(mode, func(b *testing.B) {
+					txn := mode == "transactional"
+					h := &txnStepHook{}
+					h.reset()
+					opts := []kgo.Opt{kgo.WithHooks(h)}
+					if txn {
+						opts = append(opts, kgo.TransactionalID("bench-steps-"+fmt.Sprint(time.Now().UnixNano())))
+					}
+					cl := benchTxnClient(b, c, opts...)
+					ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
+					defer cancel()
+					if err := benchTxnRound(ctx, cl, "bench-txn-s", txn, val); err != nil {
+						b.Fatal(err)
+					}
+					h.reset()
+					b.ResetTimer()
+					for i := 0; i < b.N; i++ {
+						if err := benchTxnRound(ctx, cl, "bench-txn-s", txn, val); err != nil {
+							b.Fatal(err)
+						}
+					}
+					b.StopTimer()
+					h.mu.Lock()
+					defer h.mu.Unlock()
+					for key, cnt := range h.n {
+						name := kmsg.NameForKey(key)
+						b.ReportMetric(float64(cnt)/float64(b.N), name+"-reqs/round")
+						b.ReportMetric(float64(h.dur[key].Microseconds())/1000/float64(b.N), name+"-ms/round")
+					}
+				})
+			}
+		})
+	}
 }

@@ -6,6 +6,7 @@ import (
 
 	"github.com/twmb/franz-go/pkg/kerr"
 
+	"samsa/assign"
 	"samsa/broker/purgatory"
 	"samsa/broker/record"
 	"samsa/broker/replica"
@@ -120,8 +121,8 @@ var errorCodes = []struct {
 	{kerr.UnsupportedCompressionType, []error{errUnsupportedCompression}},
 	{kerr.TopicDeletionDisabled, []error{errTopicDeletionDisabled}},
 	{kerr.InvalidTopicException, []error{errInvalidTopic, zkutil.ErrInvalidTopic, zkutil.ErrTopicCollision}},
-	{kerr.InvalidPartitions, []error{errInvalidPartitions, controller.ErrInvalidPartitions}},
-	{kerr.InvalidReplicationFactor, []error{errInvalidReplicationFactor, controller.ErrInvalidReplicationFactor}},
+	{kerr.InvalidPartitions, []error{errInvalidPartitions, assign.ErrInvalidPartitions}},
+	{kerr.InvalidReplicationFactor, []error{errInvalidReplicationFactor, assign.ErrInvalidReplicationFactor}},
 	{kerr.InvalidReplicaAssignment, []error{errInvalidReplicaAssignment}},
 	{kerr.InvalidConfig, []error{errInvalidConfig, config.ErrUnknownTopicConfig}},
 	{kerr.TopicAlreadyExists, []error{errTopicExists, zkutil.ErrTopicExists}},
@@ -137,7 +138,7 @@ var errorCodes = []struct {
 	{kerr.InvalidReplicaAssignment, []error{controller.ErrInvalidReplicaAssignment}},
 	{kerr.NoReassignmentInProgress, []error{controller.ErrNoReassignmentInProgress}},
 	// Kafka's AdminOperationException reaches clients this way.
-	{kerr.UnknownServerError, []error{controller.ErrRackInfoIncomplete}},
+	{kerr.UnknownServerError, []error{assign.ErrRackInfoIncomplete}},
 }
 
 // knownButNotHosted reports whether err names a partition this broker does not host but its

@@ -13,6 +13,7 @@ import (
 
 	"samsa/broker/fetchsession"
 	"samsa/config"
+	"samsa/kafka"
 )
 
 func newFetchSessionCache(cfg *config.Broker, opts Options) *fetchsession.Cache {
@@ -38,7 +39,7 @@ func (b *Broker) fetchSessionContext(req *kmsg.FetchRequest) *fetchsession.Conte
 	for _, t := range req.Topics {
 		for _, p := range t.Partitions {
 			sr.Partitions = append(sr.Partitions, fetchsession.Entry{
-				TP: fetchsession.TopicPartition{Topic: t.Topic, Partition: p.Partition},
+				TP: kafka.TopicPartition{Topic: t.Topic, Partition: p.Partition},
 				Req: fetchsession.PartitionRequest{FetchOffset: p.FetchOffset, LogStartOffset: p.LogStartOffset,
 					MaxBytes: p.PartitionMaxBytes, CurrentLeaderEpoch: p.CurrentLeaderEpoch,
 					LastFetchedEpoch: p.LastFetchedEpoch},
@@ -47,7 +48,7 @@ func (b *Broker) fetchSessionContext(req *kmsg.FetchRequest) *fetchsession.Conte
 	}
 	for _, t := range req.ForgottenTopics {
 		for _, p := range t.Partitions {
-			sr.Forgotten = append(sr.Forgotten, fetchsession.TopicPartition{Topic: t.Topic, Partition: p})
+			sr.Forgotten = append(sr.Forgotten, kafka.TopicPartition{Topic: t.Topic, Partition: p})
 		}
 	}
 	return b.fetchSessions.NewContext(sr)

@@ -9,6 +9,7 @@ import (
 	"samsa/broker/group"
 	"samsa/broker/record"
 	"samsa/broker/replica"
+	"samsa/kafka"
 )
 
 // startGroupCoordinator creates the group coordinator over the
@@ -43,7 +44,7 @@ func (b *Broker) startGroupCoordinator() {
 // groupLeadershipChanged tells the coordinator about __consumer_offsets
 // partitions this broker started or stopped leading (Kafka's
 // onLeadershipChange callback of becomeLeaderOrFollower).
-func (b *Broker) groupLeadershipChanged(states []replica.PartitionState, results map[replica.TopicPartition]error) {
+func (b *Broker) groupLeadershipChanged(states []replica.PartitionState, results map[kafka.TopicPartition]error) {
 	if b.groups == nil {
 		return
 	}
@@ -62,8 +63,8 @@ func (b *Broker) groupLeadershipChanged(states []replica.PartitionState, results
 // offsetLog implements group.OffsetLog over the replica manager.
 type offsetLog struct{ b *Broker }
 
-func (o offsetLog) tp(p int32) replica.TopicPartition {
-	return replica.TopicPartition{Topic: consumerOffsetsTopic, Partition: p}
+func (o offsetLog) tp(p int32) kafka.TopicPartition {
+	return kafka.TopicPartition{Topic: consumerOffsetsTopic, Partition: p}
 }
 
 // groupErr maps replica errors onto the coordinator's sentinels.

@@ -10,7 +10,7 @@ import (
 
 	"github.com/sirupsen/logrus"
 
-	"samsa/broker/replica"
+	"samsa/kafka"
 )
 
 // fatalShutdownTimeout bounds the shutdown a broker starts on itself when
@@ -88,7 +88,7 @@ func (b *Broker) fatal(cause error) {
 // them. The group coordinator resigns the __consumer_offsets partitions
 // among them (their groups move with the partitions' leadership). Partitions
 // in other dirs are untouched. It returns the partitions taken offline.
-func (b *Broker) stopServingLogDir(dir string) []replica.TopicPartition {
+func (b *Broker) stopServingLogDir(dir string) []kafka.TopicPartition {
 	tps := b.replicas.HandleLogDirFailure(dir)
 	if b.groups != nil {
 		for _, tp := range tps {

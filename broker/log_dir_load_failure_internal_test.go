@@ -11,10 +11,10 @@ import (
 
 	"github.com/twmb/franz-go/pkg/kerr"
 
-	"samsa/broker/replica"
 	"samsa/broker/storage"
 	"samsa/config"
 	"samsa/internal/testwait"
+	"samsa/kafka"
 	"samsa/zkutil"
 	"samsa/zkutil/zktest"
 )
@@ -89,7 +89,7 @@ func TestAPILogDirNotADirectoryStartsWithTheOthers(t *testing.T) {
 		t.Errorf("bad dir: error %d", d.ErrorCode)
 	}
 	waitLogDirNotified(t, b, 1)
-	n0 := replica.TopicPartition{Topic: "n"}
+	n0 := kafka.TopicPartition{Topic: "n"}
 	if codes := leaderAndIsrIsNew(t, b, 0, true, n0); codes[n0] != 0 {
 		t.Fatalf("LeaderAndIsr with IsNew: %v", codes)
 	}
@@ -150,7 +150,7 @@ func breakLogDir(t *testing.T, dir string) {
 func TestAPILogDirFailedToLoadStartsWithTheOthers(t *testing.T) {
 	connect := zktest.Start(t).Chroot(t)
 	dirs := []string{t.TempDir(), t.TempDir()}
-	a0, h0 := replica.TopicPartition{Topic: "a"}, replica.TopicPartition{Topic: "h"}
+	a0, h0 := kafka.TopicPartition{Topic: "a"}, kafka.TopicPartition{Topic: "h"}
 	func() {
 		b, err := loadedBroker(t, connect, dirs)
 		if err != nil {
@@ -158,7 +158,7 @@ func TestAPILogDirFailedToLoadStartsWithTheOthers(t *testing.T) {
 		}
 		leadAH(t, b)
 		// New logs go to the dir with the fewest, in config order.
-		for tp, dir := range map[replica.TopicPartition]string{a0: dirs[0], h0: dirs[1]} {
+		for tp, dir := range map[kafka.TopicPartition]string{a0: dirs[0], h0: dirs[1]} {
 			if got := filepath.Dir(b.replicas.Partition(tp).Log().Dir()); got != dir {
 				t.Fatalf("%s in %s, want %s", tp, got, dir)
 			}
@@ -191,19 +191,19 @@ func TestAPILogDirFailedToLoadStartsWithTheOthers(t *testing.T) {
 	}
 
 	// The controller names existing replicas without IsNew.
-	n0, n1 := replica.TopicPartition{Topic: "n"}, replica.TopicPartition{Topic: "n", Partition: 1}
+	n0, n1 := kafka.TopicPartition{Topic: "n"}, kafka.TopicPartition{Topic: "n", Partition: 1}
 	codes := leaderAndIsrIsNew(t, b, 1, false, a0, h0, n1)
 	if codes[a0] != kerr.KafkaStorageError.Code || codes[h0] != 0 || codes[n1] != kerr.KafkaStorageError.Code {
 		t.Fatalf("LeaderAndIsr without IsNew: %v", codes)
 	}
-	for _, tp := range []replica.TopicPartition{a0, n1} {
+	for _, tp := range []kafka.TopicPartition{a0, n1} {
 		if !b.replicas.IsOffline(tp) {
 			t.Errorf("%s not offline", tp)
 		}
 		if _, err := os.Stat(filepath.Join(dirs[1], tp.String())); !os.IsNotExist(err) {
 			t.Errorf("%s created in the healthy dir: %v", tp, err)
 		}
-		if _, ok := b.logs.Log(storage.TopicPartition{Topic: tp.Topic, Partition: tp.Partition}); ok {
+		if _, ok := b.logs.Log(tp); ok {
 			t.Errorf("%s has a log", tp)
 		}
 	}

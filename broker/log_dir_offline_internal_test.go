@@ -15,6 +15,7 @@ import (
 	"samsa/broker/replica"
 	"samsa/config"
 	"samsa/internal/testwait"
+	"samsa/kafka"
 )
 
 // offlineBroker is a Broker with real logs over two log dirs and a replica
@@ -49,13 +50,13 @@ func offlineBroker(t *testing.T) (b *Broker, dirs []string, fatal chan error) {
 // leaderAndIsr sends a LeaderAndIsr v4 making broker 1 the only replica
 // and leader of tps at leader epoch epoch, with IsNew (as the controller
 // sends for a new partition), and returns the error code of each partition.
-func leaderAndIsr(t *testing.T, b *Broker, epoch int32, tps ...replica.TopicPartition) map[replica.TopicPartition]int16 {
+func leaderAndIsr(t *testing.T, b *Broker, epoch int32, tps ...kafka.TopicPartition) map[kafka.TopicPartition]int16 {
 	t.Helper()
 	return leaderAndIsrIsNew(t, b, epoch, true, tps...)
 }
 
 // leaderAndIsrIsNew is leaderAndIsr with the given IsNew.
-func leaderAndIsrIsNew(t *testing.T, b *Broker, epoch int32, isNew bool, tps ...replica.TopicPartition) map[replica.TopicPartition]int16 {
+func leaderAndIsrIsNew(t *testing.T, b *Broker, epoch int32, isNew bool, tps ...kafka.TopicPartition) map[kafka.TopicPartition]int16 {
 	t.Helper()
 	req := kmsg.NewPtrLeaderAndISRRequest()
 	req.SetVersion(4)
@@ -75,9 +76,9 @@ func leaderAndIsrIsNew(t *testing.T, b *Broker, epoch int32, isNew bool, tps ...
 	if lr.ErrorCode != 0 {
 		t.Fatalf("LeaderAndIsr: error %d", lr.ErrorCode)
 	}
-	out := map[replica.TopicPartition]int16{}
+	out := map[kafka.TopicPartition]int16{}
 	for _, p := range lr.Partitions {
-		out[replica.TopicPartition{Topic: p.Topic, Partition: p.Partition}] = p.ErrorCode
+		out[kafka.TopicPartition{Topic: p.Topic, Partition: p.Partition}] = p.ErrorCode
 	}
 	return out
 }
@@ -118,9 +119,9 @@ func newTestReplicas(t *testing.T, b *Broker) {
 // leadAH makes b the leader (epoch 0) of a-0 and h-0 and returns them; new logs go to the
 // dir with the fewest, in config order, so with two dirs a-0 lands in the first, h-0 in the
 // second.
-func leadAH(t *testing.T, b *Broker) (a0, h0 replica.TopicPartition) {
+func leadAH(t *testing.T, b *Broker) (a0, h0 kafka.TopicPartition) {
 	t.Helper()
-	a0, h0 = replica.TopicPartition{Topic: "a"}, replica.TopicPartition{Topic: "h"}
+	a0, h0 = kafka.TopicPartition{Topic: "a"}, kafka.TopicPartition{Topic: "h"}
 	for tp, code := range leaderAndIsr(t, b, 0, a0, h0) {
 		if code != 0 {
 			t.Fatalf("%s: error %d", tp, code)
@@ -143,7 +144,7 @@ func testBatch(t *testing.T, value string) []byte {
 // failLogDir breaks tp's log for real (its directory is removed, so its
 // next roll fails) and appends until the append fails; it returns the log
 // dir that held it, which the storage manager has taken offline.
-func failLogDir(t *testing.T, b *Broker, tp replica.TopicPartition) string {
+func failLogDir(t *testing.T, b *Broker, tp kafka.TopicPartition) string {
 	t.Helper()
 	l := b.replicas.Partition(tp).Log()
 	root := filepath.Dir(l.Dir())
@@ -164,7 +165,7 @@ func failLogDir(t *testing.T, b *Broker, tp replica.TopicPartition) string {
 }
 
 // waitOffline waits until tp is offline on b.
-func waitOffline(t *testing.T, b *Broker, tp replica.TopicPartition) {
+func waitOffline(t *testing.T, b *Broker, tp kafka.TopicPartition) {
 	t.Helper()
 	testwait.Until(t, 10*time.Second, fmt.Sprintf("%s to be taken offline", tp), func() bool { return b.replicas.IsOffline(tp) })
 }
@@ -180,7 +181,7 @@ func waitOffline(t *testing.T, b *Broker, tp replica.TopicPartition) {
 func TestAPILogDirFailureOfflineAnswers(t *testing.T) {
 	b, dirs, _ := offlineBroker(t)
 	a0, h0 := leadAH(t, b)
-	n0 := replica.TopicPartition{Topic: "n"}
+	n0 := kafka.TopicPartition{Topic: "n"}
 	// New logs go to the dir with the fewest, in config order.
 	if got := filepath.Dir(b.replicas.Partition(a0).Log().Dir()); got != dirs[0] {
 		t.Fatalf("a-0 in %s, want %s", got, dirs[0])

@@ -13,6 +13,7 @@ import (
 	"samsa/broker/replica"
 	"samsa/broker/storage"
 	"samsa/config"
+	"samsa/kafka"
 )
 
 // openLogs creates the storage.Manager over log.dirs and loads (recovering
@@ -53,7 +54,7 @@ func (b *Broker) openLogs() error {
 		Logger:    b.opts.Logger.WithField("broker", b.ID()),
 		Now:       b.opts.Now,
 		LogConfig: b.logConfig(defaults),
-		ConfigFor: func(tp storage.TopicPartition) storage.Config {
+		ConfigFor: func(tp kafka.TopicPartition) storage.Config {
 			t, err := tc.get(tp.Topic)
 			if err != nil {
 				return b.logConfig(defaults)
@@ -116,9 +117,8 @@ type logProvider struct{ m *storage.Manager }
 // here and has the controller treat the replica as offline (Kafka's
 // LogManager.getOrCreateLog: "Can not create log ... because log
 // directories ... are offline").
-func (p logProvider) GetOrCreateLog(tp replica.TopicPartition, cfg storage.Config, isNew bool) (*storage.Log, error) {
-	stp := storage.TopicPartition{Topic: tp.Topic, Partition: tp.Partition}
-	if l, ok := p.m.Log(stp); ok {
+func (p logProvider) GetOrCreateLog(tp kafka.TopicPartition, cfg storage.Config, isNew bool) (*storage.Log, error) {
+	if l, ok := p.m.Log(tp); ok {
 		return l, nil
 	}
 	if !isNew {
@@ -128,9 +128,9 @@ func (p logProvider) GetOrCreateLog(tp replica.TopicPartition, cfg storage.Confi
 				tp, strings.Join(dirs, ","), storage.ErrStorage)
 		}
 	}
-	return p.m.GetOrCreateLog(stp, cfg)
+	return p.m.GetOrCreateLog(tp, cfg)
 }
 
-func (p logProvider) DeleteLog(tp replica.TopicPartition) error {
-	return p.m.DeleteLog(storage.TopicPartition{Topic: tp.Topic, Partition: tp.Partition})
+func (p logProvider) DeleteLog(tp kafka.TopicPartition) error {
+	return p.m.DeleteLog(tp)
 }

@@ -8,8 +8,8 @@ import (
 	"github.com/twmb/franz-go/pkg/kerr"
 
 	"samsa/broker/group"
-	"samsa/broker/replica"
 	"samsa/broker/txn"
+	"samsa/kafka"
 )
 
 // Metric names, after Kafka's MBeans (kafka.server BrokerTopicMetrics,
@@ -41,11 +41,15 @@ const (
 	MetricTxnTransactionalIDs     = "samsa.coordinator.transaction:type=TransactionStateManager,name=NumTransactionalIds"
 	MetricTxnOngoing              = "samsa.coordinator.transaction:type=TransactionStateManager,name=NumOngoing"
 	MetricTxnCompleting           = "samsa.coordinator.transaction:type=TransactionMarkerChannelManager,name=NumCompleting"
-	MetricNumOffsets              = "kafka.coordinator.group:type=GroupMetadataManager,name=NumOffsets"
-	MetricNumGroupsEmpty          = "kafka.coordinator.group:type=GroupMetadataManager,name=NumGroupsEmpty"
-	MetricNumGroupsPreparing      = "kafka.coordinator.group:type=GroupMetadataManager,name=NumGroupsPreparingRebalance"
-	MetricNumGroupsCompleting     = "kafka.coordinator.group:type=GroupMetadataManager,name=NumGroupsCompletingRebalance"
-	MetricNumGroupsStable         = "kafka.coordinator.group:type=GroupMetadataManager,name=NumGroupsStable"
+	// Kafka 2.8's TransactionMarkerChannelManager gauges.
+	MetricTxnUnknownDestinationQueueSize = "kafka.coordinator.transaction:type=TransactionMarkerChannelManager,name=UnknownDestinationQueueSize"
+	MetricTxnLogAppendRetryQueueSize     = "kafka.coordinator.transaction:type=TransactionMarkerChannelManager,name=LogAppendRetryQueueSize"
+	MetricTxnPendingWaits                = "samsa.coordinator.transaction:type=TransactionCoordinator,name=PendingWaits"
+	MetricNumOffsets                     = "kafka.coordinator.group:type=GroupMetadataManager,name=NumOffsets"
+	MetricNumGroupsEmpty                 = "kafka.coordinator.group:type=GroupMetadataManager,name=NumGroupsEmpty"
+	MetricNumGroupsPreparing             = "kafka.coordinator.group:type=GroupMetadataManager,name=NumGroupsPreparingRebalance"
+	MetricNumGroupsCompleting            = "kafka.coordinator.group:type=GroupMetadataManager,name=NumGroupsCompletingRebalance"
+	MetricNumGroupsStable                = "kafka.coordinator.group:type=GroupMetadataManager,name=NumGroupsStable"
 )
 
 // TopicMetricName is the per-topic name of a BrokerTopicMetrics total, as
@@ -180,7 +184,7 @@ func countsAsFailedProduce(code int16) bool {
 // failed marks a failed produce or fetch of tp; the topic's own meter
 // only when this broker hosts tp (UNKNOWN_TOPIC_OR_PARTITION for a made-up
 // name must not register meters).
-func (b *Broker) failed(tp replica.TopicPartition, produce bool) {
+func (b *Broker) failed(tp kafka.TopicPartition, produce bool) {
 	hosted := b.replicas.Partition(tp) != nil
 	if produce {
 		b.mtr.failedProduce.Mark(1)
@@ -207,10 +211,10 @@ func (m *brokerMetrics) fetched(topic string, follower bool, size int64) {
 }
 
 // IsrShrunk implements replica.IsrListener.
-func (m *brokerMetrics) IsrShrunk(replica.TopicPartition) { m.isrShrinks.Mark(1) }
+func (m *brokerMetrics) IsrShrunk(kafka.TopicPartition) { m.isrShrinks.Mark(1) }
 
 // IsrExpanded implements replica.IsrListener.
-func (m *brokerMetrics) IsrExpanded(replica.TopicPartition) { m.isrExpands.Mark(1) }
+func (m *brokerMetrics) IsrExpanded(kafka.TopicPartition) { m.isrExpands.Mark(1) }
 
 // registerGauges adds the gauges computed from the replica manager and the
 // group coordinator, hooks the ISR meters to the replica manager, and has
@@ -276,4 +280,7 @@ func (b *Broker) registerGauges() {
 	txnGauge(MetricTxnTransactionalIDs, func(s txn.Stats) int64 { return int64(s.TransactionalIDs) })
 	txnGauge(MetricTxnOngoing, func(s txn.Stats) int64 { return int64(s.Ongoing) })
 	txnGauge(MetricTxnCompleting, func(s txn.Stats) int64 { return int64(s.Completing) })
+	txnGauge(MetricTxnUnknownDestinationQueueSize, func(s txn.Stats) int64 { return int64(s.UnknownDestinationQueueSize) })
+	txnGauge(MetricTxnLogAppendRetryQueueSize, func(s txn.Stats) int64 { return int64(s.LogAppendRetryQueueSize) })
+	txnGauge(MetricTxnPendingWaits, func(s txn.Stats) int64 { return s.PendingWaits })
 }

@@ -27,7 +27,8 @@ import (
 //     (server.Options.NetworkTime).
 //   - Over the quota the answer carries throttle_time_ms, capped at one
 //     quota window (quota.window.size.seconds), and the connection is
-//     muted that long, as for byte rates (quota_serve.go).
+//     muted that long, as for byte rates (quota_serve.go); a throttled
+//     consumer fetch is answered empty, as Kafka answers it.
 //   - Exempt, as Kafka's sendResponseExemptThrottle: the inter-broker
 //     requests (LeaderAndIsr, StopReplica, UpdateMetadata,
 //     ControlledShutdown, WriteTxnMarkers, AlterPartition) from a principal

@@ -2,6 +2,7 @@ package broker_test
 
 import (
 	"context"
+	"fmt"
 	"sync"
 	"testing"
 	"time"
@@ -11,6 +12,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kmsg"
 
 	"samsa/broker/brokertest"
+	"samsa/zkutil"
 )
 
 // throttleHook records the throttle times a franz-go client was given.
@@ -121,6 +123,13 @@ func TestQuotaRequestPercentage(t *testing.T) {
 	}
 	if m := rawRoundTrip(t, c.Addr(0), "busy", metadataV9()).(*kmsg.MetadataResponse); m.ThrottleMillis <= 0 {
 		t.Errorf("busy client's next Metadata not throttled")
+	}
+	// A consumer fetch over the request quota is answered empty, as
+	// Kafka's getThrottledResponse (there are records: the probe's).
+	f.ReplicaID = -1
+	if fr := rawRoundTrip(t, c.Addr(0), "busy", f).(*kmsg.FetchResponse); fr.ThrottleMillis <= 0 || len(fr.Topics) != 0 {
+		t.Errorf("consumer fetch over the request quota: throttle %d ms, %d topics; want throttled and empty",
+			fr.ThrottleMillis, len(fr.Topics))
 	}
 
 	idle := &throttleHook{}
@@ -284,4 +293,32 @@ func TestQuotaControllerMutationRate(t *testing.T) {
 	if got := describeClientQuota(t, admin, "mut"); got["controller_mutation_rate"] != 1 {
 		t.Errorf("DescribeClientQuotas mut = %v", got)
 	}
+}
+
+// TestQuotaControllerMutationFromZooKeeper: controller_mutation_rate
+// written straight to /config/users/<default> with a change notification
+// (as kafka-configs --zookeeper writes it) applies to the PLAINTEXT
+// principal without a restart: with 0.01 partitions/s (a burst of 0.11) a
+// second one-partition topic right after a first is refused.
+func TestQuotaControllerMutationFromZooKeeper(t *testing.T) {
+	c := brokertest.NewCluster(t, 1)
+	zk := c.Broker(0).ZooKeeper()
+	if err := zk.SetEntityConfig(zkutil.ConfigTypeUser, zkutil.DefaultEntityName,
+		map[string]string{"controller_mutation_rate": "0.01"}); err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	brokertest.WaitFor(t, 20*time.Second, func() error {
+		n++
+		a, b := fmt.Sprintf("z%da", n), fmt.Sprintf("z%db", n)
+		first := rawRoundTrip(t, c.Addr(0), "zk", mutationCreateTopics(6, 0, map[string]int32{a: 1})).(*kmsg.CreateTopicsResponse)
+		second := rawRoundTrip(t, c.Addr(0), "zk", mutationCreateTopics(6, 0, map[string]int32{b: 1})).(*kmsg.CreateTopicsResponse)
+		if code := topicCodes(second)[b]; code != codeThrottlingQuotaExceeded {
+			return fmt.Errorf("round %d: codes %v, %v; want the second refused", n, topicCodes(first), topicCodes(second))
+		}
+		if second.ThrottleMillis <= 0 {
+			t.Fatalf("refused CreateTopics without throttle_time_ms")
+		}
+		return nil
+	})
 }

@@ -118,10 +118,13 @@ func (b *Broker) serveByteRate(req *wire.Request, row api, r *request, user, cli
 			return resp, 0, nil, err
 		}
 		h := b.quotas.Get(quota.Fetch, user, client)
-		if !h.Active() {
+		if !h.Active() && !b.quotas.Enabled(quota.Request) {
 			resp, err := b.serveRow(row, r)
 			return resp, 0, nil, err
 		}
+		// A consumer fetch throttled by either quota is answered empty
+		// (KafkaApis: getThrottledResponse whenever the larger throttle is
+		// positive), so its BytesOutPerSec marks wait for the decision.
 		throttle.CapFetch(body, h.MaxValueInWindow())
 		var marks []topicBytes
 		r.heldBytesOut = &marks
@@ -129,7 +132,11 @@ func (b *Broker) serveByteRate(req *wire.Request, row api, r *request, user, cli
 		if err != nil || resp == nil {
 			return resp, 0, nil, err
 		}
-		held := &heldFetch{h: h, size: float64(throttle.ResponseSize(req, resp)), marks: &marks}
+		held := &heldFetch{h: h, marks: &marks}
+		if !h.Active() {
+			return resp, 0, held, nil
+		}
+		held.size = float64(throttle.ResponseSize(req, resp))
 		ms := h.Record(held.size)
 		h.Throttled(ms)
 		return resp, ms, held, nil

@@ -6,8 +6,8 @@ import (
 
 	"github.com/twmb/franz-go/pkg/kmsg"
 
-	"samsa/broker/replica"
 	"samsa/broker/wire"
+	"samsa/kafka"
 	"samsa/zkutil"
 )
 
@@ -72,7 +72,7 @@ func (b *Broker) recordLogEndReassignments(req *kmsg.AlterPartitionAssignmentsRe
 }
 
 // startAtLogEnd implements the replica manager's StartAtLogEnd callback.
-func (b *Broker) startAtLogEnd(tp replica.TopicPartition) bool {
+func (b *Broker) startAtLogEnd(tp kafka.TopicPartition) bool {
 	entries, err := b.zk.GetLogEndEntries(tp.Topic)
 	if err != nil {
 		return false

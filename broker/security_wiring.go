@@ -309,7 +309,7 @@ func (b *Broker) listenerPeerOptions(l config.Listener) ([]peer.Option, error) {
 	if strings.HasSuffix(l.SecurityProtocol, "SSL") {
 		c, err := tlsconf.New(tlsconf.Resolve(props, l.Name, false), false)
 		if err != nil {
-			return nil, fmt.Errorf("broker: inter-broker listener %s: %w", l.Name, err)
+			return nil, fmt.Errorf("broker: listener %s (client side, to other brokers): %w", l.Name, err)
 		}
 		dial := b.opts.Dial
 		if dial == nil {
@@ -337,11 +337,11 @@ func (b *Broker) listenerPeerOptions(l config.Listener) ([]peer.Option, error) {
 		value := props["listener.name."+strings.ToLower(l.Name)+"."+strings.ToLower(mech)+".sasl.jaas.config"]
 		mod, ok, err := sasl.ServerModule(value, file, l.Name, mech)
 		if err != nil {
-			return nil, fmt.Errorf("broker: inter-broker listener %s: %w", l.Name, err)
+			return nil, fmt.Errorf("broker: listener %s (client side, to other brokers): %w", l.Name, err)
 		}
 		user, pass := mod.Options["username"], mod.Options["password"]
 		if !ok || user == "" {
-			return nil, fmt.Errorf("broker: inter-broker listener %s: no JAAS username/password for %s (sasl.mechanism.inter.broker.protocol)", l.Name, mech)
+			return nil, fmt.Errorf("broker: listener %s (client side, to other brokers): no JAAS username/password for %s (sasl.mechanism.inter.broker.protocol)", l.Name, mech)
 		}
 		switch mech {
 		case sasl.Plain:

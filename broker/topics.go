@@ -8,9 +8,9 @@ import (
 	"sync"
 	"time"
 
+	"samsa/assign"
 	"samsa/broker/metadata"
 	"samsa/config"
-	"samsa/controller"
 	"samsa/zkutil"
 )
 
@@ -61,10 +61,10 @@ func (w *metaWatch) fire() {
 func (b *Broker) metadataUpdated() { b.metaUpdates.fire() }
 
 // liveBrokerMeta returns the live brokers, sorted by id, for assignment.
-func liveBrokerMeta(snap *metadata.Snapshot) []controller.BrokerMeta {
-	out := make([]controller.BrokerMeta, 0, len(snap.BrokerIDs))
+func liveBrokerMeta(snap *metadata.Snapshot) []assign.Broker {
+	out := make([]assign.Broker, 0, len(snap.BrokerIDs))
 	for _, id := range snap.BrokerIDs {
-		bm := controller.BrokerMeta{ID: id}
+		bm := assign.Broker{ID: id}
 		if r := snap.Brokers[id].Rack; r != nil {
 			bm.Rack = *r
 		}
@@ -111,7 +111,7 @@ func (b *Broker) planTopic(spec topicSpec) (map[int32][]int32, error) {
 	if rf <= 0 {
 		return nil, fmt.Errorf("%w: replication factor must be larger than 0", errInvalidReplicationFactor)
 	}
-	a, err := controller.AssignReplicas(liveBrokerMeta(snap), int(n), int(rf), -1, 0, nil)
+	a, err := assign.Replicas(liveBrokerMeta(snap), int(n), int(rf), -1, 0, nil)
 	if err != nil {
 		return nil, err
 	}

@@ -14,6 +14,7 @@ import (
 	"samsa/broker/group"
 	"samsa/broker/replica"
 	"samsa/broker/txn"
+	"samsa/kafka"
 	"samsa/peer"
 )
 
@@ -43,7 +44,7 @@ func (b *Broker) startTxnCoordinator() {
 // txnLeadershipChanged tells the coordinator about __transaction_state
 // partitions this broker started or stopped leading; the leader epoch is
 // the coordinator epoch (Kafka's onLeadershipChange callback).
-func (b *Broker) txnLeadershipChanged(states []replica.PartitionState, results map[replica.TopicPartition]error) {
+func (b *Broker) txnLeadershipChanged(states []replica.PartitionState, results map[kafka.TopicPartition]error) {
 	if b.txns == nil {
 		return
 	}
@@ -60,7 +61,7 @@ func (b *Broker) txnLeadershipChanged(states []replica.PartitionState, results m
 }
 
 // txnStopReplicas drops __transaction_state partitions StopReplica removed.
-func (b *Broker) txnStopReplicas(parts []replica.StopPartition, results map[replica.TopicPartition]error) {
+func (b *Broker) txnStopReplicas(parts []replica.StopPartition, results map[kafka.TopicPartition]error) {
 	if b.txns == nil {
 		return
 	}
@@ -98,8 +99,8 @@ func (b *Broker) createTxnStateTopic() error {
 // txnLog implements txn.Log over the replica manager.
 type txnLog struct{ b *Broker }
 
-func txnTP(p int32) replica.TopicPartition {
-	return replica.TopicPartition{Topic: transactionStateTopic, Partition: p}
+func txnTP(p int32) kafka.TopicPartition {
+	return kafka.TopicPartition{Topic: transactionStateTopic, Partition: p}
 }
 
 // txnErr maps replica errors onto the coordinator's sentinels (Kafka's
@@ -156,44 +157,74 @@ type markerWriter struct {
 	mu sync.Mutex
 	// clients is guarded by mu.
 	clients map[int32]*peer.Client
+	// verify holds the KIP-890 verification clients, one per coordinator
+	// broker (txn_verify.go), apart from the marker clients so that a
+	// verification never queues behind a marker waiting for replication.
+	// Guarded by mu.
+	verify map[int32]*peer.Client
 }
 
 // client returns the marker client of broker id at addr.
 func (w *markerWriter) client(id int32, addr string) *peer.Client {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	if c := w.clients[id]; c != nil && c.Addr() == addr {
+	return w.clientLocked(w.clients, "txn-markers-", id, addr)
+}
+
+// verifyClient returns the KIP-890 verification client of broker id at addr.
+func (w *markerWriter) verifyClient(id int32, addr string) *peer.Client {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.verify == nil {
+		w.verify = map[int32]*peer.Client{}
+	}
+	return w.clientLocked(w.verify, "txn-verify-", id, addr)
+}
+
+// clientLocked returns set's client of broker id, replacing one for an
+// old address.
+func (w *markerWriter) clientLocked(set map[int32]*peer.Client, prefix string, id int32, addr string) *peer.Client {
+	if c := set[id]; c != nil && c.Addr() == addr {
 		return c
 	} else if c != nil {
 		_ = c.Close()
 	}
 	opts := append(w.b.peerOptions(), peer.WithRequestTimeout(time.Duration(w.b.cfg.RequestTimeoutMs)*time.Millisecond))
-	c := peer.New(addr, "txn-markers-"+itoa(w.b.ID()), opts...)
-	w.clients[id] = c
+	c := peer.New(addr, prefix+itoa(w.b.ID()), opts...)
+	set[id] = c
 	return c
 }
 
-// close closes every marker client.
+// close closes every marker and verification client; a later use opens
+// a new one.
 func (w *markerWriter) close() {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	for id, c := range w.clients {
-		_ = c.Close()
-		delete(w.clients, id)
+	for _, set := range []map[int32]*peer.Client{w.clients, w.verify} {
+		for id, c := range set {
+			_ = c.Close()
+			delete(set, id)
+		}
 	}
 }
 
 // WriteMarkers implements txn.MarkerWriter.
-func (w *markerWriter) WriteMarkers(ctx context.Context, m txn.Marker) map[txn.TopicPartition]int16 {
-	out := make(map[txn.TopicPartition]int16, len(m.Partitions))
+func (w *markerWriter) WriteMarkers(ctx context.Context, m txn.Marker) map[kafka.TopicPartition]int16 {
+	out := make(map[kafka.TopicPartition]int16, len(m.Partitions))
 	snap := w.b.meta.Snapshot()
-	byLeader := map[int32][]txn.TopicPartition{}
+	byLeader := map[int32][]kafka.TopicPartition{}
 	for _, tp := range m.Partitions {
 		ps, ok := snap.Partition(tp.Topic, tp.Partition)
-		if !ok || ps.Leader < 0 {
-			// No topic or no leader: Kafka treats the partition as deleted
+		switch {
+		case !ok:
+			// Not in the metadata: Kafka treats the partition as deleted
 			// and stops waiting for its marker.
 			out[tp] = 0
+			continue
+		case ps.Leader < 0:
+			// Known but without a leader (an election under way): Kafka's
+			// unknown-destination queue; retried until a leader has it.
+			out[tp] = kerr.LeaderNotAvailable.Code
 			continue
 		}
 		byLeader[ps.Leader] = append(byLeader[ps.Leader], tp)
@@ -203,13 +234,15 @@ func (w *markerWriter) WriteMarkers(ctx context.Context, m txn.Marker) map[txn.T
 	for leader, tps := range byLeader {
 		addr, ok := w.b.interBrokerAddr(leader)
 		if !ok || !snap.Alive(leader) {
+			// Kafka's Node.noNode: the leader is not a live broker with
+			// an inter-broker endpoint (unknown destination), retried.
 			for _, tp := range tps {
-				out[tp] = kerr.NotLeaderForPartition.Code
+				out[tp] = kerr.LeaderNotAvailable.Code
 			}
 			continue
 		}
 		wg.Add(1)
-		go func(leader int32, addr string, tps []txn.TopicPartition) {
+		go func(leader int32, addr string, tps []kafka.TopicPartition) {
 			defer wg.Done()
 			codes := w.send(ctx, w.client(leader, addr), m, tps)
 			mu.Lock()
@@ -224,7 +257,7 @@ func (w *markerWriter) WriteMarkers(ctx context.Context, m txn.Marker) map[txn.T
 }
 
 // send sends one WriteTxnMarkers with m for tps and returns the codes.
-func (w *markerWriter) send(ctx context.Context, c *peer.Client, m txn.Marker, tps []txn.TopicPartition) map[txn.TopicPartition]int16 {
+func (w *markerWriter) send(ctx context.Context, c *peer.Client, m txn.Marker, tps []kafka.TopicPartition) map[kafka.TopicPartition]int16 {
 	req := kmsg.NewPtrWriteTxnMarkersRequest()
 	mk := kmsg.NewWriteTxnMarkersRequestMarker()
 	mk.ProducerID, mk.ProducerEpoch, mk.Committed, mk.CoordinatorEpoch = m.ProducerID, m.ProducerEpoch, m.Commit, m.CoordinatorEpoch
@@ -241,8 +274,8 @@ func (w *markerWriter) send(ctx context.Context, c *peer.Client, m txn.Marker, t
 		mk.Topics[i].Partitions = append(mk.Topics[i].Partitions, tp.Partition)
 	}
 	req.Markers = append(req.Markers, mk)
-	out := make(map[txn.TopicPartition]int16, len(tps))
-	fill := func(code int16) map[txn.TopicPartition]int16 {
+	out := make(map[kafka.TopicPartition]int16, len(tps))
+	fill := func(code int16) map[kafka.TopicPartition]int16 {
 		for _, tp := range tps {
 			out[tp] = code
 		}
@@ -264,7 +297,7 @@ func (w *markerWriter) send(ctx context.Context, c *peer.Client, m txn.Marker, t
 		}
 		for _, t := range rm.Topics {
 			for _, p := range t.Partitions {
-				out[txn.TopicPartition{Topic: t.Topic, Partition: p.Partition}] = p.ErrorCode
+				out[kafka.TopicPartition{Topic: t.Topic, Partition: p.Partition}] = p.ErrorCode
 			}
 		}
 	}

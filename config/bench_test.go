@@ -3,6 +3,8 @@ package config
 import (
 	"os"
 	"testing"
+
+	"samsa/javaprops"
 )
 
 func BenchmarkConfigParseServerProperties(b *testing.B) {
@@ -12,7 +14,7 @@ func BenchmarkConfigParseServerProperties(b *testing.B) {
 	}
 	b.SetBytes(int64(len(data)))
 	for i := 0; i < b.N; i++ {
-		if _, err := ParseProperties(data); err != nil {
+		if _, err := javaprops.Load(data); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -8,6 +8,8 @@ import (
 	"github.com/sirupsen/logrus"
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kmsg"
+
+	"samsa/kafka"
 )
 
 var errNoEndpoint = errors.New("controller: broker has no endpoint for the inter-broker listener")
@@ -18,10 +20,10 @@ var errNoEndpoint = errors.New("controller: broker has no endpoint for the inter
 // entry for the same broker and partition replaces an earlier one. Owned by the event
 // goroutine.
 type requestBatch struct {
-	leaderAndIsr map[int32]map[TopicPartition]laiEntry
+	leaderAndIsr map[int32]map[kafka.TopicPartition]laiEntry
 	umBrokers    map[int32]struct{}
-	umParts      map[TopicPartition]struct{}
-	stopReplica  map[int32]map[TopicPartition]stopEntry
+	umParts      map[kafka.TopicPartition]struct{}
+	stopReplica  map[int32]map[kafka.TopicPartition]stopEntry
 }
 
 type laiEntry struct {
@@ -38,10 +40,10 @@ type stopEntry struct {
 
 func newRequestBatch() *requestBatch {
 	return &requestBatch{
-		leaderAndIsr: make(map[int32]map[TopicPartition]laiEntry),
+		leaderAndIsr: make(map[int32]map[kafka.TopicPartition]laiEntry),
 		umBrokers:    make(map[int32]struct{}),
-		umParts:      make(map[TopicPartition]struct{}),
-		stopReplica:  make(map[int32]map[TopicPartition]stopEntry),
+		umParts:      make(map[kafka.TopicPartition]struct{}),
+		stopReplica:  make(map[int32]map[kafka.TopicPartition]stopEntry),
 	}
 }
 
@@ -51,7 +53,7 @@ func (b *requestBatch) empty() bool {
 
 // addLeaderAndIsr queues a LeaderAndIsr partition state for brokers, and an UpdateMetadata
 // for tp to every live broker (Kafka's addLeaderAndIsrRequestForBrokers).
-func (b *requestBatch) addLeaderAndIsr(cc *controllerContext, brokers []int32, tp TopicPartition, state LeaderAndIsr, replicas []int32, isNew bool) {
+func (b *requestBatch) addLeaderAndIsr(cc *controllerContext, brokers []int32, tp kafka.TopicPartition, state LeaderAndIsr, replicas []int32, isNew bool) {
 	for _, id := range brokers {
 		if id < 0 {
 			continue
@@ -61,15 +63,15 @@ func (b *requestBatch) addLeaderAndIsr(cc *controllerContext, brokers []int32, t
 		m[tp] = laiEntry{state: state.clone(), replicas: slices.Clone(replicas), isNew: isNew || (had && prev.isNew),
 			adding: slices.Clone(cc.adding[tp]), removing: slices.Clone(cc.removing[tp])}
 	}
-	b.addUpdateMetadata(cc.liveBrokerIDs(), []TopicPartition{tp})
+	b.addUpdateMetadata(cc.liveBrokerIDs(), []kafka.TopicPartition{tp})
 }
 
 // brokerEntries returns the partition entries queued for broker id in m, adding an empty
 // map for it first if there is none.
-func brokerEntries[E laiEntry | stopEntry](m map[int32]map[TopicPartition]E, id int32) map[TopicPartition]E {
+func brokerEntries[E laiEntry | stopEntry](m map[int32]map[kafka.TopicPartition]E, id int32) map[kafka.TopicPartition]E {
 	entries := m[id]
 	if entries == nil {
-		entries = make(map[TopicPartition]E)
+		entries = make(map[kafka.TopicPartition]E)
 		m[id] = entries
 	}
 	return entries
@@ -77,7 +79,7 @@ func brokerEntries[E laiEntry | stopEntry](m map[int32]map[TopicPartition]E, id 
 
 // addUpdateMetadata queues UpdateMetadata to brokers covering tps (which may be empty: the
 // request then carries only the live brokers).
-func (b *requestBatch) addUpdateMetadata(brokers []int32, tps []TopicPartition) {
+func (b *requestBatch) addUpdateMetadata(brokers []int32, tps []kafka.TopicPartition) {
 	for _, id := range brokers {
 		if id >= 0 {
 			b.umBrokers[id] = struct{}{}
@@ -89,7 +91,7 @@ func (b *requestBatch) addUpdateMetadata(brokers []int32, tps []TopicPartition) 
 }
 
 // addStopReplica queues a StopReplica for tp to brokers.
-func (b *requestBatch) addStopReplica(brokers []int32, tp TopicPartition, deletePartition bool, leaderEpoch int32) {
+func (b *requestBatch) addStopReplica(brokers []int32, tp kafka.TopicPartition, deletePartition bool, leaderEpoch int32) {
 	for _, id := range brokers {
 		if id < 0 {
 			continue
@@ -115,7 +117,7 @@ type requestHeader struct {
 
 // laiPartition is a LeaderAndIsr partition state snapshot.
 type laiPartition struct {
-	tp               TopicPartition
+	tp               kafka.TopicPartition
 	topicID          [16]byte
 	state            LeaderAndIsr
 	replicas         []int32
@@ -125,7 +127,7 @@ type laiPartition struct {
 
 // umPartition is an UpdateMetadata partition state snapshot.
 type umPartition struct {
-	tp       TopicPartition
+	tp       kafka.TopicPartition
 	topicID  [16]byte
 	state    LeaderAndIsr // Leader is LeaderDuringDelete for topics being deleted
 	replicas []int32
@@ -258,7 +260,7 @@ func (b *requestBatch) send(cc *controllerContext, controllerID int32, ch reques
 // goroutine.
 type responseHooks struct {
 	// onDeleted receives the outcome of each StopReplica with delete=true, per partition.
-	onDeleted func(broker int32, results map[TopicPartition]error)
+	onDeleted func(broker int32, results map[kafka.TopicPartition]error)
 	// onLeaderAndIsr receives each delivered LeaderAndIsr answer without a top-level error;
 	// brokerEpoch is the epoch of the registration the request went to.
 	onLeaderAndIsr func(broker int32, brokerEpoch int64, o leaderAndIsrOutcome)
@@ -271,24 +273,24 @@ type liveLeader struct {
 }
 
 type stopPartition struct {
-	tp          TopicPartition
+	tp          kafka.TopicPartition
 	leaderEpoch int32
 }
 
 // partitionSnapshot is a per-partition entry of a control request being built.
 type partitionSnapshot interface {
 	laiPartition | umPartition | stopPartition
-	topicPartition() TopicPartition
+	topicPartition() kafka.TopicPartition
 }
 
-func (p laiPartition) topicPartition() TopicPartition  { return p.tp }
-func (p umPartition) topicPartition() TopicPartition   { return p.tp }
-func (p stopPartition) topicPartition() TopicPartition { return p.tp }
+func (p laiPartition) topicPartition() kafka.TopicPartition  { return p.tp }
+func (p umPartition) topicPartition() kafka.TopicPartition   { return p.tp }
+func (p stopPartition) topicPartition() kafka.TopicPartition { return p.tp }
 
 // sortByPartition orders parts by topic, then partition: the order the builders expect
 // (topicRuns).
 func sortByPartition[P partitionSnapshot](parts []P) {
-	slices.SortFunc(parts, func(a, b P) int { return comparePartitions(a.topicPartition(), b.topicPartition()) })
+	slices.SortFunc(parts, func(a, b P) int { return kafka.ComparePartitions(a.topicPartition(), b.topicPartition()) })
 }
 
 // logLeaderAndIsrResponse logs a failed send, a top-level error and each partition error.
@@ -385,8 +387,8 @@ func logControlResponse(log logrus.FieldLogger, broker int32, api string, err er
 
 // stopReplicaResults maps a StopReplica outcome to one error per requested partition: the
 // delivery error or top-level error for all of them, else each partition's own error code.
-func stopReplicaResults(parts []stopPartition, resp kmsg.Response, err error) map[TopicPartition]error {
-	out := make(map[TopicPartition]error, len(parts))
+func stopReplicaResults(parts []stopPartition, resp kmsg.Response, err error) map[kafka.TopicPartition]error {
+	out := make(map[kafka.TopicPartition]error, len(parts))
 	r, ok := resp.(*kmsg.StopReplicaResponse)
 	if err == nil && !ok {
 		err = errors.New("controller: unexpected StopReplica response")
@@ -401,7 +403,7 @@ func stopReplicaResults(parts []stopPartition, resp kmsg.Response, err error) ma
 		return out
 	}
 	for _, pr := range r.Partitions {
-		tp := TopicPartition{pr.Topic, pr.Partition}
+		tp := kafka.TopicPartition{Topic: pr.Topic, Partition: pr.Partition}
 		if _, asked := out[tp]; asked && pr.ErrorCode != 0 {
 			out[tp] = kerr.ErrorForCode(pr.ErrorCode)
 		}

@@ -3,6 +3,8 @@ package controller
 import (
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kmsg"
+
+	"samsa/kafka"
 )
 
 // leaderAndIsrOutcome is what the controller keeps of a broker's LeaderAndIsr answer for its
@@ -10,8 +12,8 @@ import (
 // a failed log dir and those it hosts fine. It is built on the sender goroutine and holds no
 // kmsg type.
 type leaderAndIsrOutcome struct {
-	offline []TopicPartition // answered KAFKA_STORAGE_ERROR (56): the replica's log dir failed
-	online  []TopicPartition // answered NONE
+	offline []kafka.TopicPartition // answered KAFKA_STORAGE_ERROR (56): the replica's log dir failed
+	online  []kafka.TopicPartition // answered NONE
 }
 
 // leaderAndIsrOutcomeOf reads a delivered LeaderAndIsr answer. ok=false when there is nothing
@@ -30,7 +32,7 @@ func leaderAndIsrOutcomeOf(resp kmsg.Response, names map[[16]byte]string) (leade
 		if topic == "" {
 			return
 		}
-		tp := TopicPartition{Topic: topic, Partition: partition}
+		tp := kafka.TopicPartition{Topic: topic, Partition: partition}
 		switch code {
 		case 0:
 			o.online = append(o.online, tp)

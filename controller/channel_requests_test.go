@@ -6,6 +6,8 @@ import (
 	"testing"
 
 	"github.com/twmb/franz-go/pkg/kmsg"
+
+	"samsa/kafka"
 )
 
 // roundTrip encodes req at its version and decodes it again, as a broker would.
@@ -26,9 +28,9 @@ var testHeader = requestHeader{controllerID: 3, controllerEpoch: 7, brokerEpoch:
 func TestControllerBuildLeaderAndIsr_v0_to_v5(t *testing.T) {
 	id := [16]byte{1, 2, 3}
 	parts := []laiPartition{
-		{tp: TopicPartition{"a", 0}, topicID: id, state: LeaderAndIsr{Leader: 1, LeaderEpoch: 2, Isr: []int32{1, 2}, ControllerEpoch: 6, ZkVersion: 9}, replicas: []int32{1, 2}, isNew: true},
-		{tp: TopicPartition{"a", 1}, topicID: id, state: LeaderAndIsr{Leader: 2, Isr: []int32{2}, ControllerEpoch: 7}, replicas: []int32{2, 1}},
-		{tp: TopicPartition{"b", 0}, state: LeaderAndIsr{Leader: NoLeader, Isr: []int32{3}}, replicas: []int32{3}},
+		{tp: kafka.TopicPartition{Topic: "a", Partition: 0}, topicID: id, state: LeaderAndIsr{Leader: 1, LeaderEpoch: 2, Isr: []int32{1, 2}, ControllerEpoch: 6, ZkVersion: 9}, replicas: []int32{1, 2}, isNew: true},
+		{tp: kafka.TopicPartition{Topic: "a", Partition: 1}, topicID: id, state: LeaderAndIsr{Leader: 2, Isr: []int32{2}, ControllerEpoch: 7}, replicas: []int32{2, 1}},
+		{tp: kafka.TopicPartition{Topic: "b", Partition: 0}, state: LeaderAndIsr{Leader: NoLeader, Isr: []int32{3}}, replicas: []int32{3}},
 	}
 	leaders := []liveLeader{{id: 1, host: "h1", port: 9091}, {id: 2, host: "h2", port: 9092}}
 	for v := int16(0); v <= DefaultLeaderAndIsrVersion; v++ {
@@ -83,8 +85,8 @@ func TestControllerBuildLeaderAndIsr_v0_to_v5(t *testing.T) {
 // grouping (v5+), topic ids (v7), and the leader -2 of topics being deleted.
 func TestControllerBuildUpdateMetadata_v0_to_v7(t *testing.T) {
 	parts := []umPartition{
-		{tp: TopicPartition{"a", 0}, state: LeaderAndIsr{Leader: 1, LeaderEpoch: 3, Isr: []int32{1}, ControllerEpoch: 7, ZkVersion: 4}, replicas: []int32{1, 2}, offline: []int32{2}},
-		{tp: TopicPartition{"gone", 0}, state: LeaderAndIsr{Leader: LeaderDuringDelete, Isr: []int32{1}}, replicas: []int32{1}},
+		{tp: kafka.TopicPartition{Topic: "a", Partition: 0}, state: LeaderAndIsr{Leader: 1, LeaderEpoch: 3, Isr: []int32{1}, ControllerEpoch: 7, ZkVersion: 4}, replicas: []int32{1, 2}, offline: []int32{2}},
+		{tp: kafka.TopicPartition{Topic: "gone", Partition: 0}, state: LeaderAndIsr{Leader: LeaderDuringDelete, Isr: []int32{1}}, replicas: []int32{1}},
 	}
 	brokers := []LiveBroker{
 		{ID: 1, Epoch: 10, Rack: "r1", Endpoints: []Endpoint{{"PLAINTEXT", "PLAINTEXT", "h1", 9091}, {"SSL", "SSL", "h1", 9093}}},
@@ -142,7 +144,7 @@ func TestControllerBuildUpdateMetadata_v0_to_v7(t *testing.T) {
 // partition) pairs at v0, grouped partitions with broker epoch at v1–2, per-partition leader
 // epoch and delete flag at v3.
 func TestControllerBuildStopReplica_v0_to_v3(t *testing.T) {
-	parts := []stopPartition{{TopicPartition{"a", 0}, 5}, {TopicPartition{"a", 2}, 6}, {TopicPartition{"b", 1}, -2}}
+	parts := []stopPartition{{kafka.TopicPartition{Topic: "a", Partition: 0}, 5}, {kafka.TopicPartition{Topic: "a", Partition: 2}, 6}, {kafka.TopicPartition{Topic: "b", Partition: 1}, -2}}
 	for v := int16(0); v <= DefaultStopReplicaVersion; v++ {
 		for _, del := range []bool{false, true} {
 			t.Run(fmt.Sprintf("v%d/delete=%v", v, del), func(t *testing.T) {
@@ -158,14 +160,14 @@ func TestControllerBuildStopReplica_v0_to_v3(t *testing.T) {
 				for _, tpc := range req.Topics {
 					switch {
 					case v == 0:
-						got = append(got, stopPartition{tp: TopicPartition{tpc.Topic, tpc.Partition}})
+						got = append(got, stopPartition{tp: kafka.TopicPartition{Topic: tpc.Topic, Partition: tpc.Partition}})
 					case v <= 2:
 						for _, p := range tpc.Partitions {
-							got = append(got, stopPartition{tp: TopicPartition{tpc.Topic, p}})
+							got = append(got, stopPartition{tp: kafka.TopicPartition{Topic: tpc.Topic, Partition: p}})
 						}
 					default:
 						for _, ps := range tpc.PartitionStates {
-							got = append(got, stopPartition{TopicPartition{tpc.Topic, ps.Partition}, ps.LeaderEpoch})
+							got = append(got, stopPartition{kafka.TopicPartition{Topic: tpc.Topic, Partition: ps.Partition}, ps.LeaderEpoch})
 							dels = append(dels, ps.Delete)
 						}
 					}
@@ -186,7 +188,7 @@ func TestControllerBuildStopReplica_v0_to_v3(t *testing.T) {
 // TestControllerBuildRequestsSurviveVersionChange: a client that re-picks the version after
 // the build (peer.Client.Request) still sends every partition.
 func TestControllerBuildRequestsSurviveVersionChange(t *testing.T) {
-	lparts := []laiPartition{{tp: TopicPartition{"a", 0}, state: LeaderAndIsr{Leader: 1, Isr: []int32{1}}, replicas: []int32{1}}}
+	lparts := []laiPartition{{tp: kafka.TopicPartition{Topic: "a", Partition: 0}, state: LeaderAndIsr{Leader: 1, Isr: []int32{1}}, replicas: []int32{1}}}
 	for v := int16(0); v <= DefaultLeaderAndIsrVersion; v++ {
 		req := buildLeaderAndIsr(DefaultLeaderAndIsrVersion, testHeader, lparts, nil)
 		req.SetVersion(v)
@@ -195,7 +197,7 @@ func TestControllerBuildRequestsSurviveVersionChange(t *testing.T) {
 			t.Fatalf("LeaderAndIsr v%d lost its partitions: %+v", v, got)
 		}
 	}
-	uparts := []umPartition{{tp: TopicPartition{"a", 0}, state: LeaderAndIsr{Leader: 1, Isr: []int32{1}}, replicas: []int32{1}}}
+	uparts := []umPartition{{tp: kafka.TopicPartition{Topic: "a", Partition: 0}, state: LeaderAndIsr{Leader: 1, Isr: []int32{1}}, replicas: []int32{1}}}
 	for v := int16(0); v <= DefaultUpdateMetadataVersion; v++ {
 		req := buildUpdateMetadata(DefaultUpdateMetadataVersion, testHeader, uparts, nil)
 		req.SetVersion(v)

@@ -21,8 +21,10 @@ type Config struct {
 	Store Store
 	// Dialer opens connections to other brokers' inter-broker listeners.
 	Dialer Dialer
-	// InterBrokerListener is inter.broker.listener.name; "" picks each broker's first
-	// registered endpoint (Kafka's default is the PLAINTEXT listener).
+	// InterBrokerListener is the listener the controller sends its requests to on every
+	// broker (Kafka's controllerToBrokerListenerName): control.plane.listener.name when set,
+	// else inter.broker.listener.name; "" picks each broker's first registered endpoint
+	// (Kafka's default is the PLAINTEXT listener).
 	InterBrokerListener string
 	// UncleanLeaderElectionEnable is the broker default of
 	// unclean.leader.election.enable; a topic override read from ZooKeeper wins.

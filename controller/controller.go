@@ -7,6 +7,8 @@ import (
 	"sync/atomic"
 
 	"github.com/sirupsen/logrus"
+
+	"samsa/kafka"
 )
 
 // Controller is one broker's controller module. Every broker runs one: it competes for
@@ -32,7 +34,7 @@ type Controller struct {
 	topicWatches  map[string]func() // cancels of PartitionModifications watches
 	brokerWatches map[int32]func()  // cancels of BrokerModifications watches
 	// reassignWatches cancels the state watches of partitions being reassigned.
-	reassignWatches map[TopicPartition]func()
+	reassignWatches map[kafka.TopicPartition]func()
 	tenure          uint64      // counts elections won; tags timers of a tenure
 	stopRebalance   func() bool // stops the auto leader rebalance timer; nil when not armed
 
@@ -189,7 +191,7 @@ func (c *Controller) sendBatch() {
 	}
 	epoch := c.cc.epoch
 	c.batch.send(c.cc, c.cfg.BrokerID, c.channels, c.versions, c.log, &responseHooks{
-		onDeleted: func(broker int32, results map[TopicPartition]error) {
+		onDeleted: func(broker int32, results map[kafka.TopicPartition]error) {
 			c.enqueue(replicaDeletionResponseEvent{broker: broker, results: results})
 		},
 		onLeaderAndIsr: func(broker int32, brokerEpoch int64, o leaderAndIsrOutcome) {

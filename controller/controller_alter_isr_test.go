@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"samsa/internal/testwait"
+	"samsa/kafka"
 )
 
 // TestControllerAlterIsr follows reference §2.4: "the broker epoch matches exactly (else
@@ -27,14 +28,14 @@ func TestControllerAlterIsr(t *testing.T) {
 	if err := n1.c.sync(ctx, func() { epoch = n1.c.cc.liveBrokers[1].Epoch }); err != nil {
 		t.Fatal(err)
 	}
-	tp := TopicPartition{"ai", 0}
-	if _, err := n1.c.AlterIsr(ctx, 1, epoch-1, map[TopicPartition]IsrChange{tp: {Isr: []int32{1}}}); !errors.Is(err, ErrStaleBrokerEpoch) {
+	tp := kafka.TopicPartition{Topic: "ai", Partition: 0}
+	if _, err := n1.c.AlterIsr(ctx, 1, epoch-1, map[kafka.TopicPartition]IsrChange{tp: {Isr: []int32{1}}}); !errors.Is(err, ErrStaleBrokerEpoch) {
 		t.Fatalf("stale epoch: %v", err)
 	}
-	res, err := n1.c.AlterIsr(ctx, 1, epoch, map[TopicPartition]IsrChange{
-		tp:          {LeaderEpoch: 0, Isr: []int32{1}, ZkVersion: 0},
-		{"nope", 0}: {Isr: []int32{1}},
-		{"ai", 7}:   {Isr: []int32{1}},
+	res, err := n1.c.AlterIsr(ctx, 1, epoch, map[kafka.TopicPartition]IsrChange{
+		tp:                            {LeaderEpoch: 0, Isr: []int32{1}, ZkVersion: 0},
+		{Topic: "nope", Partition: 0}: {Isr: []int32{1}},
+		{Topic: "ai", Partition: 7}:   {Isr: []int32{1}},
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -42,7 +43,7 @@ func TestControllerAlterIsr(t *testing.T) {
 	if r := res[tp]; r.Err != nil || r.State.ZkVersion != 1 || !slices.Equal(r.State.Isr, []int32{1}) {
 		t.Fatalf("shrink: %+v", r)
 	}
-	if !errors.Is(res[TopicPartition{"nope", 0}].Err, ErrUnknownTopicOrPartition) || !errors.Is(res[TopicPartition{"ai", 7}].Err, ErrUnknownTopicOrPartition) {
+	if !errors.Is(res[kafka.TopicPartition{Topic: "nope", Partition: 0}].Err, ErrUnknownTopicOrPartition) || !errors.Is(res[kafka.TopicPartition{Topic: "ai", Partition: 7}].Err, ErrUnknownTopicOrPartition) {
 		t.Fatalf("unknown: %+v", res)
 	}
 	wantState(t, zc, "ai", 0, 1, []int32{1}, 0)
@@ -54,19 +55,19 @@ func TestControllerAlterIsr(t *testing.T) {
 		return nil
 	})
 	// Repeating the request returns the current state; a stale version or epoch fails.
-	res, err = n1.c.AlterIsr(ctx, 1, epoch, map[TopicPartition]IsrChange{tp: {LeaderEpoch: 0, Isr: []int32{1}, ZkVersion: 0}})
+	res, err = n1.c.AlterIsr(ctx, 1, epoch, map[kafka.TopicPartition]IsrChange{tp: {LeaderEpoch: 0, Isr: []int32{1}, ZkVersion: 0}})
 	if err != nil || res[tp].Err != nil || res[tp].State.ZkVersion != 1 {
 		t.Fatalf("repeat: %+v %v", res, err)
 	}
-	res, err = n1.c.AlterIsr(ctx, 1, epoch, map[TopicPartition]IsrChange{tp: {LeaderEpoch: 0, Isr: []int32{1, 2}, ZkVersion: 0}})
+	res, err = n1.c.AlterIsr(ctx, 1, epoch, map[kafka.TopicPartition]IsrChange{tp: {LeaderEpoch: 0, Isr: []int32{1, 2}, ZkVersion: 0}})
 	if err != nil || !errors.Is(res[tp].Err, ErrInvalidUpdateVersion) {
 		t.Fatalf("stale version: %+v %v", res, err)
 	}
-	res, err = n1.c.AlterIsr(ctx, 1, epoch, map[TopicPartition]IsrChange{tp: {LeaderEpoch: -1, Isr: []int32{1, 2}, ZkVersion: 1}})
+	res, err = n1.c.AlterIsr(ctx, 1, epoch, map[kafka.TopicPartition]IsrChange{tp: {LeaderEpoch: -1, Isr: []int32{1, 2}, ZkVersion: 1}})
 	if err != nil || !errors.Is(res[tp].Err, ErrFencedLeaderEpoch) {
 		t.Fatalf("fenced epoch: %+v %v", res, err)
 	}
-	res, err = n1.c.AlterIsr(ctx, 1, epoch, map[TopicPartition]IsrChange{tp: {LeaderEpoch: 0, Isr: []int32{1, 2}, ZkVersion: 1}})
+	res, err = n1.c.AlterIsr(ctx, 1, epoch, map[kafka.TopicPartition]IsrChange{tp: {LeaderEpoch: 0, Isr: []int32{1, 2}, ZkVersion: 1}})
 	if err != nil || res[tp].Err != nil || res[tp].State.ZkVersion != 2 {
 		t.Fatalf("expand: %+v %v", res, err)
 	}

@@ -4,31 +4,16 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"math/rand"
 	"testing"
 	"time"
 
 	"github.com/sirupsen/logrus"
 	"github.com/twmb/franz-go/pkg/kmsg"
 
+	"samsa/kafka"
 	"samsa/zkutil"
 	"samsa/zkutil/zktest"
 )
-
-// BenchmarkControllerAssignReplicas: 1,000 partitions, rf 3, over 12 brokers in 3 racks.
-func BenchmarkControllerAssignReplicas(b *testing.B) {
-	brokers := make([]BrokerMeta, 12)
-	for i := range brokers {
-		brokers[i] = BrokerMeta{ID: int32(i), Rack: fmt.Sprintf("r%d", i%3)}
-	}
-	rnd := rand.New(rand.NewSource(1))
-	b.ReportAllocs()
-	for b.Loop() {
-		if _, err := AssignReplicas(brokers, 1000, 3, -1, -1, rnd); err != nil {
-			b.Fatal(err)
-		}
-	}
-}
 
 // BenchmarkControllerUpdateMetadataAllPartitions: building and encoding the failover
 // UpdateMetadata for 10,000 partitions and 12 brokers (the request the controller sends to
@@ -41,7 +26,7 @@ func BenchmarkControllerUpdateMetadataAllPartitions(b *testing.B) {
 	for t := range 100 {
 		topic := fmt.Sprintf("topic-%d", t)
 		for p := range int32(100) {
-			tp := TopicPartition{topic, p}
+			tp := kafka.TopicPartition{Topic: topic, Partition: p}
 			cc.setAssignment(tp, []int32{p % 12, (p + 1) % 12, (p + 2) % 12})
 			cc.leadership[tp] = LeaderAndIsr{Leader: p % 12, Isr: []int32{p % 12, (p + 1) % 12, (p + 2) % 12}, ControllerEpoch: 1}
 		}

@@ -1,9 +1,10 @@
 package controller
 
 import (
-	"cmp"
 	"maps"
 	"slices"
+
+	"samsa/kafka"
 )
 
 // controllerContext is the active controller's view of the cluster (Kafka's
@@ -17,11 +18,11 @@ type controllerContext struct {
 	shuttingDown map[int32]struct{}   // brokers in controlled shutdown
 
 	topicIDs        map[string][16]byte
-	assignments     map[string]map[int32][]int32 // topic → partition → replicas (RS)
-	adding          map[TopicPartition][]int32   // reassignment in progress: AR (KIP-455)
-	removing        map[TopicPartition][]int32   // reassignment in progress: RR
-	leadership      map[TopicPartition]LeaderAndIsr
-	partitionStates map[TopicPartition]PartitionState
+	assignments     map[string]map[int32][]int32     // topic → partition → replicas (RS)
+	adding          map[kafka.TopicPartition][]int32 // reassignment in progress: AR (KIP-455)
+	removing        map[kafka.TopicPartition][]int32 // reassignment in progress: RR
+	leadership      map[kafka.TopicPartition]LeaderAndIsr
+	partitionStates map[kafka.TopicPartition]PartitionState
 	replicaStates   map[PartitionReplica]ReplicaState
 
 	topicsToBeDeleted           map[string]struct{} // queued for deletion; UpdateMetadata reports leader -2
@@ -32,7 +33,7 @@ type controllerContext struct {
 	// for with KAFKA_STORAGE_ERROR: their log dir failed (KIP-112). Such replicas count as
 	// offline although their broker is live (isReplicaLive, isReplicaOnline). Cleared when
 	// the broker registers again or dies.
-	replicasOnOfflineDirs map[int32]map[TopicPartition]struct{}
+	replicasOnOfflineDirs map[int32]map[kafka.TopicPartition]struct{}
 }
 
 func newControllerContext(epoch, epochZkVersion int32) *controllerContext {
@@ -43,16 +44,16 @@ func newControllerContext(epoch, epochZkVersion int32) *controllerContext {
 		shuttingDown:      make(map[int32]struct{}),
 		topicIDs:          make(map[string][16]byte),
 		assignments:       make(map[string]map[int32][]int32),
-		adding:            make(map[TopicPartition][]int32),
-		removing:          make(map[TopicPartition][]int32),
-		leadership:        make(map[TopicPartition]LeaderAndIsr),
-		partitionStates:   make(map[TopicPartition]PartitionState),
+		adding:            make(map[kafka.TopicPartition][]int32),
+		removing:          make(map[kafka.TopicPartition][]int32),
+		leadership:        make(map[kafka.TopicPartition]LeaderAndIsr),
+		partitionStates:   make(map[kafka.TopicPartition]PartitionState),
 		replicaStates:     make(map[PartitionReplica]ReplicaState),
 		topicsToBeDeleted: make(map[string]struct{}),
 
 		topicsWithDeletionStarted:   make(map[string]struct{}),
 		topicsIneligibleForDeletion: make(map[string]struct{}),
-		replicasOnOfflineDirs:       make(map[int32]map[TopicPartition]struct{}),
+		replicasOnOfflineDirs:       make(map[int32]map[kafka.TopicPartition]struct{}),
 	}
 }
 
@@ -70,7 +71,7 @@ func (cc *controllerContext) isOnline(id int32) bool {
 }
 
 // isOnOfflineDir reports whether broker id answered KAFKA_STORAGE_ERROR for tp.
-func (cc *controllerContext) isOnOfflineDir(id int32, tp TopicPartition) bool {
+func (cc *controllerContext) isOnOfflineDir(id int32, tp kafka.TopicPartition) bool {
 	_, ok := cc.replicasOnOfflineDirs[id][tp]
 	return ok
 }
@@ -78,20 +79,20 @@ func (cc *controllerContext) isOnOfflineDir(id int32, tp TopicPartition) bool {
 // isReplicaLive reports whether broker id's replica of tp is available: its broker is
 // registered (live or shutting down) and its log dir has not failed (Kafka's
 // isReplicaOnline with includeShuttingDownBrokers).
-func (cc *controllerContext) isReplicaLive(id int32, tp TopicPartition) bool {
+func (cc *controllerContext) isReplicaLive(id int32, tp kafka.TopicPartition) bool {
 	return cc.isLive(id) && !cc.isOnOfflineDir(id, tp)
 }
 
 // isReplicaOnline reports whether broker id's replica of tp may lead or join a new ISR: its
 // broker is online (live, not shutting down) and its log dir has not failed (Kafka's
 // isReplicaOnline).
-func (cc *controllerContext) isReplicaOnline(id int32, tp TopicPartition) bool {
+func (cc *controllerContext) isReplicaOnline(id int32, tp kafka.TopicPartition) bool {
 	return cc.isOnline(id) && !cc.isOnOfflineDir(id, tp)
 }
 
 // onlineReplicas returns the replicas of tp that are online (isReplicaOnline), in
 // assignment order.
-func (cc *controllerContext) onlineReplicas(tp TopicPartition) []int32 {
+func (cc *controllerContext) onlineReplicas(tp kafka.TopicPartition) []int32 {
 	return filter(cc.replicas(tp), func(id int32) bool { return cc.isReplicaOnline(id, tp) })
 }
 
@@ -101,24 +102,24 @@ func (cc *controllerContext) liveBrokerIDs() []int32 {
 }
 
 // replicas returns the assignment of tp (nil when unknown). Do not mutate.
-func (cc *controllerContext) replicas(tp TopicPartition) []int32 {
+func (cc *controllerContext) replicas(tp kafka.TopicPartition) []int32 {
 	return cc.assignments[tp.Topic][tp.Partition]
 }
 
 // liveReplicas returns the replicas of tp that are live (isReplicaLive), in assignment
 // order.
-func (cc *controllerContext) liveReplicas(tp TopicPartition) []int32 {
+func (cc *controllerContext) liveReplicas(tp kafka.TopicPartition) []int32 {
 	return filter(cc.replicas(tp), func(id int32) bool { return cc.isReplicaLive(id, tp) })
 }
 
 // offlineReplicas returns the replicas of tp that are not live: on a broker that is not
 // registered or on a failed log dir (UpdateMetadata's offline_replicas).
-func (cc *controllerContext) offlineReplicas(tp TopicPartition) []int32 {
+func (cc *controllerContext) offlineReplicas(tp kafka.TopicPartition) []int32 {
 	return filter(cc.replicas(tp), func(id int32) bool { return !cc.isReplicaLive(id, tp) })
 }
 
 // setAssignment records a partition's replicas.
-func (cc *controllerContext) setAssignment(tp TopicPartition, replicas []int32) {
+func (cc *controllerContext) setAssignment(tp kafka.TopicPartition, replicas []int32) {
 	parts := cc.assignments[tp.Topic]
 	if parts == nil {
 		parts = make(map[int32][]int32)
@@ -130,7 +131,7 @@ func (cc *controllerContext) setAssignment(tp TopicPartition, replicas []int32) 
 // removeTopic forgets a topic and all its partition and replica state.
 func (cc *controllerContext) removeTopic(topic string) {
 	for p, replicas := range cc.assignments[topic] {
-		tp := TopicPartition{topic, p}
+		tp := kafka.TopicPartition{Topic: topic, Partition: p}
 		delete(cc.leadership, tp)
 		delete(cc.adding, tp)
 		delete(cc.removing, tp)
@@ -149,23 +150,23 @@ func (cc *controllerContext) removeTopic(topic string) {
 
 // addTopicAssignments records each topic's id and each partition's replicas and
 // reassignment sets, and returns the partitions, sorted.
-func (cc *controllerContext) addTopicAssignments(assignments map[string]TopicAssignment) []TopicPartition {
-	var tps []TopicPartition
+func (cc *controllerContext) addTopicAssignments(assignments map[string]TopicAssignment) []kafka.TopicPartition {
+	var tps []kafka.TopicPartition
 	for topic, a := range assignments {
 		cc.topicIDs[topic] = a.TopicID
 		for p, replicas := range a.Partitions {
-			tp := TopicPartition{topic, p}
+			tp := kafka.TopicPartition{Topic: topic, Partition: p}
 			cc.setAssignment(tp, replicas)
 			cc.setReassignmentSets(tp, a.Adding[p], a.Removing[p])
 			tps = append(tps, tp)
 		}
 	}
-	sortPartitions(tps)
+	kafka.SortPartitions(tps)
 	return tps
 }
 
 // setReassignmentSets records tp's adding and removing replicas (empty: no reassignment).
-func (cc *controllerContext) setReassignmentSets(tp TopicPartition, adding, removing []int32) {
+func (cc *controllerContext) setReassignmentSets(tp kafka.TopicPartition, adding, removing []int32) {
 	if len(adding) > 0 {
 		cc.adding[tp] = slices.Clone(adding)
 	} else {
@@ -179,14 +180,14 @@ func (cc *controllerContext) setReassignmentSets(tp TopicPartition, adding, remo
 }
 
 // isBeingReassigned reports whether tp has a reassignment in progress.
-func (cc *controllerContext) isBeingReassigned(tp TopicPartition) bool {
+func (cc *controllerContext) isBeingReassigned(tp kafka.TopicPartition) bool {
 	return len(cc.adding[tp]) > 0 || len(cc.removing[tp]) > 0
 }
 
 // topicBeingReassigned reports whether any partition of topic is being reassigned.
 func (cc *controllerContext) topicBeingReassigned(topic string) bool {
 	for p := range cc.assignments[topic] {
-		if cc.isBeingReassigned(TopicPartition{topic, p}) {
+		if cc.isBeingReassigned(kafka.TopicPartition{Topic: topic, Partition: p}) {
 			return true
 		}
 	}
@@ -198,7 +199,7 @@ func (cc *controllerContext) topicAssignment(topic string) TopicAssignment {
 	a := TopicAssignment{TopicID: cc.topicIDs[topic], Partitions: map[int32][]int32{},
 		Adding: map[int32][]int32{}, Removing: map[int32][]int32{}}
 	for p, replicas := range cc.assignments[topic] {
-		tp := TopicPartition{topic, p}
+		tp := kafka.TopicPartition{Topic: topic, Partition: p}
 		a.Partitions[p] = slices.Clone(replicas)
 		if r := cc.adding[tp]; len(r) > 0 {
 			a.Adding[p] = slices.Clone(r)
@@ -233,24 +234,24 @@ func (cc *controllerContext) replicasInState(topic string, s ReplicaState) []Par
 }
 
 // allPartitions returns every known partition, sorted by topic then partition.
-func (cc *controllerContext) allPartitions() []TopicPartition {
-	var out []TopicPartition
+func (cc *controllerContext) allPartitions() []kafka.TopicPartition {
+	var out []kafka.TopicPartition
 	for topic, parts := range cc.assignments {
 		for p := range parts {
-			out = append(out, TopicPartition{topic, p})
+			out = append(out, kafka.TopicPartition{Topic: topic, Partition: p})
 		}
 	}
-	sortPartitions(out)
+	kafka.SortPartitions(out)
 	return out
 }
 
 // partitionsOf returns the partitions of topic, sorted.
-func (cc *controllerContext) partitionsOf(topic string) []TopicPartition {
-	out := make([]TopicPartition, 0, len(cc.assignments[topic]))
+func (cc *controllerContext) partitionsOf(topic string) []kafka.TopicPartition {
+	out := make([]kafka.TopicPartition, 0, len(cc.assignments[topic]))
 	for p := range cc.assignments[topic] {
-		out = append(out, TopicPartition{topic, p})
+		out = append(out, kafka.TopicPartition{Topic: topic, Partition: p})
 	}
-	sortPartitions(out)
+	kafka.SortPartitions(out)
 	return out
 }
 
@@ -270,8 +271,8 @@ func (cc *controllerContext) replicasOnBrokers(brokers []int32) []PartitionRepli
 // partitionsWithOfflineLeader returns the partitions whose recorded leader is not live
 // (isReplicaLive: its broker is gone or its log dir failed) and that are not already Offline
 // or New, sorted.
-func (cc *controllerContext) partitionsWithOfflineLeader() []TopicPartition {
-	var out []TopicPartition
+func (cc *controllerContext) partitionsWithOfflineLeader() []kafka.TopicPartition {
+	var out []kafka.TopicPartition
 	for tp, l := range cc.leadership {
 		if _, deleting := cc.topicsToBeDeleted[tp.Topic]; deleting {
 			continue
@@ -280,14 +281,14 @@ func (cc *controllerContext) partitionsWithOfflineLeader() []TopicPartition {
 			out = append(out, tp)
 		}
 	}
-	sortPartitions(out)
+	kafka.SortPartitions(out)
 	return out
 }
 
 // partitionsInStates returns the partitions in one of the given states, sorted, skipping
 // topics queued for deletion.
-func (cc *controllerContext) partitionsInStates(states ...PartitionState) []TopicPartition {
-	var out []TopicPartition
+func (cc *controllerContext) partitionsInStates(states ...PartitionState) []kafka.TopicPartition {
+	var out []kafka.TopicPartition
 	for tp, s := range cc.partitionStates {
 		if _, deleting := cc.topicsToBeDeleted[tp.Topic]; deleting {
 			continue
@@ -296,7 +297,7 @@ func (cc *controllerContext) partitionsInStates(states ...PartitionState) []Topi
 			out = append(out, tp)
 		}
 	}
-	sortPartitions(out)
+	kafka.SortPartitions(out)
 	return out
 }
 
@@ -322,17 +323,4 @@ func (cc *controllerContext) partitionCount() int {
 		n += len(parts)
 	}
 	return n
-}
-
-// sortPartitions sorts by topic, then partition.
-func sortPartitions(tps []TopicPartition) {
-	slices.SortFunc(tps, comparePartitions)
-}
-
-// comparePartitions orders by topic, then partition.
-func comparePartitions(a, b TopicPartition) int {
-	if c := cmp.Compare(a.Topic, b.Topic); c != 0 {
-		return c
-	}
-	return cmp.Compare(a.Partition, b.Partition)
 }

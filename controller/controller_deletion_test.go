@@ -10,6 +10,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kmsg"
 
 	"samsa/internal/testwait"
+	"samsa/kafka"
 	"samsa/zkutil"
 )
 
@@ -122,8 +123,8 @@ func TestControllerTopicDeletionWaitsForOfflineReplica(t *testing.T) {
 	testwait.For(t, waitTimeout, func() error {
 		var live, dead ReplicaState
 		if err := n1.c.sync(t.Context(), func() {
-			live = n1.c.cc.replicaStates[PartitionReplica{TopicPartition{"wait", 0}, 1}]
-			dead = n1.c.cc.replicaStates[PartitionReplica{TopicPartition{"wait", 0}, 2}]
+			live = n1.c.cc.replicaStates[PartitionReplica{kafka.TopicPartition{Topic: "wait", Partition: 0}, 1}]
+			dead = n1.c.cc.replicaStates[PartitionReplica{kafka.TopicPartition{Topic: "wait", Partition: 0}, 2}]
 		}); err != nil {
 			return err
 		}

@@ -11,6 +11,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kmsg"
 
 	"samsa/internal/testwait"
+	"samsa/kafka"
 	"samsa/zkutil"
 )
 
@@ -20,19 +21,19 @@ import (
 type failedDirs struct {
 	broker int32
 	mu     sync.Mutex
-	failed map[TopicPartition]bool
+	failed map[kafka.TopicPartition]bool
 }
 
-func (f *failedDirs) set(tps ...TopicPartition) {
+func (f *failedDirs) set(tps ...kafka.TopicPartition) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	f.failed = make(map[TopicPartition]bool)
+	f.failed = make(map[kafka.TopicPartition]bool)
 	for _, tp := range tps {
 		f.failed[tp] = true
 	}
 }
 
-func (f *failedDirs) isFailed(tp TopicPartition) bool {
+func (f *failedDirs) isFailed(tp kafka.TopicPartition) bool {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	return f.failed[tp]
@@ -51,7 +52,7 @@ func (f *failedDirs) respond(broker int32, req kmsg.Request) kmsg.Response {
 		for _, ps := range ts.PartitionStates {
 			p := kmsg.NewLeaderAndISRResponseTopicPartition()
 			p.Partition = ps.Partition
-			if f.isFailed(TopicPartition{ts.Topic, ps.Partition}) {
+			if f.isFailed(kafka.TopicPartition{Topic: ts.Topic, Partition: ps.Partition}) {
 				p.ErrorCode = kerr.KafkaStorageError.Code
 			}
 			if lai.Version >= 5 {
@@ -69,9 +70,9 @@ func (f *failedDirs) respond(broker int32, req kmsg.Request) kmsg.Response {
 }
 
 // offlineDirs returns the controller's replicasOnOfflineDirs for broker, sorted.
-func offlineDirs(t *testing.T, n *node, broker int32) []TopicPartition {
+func offlineDirs(t *testing.T, n *node, broker int32) []kafka.TopicPartition {
 	t.Helper()
-	var out []TopicPartition
+	var out []kafka.TopicPartition
 	if err := n.c.sync(t.Context(), func() {
 		for tp := range n.c.cc.replicasOnOfflineDirs[broker] {
 			out = append(out, tp)
@@ -79,7 +80,7 @@ func offlineDirs(t *testing.T, n *node, broker int32) []TopicPartition {
 	}); err != nil {
 		t.Fatal(err)
 	}
-	sortPartitions(out)
+	kafka.SortPartitions(out)
 	return out
 }
 
@@ -127,7 +128,7 @@ func TestControllerLogDirStorageError(t *testing.T) {
 	t.Parallel()
 	cl := newCluster(t)
 	f, n1, z2, admin := startLogDirCluster(t, cl)
-	f.set(TopicPartition{"d", 0}, TopicPartition{"d", 1}, TopicPartition{"d", 2})
+	f.set(kafka.TopicPartition{Topic: "d", Partition: 0}, kafka.TopicPartition{Topic: "d", Partition: 1}, kafka.TopicPartition{Topic: "d", Partition: 2})
 	createTopic(t, admin, "ok", map[int32][]int32{0: {2, 3}})
 	createTopic(t, admin, "d", map[int32][]int32{0: {2, 3}, 1: {3, 2}, 2: {2}})
 
@@ -237,13 +238,13 @@ func TestControllerLogDirEventNotification(t *testing.T) {
 		t.Fatal(err)
 	}
 	n1.c.enqueue(leaderAndIsrResponseEvent{broker: 2, brokerEpoch: epoch - 1, controllerEpoch: n1.c.Epoch(),
-		outcome: leaderAndIsrOutcome{offline: []TopicPartition{{"e", 1}}}})
+		outcome: leaderAndIsrOutcome{offline: []kafka.TopicPartition{{Topic: "e", Partition: 1}}}})
 	if got := offlineDirs(t, n1, 2); len(got) != 0 {
 		t.Fatalf("stale answer marked %v offline", got)
 	}
 
 	// Now e-0's dir fails on broker 2: the next notification finds it.
-	f.set(TopicPartition{"e", 0})
+	f.set(kafka.TopicPartition{Topic: "e", Partition: 0})
 	if err := z2.WriteLogDirEventNotification(2); err != nil {
 		t.Fatal(err)
 	}
@@ -251,11 +252,11 @@ func TestControllerLogDirEventNotification(t *testing.T) {
 	wantState(t, admin, "e", 1, 3, []int32{3, 2}, 0)
 	wantUpdateMetadata(t, cl, 3, "e", 0, 3, []int32{2})
 	waitNoneLeft(t, "log dir event notifications", admin.GetLogDirEventNotifications)
-	if got := offlineDirs(t, n1, 2); !slices.Equal(got, []TopicPartition{{"e", 0}}) {
+	if got := offlineDirs(t, n1, 2); !slices.Equal(got, []kafka.TopicPartition{{Topic: "e", Partition: 0}}) {
 		t.Fatalf("replicasOnOfflineDirs[2] = %v", got)
 	}
 	// A preferred election does not move e-0 back to the offline replica.
-	if res, err := n1.c.ElectLeaders(t.Context(), ElectionPreferred, []TopicPartition{{"e", 0}}); err != nil || res[TopicPartition{"e", 0}] == nil {
+	if res, err := n1.c.ElectLeaders(t.Context(), ElectionPreferred, []kafka.TopicPartition{{Topic: "e", Partition: 0}}); err != nil || res[kafka.TopicPartition{Topic: "e", Partition: 0}] == nil {
 		t.Fatalf("preferred election of e-0: %v %v", res, err)
 	}
 	wantState(t, admin, "e", 0, 3, []int32{3}, 1)
@@ -268,7 +269,7 @@ func TestControllerLogDirUncleanElection(t *testing.T) {
 	t.Parallel()
 	cl := newCluster(t)
 	f := &failedDirs{broker: 2}
-	f.set(TopicPartition{"clean", 0}, TopicPartition{"dirty", 0})
+	f.set(kafka.TopicPartition{Topic: "clean", Partition: 0}, kafka.TopicPartition{Topic: "dirty", Partition: 0})
 	cl.rec.respond = f.respond
 	n1 := cl.startNode(1, nil)
 	waitActive(t, n1)
@@ -327,13 +328,13 @@ func TestControllerLogDirFailover(t *testing.T) {
 	createTopic(t, admin, "g", map[int32][]int32{0: {2, 4}})
 	wantState(t, admin, "g", 0, 2, []int32{2, 4}, 0)
 
-	f.set(TopicPartition{"g", 0})
+	f.set(kafka.TopicPartition{Topic: "g", Partition: 0})
 	n1.c.Shutdown()
 	n1.zk.Close()
 	waitActive(t, n3)
 	wantState(t, admin, "g", 0, 4, []int32{4}, 1)
 	wantUpdateMetadata(t, cl, 4, "g", 0, 4, []int32{2})
-	if got := offlineDirs(t, n3, 2); !slices.Equal(got, []TopicPartition{{"g", 0}}) {
+	if got := offlineDirs(t, n3, 2); !slices.Equal(got, []kafka.TopicPartition{{Topic: "g", Partition: 0}}) {
 		t.Fatalf("replicasOnOfflineDirs[2] = %v", got)
 	}
 }
@@ -346,12 +347,12 @@ func TestControllerLogDirTopicDeletion(t *testing.T) {
 	t.Parallel()
 	cl := newCluster(t)
 	f, n1, z2, admin := startLogDirCluster(t, cl)
-	gone := TopicPartition{"gone", 0}
+	gone := kafka.TopicPartition{Topic: "gone", Partition: 0}
 	f.set(gone)
 	createTopic(t, admin, "gone", map[int32][]int32{0: {2, 3}})
 	wantState(t, admin, "gone", 0, 3, []int32{3}, 1)
 	testwait.For(t, waitTimeout, func() error {
-		if got := offlineDirs(t, n1, 2); !slices.Equal(got, []TopicPartition{gone}) {
+		if got := offlineDirs(t, n1, 2); !slices.Equal(got, []kafka.TopicPartition{gone}) {
 			return fmt.Errorf("replicasOnOfflineDirs[2] = %v", got)
 		}
 		return nil

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"samsa/internal/testwait"
+	"samsa/kafka"
 	"samsa/zkutil"
 )
 
@@ -34,15 +35,15 @@ func preferredSetup(t *testing.T, cl *cluster, mod func(*Config)) (*node, *zkuti
 		t.Fatal(err)
 	}
 	st.ISR = []int32{3, 2}
-	if _, err := admin.UpdatePartitionStateFromLeader(zkutil.TopicPartition{Topic: "p", Partition: 0}, st, zkv); err != nil {
+	if _, err := admin.UpdatePartitionStateFromLeader(kafka.TopicPartition{Topic: "p", Partition: 0}, st, zkv); err != nil {
 		t.Fatal(err)
 	}
-	if err := admin.WriteIsrChangeNotification([]zkutil.TopicPartition{{Topic: "p", Partition: 0}}); err != nil {
+	if err := admin.WriteIsrChangeNotification([]kafka.TopicPartition{{Topic: "p", Partition: 0}}); err != nil {
 		t.Fatal(err)
 	}
 	testwait.For(t, waitTimeout, func() error {
 		var isr []int32
-		if err := n1.c.sync(context.Background(), func() { isr = n1.c.cc.leadership[TopicPartition{"p", 0}].Isr }); err != nil {
+		if err := n1.c.sync(context.Background(), func() { isr = n1.c.cc.leadership[kafka.TopicPartition{Topic: "p", Partition: 0}].Isr }); err != nil {
 			return err
 		}
 		if len(isr) != 2 {
@@ -62,12 +63,12 @@ func TestControllerElectLeadersPreferred(t *testing.T) {
 	n1, admin := preferredSetup(t, cl, nil)
 	ctx, cancel := context.WithTimeout(context.Background(), waitTimeout)
 	defer cancel()
-	res, err := n1.c.ElectLeaders(ctx, ElectionPreferred, []TopicPartition{{"p", 0}, {"p", 1}, {"nope", 0}})
+	res, err := n1.c.ElectLeaders(ctx, ElectionPreferred, []kafka.TopicPartition{{Topic: "p", Partition: 0}, {Topic: "p", Partition: 1}, {Topic: "nope", Partition: 0}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if res[TopicPartition{"p", 0}] != nil || !errors.Is(res[TopicPartition{"p", 1}], ErrElectionNotNeeded) ||
-		!errors.Is(res[TopicPartition{"nope", 0}], ErrUnknownTopicOrPartition) {
+	if res[kafka.TopicPartition{Topic: "p", Partition: 0}] != nil || !errors.Is(res[kafka.TopicPartition{Topic: "p", Partition: 1}], ErrElectionNotNeeded) ||
+		!errors.Is(res[kafka.TopicPartition{Topic: "nope", Partition: 0}], ErrUnknownTopicOrPartition) {
 		t.Fatalf("results %v", res)
 	}
 	wantState(t, admin, "p", 0, 2, []int32{3, 2}, 2)
@@ -79,7 +80,7 @@ func TestControllerPreferredReplicaElectionZnode(t *testing.T) {
 	t.Parallel()
 	cl := newCluster(t)
 	_, admin := preferredSetup(t, cl, nil)
-	if err := admin.CreatePreferredReplicaElection([]zkutil.TopicPartition{{Topic: "p", Partition: 0}}); err != nil {
+	if err := admin.CreatePreferredReplicaElection([]kafka.TopicPartition{{Topic: "p", Partition: 0}}); err != nil {
 		t.Fatal(err)
 	}
 	wantState(t, admin, "p", 0, 2, []int32{3, 2}, 2)
@@ -146,8 +147,8 @@ func TestControllerElectLeadersUnclean(t *testing.T) {
 	wantState(t, admin, "u", 0, NoLeader, []int32{2}, 1)
 	ctx, cancel := context.WithTimeout(context.Background(), waitTimeout)
 	defer cancel()
-	res, err := n1.c.ElectLeaders(ctx, ElectionUnclean, []TopicPartition{{"u", 0}})
-	if err != nil || res[TopicPartition{"u", 0}] != nil {
+	res, err := n1.c.ElectLeaders(ctx, ElectionUnclean, []kafka.TopicPartition{{Topic: "u", Partition: 0}})
+	if err != nil || res[kafka.TopicPartition{Topic: "u", Partition: 0}] != nil {
 		t.Fatalf("results %v, %v", res, err)
 	}
 	wantState(t, admin, "u", 0, 3, []int32{3}, 2)
@@ -188,11 +189,11 @@ func TestControllerElectLeadersPreferredStaleCachedISR(t *testing.T) {
 		t.Fatal(err)
 	}
 	st.ISR = []int32{3, 2}
-	if _, err := admin.UpdatePartitionStateFromLeader(zkutil.TopicPartition{Topic: "p", Partition: 0}, st, zkv); err != nil {
+	if _, err := admin.UpdatePartitionStateFromLeader(kafka.TopicPartition{Topic: "p", Partition: 0}, st, zkv); err != nil {
 		t.Fatal(err)
 	}
 	var cached []int32
-	if err := n1.c.sync(context.Background(), func() { cached = n1.c.cc.leadership[TopicPartition{"p", 0}].Isr }); err != nil {
+	if err := n1.c.sync(context.Background(), func() { cached = n1.c.cc.leadership[kafka.TopicPartition{Topic: "p", Partition: 0}].Isr }); err != nil {
 		t.Fatal(err)
 	}
 	if len(cached) != 1 {
@@ -200,12 +201,12 @@ func TestControllerElectLeadersPreferredStaleCachedISR(t *testing.T) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), waitTimeout)
 	defer cancel()
-	res, err := n1.c.ElectLeaders(ctx, ElectionPreferred, []TopicPartition{{"p", 0}})
+	res, err := n1.c.ElectLeaders(ctx, ElectionPreferred, []kafka.TopicPartition{{Topic: "p", Partition: 0}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if res[TopicPartition{"p", 0}] != nil {
-		t.Fatalf("preferred election of p-0: %v, want success on ZooKeeper's ISR [3 2]", res[TopicPartition{"p", 0}])
+	if res[kafka.TopicPartition{Topic: "p", Partition: 0}] != nil {
+		t.Fatalf("preferred election of p-0: %v, want success on ZooKeeper's ISR [3 2]", res[kafka.TopicPartition{Topic: "p", Partition: 0}])
 	}
 	wantState(t, admin, "p", 0, 2, []int32{3, 2}, 2)
 }

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"samsa/internal/testwait"
+	"samsa/kafka"
 	"samsa/zkutil"
 )
 
@@ -37,10 +38,10 @@ func expandIsr(t *testing.T, zc *zkutil.Client, topic string, p int32, isr []int
 			return err
 		}
 		st.ISR = isr
-		_, err = zc.UpdatePartitionStateFromLeader(zkutil.TopicPartition{Topic: topic, Partition: p}, st, zkv)
+		_, err = zc.UpdatePartitionStateFromLeader(kafka.TopicPartition{Topic: topic, Partition: p}, st, zkv)
 		return err
 	})
-	if err := zc.WriteIsrChangeNotification([]zkutil.TopicPartition{{Topic: topic, Partition: p}}); err != nil {
+	if err := zc.WriteIsrChangeNotification([]kafka.TopicPartition{{Topic: topic, Partition: p}}); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -67,8 +68,8 @@ func TestControllerReassignment(t *testing.T) {
 	cl, n1, admin := reassignCluster(t)
 	ctx, cancel := context.WithTimeout(context.Background(), waitTimeout)
 	defer cancel()
-	tp := TopicPartition{"r", 0}
-	res, err := n1.c.AlterPartitionReassignments(ctx, map[TopicPartition][]int32{tp: {3, 4}})
+	tp := kafka.TopicPartition{Topic: "r", Partition: 0}
+	res, err := n1.c.AlterPartitionReassignments(ctx, map[kafka.TopicPartition][]int32{tp: {3, 4}})
 	if err != nil || res[tp] != nil {
 		t.Fatalf("alter: %v %v", res, err)
 	}
@@ -128,12 +129,12 @@ func TestControllerReassignmentCancel(t *testing.T) {
 	cl, n1, admin := reassignCluster(t)
 	ctx, cancel := context.WithTimeout(context.Background(), waitTimeout)
 	defer cancel()
-	tp := TopicPartition{"r", 0}
-	if res, err := n1.c.AlterPartitionReassignments(ctx, map[TopicPartition][]int32{tp: {1, 3}}); err != nil || res[tp] != nil {
+	tp := kafka.TopicPartition{Topic: "r", Partition: 0}
+	if res, err := n1.c.AlterPartitionReassignments(ctx, map[kafka.TopicPartition][]int32{tp: {1, 3}}); err != nil || res[tp] != nil {
 		t.Fatalf("alter: %v %v", res, err)
 	}
 	wantAssignment(t, admin, "r", 0, []int32{1, 3, 2}, []int32{3}, []int32{2})
-	if res, err := n1.c.AlterPartitionReassignments(ctx, map[TopicPartition][]int32{tp: nil}); err != nil || res[tp] != nil {
+	if res, err := n1.c.AlterPartitionReassignments(ctx, map[kafka.TopicPartition][]int32{tp: nil}); err != nil || res[tp] != nil {
 		t.Fatalf("cancel: %v %v", res, err)
 	}
 	wantAssignment(t, admin, "r", 0, []int32{1, 2}, nil, nil)
@@ -144,7 +145,7 @@ func TestControllerReassignmentCancel(t *testing.T) {
 		}
 		return nil
 	})
-	res, err := n1.c.AlterPartitionReassignments(ctx, map[TopicPartition][]int32{tp: nil})
+	res, err := n1.c.AlterPartitionReassignments(ctx, map[kafka.TopicPartition][]int32{tp: nil})
 	if err != nil || !errors.Is(res[tp], ErrNoReassignmentInProgress) {
 		t.Fatalf("second cancel: %v %v", res, err)
 	}
@@ -157,19 +158,19 @@ func TestControllerReassignmentValidation(t *testing.T) {
 	_, n1, _ := reassignCluster(t)
 	ctx, cancel := context.WithTimeout(context.Background(), waitTimeout)
 	defer cancel()
-	res, err := n1.c.AlterPartitionReassignments(ctx, map[TopicPartition][]int32{
-		{"r", 0}: {}, {"r", 1}: {1}, {"nope", 0}: {1},
+	res, err := n1.c.AlterPartitionReassignments(ctx, map[kafka.TopicPartition][]int32{
+		{Topic: "r", Partition: 0}: {}, {Topic: "r", Partition: 1}: {1}, {Topic: "nope", Partition: 0}: {1},
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !errors.Is(res[TopicPartition{"r", 0}], ErrInvalidReplicaAssignment) || !errors.Is(res[TopicPartition{"r", 1}], ErrUnknownTopicOrPartition) ||
-		!errors.Is(res[TopicPartition{"nope", 0}], ErrUnknownTopicOrPartition) {
+	if !errors.Is(res[kafka.TopicPartition{Topic: "r", Partition: 0}], ErrInvalidReplicaAssignment) || !errors.Is(res[kafka.TopicPartition{Topic: "r", Partition: 1}], ErrUnknownTopicOrPartition) ||
+		!errors.Is(res[kafka.TopicPartition{Topic: "nope", Partition: 0}], ErrUnknownTopicOrPartition) {
 		t.Fatalf("results %v", res)
 	}
 	for _, target := range [][]int32{{3, 3}, {-1, 2}, {1, 9}} {
-		res, err := n1.c.AlterPartitionReassignments(ctx, map[TopicPartition][]int32{{"r", 0}: target})
-		if err != nil || !errors.Is(res[TopicPartition{"r", 0}], ErrInvalidReplicaAssignment) {
+		res, err := n1.c.AlterPartitionReassignments(ctx, map[kafka.TopicPartition][]int32{{Topic: "r", Partition: 0}: target})
+		if err != nil || !errors.Is(res[kafka.TopicPartition{Topic: "r", Partition: 0}], ErrInvalidReplicaAssignment) {
 			t.Fatalf("target %v: %v %v", target, res, err)
 		}
 	}
@@ -180,7 +181,7 @@ func TestControllerReassignmentValidation(t *testing.T) {
 func TestControllerReassignmentZnode(t *testing.T) {
 	t.Parallel()
 	cl, _, admin := reassignCluster(t)
-	if err := admin.CreatePartitionReassignment(map[zkutil.TopicPartition][]int32{{Topic: "r", Partition: 0}: {2, 1}}); err != nil {
+	if err := admin.CreatePartitionReassignment(map[kafka.TopicPartition][]int32{{Topic: "r", Partition: 0}: {2, 1}}); err != nil {
 		t.Fatal(err)
 	}
 	// A reorder needs no data movement: it completes at once, with the leader kept.
@@ -209,8 +210,8 @@ func TestControllerReassignmentResumesAtFailover(t *testing.T) {
 	cl, n1, admin := reassignCluster(t)
 	ctx, cancel := context.WithTimeout(context.Background(), waitTimeout)
 	defer cancel()
-	tp := TopicPartition{"r", 0}
-	if res, err := n1.c.AlterPartitionReassignments(ctx, map[TopicPartition][]int32{tp: {2, 3}}); err != nil || res[tp] != nil {
+	tp := kafka.TopicPartition{Topic: "r", Partition: 0}
+	if res, err := n1.c.AlterPartitionReassignments(ctx, map[kafka.TopicPartition][]int32{tp: {2, 3}}); err != nil || res[tp] != nil {
 		t.Fatalf("alter: %v %v", res, err)
 	}
 	wantAssignment(t, admin, "r", 0, []int32{2, 3, 1}, []int32{3}, []int32{1})
@@ -239,7 +240,7 @@ func TestControllerReassignmentZnodeManyPartitions(t *testing.T) {
 	_, _, admin := reassignCluster(t)
 	createTopic(t, admin, "z", map[int32][]int32{0: {1, 2}, 1: {1, 2}})
 	wantState(t, admin, "z", 1, 1, []int32{1, 2}, 0)
-	if err := admin.CreatePartitionReassignment(map[zkutil.TopicPartition][]int32{
+	if err := admin.CreatePartitionReassignment(map[kafka.TopicPartition][]int32{
 		{Topic: "z", Partition: 0}: {1, 3}, // needs 3 to catch up
 		{Topic: "z", Partition: 1}: {2, 1}, // completes at once
 	}); err != nil {

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"samsa/internal/testwait"
+	"samsa/kafka"
 	"samsa/zkutil"
 )
 
@@ -46,7 +47,7 @@ func TestControllerControlledShutdown(t *testing.T) {
 	}
 	// cs-3's other replica (broker 4) never started, so no leader can take over; cs-2 has a
 	// single replica and is not counted ("partitions with RF > 1").
-	if want := []TopicPartition{{"cs", 3}}; !slices.Equal(remaining, want) {
+	if want := []kafka.TopicPartition{{Topic: "cs", Partition: 3}}; !slices.Equal(remaining, want) {
 		t.Fatalf("remaining %v, want %v", remaining, want)
 	}
 	wantState(t, admin, "cs", 0, 3, []int32{3}, 1)

@@ -10,6 +10,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kmsg"
 
 	"samsa/internal/testwait"
+	"samsa/kafka"
 	"samsa/zkutil"
 )
 
@@ -250,11 +251,11 @@ func TestControllerIsrChangeNotification(t *testing.T) {
 	})
 	// The leader shrinks the ISR itself and tells the controller.
 	st.ISR = []int32{1}
-	newZkv, err := zc.UpdatePartitionStateFromLeader(zkutil.TopicPartition{Topic: "isr", Partition: 0}, st, zkv)
+	newZkv, err := zc.UpdatePartitionStateFromLeader(kafka.TopicPartition{Topic: "isr", Partition: 0}, st, zkv)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := zc.WriteIsrChangeNotification([]zkutil.TopicPartition{{Topic: "isr", Partition: 0}}); err != nil {
+	if err := zc.WriteIsrChangeNotification([]kafka.TopicPartition{{Topic: "isr", Partition: 0}}); err != nil {
 		t.Fatal(err)
 	}
 	for _, b := range []int32{1, 2} {
@@ -283,12 +284,12 @@ func TestControllerEmptyAssignment(t *testing.T) {
 	wantState(t, zc, "empty", 1, 1, []int32{1}, 0)
 	ctx, cancel := context.WithTimeout(context.Background(), waitTimeout)
 	defer cancel()
-	tp := TopicPartition{"empty", 0}
+	tp := kafka.TopicPartition{Topic: "empty", Partition: 0}
 	res, err := n1.c.ElectLeaders(ctx, ElectionPreferred, nil)
 	if err != nil || !errors.Is(res[tp], ErrUnknownTopicOrPartition) {
 		t.Fatalf("elect: %v %v", res, err)
 	}
-	if res, err := n1.c.AlterPartitionReassignments(ctx, map[TopicPartition][]int32{tp: {1}}); err != nil || !errors.Is(res[tp], ErrUnknownTopicOrPartition) {
+	if res, err := n1.c.AlterPartitionReassignments(ctx, map[kafka.TopicPartition][]int32{tp: {1}}); err != nil || !errors.Is(res[tp], ErrUnknownTopicOrPartition) {
 		t.Fatalf("reassign: %v %v", res, err)
 	}
 	if _, err := n1.c.ControlledShutdown(ctx, 1, -1); err != nil {

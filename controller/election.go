@@ -1,6 +1,7 @@
 package controller
 
 import "slices"
+import "samsa/kafka"
 
 // Leader election strategies, as pure functions of their inputs (Kafka's Election.scala and
 // PartitionLeaderElectionAlgorithms, 2.8). Names: assignment = ordered replica list (the first
@@ -121,16 +122,16 @@ func filter(ids []int32, keep func(int32) bool) []int32 {
 // are returned as candidates for a preferred-replica election (the caller still checks that
 // the preferred replica is live and in the ISR). leaders holds each partition's current
 // leader; partitions without one are not counted as imbalanced. The result is sorted.
-func PreferredLeaderImbalance(assignments map[TopicPartition][]int32, leaders map[TopicPartition]int32, percentage int) []TopicPartition {
-	byPreferred := make(map[int32][]TopicPartition)
+func PreferredLeaderImbalance(assignments map[kafka.TopicPartition][]int32, leaders map[kafka.TopicPartition]int32, percentage int) []kafka.TopicPartition {
+	byPreferred := make(map[int32][]kafka.TopicPartition)
 	for tp, replicas := range assignments {
 		if len(replicas) > 0 {
 			byPreferred[replicas[0]] = append(byPreferred[replicas[0]], tp)
 		}
 	}
-	var out []TopicPartition
+	var out []kafka.TopicPartition
 	for broker, tps := range byPreferred {
-		var notLed []TopicPartition
+		var notLed []kafka.TopicPartition
 		for _, tp := range tps {
 			if l, ok := leaders[tp]; ok && l != broker {
 				notLed = append(notLed, tp)
@@ -140,7 +141,7 @@ func PreferredLeaderImbalance(assignments map[TopicPartition][]int32, leaders ma
 			out = append(out, notLed...)
 		}
 	}
-	sortPartitions(out)
+	kafka.SortPartitions(out)
 	return out
 }
 

@@ -3,6 +3,8 @@ package controller
 import (
 	"reflect"
 	"testing"
+
+	"samsa/kafka"
 )
 
 // TestControllerElectOfflineLeader checks OfflinePartitionLeaderElection (Kafka Election.scala):
@@ -157,16 +159,16 @@ func TestControllerInitialLeaderAndIsr(t *testing.T) {
 // TestControllerPreferredLeaderImbalance checks the auto-rebalance rule: "if imbalance >
 // leader.imbalance.per.broker.percentage/100, run a preferred election for those partitions".
 func TestControllerPreferredLeaderImbalance(t *testing.T) {
-	tp := func(p int32) TopicPartition { return TopicPartition{"t", p} }
+	tp := func(p int32) kafka.TopicPartition { return kafka.TopicPartition{Topic: "t", Partition: p} }
 	// Broker 1 prefers p0..p9; broker 2 prefers p10, p11.
-	assignments := map[TopicPartition][]int32{}
+	assignments := map[kafka.TopicPartition][]int32{}
 	for p := int32(0); p < 10; p++ {
 		assignments[tp(p)] = []int32{1, 2}
 	}
 	assignments[tp(10)] = []int32{2, 1}
 	assignments[tp(11)] = []int32{2, 1}
-	led := func(notLedBy1, notLedBy2 int) map[TopicPartition]int32 {
-		m := map[TopicPartition]int32{}
+	led := func(notLedBy1, notLedBy2 int) map[kafka.TopicPartition]int32 {
+		m := map[kafka.TopicPartition]int32{}
 		for p := int32(0); p < 10; p++ {
 			m[tp(p)] = 1
 			if int(p) < notLedBy1 {
@@ -181,16 +183,16 @@ func TestControllerPreferredLeaderImbalance(t *testing.T) {
 	}
 	tests := []struct {
 		name       string
-		leaders    map[TopicPartition]int32
+		leaders    map[kafka.TopicPartition]int32
 		percentage int
-		want       []TopicPartition
+		want       []kafka.TopicPartition
 	}{
 		{"balanced", led(0, 0), 10, nil},
 		{"exactly at threshold is not imbalanced", led(1, 0), 10, nil},
-		{"above threshold", led(2, 0), 10, []TopicPartition{tp(0), tp(1)}},
-		{"both brokers", led(2, 1), 10, []TopicPartition{tp(0), tp(1), tp(10)}},
-		{"zero percent", led(1, 0), 0, []TopicPartition{tp(0)}},
-		{"no leader is not imbalance", map[TopicPartition]int32{tp(10): 2}, 0, nil},
+		{"above threshold", led(2, 0), 10, []kafka.TopicPartition{tp(0), tp(1)}},
+		{"both brokers", led(2, 1), 10, []kafka.TopicPartition{tp(0), tp(1), tp(10)}},
+		{"zero percent", led(1, 0), 0, []kafka.TopicPartition{tp(0)}},
+		{"no leader is not imbalance", map[kafka.TopicPartition]int32{tp(10): 2}, 0, nil},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -5,6 +5,8 @@ import (
 	"time"
 
 	"github.com/sirupsen/logrus"
+
+	"samsa/kafka"
 )
 
 // processControllerChange handles Startup, ControllerChange and Reelect: re-read
@@ -119,7 +121,7 @@ func (c *Controller) onControllerFailover(epoch, epochZkVersion int32) error {
 	c.batch = newRequestBatch()
 	c.topicWatches = make(map[string]func())
 	c.brokerWatches = make(map[int32]func())
-	c.reassignWatches = make(map[TopicPartition]func())
+	c.reassignWatches = make(map[kafka.TopicPartition]func())
 	c.active.Store(true)
 
 	c.dutyWatches = append(c.dutyWatches,

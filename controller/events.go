@@ -3,6 +3,8 @@ package controller
 import (
 	"fmt"
 	"testing"
+
+	"samsa/kafka"
 )
 
 // Every controller event type, and process, the one switch that dispatches them. The
@@ -48,25 +50,25 @@ type (
 	// electLeadersEvent carries an ElectLeaders request (on_preferred_election.go).
 	electLeadersEvent struct {
 		typ   ElectionType
-		tps   []TopicPartition // nil: every partition
+		tps   []kafka.TopicPartition // nil: every partition
 		reply chan electLeadersResult
 	}
 	// alterReassignmentsEvent carries an AlterPartitionReassignments request; a nil target
 	// cancels (on_reassignment.go).
 	alterReassignmentsEvent struct {
-		targets map[TopicPartition][]int32
+		targets map[kafka.TopicPartition][]int32
 		reply   chan alterReassignmentsResult
 	}
 	// listReassignmentsEvent carries a ListPartitionReassignments request (on_reassignment.go).
 	listReassignmentsEvent struct {
-		tps   []TopicPartition // nil: all
+		tps   []kafka.TopicPartition // nil: all
 		reply chan listReassignmentsResult
 	}
 	// alterIsrEvent carries an AlterIsr request (on_alter_isr.go).
 	alterIsrEvent struct {
 		brokerID    int32
 		brokerEpoch int64
-		changes     map[TopicPartition]IsrChange
+		changes     map[kafka.TopicPartition]IsrChange
 		reply       chan alterIsrResult
 	}
 )
@@ -103,12 +105,12 @@ type (
 	// (Kafka's TopicDeletionStopReplicaResponseReceived); nil errors are deleted replicas.
 	replicaDeletionResponseEvent struct {
 		broker  int32
-		results map[TopicPartition]error
+		results map[kafka.TopicPartition]error
 	}
 	// partitionReassignmentEvent: /admin/reassign_partitions changed (on_reassignment.go).
 	partitionReassignmentEvent struct{}
 	// reassignmentIsrChangeEvent: the state znode of a partition being reassigned changed.
-	reassignmentIsrChangeEvent struct{ tp TopicPartition }
+	reassignmentIsrChangeEvent struct{ tp kafka.TopicPartition }
 	// preferredReplicaElectionEvent: /admin/preferred_replica_election changed
 	// (on_preferred_election.go).
 	preferredReplicaElectionEvent struct{}

@@ -8,6 +8,8 @@ import (
 	"slices"
 
 	"github.com/sirupsen/logrus"
+
+	"samsa/kafka"
 )
 
 // AlterIsr (API 56, Kafka 2.7+ with IBP >= 2.7-IV2, reference §2.4): partition leaders ask
@@ -38,7 +40,7 @@ type IsrResult struct {
 }
 
 type alterIsrResult struct {
-	results map[TopicPartition]IsrResult
+	results map[kafka.TopicPartition]IsrResult
 	err     error
 }
 
@@ -48,7 +50,7 @@ type alterIsrResult struct {
 // ZkVersion ErrInvalidUpdateVersion; a request equal to the current state returns it
 // unchanged. Accepted changes are written (fenced, conditional on ZkVersion) and announced
 // with UpdateMetadata to every broker. Errors: ErrNotController, ErrStaleBrokerEpoch, ctx's.
-func (c *Controller) AlterIsr(ctx context.Context, brokerID int32, brokerEpoch int64, changes map[TopicPartition]IsrChange) (map[TopicPartition]IsrResult, error) {
+func (c *Controller) AlterIsr(ctx context.Context, brokerID int32, brokerEpoch int64, changes map[kafka.TopicPartition]IsrChange) (map[kafka.TopicPartition]IsrResult, error) {
 	reply := make(chan alterIsrResult, 1)
 	c.enqueue(alterIsrEvent{brokerID: brokerID, brokerEpoch: brokerEpoch, changes: changes, reply: reply})
 	r, err := awaitReply(ctx, c, reply)
@@ -69,9 +71,9 @@ func (c *Controller) processAlterIsr(e alterIsrEvent) error {
 		e.reply <- alterIsrResult{err: fmt.Errorf("%w: broker %d epoch %d", ErrStaleBrokerEpoch, e.brokerID, e.brokerEpoch)}
 		return nil
 	}
-	results := make(map[TopicPartition]IsrResult, len(e.changes))
-	toWrite := make(map[TopicPartition]LeaderAndIsr)
-	for _, tp := range slices.SortedFunc(maps.Keys(e.changes), comparePartitions) {
+	results := make(map[kafka.TopicPartition]IsrResult, len(e.changes))
+	toWrite := make(map[kafka.TopicPartition]LeaderAndIsr)
+	for _, tp := range slices.SortedFunc(maps.Keys(e.changes), kafka.ComparePartitions) {
 		ch := e.changes[tp]
 		cur, ok := cc.leadership[tp]
 		switch {
@@ -86,14 +88,14 @@ func (c *Controller) processAlterIsr(e alterIsrEvent) error {
 				ControllerEpoch: cc.epoch, ZkVersion: ch.ZkVersion}
 		}
 	}
-	var written []TopicPartition
+	var written []kafka.TopicPartition
 	if len(toWrite) > 0 {
 		res, err := c.store.UpdatePartitionStates(cc.epochZkVersion, toWrite)
 		if err != nil {
 			e.reply <- alterIsrResult{err: ErrNotController}
 			return fmt.Errorf("controller: write ISR changes: %w", err)
 		}
-		for _, tp := range slices.SortedFunc(maps.Keys(toWrite), comparePartitions) {
+		for _, tp := range slices.SortedFunc(maps.Keys(toWrite), kafka.ComparePartitions) {
 			r, ok := res[tp]
 			switch {
 			case ok && r.Err == nil:
@@ -111,7 +113,7 @@ func (c *Controller) processAlterIsr(e alterIsrEvent) error {
 			}
 		}
 	}
-	c.batch.addUpdateMetadata(cc.liveBrokerIDs(), slices.SortedFunc(maps.Keys(e.changes), comparePartitions))
+	c.batch.addUpdateMetadata(cc.liveBrokerIDs(), slices.SortedFunc(maps.Keys(e.changes), kafka.ComparePartitions))
 	e.reply <- alterIsrResult{results: results}
 	for _, tp := range written {
 		if err := c.maybeCompleteReassignment(tp); err != nil {

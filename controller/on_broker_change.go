@@ -6,6 +6,8 @@ import (
 	"slices"
 
 	"github.com/sirupsen/logrus"
+
+	"samsa/kafka"
 )
 
 // processBrokerChange handles BrokerChange (Kafka's processBrokerChange): compare the
@@ -114,7 +116,7 @@ func (c *Controller) onBrokerStartup(newIDs []int32) error {
 	if _, err := c.triggerOnlinePartitionStateChange(); err != nil {
 		return err
 	}
-	if err := c.resumeReassignments(func(tp TopicPartition) bool {
+	if err := c.resumeReassignments(func(tp kafka.TopicPartition) bool {
 		return slices.ContainsFunc(TargetReplicas(cc.replicas(tp), cc.removing[tp]), func(r int32) bool { return contains(newIDs, r) })
 	}); err != nil {
 		return err

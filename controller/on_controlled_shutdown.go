@@ -8,6 +8,8 @@ import (
 	"slices"
 
 	"github.com/sirupsen/logrus"
+
+	"samsa/kafka"
 )
 
 // Errors of the controller's request APIs; the broker maps them to Kafka error codes.
@@ -22,7 +24,7 @@ var (
 )
 
 type controlledShutdownResult struct {
-	remaining []TopicPartition
+	remaining []kafka.TopicPartition
 	err       error
 }
 
@@ -34,7 +36,7 @@ type controlledShutdownResult struct {
 // broker still leads; the broker retries until the list is empty. Errors: ErrNotController,
 // ErrStaleBrokerEpoch, ErrBrokerNotAvailable, ctx's error. It blocks until the event
 // goroutine has handled the request.
-func (c *Controller) ControlledShutdown(ctx context.Context, brokerID int32, brokerEpoch int64) ([]TopicPartition, error) {
+func (c *Controller) ControlledShutdown(ctx context.Context, brokerID int32, brokerEpoch int64) ([]kafka.TopicPartition, error) {
 	reply := make(chan controlledShutdownResult, 1)
 	c.enqueue(controlledShutdownEvent{brokerID: brokerID, brokerEpoch: brokerEpoch, reply: reply})
 	r, err := awaitReply(ctx, c, reply)
@@ -63,7 +65,7 @@ func (c *Controller) processControlledShutdown(e controlledShutdownEvent) error 
 }
 
 // doControlledShutdown is Kafka's doControlledShutdown.
-func (c *Controller) doControlledShutdown(id int32, brokerEpoch int64) ([]TopicPartition, error) {
+func (c *Controller) doControlledShutdown(id int32, brokerEpoch int64) ([]kafka.TopicPartition, error) {
 	cc := c.cc
 	b, ok := cc.liveBrokers[id]
 	if !ok {
@@ -76,7 +78,7 @@ func (c *Controller) doControlledShutdown(id int32, brokerEpoch int64) ([]TopicP
 	c.log.WithFields(logrus.Fields{"shutting_down_broker": id, "controller_epoch": cc.epoch,
 		"shutting_down": slices.Sorted(maps.Keys(cc.shuttingDown))}).Info("controller: controlled shutdown")
 
-	var led, followed []TopicPartition
+	var led, followed []kafka.TopicPartition
 	for _, tp := range cc.allPartitions() {
 		replicas := cc.replicas(tp)
 		l, hasLeader := cc.leadership[tp]
@@ -99,7 +101,7 @@ func (c *Controller) doControlledShutdown(id int32, brokerEpoch int64) ([]TopicP
 	if err := c.handleReplicaStateChanges(followers, OfflineReplica); err != nil {
 		return nil, err
 	}
-	var remaining []TopicPartition
+	var remaining []kafka.TopicPartition
 	for _, tp := range cc.allPartitions() {
 		l, ok := cc.leadership[tp]
 		if ok && l.Leader == id && len(cc.replicas(tp)) > 1 && !cc.isQueuedForDeletion(tp.Topic) {

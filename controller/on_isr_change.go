@@ -4,6 +4,8 @@ import (
 	"fmt"
 
 	"github.com/sirupsen/logrus"
+
+	"samsa/kafka"
 )
 
 // processIsrChangeNotification handles IsrChangeNotification (Kafka's
@@ -25,8 +27,8 @@ func (c *Controller) processIsrChangeNotification() (err error) {
 			err = fmt.Errorf("controller: delete ISR change notifications: %w", derr)
 		}
 	}()
-	seen := make(map[TopicPartition]struct{})
-	var tps []TopicPartition
+	seen := make(map[kafka.TopicPartition]struct{})
+	var tps []kafka.TopicPartition
 	for _, name := range names {
 		parts, rerr := c.store.ReadIsrChangeNotification(name)
 		if rerr != nil {
@@ -44,12 +46,12 @@ func (c *Controller) processIsrChangeNotification() (err error) {
 	if len(tps) == 0 {
 		return nil
 	}
-	sortPartitions(tps)
+	kafka.SortPartitions(tps)
 	states, err := c.store.PartitionStates(tps)
 	if err != nil {
 		return fmt.Errorf("controller: read partition states: %w", err)
 	}
-	var updated []TopicPartition
+	var updated []kafka.TopicPartition
 	for _, tp := range tps {
 		st, ok := states[tp]
 		if !ok {

@@ -6,6 +6,8 @@ import (
 	"slices"
 
 	"github.com/sirupsen/logrus"
+
+	"samsa/kafka"
 )
 
 // Log-dir failure handling (KIP-112, Kafka 2.8's KafkaController in ZooKeeper mode). A broker
@@ -86,7 +88,7 @@ func (c *Controller) processLeaderAndIsrResponse(e leaderAndIsrResponseEvent) er
 	}
 	current := maps.Clone(prev)
 	if current == nil {
-		current = make(map[TopicPartition]struct{})
+		current = make(map[kafka.TopicPartition]struct{})
 	}
 	for _, tp := range e.outcome.online {
 		delete(current, tp)
@@ -109,8 +111,8 @@ func (c *Controller) processLeaderAndIsrResponse(e leaderAndIsrResponseEvent) er
 	if len(newly) == 0 {
 		return nil
 	}
-	slices.SortFunc(newly, func(a, b PartitionReplica) int { return comparePartitions(a.TopicPartition, b.TopicPartition) })
-	tps := make([]TopicPartition, len(newly))
+	slices.SortFunc(newly, func(a, b PartitionReplica) int { return kafka.ComparePartitions(a.TopicPartition, b.TopicPartition) })
+	tps := make([]kafka.TopicPartition, len(newly))
 	for i, r := range newly {
 		tps[i] = r.TopicPartition
 	}
@@ -121,7 +123,7 @@ func (c *Controller) processLeaderAndIsrResponse(e leaderAndIsrResponseEvent) er
 
 // forgetOfflineReplica drops tp from broker id's replicas on failed log dirs (the partition
 // was deleted).
-func (cc *controllerContext) forgetOfflineReplica(id int32, tp TopicPartition) {
+func (cc *controllerContext) forgetOfflineReplica(id int32, tp kafka.TopicPartition) {
 	set, ok := cc.replicasOnOfflineDirs[id]
 	if !ok {
 		return

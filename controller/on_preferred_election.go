@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"github.com/sirupsen/logrus"
+
+	"samsa/kafka"
 )
 
 // Preferred-replica and admin-triggered leader elections (reference §3.10): the
@@ -35,7 +37,7 @@ var (
 const autoRebalanceDelay = 5 * time.Second
 
 type electLeadersResult struct {
-	results map[TopicPartition]error
+	results map[kafka.TopicPartition]error
 	err     error
 }
 
@@ -44,7 +46,7 @@ type electLeadersResult struct {
 // or ErrUnknownTopicOrPartition, ErrTopicBeingDeleted, ErrElectionNotNeeded,
 // ErrPreferredLeaderNotAvailable, ErrEligibleLeadersNotAvailable. The error is
 // ErrNotController or ctx's. It blocks until the event goroutine has handled the request.
-func (c *Controller) ElectLeaders(ctx context.Context, typ ElectionType, tps []TopicPartition) (map[TopicPartition]error, error) {
+func (c *Controller) ElectLeaders(ctx context.Context, typ ElectionType, tps []kafka.TopicPartition) (map[kafka.TopicPartition]error, error) {
 	reply := make(chan electLeadersResult, 1)
 	c.enqueue(electLeadersEvent{typ: typ, tps: tps, reply: reply})
 	r, err := awaitReply(ctx, c, reply)
@@ -74,10 +76,10 @@ func (c *Controller) processElectLeaders(e electLeadersEvent) error {
 }
 
 // electLeadersFor is Kafka's onReplicaElection after its validation (processReplicaLeaderElection).
-func (c *Controller) electLeadersFor(tps []TopicPartition, typ ElectionType) (map[TopicPartition]error, error) {
+func (c *Controller) electLeadersFor(tps []kafka.TopicPartition, typ ElectionType) (map[kafka.TopicPartition]error, error) {
 	cc := c.cc
-	results := make(map[TopicPartition]error, len(tps))
-	var electable []TopicPartition
+	results := make(map[kafka.TopicPartition]error, len(tps))
+	var electable []kafka.TopicPartition
 	for _, tp := range tps {
 		replicas := cc.replicas(tp)
 		l, hasLeader := cc.leadership[tp]
@@ -158,8 +160,8 @@ func (c *Controller) processAutoRebalance(tenure uint64) error {
 	}
 	defer c.scheduleAutoRebalance(c.cfg.LeaderImbalanceCheckInterval)
 	cc := c.cc
-	assignments := make(map[TopicPartition][]int32)
-	leaders := make(map[TopicPartition]int32)
+	assignments := make(map[kafka.TopicPartition][]int32)
+	leaders := make(map[kafka.TopicPartition]int32)
 	for _, tp := range cc.allPartitions() {
 		if cc.isQueuedForDeletion(tp.Topic) {
 			continue
@@ -172,7 +174,7 @@ func (c *Controller) processAutoRebalance(tenure uint64) error {
 	if len(cc.adding)+len(cc.removing) > 0 {
 		return nil // Kafka rebalances only when no reassignment is in progress
 	}
-	var candidates []TopicPartition
+	var candidates []kafka.TopicPartition
 	for _, tp := range PreferredLeaderImbalance(assignments, leaders, c.cfg.LeaderImbalancePerBrokerPercentage) {
 		preferred := assignments[tp][0]
 		if cc.isReplicaOnline(preferred, tp) && contains(cc.leadership[tp].Isr, preferred) {

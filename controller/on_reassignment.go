@@ -8,6 +8,8 @@ import (
 	"slices"
 
 	"github.com/sirupsen/logrus"
+
+	"samsa/kafka"
 )
 
 // Partition reassignment, as Kafka 2.8 (KIP-455, reference §3.9). RS = replicas, ORS/TRS =
@@ -43,12 +45,12 @@ type Reassignment struct {
 }
 
 type alterReassignmentsResult struct {
-	results map[TopicPartition]error
+	results map[kafka.TopicPartition]error
 	err     error
 }
 
 type listReassignmentsResult struct {
-	reassignments map[TopicPartition]Reassignment
+	reassignments map[kafka.TopicPartition]Reassignment
 	err           error
 }
 
@@ -56,7 +58,7 @@ type listReassignmentsResult struct {
 // (API key 45). The result has one entry per partition: nil, ErrUnknownTopicOrPartition,
 // ErrInvalidReplicaAssignment or ErrNoReassignmentInProgress. The error is ErrNotController
 // or ctx's. It returns once the reassignments have started, not when they complete.
-func (c *Controller) AlterPartitionReassignments(ctx context.Context, targets map[TopicPartition][]int32) (map[TopicPartition]error, error) {
+func (c *Controller) AlterPartitionReassignments(ctx context.Context, targets map[kafka.TopicPartition][]int32) (map[kafka.TopicPartition]error, error) {
 	reply := make(chan alterReassignmentsResult, 1)
 	c.enqueue(alterReassignmentsEvent{targets: targets, reply: reply})
 	r, err := awaitReply(ctx, c, reply)
@@ -68,7 +70,7 @@ func (c *Controller) AlterPartitionReassignments(ctx context.Context, targets ma
 
 // ListPartitionReassignments returns the reassignments in progress among tps (all when
 // tps is nil) (API key 46). The error is ErrNotController or ctx's.
-func (c *Controller) ListPartitionReassignments(ctx context.Context, tps []TopicPartition) (map[TopicPartition]Reassignment, error) {
+func (c *Controller) ListPartitionReassignments(ctx context.Context, tps []kafka.TopicPartition) (map[kafka.TopicPartition]Reassignment, error) {
 	reply := make(chan listReassignmentsResult, 1)
 	c.enqueue(listReassignmentsEvent{tps: tps, reply: reply})
 	r, err := awaitReply(ctx, c, reply)
@@ -88,7 +90,7 @@ func (c *Controller) processListReassignments(e listReassignmentsEvent) {
 	if tps == nil {
 		tps = cc.allPartitions()
 	}
-	out := make(map[TopicPartition]Reassignment)
+	out := make(map[kafka.TopicPartition]Reassignment)
 	for _, tp := range tps {
 		if cc.isBeingReassigned(tp) {
 			out[tp] = Reassignment{Replicas: slices.Clone(cc.replicas(tp)), Adding: slices.Clone(cc.adding[tp]), Removing: slices.Clone(cc.removing[tp])}
@@ -102,9 +104,9 @@ func (c *Controller) processAlterReassignments(e alterReassignmentsEvent) error 
 		e.reply <- alterReassignmentsResult{err: ErrNotController}
 		return nil
 	}
-	results := make(map[TopicPartition]error, len(e.targets))
-	plans := make(map[TopicPartition][]int32)
-	for _, tp := range slices.SortedFunc(maps.Keys(e.targets), comparePartitions) {
+	results := make(map[kafka.TopicPartition]error, len(e.targets))
+	plans := make(map[kafka.TopicPartition][]int32)
+	for _, tp := range slices.SortedFunc(maps.Keys(e.targets), kafka.ComparePartitions) {
 		target, err := c.buildReassignment(tp, e.targets[tp], e.targets[tp] == nil)
 		if err != nil {
 			results[tp] = err
@@ -124,7 +126,7 @@ func (c *Controller) processAlterReassignments(e alterReassignmentsEvent) error 
 
 // buildReassignment validates a request and returns the target replica set (Kafka's
 // validateReplicas and maybeBuildReassignment); cancel reverts to the original replicas.
-func (c *Controller) buildReassignment(tp TopicPartition, target []int32, cancel bool) ([]int32, error) {
+func (c *Controller) buildReassignment(tp kafka.TopicPartition, target []int32, cancel bool) ([]int32, error) {
 	cc := c.cc
 	replicas := cc.replicas(tp)
 	if len(replicas) == 0 || cc.isQueuedForDeletion(tp.Topic) {
@@ -156,9 +158,9 @@ func (c *Controller) buildReassignment(tp TopicPartition, target []int32, cancel
 // triggerReassignments starts each planned reassignment (Kafka's
 // maybeTriggerPartitionReassignment). Only ErrControllerMoved and ZooKeeper failures are
 // returned as the error; per-partition outcomes are in the map.
-func (c *Controller) triggerReassignments(plans map[TopicPartition][]int32) (map[TopicPartition]error, error) {
-	results := make(map[TopicPartition]error, len(plans))
-	for _, tp := range slices.SortedFunc(maps.Keys(plans), comparePartitions) {
+func (c *Controller) triggerReassignments(plans map[kafka.TopicPartition][]int32) (map[kafka.TopicPartition]error, error) {
+	results := make(map[kafka.TopicPartition]error, len(plans))
+	for _, tp := range slices.SortedFunc(maps.Keys(plans), kafka.ComparePartitions) {
 		if err := c.onPartitionReassignment(tp, plans[tp]); err != nil {
 			if isControllerMoved(err) {
 				return results, err
@@ -173,7 +175,7 @@ func (c *Controller) triggerReassignments(plans map[TopicPartition][]int32) (map
 }
 
 // onPartitionReassignment is Kafka's onPartitionReassignment for tp towards target (TRS).
-func (c *Controller) onPartitionReassignment(tp TopicPartition, target []int32) error {
+func (c *Controller) onPartitionReassignment(tp kafka.TopicPartition, target []int32) error {
 	cc := c.cc
 	if cc.isQueuedForDeletion(tp.Topic) {
 		cc.topicsIneligibleForDeletion[tp.Topic] = struct{}{} // resumed at completion
@@ -221,13 +223,13 @@ func (c *Controller) onPartitionReassignment(tp TopicPartition, target []int32) 
 		cancel()
 	}
 	delete(c.reassignWatches, tp)
-	if err := c.removeFromZkReassignment(func(x TopicPartition, replicas []int32) bool {
+	if err := c.removeFromZkReassignment(func(x kafka.TopicPartition, replicas []int32) bool {
 		return x == tp && slices.Equal(replicas, target)
 	}); err != nil {
 		return err
 	}
 	c.stateLog(tp).WithField("replicas", target).Info("controller: partition reassignment completed")
-	c.batch.addUpdateMetadata(cc.liveBrokerIDs(), []TopicPartition{tp})
+	c.batch.addUpdateMetadata(cc.liveBrokerIDs(), []kafka.TopicPartition{tp})
 	if !cc.topicBeingReassigned(tp.Topic) {
 		return c.resumeDeletionForTopics([]string{tp.Topic})
 	}
@@ -236,7 +238,7 @@ func (c *Controller) onPartitionReassignment(tp TopicPartition, target []int32) 
 
 // updateCurrentReassignment is Phase U: persist the new sets, then record them, and stop
 // replicas an earlier reassignment added that the new one drops.
-func (c *Controller) updateCurrentReassignment(tp TopicPartition, replicas, adding, removing []int32) error {
+func (c *Controller) updateCurrentReassignment(tp kafka.TopicPartition, replicas, adding, removing []int32) error {
 	cc := c.cc
 	current := cc.replicas(tp)
 	if !slices.Equal(current, replicas) || !slices.Equal(cc.adding[tp], adding) || !slices.Equal(cc.removing[tp], removing) {
@@ -261,12 +263,12 @@ func (c *Controller) updateCurrentReassignment(tp TopicPartition, replicas, addi
 }
 
 // isReassignmentComplete: no reassignment, or TRS ⊆ ISR as stored in ZooKeeper.
-func (c *Controller) isReassignmentComplete(tp TopicPartition) (bool, error) {
+func (c *Controller) isReassignmentComplete(tp kafka.TopicPartition) (bool, error) {
 	cc := c.cc
 	if !cc.isBeingReassigned(tp) {
 		return true, nil
 	}
-	states, err := c.store.PartitionStates([]TopicPartition{tp})
+	states, err := c.store.PartitionStates([]kafka.TopicPartition{tp})
 	if err != nil {
 		return false, fmt.Errorf("controller: read partition state: %w", err)
 	}
@@ -285,9 +287,9 @@ func (c *Controller) isReassignmentComplete(tp TopicPartition) (bool, error) {
 
 // updateLeaderEpochAndSendRequest bumps the leader epoch (same leader and ISR) and sends
 // LeaderAndIsr to the origin replicas, and with IsNew to the adding ones.
-func (c *Controller) updateLeaderEpochAndSendRequest(tp TopicPartition) error {
+func (c *Controller) updateLeaderEpochAndSendRequest(tp kafka.TopicPartition) error {
 	cc := c.cc
-	states, err := c.store.PartitionStates([]TopicPartition{tp})
+	states, err := c.store.PartitionStates([]kafka.TopicPartition{tp})
 	if err != nil {
 		return fmt.Errorf("controller: read partition state: %w", err)
 	}
@@ -300,7 +302,7 @@ func (c *Controller) updateLeaderEpochAndSendRequest(tp TopicPartition) error {
 	}
 	nl := st.newLeaderAndIsr(st.Leader, st.Isr)
 	nl.ControllerEpoch = cc.epoch
-	results, err := c.store.UpdatePartitionStates(cc.epochZkVersion, map[TopicPartition]LeaderAndIsr{tp: nl})
+	results, err := c.store.UpdatePartitionStates(cc.epochZkVersion, map[kafka.TopicPartition]LeaderAndIsr{tp: nl})
 	if err != nil {
 		return fmt.Errorf("controller: update partition state: %w", err)
 	}
@@ -321,7 +323,7 @@ func (c *Controller) updateLeaderEpochAndSendRequest(tp TopicPartition) error {
 // moveReassignedPartitionLeaderIfRequired elects a leader among TRS when the current one is
 // not in it or is dead; otherwise it bumps the leader epoch so that every replica learns the
 // new replica set.
-func (c *Controller) moveReassignedPartitionLeaderIfRequired(tp TopicPartition, target []int32) error {
+func (c *Controller) moveReassignedPartitionLeaderIfRequired(tp kafka.TopicPartition, target []int32) error {
 	cc := c.cc
 	l := cc.leadership[tp]
 	if contains(target, l.Leader) && cc.isReplicaOnline(l.Leader, tp) {
@@ -330,14 +332,14 @@ func (c *Controller) moveReassignedPartitionLeaderIfRequired(tp TopicPartition, 
 	if cc.partitionStates[tp] == NewPartition {
 		return nil
 	}
-	_, err := c.handlePartitionStateChanges([]TopicPartition{tp}, OnlinePartition, electReassign)
+	_, err := c.handlePartitionStateChanges([]kafka.TopicPartition{tp}, OnlinePartition, electReassign)
 	return err
 }
 
 // stopRemovedReplicas takes removed replicas out: Offline (ISR shrink, StopReplica), then
 // deletion (StopReplica delete=true), then forgotten (Kafka's
 // stopRemovedReplicasOfReassignedPartition; it does not wait for the deletes).
-func (c *Controller) stopRemovedReplicas(tp TopicPartition, removed []int32) error {
+func (c *Controller) stopRemovedReplicas(tp kafka.TopicPartition, removed []int32) error {
 	var rs []PartitionReplica
 	for _, r := range removed {
 		rs = append(rs, PartitionReplica{tp, r})
@@ -351,7 +353,7 @@ func (c *Controller) stopRemovedReplicas(tp TopicPartition, removed []int32) err
 }
 
 // maybeCompleteReassignment re-checks a reassigning partition after an ISR change.
-func (c *Controller) maybeCompleteReassignment(tp TopicPartition) error {
+func (c *Controller) maybeCompleteReassignment(tp kafka.TopicPartition) error {
 	cc := c.cc
 	if !cc.isBeingReassigned(tp) {
 		return nil
@@ -366,14 +368,14 @@ func (c *Controller) maybeCompleteReassignment(tp TopicPartition) error {
 // processZkPartitionReassignment handles /admin/reassign_partitions (Kafka's
 // processZkPartitionReassignment): start each listed reassignment; entries that fail
 // validation are removed from the znode.
-func (c *Controller) processZkPartitionReassignment() (map[TopicPartition]bool, error) {
+func (c *Controller) processZkPartitionReassignment() (map[kafka.TopicPartition]bool, error) {
 	cc := c.cc
 	requested, err := c.store.PartitionReassignment()
 	if err != nil {
 		return nil, fmt.Errorf("controller: read partition reassignment: %w", err)
 	}
-	plans := make(map[TopicPartition][]int32)
-	failed := make(map[TopicPartition]error)
+	plans := make(map[kafka.TopicPartition][]int32)
+	failed := make(map[kafka.TopicPartition]error)
 	for tp, target := range requested {
 		if cc.isBeingReassigned(tp) && slices.Equal(TargetReplicas(cc.replicas(tp), cc.removing[tp]), target) {
 			// Already running. Kafka acts on the znode's creation only; zkutil's watch also
@@ -391,7 +393,7 @@ func (c *Controller) processZkPartitionReassignment() (map[TopicPartition]bool, 
 	if err != nil {
 		return nil, err
 	}
-	started := make(map[TopicPartition]bool)
+	started := make(map[kafka.TopicPartition]bool)
 	for tp, rerr := range results {
 		if rerr != nil {
 			failed[tp] = rerr
@@ -402,7 +404,7 @@ func (c *Controller) processZkPartitionReassignment() (map[TopicPartition]bool, 
 	if len(failed) > 0 {
 		c.log.WithFields(logrus.Fields{"failed": fmt.Sprint(failed), "controller_epoch": cc.epoch}).
 			Warn("controller: failed reassignments through ZooKeeper; removing them from the znode")
-		if err := c.removeFromZkReassignment(func(tp TopicPartition, _ []int32) bool { _, bad := failed[tp]; return bad }); err != nil {
+		if err := c.removeFromZkReassignment(func(tp kafka.TopicPartition, _ []int32) bool { _, bad := failed[tp]; return bad }); err != nil {
 			return nil, err
 		}
 	}
@@ -411,7 +413,7 @@ func (c *Controller) processZkPartitionReassignment() (map[TopicPartition]bool, 
 
 // removeFromZkReassignment drops matching entries from /admin/reassign_partitions, deleting
 // it when none is left.
-func (c *Controller) removeFromZkReassignment(drop func(TopicPartition, []int32) bool) error {
+func (c *Controller) removeFromZkReassignment(drop func(kafka.TopicPartition, []int32) bool) error {
 	cc := c.cc
 	current, err := c.store.PartitionReassignment()
 	if err != nil {
@@ -440,13 +442,13 @@ func (c *Controller) initializePartitionReassignments() error {
 	if err != nil {
 		return err
 	}
-	return c.resumeReassignments(func(tp TopicPartition) bool { return !started[tp] })
+	return c.resumeReassignments(func(tp kafka.TopicPartition) bool { return !started[tp] })
 }
 
 // resumeReassignments restarts every reassignment in progress for which pick is true.
-func (c *Controller) resumeReassignments(pick func(TopicPartition) bool) error {
+func (c *Controller) resumeReassignments(pick func(kafka.TopicPartition) bool) error {
 	cc := c.cc
-	plans := make(map[TopicPartition][]int32)
+	plans := make(map[kafka.TopicPartition][]int32)
 	for _, tp := range cc.allPartitions() {
 		if cc.isBeingReassigned(tp) && pick(tp) {
 			plans[tp] = TargetReplicas(cc.replicas(tp), cc.removing[tp])

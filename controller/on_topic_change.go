@@ -6,6 +6,8 @@ import (
 	"slices"
 
 	"github.com/sirupsen/logrus"
+
+	"samsa/kafka"
 )
 
 // processTopicChange handles TopicChange (Kafka's processTopicChange): new topics under
@@ -68,10 +70,10 @@ func (c *Controller) processPartitionModifications(topic string) error {
 	if !ok {
 		return nil
 	}
-	var added []TopicPartition
+	var added []kafka.TopicPartition
 	for p := range a.Partitions {
-		if cc.replicas(TopicPartition{topic, p}) == nil {
-			added = append(added, TopicPartition{topic, p})
+		if cc.replicas(kafka.TopicPartition{Topic: topic, Partition: p}) == nil {
+			added = append(added, kafka.TopicPartition{Topic: topic, Partition: p})
 		}
 	}
 	if len(added) == 0 {
@@ -89,7 +91,7 @@ func (c *Controller) processPartitionModifications(topic string) error {
 	for _, tp := range added {
 		cc.setAssignment(tp, a.Partitions[tp.Partition])
 	}
-	sortPartitions(added)
+	kafka.SortPartitions(added)
 	c.log.WithFields(logrus.Fields{"topic": topic, "partitions": len(added), "controller_epoch": cc.epoch}).
 		Info("controller: new partitions for existing topic")
 	return c.onNewPartitionCreation(added)
@@ -98,7 +100,7 @@ func (c *Controller) processPartitionModifications(topic string) error {
 // onNewPartitionCreation (Kafka's onNewPartitionCreation): partitions → New, replicas →
 // NewReplica, partitions → Online (create the state znodes; LeaderAndIsr IsNew to the live
 // replicas and UpdateMetadata to all), replicas → Online.
-func (c *Controller) onNewPartitionCreation(tps []TopicPartition) error {
+func (c *Controller) onNewPartitionCreation(tps []kafka.TopicPartition) error {
 	cc := c.cc
 	var replicas []PartitionReplica
 	for _, tp := range tps {

@@ -6,6 +6,8 @@ import (
 	"slices"
 
 	"github.com/sirupsen/logrus"
+
+	"samsa/kafka"
 )
 
 // Topic deletion, as Kafka 2.8's TopicDeletionManager (reference §3.8):
@@ -147,7 +149,7 @@ func (c *Controller) eligibleForDeletion(topic string) bool {
 // onTopicDeletion starts (or restarts) the deletion of topics.
 func (c *Controller) onTopicDeletion(topics []string) error {
 	cc := c.cc
-	var unseen, all []TopicPartition
+	var unseen, all []kafka.TopicPartition
 	for _, t := range topics {
 		parts := cc.partitionsOf(t)
 		all = append(all, parts...)
@@ -194,10 +196,10 @@ func (c *Controller) onTopicDeletion(topics []string) error {
 }
 
 // processReplicaDeletionResponse handles a StopReplica (delete=true) answer from broker.
-func (c *Controller) processReplicaDeletionResponse(broker int32, results map[TopicPartition]error) error {
+func (c *Controller) processReplicaDeletionResponse(broker int32, results map[kafka.TopicPartition]error) error {
 	cc := c.cc
 	var failed, deleted []PartitionReplica
-	for _, tp := range slices.SortedFunc(maps.Keys(results), comparePartitions) {
+	for _, tp := range slices.SortedFunc(maps.Keys(results), kafka.ComparePartitions) {
 		r := PartitionReplica{tp, broker}
 		if !cc.isQueuedForDeletion(tp.Topic) || cc.replicaStates[r] != ReplicaDeletionStarted {
 			continue

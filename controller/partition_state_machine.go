@@ -6,6 +6,8 @@ import (
 	"slices"
 
 	"github.com/sirupsen/logrus"
+
+	"samsa/kafka"
 )
 
 // electionKind selects the leader election strategy of an Online transition.
@@ -23,7 +25,7 @@ const (
 const maxStateWriteRounds = 10
 
 // stateLog returns the state-change logger for tp (Kafka's state.change.logger).
-func (c *Controller) stateLog(tp TopicPartition) logrus.FieldLogger {
+func (c *Controller) stateLog(tp kafka.TopicPartition) logrus.FieldLogger {
 	epoch := int32(0)
 	if c.cc != nil {
 		epoch = c.cc.epoch
@@ -32,7 +34,7 @@ func (c *Controller) stateLog(tp TopicPartition) logrus.FieldLogger {
 }
 
 // setPartitionState records and logs a partition state transition.
-func (c *Controller) setPartitionState(tp TopicPartition, to PartitionState) {
+func (c *Controller) setPartitionState(tp kafka.TopicPartition, to PartitionState) {
 	from := c.cc.partitionStates[tp]
 	if to == NonExistentPartition {
 		delete(c.cc.partitionStates, tp)
@@ -68,7 +70,7 @@ func (c *Controller) startupPartitionStateMachine() error {
 // triggerOnlinePartitionStateChange moves every New or Offline partition (of topics not
 // being deleted) to Online with the offline election strategy; it returns the partitions
 // that came Online.
-func (c *Controller) triggerOnlinePartitionStateChange() ([]TopicPartition, error) {
+func (c *Controller) triggerOnlinePartitionStateChange() ([]kafka.TopicPartition, error) {
 	return c.handlePartitionStateChanges(c.cc.partitionsInStates(NewPartition, OfflinePartition), OnlinePartition, electOffline)
 }
 
@@ -76,9 +78,9 @@ func (c *Controller) triggerOnlinePartitionStateChange() ([]TopicPartition, erro
 // ZkPartitionStateMachine.handleStateChanges). It returns the partitions that reached target.
 // Partitions that cannot move (invalid transition, no live replica, no eligible leader) are
 // logged and keep their state; only ErrControllerMoved and ZooKeeper failures are errors.
-func (c *Controller) handlePartitionStateChanges(tps []TopicPartition, target PartitionState, kind electionKind) ([]TopicPartition, error) {
+func (c *Controller) handlePartitionStateChanges(tps []kafka.TopicPartition, target PartitionState, kind electionKind) ([]kafka.TopicPartition, error) {
 	cc := c.cc
-	var valid []TopicPartition
+	var valid []kafka.TopicPartition
 	for _, tp := range tps {
 		from := cc.partitionStates[tp]
 		if !ValidPartitionTransition(from, target) {
@@ -95,7 +97,7 @@ func (c *Controller) handlePartitionStateChanges(tps []TopicPartition, target Pa
 		}
 		return valid, nil
 	}
-	var uninitialized, ready []TopicPartition
+	var uninitialized, ready []kafka.TopicPartition
 	for _, tp := range valid {
 		if cc.partitionStates[tp] == NewPartition {
 			uninitialized = append(uninitialized, tp)
@@ -121,12 +123,12 @@ func (c *Controller) handlePartitionStateChanges(tps []TopicPartition, target Pa
 // initializeLeaderAndIsr creates the state znodes of new partitions (New → Online): leader =
 // first online replica (isReplicaOnline), ISR = online replicas, leader epoch 0. It queues
 // LeaderAndIsr (IsNew) to the ISR and UpdateMetadata to every broker.
-func (c *Controller) initializeLeaderAndIsr(tps []TopicPartition) ([]TopicPartition, error) {
+func (c *Controller) initializeLeaderAndIsr(tps []kafka.TopicPartition) ([]kafka.TopicPartition, error) {
 	if len(tps) == 0 {
 		return nil, nil
 	}
 	cc := c.cc
-	states := make(map[TopicPartition]LeaderAndIsr, len(tps))
+	states := make(map[kafka.TopicPartition]LeaderAndIsr, len(tps))
 	for _, tp := range tps {
 		l, ok := InitialLeaderAndIsr(cc.replicas(tp), cc.onlineReplicas(tp), cc.epoch)
 		if !ok {
@@ -143,8 +145,8 @@ func (c *Controller) initializeLeaderAndIsr(tps []TopicPartition) ([]TopicPartit
 	if err != nil {
 		return nil, fmt.Errorf("controller: create partition states: %w", err)
 	}
-	var done []TopicPartition
-	for _, tp := range slices.SortedFunc(maps.Keys(states), comparePartitions) {
+	var done []kafka.TopicPartition
+	for _, tp := range slices.SortedFunc(maps.Keys(states), kafka.ComparePartitions) {
 		r, ok := results[tp]
 		if !ok || r.Err != nil {
 			c.stateLog(tp).WithError(r.Err).Error("controller: cannot create partition state")
@@ -163,8 +165,8 @@ func (c *Controller) initializeLeaderAndIsr(tps []TopicPartition) ([]TopicPartit
 
 // electLeaders runs leader elections for tps (Offline/Online → Online), re-reading the
 // state znodes and retrying the partitions that hit a zkVersion conflict.
-func (c *Controller) electLeaders(tps []TopicPartition, kind electionKind) ([]TopicPartition, error) {
-	var done []TopicPartition
+func (c *Controller) electLeaders(tps []kafka.TopicPartition, kind electionKind) ([]kafka.TopicPartition, error) {
+	var done []kafka.TopicPartition
 	remaining := tps
 	for round := 0; len(remaining) > 0 && round < maxStateWriteRounds; round++ {
 		elected, retry, err := c.doElectLeaders(remaining, kind, round > 0)
@@ -182,15 +184,15 @@ func (c *Controller) electLeaders(tps []TopicPartition, kind electionKind) ([]To
 
 // doElectLeaders is one round of elections: take the states (cached on the first round,
 // read after a conflict: state_cache.go), decide, write conditionally.
-func (c *Controller) doElectLeaders(tps []TopicPartition, kind electionKind, fresh bool) (elected, retry []TopicPartition, err error) {
+func (c *Controller) doElectLeaders(tps []kafka.TopicPartition, kind electionKind, fresh bool) (elected, retry []kafka.TopicPartition, err error) {
 	cc := c.cc
 	current, err := c.cachedOrReadStates(tps, fresh)
 	if err != nil {
 		return nil, nil, err
 	}
-	toWrite := make(map[TopicPartition]LeaderAndIsr)
-	unclean := make(map[TopicPartition]bool)
-	recipients := make(map[TopicPartition][]int32)
+	toWrite := make(map[kafka.TopicPartition]LeaderAndIsr)
+	unclean := make(map[kafka.TopicPartition]bool)
+	recipients := make(map[kafka.TopicPartition][]int32)
 	for _, tp := range tps {
 		st, ok := current[tp]
 		if !ok {
@@ -251,7 +253,7 @@ func (c *Controller) doElectLeaders(tps []TopicPartition, kind electionKind, fre
 	if err != nil {
 		return nil, nil, fmt.Errorf("controller: update partition states: %w", err)
 	}
-	for _, tp := range slices.SortedFunc(maps.Keys(toWrite), comparePartitions) {
+	for _, tp := range slices.SortedFunc(maps.Keys(toWrite), kafka.ComparePartitions) {
 		r, ok := results[tp]
 		switch {
 		case ok && r.Err == nil:

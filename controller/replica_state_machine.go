@@ -6,6 +6,8 @@ import (
 	"slices"
 
 	"github.com/sirupsen/logrus"
+
+	"samsa/kafka"
 )
 
 // epochDuringDelete is the StopReplica leader epoch of partitions of topics being deleted
@@ -154,12 +156,12 @@ func (c *Controller) handleReplicaStateChanges(replicas []PartitionReplica, targ
 // replicas, StopReplica (delete=false) to the replica itself, UpdateMetadata to all.
 func (c *Controller) offlineReplicas(id int32, replicas []PartitionReplica) error {
 	cc := c.cc
-	var withLeadership []TopicPartition
+	var withLeadership []kafka.TopicPartition
 	for _, r := range replicas {
 		if _, ok := cc.leadership[r.TopicPartition]; ok {
 			withLeadership = append(withLeadership, r.TopicPartition)
 		} else {
-			c.batch.addUpdateMetadata(cc.liveBrokerIDs(), []TopicPartition{r.TopicPartition})
+			c.batch.addUpdateMetadata(cc.liveBrokerIDs(), []kafka.TopicPartition{r.TopicPartition})
 			c.setReplicaState(r, OfflineReplica)
 		}
 	}
@@ -191,16 +193,16 @@ func (c *Controller) offlineReplicas(id int32, replicas []PartitionReplica) erro
 // removeReplicaFromIsr writes the ISR shrink of replica id for tps, retrying zkVersion
 // conflicts after a re-read (Kafka's removeReplicasFromIsr). It returns the resulting state
 // of every partition it handled, changed or not.
-func (c *Controller) removeReplicaFromIsr(id int32, tps []TopicPartition) (map[TopicPartition]LeaderAndIsr, error) {
+func (c *Controller) removeReplicaFromIsr(id int32, tps []kafka.TopicPartition) (map[kafka.TopicPartition]LeaderAndIsr, error) {
 	cc := c.cc
-	out := make(map[TopicPartition]LeaderAndIsr)
+	out := make(map[kafka.TopicPartition]LeaderAndIsr)
 	remaining := tps
 	for round := 0; len(remaining) > 0 && round < maxStateWriteRounds; round++ {
 		current, err := c.cachedOrReadStates(remaining, round > 0)
 		if err != nil {
 			return nil, err
 		}
-		toWrite := make(map[TopicPartition]LeaderAndIsr)
+		toWrite := make(map[kafka.TopicPartition]LeaderAndIsr)
 		for _, tp := range remaining {
 			st, ok := current[tp]
 			if !ok {
@@ -229,7 +231,7 @@ func (c *Controller) removeReplicaFromIsr(id int32, tps []TopicPartition) (map[T
 		if err != nil {
 			return nil, fmt.Errorf("controller: update partition states: %w", err)
 		}
-		for _, tp := range slices.SortedFunc(maps.Keys(toWrite), comparePartitions) {
+		for _, tp := range slices.SortedFunc(maps.Keys(toWrite), kafka.ComparePartitions) {
 			r, ok := results[tp]
 			switch {
 			case ok && r.Err == nil:

@@ -1,6 +1,7 @@
 package controller
 
 import "fmt"
+import "samsa/kafka"
 
 // cachedOrReadStates returns the partition states to decide on for tps.
 // On the first round of a batch of writes (fresh=false) it takes the
@@ -16,9 +17,9 @@ import "fmt"
 // on the state ZooKeeper held. It saves one pipelined read per partition
 // (about 1 s per 10,000 here) on the paths that handle thousands at once:
 // controlled shutdown and broker failure.
-func (c *Controller) cachedOrReadStates(tps []TopicPartition, fresh bool) (map[TopicPartition]LeaderAndIsr, error) {
+func (c *Controller) cachedOrReadStates(tps []kafka.TopicPartition, fresh bool) (map[kafka.TopicPartition]LeaderAndIsr, error) {
 	cc := c.cc
-	out := make(map[TopicPartition]LeaderAndIsr, len(tps))
+	out := make(map[kafka.TopicPartition]LeaderAndIsr, len(tps))
 	toRead := tps
 	if !fresh {
 		toRead = nil

@@ -3,7 +3,7 @@ package controller
 import (
 	"testing"
 
-	"samsa/zkutil"
+	"samsa/kafka"
 )
 
 // TestControllerStaleCachedStateElection: a leader changed its ISR in
@@ -29,7 +29,7 @@ func TestControllerStaleCachedStateElection(t *testing.T) {
 		t.Fatal(err)
 	}
 	st.ISR = []int32{2, 4}
-	if _, err := admin.UpdatePartitionStateFromLeader(zkutil.TopicPartition{Topic: "s", Partition: 0}, st, zkv); err != nil {
+	if _, err := admin.UpdatePartitionStateFromLeader(kafka.TopicPartition{Topic: "s", Partition: 0}, st, zkv); err != nil {
 		t.Fatal(err)
 	}
 	z2.Close() // broker 2 dies: the cache says ISR {2,3,4} and would pick 3

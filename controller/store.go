@@ -1,6 +1,7 @@
 package controller
 
 import "errors"
+import "samsa/kafka"
 
 // Errors a Store reports, so the controller's logic does not depend on zkutil. The zkutil
 // adapter wraps both sentinels, so errors.Is matches zkutil's errors as well.
@@ -44,14 +45,14 @@ type Store interface {
 	// topics are absent from the result.
 	TopicAssignments(topics []string) (map[string]TopicAssignment, error)
 	// PartitionStates reads the state znodes of tps; missing ones are absent.
-	PartitionStates(tps []TopicPartition) (map[TopicPartition]LeaderAndIsr, error)
+	PartitionStates(tps []kafka.TopicPartition) (map[kafka.TopicPartition]LeaderAndIsr, error)
 	// CreatePartitionStates creates the state znodes (and their parents), fenced. The
 	// result holds the new zkVersion (0) or a per-partition error (ErrStateExists).
-	CreatePartitionStates(epochZkVersion int32, states map[TopicPartition]LeaderAndIsr) (map[TopicPartition]StoreResult, error)
+	CreatePartitionStates(epochZkVersion int32, states map[kafka.TopicPartition]LeaderAndIsr) (map[kafka.TopicPartition]StoreResult, error)
 	// UpdatePartitionStates writes state znodes conditionally on each state's ZkVersion,
 	// fenced. The result holds the new zkVersion or a per-partition error
 	// (ErrZkVersionConflict: re-read and retry).
-	UpdatePartitionStates(epochZkVersion int32, states map[TopicPartition]LeaderAndIsr) (map[TopicPartition]StoreResult, error)
+	UpdatePartitionStates(epochZkVersion int32, states map[kafka.TopicPartition]LeaderAndIsr) (map[kafka.TopicPartition]StoreResult, error)
 	// UncleanLeaderElectionEnable returns the topic override of
 	// unclean.leader.election.enable, set=false when the topic has none.
 	UncleanLeaderElectionEnable(topic string) (enabled, set bool, err error)
@@ -59,7 +60,7 @@ type Store interface {
 	// IsrChangeNotifications lists the children of /isr_change_notification.
 	IsrChangeNotifications() ([]string, error)
 	// ReadIsrChangeNotification returns the partitions named by one notification.
-	ReadIsrChangeNotification(name string) ([]TopicPartition, error)
+	ReadIsrChangeNotification(name string) ([]kafka.TopicPartition, error)
 	// DeleteIsrChangeNotifications deletes the named notifications (all when names is
 	// nil), fenced.
 	DeleteIsrChangeNotifications(epochZkVersion int32, names []string) error
@@ -88,14 +89,14 @@ type Store interface {
 	SetTopicAssignment(epochZkVersion int32, topic string, a TopicAssignment) error
 	// PartitionReassignment reads /admin/reassign_partitions (target replicas per
 	// partition); empty when there is none.
-	PartitionReassignment() (map[TopicPartition][]int32, error)
+	PartitionReassignment() (map[kafka.TopicPartition][]int32, error)
 	// SetPartitionReassignment rewrites /admin/reassign_partitions, fenced; an empty map
 	// deletes it.
-	SetPartitionReassignment(epochZkVersion int32, r map[TopicPartition][]int32) error
+	SetPartitionReassignment(epochZkVersion int32, r map[kafka.TopicPartition][]int32) error
 
 	// PreferredReplicaElection returns the partitions in /admin/preferred_replica_election,
 	// nil when the znode does not exist.
-	PreferredReplicaElection() ([]TopicPartition, error)
+	PreferredReplicaElection() ([]kafka.TopicPartition, error)
 	// DeletePreferredReplicaElection deletes that znode, fenced; a missing one is fine.
 	DeletePreferredReplicaElection(epochZkVersion int32) error
 
@@ -121,7 +122,7 @@ type Store interface {
 	WatchPartitionReassignment(fn func()) (cancel func())
 	// WatchPartitionState calls fn when tp's state znode changes (the ISR of a partition
 	// being reassigned).
-	WatchPartitionState(tp TopicPartition, fn func()) (cancel func())
+	WatchPartitionState(tp kafka.TopicPartition, fn func()) (cancel func())
 	// WatchPreferredReplicaElection calls fn when /admin/preferred_replica_election is
 	// created, changed or deleted.
 	WatchPreferredReplicaElection(fn func()) (cancel func())

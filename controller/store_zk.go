@@ -7,6 +7,7 @@ import (
 	"strings"
 	"sync/atomic"
 
+	"samsa/kafka"
 	"samsa/zkutil"
 )
 
@@ -102,34 +103,18 @@ func decodeTopicID(s string) [16]byte {
 	return id
 }
 
-func toZKTP(tp TopicPartition) zkutil.TopicPartition {
-	return zkutil.TopicPartition{Topic: tp.Topic, Partition: tp.Partition}
-}
-
-func fromZKTPs(tps []zkutil.TopicPartition) []TopicPartition {
-	out := make([]TopicPartition, len(tps))
-	for i, tp := range tps {
-		out[i] = TopicPartition{tp.Topic, tp.Partition}
-	}
-	return out
-}
-
 func toZKState(l LeaderAndIsr) zkutil.PartitionState {
 	return zkutil.PartitionState{Leader: l.Leader, LeaderEpoch: l.LeaderEpoch, ISR: l.Isr, ControllerEpoch: l.ControllerEpoch}
 }
 
-func (s zkStore) PartitionStates(tps []TopicPartition) (map[TopicPartition]LeaderAndIsr, error) {
-	in := make([]zkutil.TopicPartition, len(tps))
-	for i, tp := range tps {
-		in[i] = toZKTP(tp)
-	}
-	states, err := s.zk.GetPartitionStates(in)
+func (s zkStore) PartitionStates(tps []kafka.TopicPartition) (map[kafka.TopicPartition]LeaderAndIsr, error) {
+	states, err := s.zk.GetPartitionStates(tps)
 	if err != nil {
 		return nil, wrapErr(err)
 	}
-	out := make(map[TopicPartition]LeaderAndIsr, len(states))
+	out := make(map[kafka.TopicPartition]LeaderAndIsr, len(states))
 	for tp, vs := range states {
-		out[TopicPartition{tp.Topic, tp.Partition}] = LeaderAndIsr{
+		out[tp] = LeaderAndIsr{
 			Leader: vs.State.Leader, LeaderEpoch: vs.State.LeaderEpoch, Isr: vs.State.ISR,
 			ControllerEpoch: vs.State.ControllerEpoch, ZkVersion: vs.ZkVersion,
 		}
@@ -137,15 +122,15 @@ func (s zkStore) PartitionStates(tps []TopicPartition) (map[TopicPartition]Leade
 	return out, nil
 }
 
-func (s zkStore) CreatePartitionStates(epochZkVersion int32, states map[TopicPartition]LeaderAndIsr) (map[TopicPartition]StoreResult, error) {
-	in := make(map[zkutil.TopicPartition]zkutil.PartitionState, len(states))
+func (s zkStore) CreatePartitionStates(epochZkVersion int32, states map[kafka.TopicPartition]LeaderAndIsr) (map[kafka.TopicPartition]StoreResult, error) {
+	in := make(map[kafka.TopicPartition]zkutil.PartitionState, len(states))
 	for tp, l := range states {
-		in[toZKTP(tp)] = toZKState(l)
+		in[tp] = toZKState(l)
 	}
 	errs := s.zk.CreatePartitionStates(epochZkVersion, in)
-	out := make(map[TopicPartition]StoreResult, len(states))
+	out := make(map[kafka.TopicPartition]StoreResult, len(states))
 	for tp := range states {
-		err := wrapErr(errs[toZKTP(tp)])
+		err := wrapErr(errs[tp])
 		if isControllerMoved(err) {
 			return nil, err
 		}
@@ -154,23 +139,22 @@ func (s zkStore) CreatePartitionStates(epochZkVersion int32, states map[TopicPar
 	return out, nil
 }
 
-func (s zkStore) UpdatePartitionStates(epochZkVersion int32, states map[TopicPartition]LeaderAndIsr) (map[TopicPartition]StoreResult, error) {
-	in := make(map[zkutil.TopicPartition]zkutil.VersionedState, len(states))
+func (s zkStore) UpdatePartitionStates(epochZkVersion int32, states map[kafka.TopicPartition]LeaderAndIsr) (map[kafka.TopicPartition]StoreResult, error) {
+	in := make(map[kafka.TopicPartition]zkutil.VersionedState, len(states))
 	for tp, l := range states {
-		in[toZKTP(tp)] = zkutil.VersionedState{State: toZKState(l), ZkVersion: l.ZkVersion}
+		in[tp] = zkutil.VersionedState{State: toZKState(l), ZkVersion: l.ZkVersion}
 	}
 	versions, errs := s.zk.UpdatePartitionStates(epochZkVersion, in)
-	out := make(map[TopicPartition]StoreResult, len(states))
+	out := make(map[kafka.TopicPartition]StoreResult, len(states))
 	for tp := range states {
-		ztp := toZKTP(tp)
-		if err := wrapErr(errs[ztp]); err != nil {
+		if err := wrapErr(errs[tp]); err != nil {
 			if isControllerMoved(err) {
 				return nil, err
 			}
 			out[tp] = StoreResult{Err: err}
 			continue
 		}
-		out[tp] = StoreResult{ZkVersion: versions[ztp]}
+		out[tp] = StoreResult{ZkVersion: versions[tp]}
 	}
 	return out, nil
 }
@@ -198,12 +182,12 @@ func (s zkStore) IsrChangeNotifications() ([]string, error) {
 	return n, wrapErr(err)
 }
 
-func (s zkStore) ReadIsrChangeNotification(name string) ([]TopicPartition, error) {
+func (s zkStore) ReadIsrChangeNotification(name string) ([]kafka.TopicPartition, error) {
 	tps, err := s.zk.ReadIsrChangeNotification(name)
 	if err != nil {
 		return nil, wrapErr(err)
 	}
-	return fromZKTPs(tps), nil
+	return tps, nil
 }
 
 func (s zkStore) DeleteIsrChangeNotifications(epochZkVersion int32, names []string) error {
@@ -302,35 +286,30 @@ func nonNil(m map[int32][]int32) map[int32][]int32 {
 	return m
 }
 
-func (s zkStore) PartitionReassignment() (map[TopicPartition][]int32, error) {
+func (s zkStore) PartitionReassignment() (map[kafka.TopicPartition][]int32, error) {
 	r, err := s.zk.GetPartitionReassignment()
 	if err != nil {
 		return nil, wrapErr(err)
 	}
-	out := make(map[TopicPartition][]int32, len(r))
-	for tp, replicas := range r {
-		out[TopicPartition{tp.Topic, tp.Partition}] = replicas
+	if r == nil {
+		r = map[kafka.TopicPartition][]int32{} // callers add to it
 	}
-	return out, nil
+	return r, nil
 }
 
-func (s zkStore) SetPartitionReassignment(epochZkVersion int32, r map[TopicPartition][]int32) error {
-	in := make(map[zkutil.TopicPartition][]int32, len(r))
-	for tp, replicas := range r {
-		in[toZKTP(tp)] = replicas
-	}
-	return wrapErr(s.zk.SetPartitionReassignment(in, epochZkVersion))
+func (s zkStore) SetPartitionReassignment(epochZkVersion int32, r map[kafka.TopicPartition][]int32) error {
+	return wrapErr(s.zk.SetPartitionReassignment(r, epochZkVersion))
 }
 
 func (s zkStore) WatchPartitionReassignment(fn func()) func() {
 	return s.zk.WatchExists(zkutil.ReassignPartitionsPath(), fn)
 }
 
-func (s zkStore) WatchPartitionState(tp TopicPartition, fn func()) func() {
+func (s zkStore) WatchPartitionState(tp kafka.TopicPartition, fn func()) func() {
 	return s.zk.WatchData(zkutil.PartitionStatePath(tp.Topic, tp.Partition), fn)
 }
 
-func (s zkStore) PreferredReplicaElection() ([]TopicPartition, error) {
+func (s zkStore) PreferredReplicaElection() ([]kafka.TopicPartition, error) {
 	tps, err := s.zk.GetPreferredReplicaElection()
 	if errors.Is(err, zkutil.ErrNoNode) {
 		return nil, nil
@@ -338,7 +317,7 @@ func (s zkStore) PreferredReplicaElection() ([]TopicPartition, error) {
 	if err != nil {
 		return nil, wrapErr(err)
 	}
-	return fromZKTPs(tps), nil
+	return tps, nil
 }
 
 func (s zkStore) DeletePreferredReplicaElection(epochZkVersion int32) error {

@@ -1,8 +1,9 @@
 package controller
 
 import (
-	"fmt"
 	"slices"
+
+	"samsa/kafka"
 )
 
 // NoLeader is the leader id of a partition without a leader (Kafka's LeaderAndIsr.NoLeader).
@@ -12,18 +13,9 @@ const NoLeader int32 = -1
 // for deletion (Kafka's LeaderAndIsr.LeaderDuringDelete). It is never written to ZooKeeper.
 const LeaderDuringDelete int32 = -2
 
-// TopicPartition names one partition.
-type TopicPartition struct {
-	Topic     string
-	Partition int32
-}
-
-// String returns "topic-partition", Kafka's TopicPartition.toString form.
-func (tp TopicPartition) String() string { return fmt.Sprintf("%s-%d", tp.Topic, tp.Partition) }
-
 // PartitionReplica names one replica of a partition (Kafka's PartitionAndReplica).
 type PartitionReplica struct {
-	TopicPartition
+	kafka.TopicPartition
 	Replica int32
 }
 

@@ -3,12 +3,13 @@ package zkutil_test
 import (
 	"testing"
 
+	"samsa/kafka"
 	"samsa/zkutil"
 	"samsa/zkutil/zktest"
 )
 
 // benchStates creates one topic with n partition states and returns them.
-func benchStates(b *testing.B, n int) (*zkutil.Client, []zkutil.TopicPartition) {
+func benchStates(b *testing.B, n int) (*zkutil.Client, []kafka.TopicPartition) {
 	srv := zktest.Start(b)
 	c, err := zkutil.Connect(b.Context(), zkutil.Config{Connect: srv.Chroot(b)})
 	if err != nil {
@@ -16,11 +17,11 @@ func benchStates(b *testing.B, n int) (*zkutil.Client, []zkutil.TopicPartition) 
 	}
 	b.Cleanup(c.Close)
 	assign := make(map[int32][]int32, n)
-	states := make(map[zkutil.TopicPartition]zkutil.PartitionState, n)
-	tps := make([]zkutil.TopicPartition, n)
+	states := make(map[kafka.TopicPartition]zkutil.PartitionState, n)
+	tps := make([]kafka.TopicPartition, n)
 	for p := int32(0); p < int32(n); p++ {
 		assign[p] = []int32{1, 2, 3}
-		tps[p] = zkutil.TopicPartition{Topic: "bench", Partition: p}
+		tps[p] = kafka.TopicPartition{Topic: "bench", Partition: p}
 		states[tps[p]] = zkutil.PartitionState{Leader: 1, ISR: []int32{1, 2, 3}, ControllerEpoch: 1}
 	}
 	if err := c.CreateTopic("bench", assign, nil); err != nil {

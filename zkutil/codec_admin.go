@@ -1,6 +1,7 @@
 package zkutil
 
 import "fmt"
+import "samsa/kafka"
 
 type tpListJSON struct {
 	Version    *int                 `json:"version"`
@@ -9,28 +10,28 @@ type tpListJSON struct {
 
 // EncodeIsrChangeNotification returns
 // {"version":1,"partitions":[{"topic":"t","partition":0}]}.
-func EncodeIsrChangeNotification(tps []TopicPartition) []byte {
+func EncodeIsrChangeNotification(tps []kafka.TopicPartition) []byte {
 	version := 1
 	return marshal(tpListJSON{Version: &version, Partitions: encodeTopicPartitions(tps)})
 }
 
 // DecodeIsrChangeNotification parses an isr_change_ notification.
-func DecodeIsrChangeNotification(data []byte) ([]TopicPartition, error) {
+func DecodeIsrChangeNotification(data []byte) ([]kafka.TopicPartition, error) {
 	return decodeTPList("isr change notification", data)
 }
 
 // EncodePreferredReplicaElection returns the /admin/preferred_replica_election
 // data {"version":1,"partitions":[{"topic":"foo","partition":0}]}.
-func EncodePreferredReplicaElection(tps []TopicPartition) []byte {
+func EncodePreferredReplicaElection(tps []kafka.TopicPartition) []byte {
 	return EncodeIsrChangeNotification(tps)
 }
 
 // DecodePreferredReplicaElection parses /admin/preferred_replica_election.
-func DecodePreferredReplicaElection(data []byte) ([]TopicPartition, error) {
+func DecodePreferredReplicaElection(data []byte) ([]kafka.TopicPartition, error) {
 	return decodeTPList("preferred replica election", data)
 }
 
-func decodeTPList(kind string, data []byte) ([]TopicPartition, error) {
+func decodeTPList(kind string, data []byte) ([]kafka.TopicPartition, error) {
 	var j tpListJSON
 	if err := unmarshal(kind, data, &j); err != nil {
 		return nil, err
@@ -53,7 +54,7 @@ type reassignmentEntryJSON struct {
 // EncodeReassignment returns the /admin/reassign_partitions data
 // {"version":1,"partitions":[{"topic":..,"partition":..,"replicas":[..]}]},
 // entries sorted by topic then partition for a stable output.
-func EncodeReassignment(r map[TopicPartition][]int32) []byte {
+func EncodeReassignment(r map[kafka.TopicPartition][]int32) []byte {
 	version := 1
 	j := reassignmentJSON{Version: &version, Partitions: []reassignmentEntryJSON{}}
 	for _, tp := range sortedTPs(r) {
@@ -69,18 +70,18 @@ func EncodeReassignment(r map[TopicPartition][]int32) []byte {
 
 // DecodeReassignment parses /admin/reassign_partitions (log_dirs is ignored).
 // A partition listed twice keeps its last entry.
-func DecodeReassignment(data []byte) (map[TopicPartition][]int32, error) {
+func DecodeReassignment(data []byte) (map[kafka.TopicPartition][]int32, error) {
 	const kind = "partition reassignment"
 	var j reassignmentJSON
 	if err := unmarshal(kind, data, &j); err != nil {
 		return nil, err
 	}
-	out := make(map[TopicPartition][]int32, len(j.Partitions))
+	out := make(map[kafka.TopicPartition][]int32, len(j.Partitions))
 	for i, e := range j.Partitions {
 		if e.Topic == nil || e.Partition == nil || e.Replicas == nil {
 			return nil, malformed(kind, fmt.Errorf("entry %d lacks topic, partition or replicas", i))
 		}
-		out[TopicPartition{Topic: *e.Topic, Partition: *e.Partition}] = e.Replicas
+		out[kafka.TopicPartition{Topic: *e.Topic, Partition: *e.Partition}] = e.Replicas
 	}
 	return out, nil
 }

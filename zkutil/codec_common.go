@@ -6,16 +6,9 @@ import (
 	"fmt"
 	"sort"
 	"strconv"
+
+	"samsa/kafka"
 )
-
-// TopicPartition names one partition.
-type TopicPartition struct {
-	Topic     string
-	Partition int32
-}
-
-// String formats tp as Kafka does: "<topic>-<partition>".
-func (tp TopicPartition) String() string { return tp.Topic + "-" + itoa(tp.Partition) }
 
 // maxZNodeBytes bounds the data a decoder accepts. ZooKeeper's default
 // jute.maxbuffer is just under 1 MiB; anything larger did not come from a
@@ -115,18 +108,18 @@ type topicPartitionJSON struct {
 	Partition *int32  `json:"partition"`
 }
 
-func decodeTopicPartitions(kind string, in []topicPartitionJSON) ([]TopicPartition, error) {
-	out := make([]TopicPartition, 0, len(in))
+func decodeTopicPartitions(kind string, in []topicPartitionJSON) ([]kafka.TopicPartition, error) {
+	out := make([]kafka.TopicPartition, 0, len(in))
 	for i, e := range in {
 		if e.Topic == nil || e.Partition == nil {
 			return nil, malformed(kind, fmt.Errorf("entry %d lacks topic or partition", i))
 		}
-		out = append(out, TopicPartition{Topic: *e.Topic, Partition: *e.Partition})
+		out = append(out, kafka.TopicPartition{Topic: *e.Topic, Partition: *e.Partition})
 	}
 	return out, nil
 }
 
-func encodeTopicPartitions(tps []TopicPartition) []topicPartitionJSON {
+func encodeTopicPartitions(tps []kafka.TopicPartition) []topicPartitionJSON {
 	out := make([]topicPartitionJSON, len(tps))
 	for i := range tps {
 		out[i] = topicPartitionJSON{Topic: &tps[i].Topic, Partition: &tps[i].Partition}
@@ -135,8 +128,8 @@ func encodeTopicPartitions(tps []TopicPartition) []topicPartitionJSON {
 }
 
 // sortedTPs returns the keys of m sorted by topic, then partition.
-func sortedTPs[V any](m map[TopicPartition]V) []TopicPartition {
-	out := make([]TopicPartition, 0, len(m))
+func sortedTPs[V any](m map[kafka.TopicPartition]V) []kafka.TopicPartition {
+	out := make([]kafka.TopicPartition, 0, len(m))
 	for tp := range m {
 		out = append(out, tp)
 	}

@@ -3,14 +3,16 @@ package zkutil
 import (
 	"errors"
 	"fmt"
+
+	"samsa/kafka"
 )
 
 // GetPartitionReassignment reads /admin/reassign_partitions: target
 // replicas per partition. A missing znode yields an empty map.
-func (c *Client) GetPartitionReassignment() (map[TopicPartition][]int32, error) {
+func (c *Client) GetPartitionReassignment() (map[kafka.TopicPartition][]int32, error) {
 	data, _, err := c.Get(ReassignPartitionsPath())
 	if errors.Is(err, ErrNoNode) {
-		return map[TopicPartition][]int32{}, nil
+		return map[kafka.TopicPartition][]int32{}, nil
 	}
 	if err != nil {
 		return nil, err
@@ -27,7 +29,7 @@ func (c *Client) ReassignmentInProgress() (bool, error) {
 // CreatePartitionReassignment creates /admin/reassign_partitions (the
 // kafka-reassign-partitions tool's ZooKeeper path). Errors: ErrNodeExists
 // while a reassignment is in progress.
-func (c *Client) CreatePartitionReassignment(r map[TopicPartition][]int32) error {
+func (c *Client) CreatePartitionReassignment(r map[kafka.TopicPartition][]int32) error {
 	_, err := c.CreateRecursive(ReassignPartitionsPath(), EncodeReassignment(r), Persistent)
 	if errors.Is(err, ErrNodeExists) {
 		return fmt.Errorf("%w: a partition reassignment is already in progress", err)
@@ -38,7 +40,7 @@ func (c *Client) CreatePartitionReassignment(r map[TopicPartition][]int32) error
 // SetPartitionReassignment is the controller's rewrite of
 // /admin/reassign_partitions as partitions complete, fenced by
 // epochZkVersion; an empty r deletes the znode.
-func (c *Client) SetPartitionReassignment(r map[TopicPartition][]int32, epochZkVersion int32) error {
+func (c *Client) SetPartitionReassignment(r map[kafka.TopicPartition][]int32, epochZkVersion int32) error {
 	if len(r) == 0 {
 		return c.DeletePartitionReassignment(epochZkVersion)
 	}
@@ -57,7 +59,7 @@ func (c *Client) DeletePartitionReassignment(epochZkVersion int32) error {
 
 // GetPreferredReplicaElection reads /admin/preferred_replica_election.
 // Errors: ErrNoNode when there is no pending election.
-func (c *Client) GetPreferredReplicaElection() ([]TopicPartition, error) {
+func (c *Client) GetPreferredReplicaElection() ([]kafka.TopicPartition, error) {
 	data, _, err := c.Get(PreferredReplicaElectionPath())
 	if err != nil {
 		return nil, err
@@ -67,7 +69,7 @@ func (c *Client) GetPreferredReplicaElection() ([]TopicPartition, error) {
 
 // CreatePreferredReplicaElection creates /admin/preferred_replica_election.
 // Errors: ErrNodeExists while an election is pending.
-func (c *Client) CreatePreferredReplicaElection(tps []TopicPartition) error {
+func (c *Client) CreatePreferredReplicaElection(tps []kafka.TopicPartition) error {
 	_, err := c.CreateRecursive(PreferredReplicaElectionPath(), EncodePreferredReplicaElection(tps), Persistent)
 	if errors.Is(err, ErrNodeExists) {
 		return fmt.Errorf("%w: a preferred replica election is already in progress", err)

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"testing"
 
+	"samsa/kafka"
 	"samsa/zkutil"
 	"samsa/zkutil/zktest"
 )
@@ -37,9 +38,9 @@ func TestZKControllerElection(t *testing.T) {
 
 	// The controller's fenced writes work until another controller wins.
 	mustf(t, a.CreateTopic("t", map[int32][]int32{0: {1, 2}}, nil), "create topic")
-	tp := zkutil.TopicPartition{Topic: "t", Partition: 0}
+	tp := kafka.TopicPartition{Topic: "t", Partition: 0}
 	st := zkutil.PartitionState{Leader: 1, ISR: []int32{1, 2}, ControllerEpoch: epoch}
-	if errs := a.CreatePartitionStates(zkv, map[zkutil.TopicPartition]zkutil.PartitionState{tp: st}); len(errs) != 0 {
+	if errs := a.CreatePartitionStates(zkv, map[kafka.TopicPartition]zkutil.PartitionState{tp: st}); len(errs) != 0 {
 		t.Fatalf("create states: %v", errs)
 	}
 
@@ -57,7 +58,7 @@ func TestZKControllerElection(t *testing.T) {
 	}
 
 	// The zombie controller a is fenced.
-	_, errs := a.UpdatePartitionStates(zkv, map[zkutil.TopicPartition]zkutil.VersionedState{
+	_, errs := a.UpdatePartitionStates(zkv, map[kafka.TopicPartition]zkutil.VersionedState{
 		tp: {State: zkutil.PartitionState{Leader: 2, LeaderEpoch: 1, ISR: []int32{2}, ControllerEpoch: epoch}, ZkVersion: 0},
 	})
 	if !errors.Is(errs[tp], zkutil.ErrControllerMoved) {
@@ -76,7 +77,7 @@ func TestZKControllerElection(t *testing.T) {
 	}
 
 	// The new controller's write succeeds and deletion of the topic works.
-	vers, errs := b.UpdatePartitionStates(zkv2, map[zkutil.TopicPartition]zkutil.VersionedState{
+	vers, errs := b.UpdatePartitionStates(zkv2, map[kafka.TopicPartition]zkutil.VersionedState{
 		tp: {State: zkutil.PartitionState{Leader: 2, LeaderEpoch: 1, ISR: []int32{2}, ControllerEpoch: epoch2}, ZkVersion: 0},
 	})
 	if len(errs) != 0 || vers[tp] != 1 {

@@ -3,6 +3,8 @@ package zkutil
 import (
 	"errors"
 	"sort"
+
+	"samsa/kafka"
 )
 
 // createSequential creates a persistent-sequential child parent/prefix<seq>,
@@ -53,7 +55,7 @@ func (c *Client) deleteChildrenFenced(parent string, nodes []string, epochZkVers
 // WriteIsrChangeNotification creates
 // /isr_change_notification/isr_change_<seq> naming the partitions whose ISR
 // the leader changed (Kafka propagateIsrChanges).
-func (c *Client) WriteIsrChangeNotification(tps []TopicPartition) error {
+func (c *Client) WriteIsrChangeNotification(tps []kafka.TopicPartition) error {
 	_, err := c.createSequential(IsrChangeNotificationPath(), IsrChangeSeqPrefix, EncodeIsrChangeNotification(tps))
 	return err
 }
@@ -65,7 +67,7 @@ func (c *Client) GetIsrChangeNotifications() ([]string, error) {
 
 // ReadIsrChangeNotification reads one notification by child name. Errors:
 // ErrNoNode, ErrMalformed.
-func (c *Client) ReadIsrChangeNotification(node string) ([]TopicPartition, error) {
+func (c *Client) ReadIsrChangeNotification(node string) ([]kafka.TopicPartition, error) {
 	data, _, err := c.Get(IsrChangeNotificationSeqPath(node))
 	if err != nil {
 		return nil, err

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"samsa/kafka"
 	"samsa/zkutil"
 	"samsa/zkutil/zktest"
 )
@@ -22,7 +23,7 @@ func TestZKIsrChangeNotifications(t *testing.T) {
 	cancel := ctl.WatchChildren(zkutil.IsrChangeNotificationPath(), seen.fn)
 	defer cancel()
 
-	batches := [][]zkutil.TopicPartition{
+	batches := [][]kafka.TopicPartition{
 		{{Topic: "a", Partition: 0}},
 		{{Topic: "b", Partition: 1}, {Topic: "c", Partition: 2}},
 		{{Topic: "d", Partition: 3}},
@@ -93,7 +94,7 @@ func TestZKAdminNodes(t *testing.T) {
 	c := connect(t, srv.Chroot(t))
 	_, zkv, err := c.ElectController(1)
 	mustf(t, err, "elect")
-	r := map[zkutil.TopicPartition][]int32{{Topic: "foo", Partition: 0}: {4, 5, 6}, {Topic: "foo", Partition: 1}: {5, 6, 4}}
+	r := map[kafka.TopicPartition][]int32{{Topic: "foo", Partition: 0}: {4, 5, 6}, {Topic: "foo", Partition: 1}: {5, 6, 4}}
 	mustf(t, c.CreatePartitionReassignment(r), "create reassignment")
 	if err := c.CreatePartitionReassignment(r); !errors.Is(err, zkutil.ErrNodeExists) {
 		t.Fatalf("second reassignment: %v", err)
@@ -103,13 +104,13 @@ func TestZKAdminNodes(t *testing.T) {
 	if !reflect.DeepEqual(got, r) {
 		t.Fatalf("reassignment %v", got)
 	}
-	delete(r, zkutil.TopicPartition{Topic: "foo", Partition: 0})
+	delete(r, kafka.TopicPartition{Topic: "foo", Partition: 0})
 	mustf(t, c.SetPartitionReassignment(r, zkv), "shrink")
 	mustf(t, c.SetPartitionReassignment(nil, zkv), "finish")
 	if ok, _ := c.ReassignmentInProgress(); ok {
 		t.Fatal("reassignment still in progress")
 	}
-	tps := []zkutil.TopicPartition{{Topic: "bar", Partition: 3}}
+	tps := []kafka.TopicPartition{{Topic: "bar", Partition: 3}}
 	mustf(t, c.CreatePreferredReplicaElection(tps), "create election")
 	gotTPs, err := c.GetPreferredReplicaElection()
 	mustf(t, err, "get election")

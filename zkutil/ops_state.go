@@ -3,6 +3,8 @@ package zkutil
 import (
 	"errors"
 	"fmt"
+
+	"samsa/kafka"
 )
 
 // VersionedState is a partition state with the zkVersion of its /state znode.
@@ -30,13 +32,13 @@ func (c *Client) GetPartitionState(topic string, partition int32) (PartitionStat
 // GetPartitionStates reads many /state znodes with pipelined reads.
 // Partitions without a /state znode are left out of the map; any other
 // failure (connection, malformed data) is returned.
-func (c *Client) GetPartitionStates(tps []TopicPartition) (map[TopicPartition]VersionedState, error) {
+func (c *Client) GetPartitionStates(tps []kafka.TopicPartition) (map[kafka.TopicPartition]VersionedState, error) {
 	states := make([]VersionedState, len(tps))
 	errs := make([]error, len(tps))
 	parallel(len(tps), func(i int) {
 		states[i].State, states[i].ZkVersion, errs[i] = c.GetPartitionState(tps[i].Topic, tps[i].Partition)
 	})
-	out := make(map[TopicPartition]VersionedState, len(tps))
+	out := make(map[kafka.TopicPartition]VersionedState, len(tps))
 	for i, tp := range tps {
 		if errors.Is(errs[i], ErrNoNode) {
 			continue
@@ -55,9 +57,9 @@ func (c *Client) GetPartitionStates(tps []TopicPartition) (map[TopicPartition]Ve
 // partitions per multi). The result holds an
 // entry only for partitions that failed: ErrNodeExists when the state was
 // already there, ErrControllerMoved when the fence failed.
-func (c *Client) CreatePartitionStates(epochZkVersion int32, states map[TopicPartition]PartitionState) map[TopicPartition]error {
+func (c *Client) CreatePartitionStates(epochZkVersion int32, states map[kafka.TopicPartition]PartitionState) map[kafka.TopicPartition]error {
 	tps := sortedTPs(states)
-	out := make(map[TopicPartition]error)
+	out := make(map[kafka.TopicPartition]error)
 	// One /partitions parent per topic first.
 	var topics []string
 	for i, tp := range tps {
@@ -104,7 +106,7 @@ func (c *Client) CreatePartitionStates(epochZkVersion int32, states map[TopicPar
 
 // createPartitionState creates /partitions/<p> and its /state in one fenced
 // multi; when /partitions/<p> already exists it creates /state alone.
-func (c *Client) createPartitionState(epochZkVersion int32, tp TopicPartition, s PartitionState) error {
+func (c *Client) createPartitionState(epochZkVersion int32, tp kafka.TopicPartition, s PartitionState) error {
 	state := CreateOp{Path: PartitionStatePath(tp.Topic, tp.Partition), Data: s.Encode(), Mode: Persistent}
 	_, err := c.fencedMulti(epochZkVersion, CreateOp{Path: PartitionPath(tp.Topic, tp.Partition), Mode: Persistent}, state)
 	var me *MultiError
@@ -119,7 +121,7 @@ func (c *Client) createPartitionState(epochZkVersion int32, tp TopicPartition, s
 // conditional on expectedZkVersion, with no controller fence. On
 // ErrBadVersion it reads the znode back; if it already holds state (a retried
 // write of ours) that counts as success. Returns the new zkVersion.
-func (c *Client) UpdatePartitionStateFromLeader(tp TopicPartition, state PartitionState, expectedZkVersion int32) (int32, error) {
+func (c *Client) UpdatePartitionStateFromLeader(tp kafka.TopicPartition, state PartitionState, expectedZkVersion int32) (int32, error) {
 	path := PartitionStatePath(tp.Topic, tp.Partition)
 	st, err := c.Set(path, state.Encode(), expectedZkVersion)
 	if err == nil {

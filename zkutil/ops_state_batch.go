@@ -1,6 +1,7 @@
 package zkutil
 
 import "errors"
+import "samsa/kafka"
 
 // stateBatchOps is how many partition-state writes share one fenced multi
 // (about 150 bytes each: well under ZooKeeper's 1 MiB jute.maxbuffer).
@@ -21,7 +22,7 @@ const stateBatchOps = 100
 // operation; that partition gets its error and the rest of the batch is
 // sent again without it. The outcome per partition is the one a multi per
 // partition gives.
-func (c *Client) UpdatePartitionStates(epochZkVersion int32, updates map[TopicPartition]VersionedState) (map[TopicPartition]int32, map[TopicPartition]error) {
+func (c *Client) UpdatePartitionStates(epochZkVersion int32, updates map[kafka.TopicPartition]VersionedState) (map[kafka.TopicPartition]int32, map[kafka.TopicPartition]error) {
 	tps := sortedTPs(updates)
 	versions := make([]int32, len(tps))
 	errs := make([]error, len(tps))
@@ -34,8 +35,8 @@ func (c *Client) UpdatePartitionStates(epochZkVersion int32, updates map[TopicPa
 		}
 		c.updateStateBatch(epochZkVersion, tps, updates, pending, versions, errs)
 	})
-	okOut := make(map[TopicPartition]int32, len(tps))
-	errOut := make(map[TopicPartition]error)
+	okOut := make(map[kafka.TopicPartition]int32, len(tps))
+	errOut := make(map[kafka.TopicPartition]error)
 	for i, tp := range tps {
 		if errs[i] != nil {
 			errOut[tp] = errs[i]
@@ -51,7 +52,7 @@ func (c *Client) UpdatePartitionStates(epochZkVersion int32, updates map[TopicPa
 // others, until the rest succeeds or a failure that is not one partition's
 // (controller moved, connection) fails them all. It fills versions and
 // errs at those indexes. At most len(pending) multis are sent.
-func (c *Client) updateStateBatch(epochZkVersion int32, tps []TopicPartition, updates map[TopicPartition]VersionedState,
+func (c *Client) updateStateBatch(epochZkVersion int32, tps []kafka.TopicPartition, updates map[kafka.TopicPartition]VersionedState,
 	pending []int, versions []int32, errs []error) {
 	ops := make([]Op, 0, len(pending))
 	for len(pending) > 0 {
@@ -89,7 +90,7 @@ func (c *Client) updateStateBatch(epochZkVersion int32, tps []TopicPartition, up
 // created alone (createPartitionState, which then creates /state only), a
 // partition whose /state exists gets ErrNodeExists; the rest of the batch is
 // sent again. Any other failure fails all pending partitions.
-func (c *Client) createStateBatch(epochZkVersion int32, tps []TopicPartition, states map[TopicPartition]PartitionState,
+func (c *Client) createStateBatch(epochZkVersion int32, tps []kafka.TopicPartition, states map[kafka.TopicPartition]PartitionState,
 	pending []int, errs []error) {
 	ops := make([]Op, 0, 2*len(pending))
 	for len(pending) > 0 {

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"testing"
 
+	"samsa/kafka"
 	"samsa/zkutil"
 	"samsa/zkutil/zktest"
 )
@@ -18,10 +19,10 @@ func TestZKUpdatePartitionStatesBatched(t *testing.T) {
 	c := connect(t, srv.Chroot(t))
 	const n = 250
 	assign := map[int32][]int32{}
-	states := map[zkutil.TopicPartition]zkutil.PartitionState{}
+	states := map[kafka.TopicPartition]zkutil.PartitionState{}
 	for p := int32(0); p < n; p++ {
 		assign[p] = []int32{1, 2}
-		states[zkutil.TopicPartition{Topic: "b", Partition: p}] = zkutil.PartitionState{Leader: 1, ISR: []int32{1, 2}, ControllerEpoch: 1}
+		states[kafka.TopicPartition{Topic: "b", Partition: p}] = zkutil.PartitionState{Leader: 1, ISR: []int32{1, 2}, ControllerEpoch: 1}
 	}
 	mustf(t, c.CreateTopic("b", assign, nil), "create topic")
 	epoch, zkv, err := c.ElectController(1)
@@ -30,15 +31,15 @@ func TestZKUpdatePartitionStatesBatched(t *testing.T) {
 		t.Fatalf("create: %v", errs)
 	}
 	stale := map[int32]bool{5: true, 99: true, 100: true, 150: true, 249: true}
-	missing := zkutil.TopicPartition{Topic: "b", Partition: 170}
+	missing := kafka.TopicPartition{Topic: "b", Partition: 170}
 	mustf(t, c.Delete(zkutil.PartitionStatePath("b", 170), zkutil.AnyVersion), "delete one state")
-	upd := map[zkutil.TopicPartition]zkutil.VersionedState{}
+	upd := map[kafka.TopicPartition]zkutil.VersionedState{}
 	for p := int32(0); p < n; p++ {
 		v := int32(0)
 		if stale[p] {
 			v = 7
 		}
-		upd[zkutil.TopicPartition{Topic: "b", Partition: p}] = zkutil.VersionedState{
+		upd[kafka.TopicPartition{Topic: "b", Partition: p}] = zkutil.VersionedState{
 			State: zkutil.PartitionState{Leader: 2, LeaderEpoch: 1, ISR: []int32{2}, ControllerEpoch: epoch}, ZkVersion: v}
 	}
 	vers, errs := c.UpdatePartitionStates(zkv, upd)
@@ -107,9 +108,9 @@ func TestZKCreatePartitionStatesBatched(t *testing.T) {
 	mustf(t, err, "elect")
 	old := zkutil.PartitionState{Leader: 1, LeaderEpoch: 9, ISR: []int32{1}, ControllerEpoch: 1}
 	exists := map[int32]bool{3: true, 60: true, 119: true}
-	pre := map[zkutil.TopicPartition]zkutil.PartitionState{}
+	pre := map[kafka.TopicPartition]zkutil.PartitionState{}
 	for p := range exists {
-		pre[zkutil.TopicPartition{Topic: "c", Partition: p}] = old
+		pre[kafka.TopicPartition{Topic: "c", Partition: p}] = old
 	}
 	if errs := c.CreatePartitionStates(zkv, pre); len(errs) != 0 {
 		t.Fatal(errs)
@@ -120,9 +121,9 @@ func TestZKCreatePartitionStatesBatched(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	states := map[zkutil.TopicPartition]zkutil.PartitionState{}
+	states := map[kafka.TopicPartition]zkutil.PartitionState{}
 	for p := int32(0); p < n; p++ {
-		states[zkutil.TopicPartition{Topic: "c", Partition: p}] = zkutil.PartitionState{Leader: 1, ISR: []int32{1}, ControllerEpoch: 1}
+		states[kafka.TopicPartition{Topic: "c", Partition: p}] = zkutil.PartitionState{Leader: 1, ISR: []int32{1}, ControllerEpoch: 1}
 	}
 	errs := c.CreatePartitionStates(zkv, states)
 	if len(errs) != len(exists) {

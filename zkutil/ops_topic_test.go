@@ -5,6 +5,7 @@ import (
 	"reflect"
 	"testing"
 
+	"samsa/kafka"
 	"samsa/zkutil"
 	"samsa/zkutil/zktest"
 )
@@ -82,17 +83,17 @@ func TestZKPartitionStates(t *testing.T) {
 	epoch, zkv, err := c.ElectController(1)
 	mustf(t, err, "elect")
 
-	tp0, tp1 := zkutil.TopicPartition{Topic: "t", Partition: 0}, zkutil.TopicPartition{Topic: "t", Partition: 1}
+	tp0, tp1 := kafka.TopicPartition{Topic: "t", Partition: 0}, kafka.TopicPartition{Topic: "t", Partition: 1}
 	s0 := zkutil.PartitionState{Leader: 1, ISR: []int32{1, 2}, ControllerEpoch: epoch}
 	s1 := zkutil.PartitionState{Leader: 2, ISR: []int32{2, 1}, ControllerEpoch: epoch}
-	if errs := c.CreatePartitionStates(zkv, map[zkutil.TopicPartition]zkutil.PartitionState{tp0: s0, tp1: s1}); len(errs) != 0 {
+	if errs := c.CreatePartitionStates(zkv, map[kafka.TopicPartition]zkutil.PartitionState{tp0: s0, tp1: s1}); len(errs) != 0 {
 		t.Fatalf("create: %v", errs)
 	}
-	errs := c.CreatePartitionStates(zkv, map[zkutil.TopicPartition]zkutil.PartitionState{tp0: s0})
+	errs := c.CreatePartitionStates(zkv, map[kafka.TopicPartition]zkutil.PartitionState{tp0: s0})
 	if !errors.Is(errs[tp0], zkutil.ErrNodeExists) {
 		t.Fatalf("create twice: %v", errs)
 	}
-	states, err := c.GetPartitionStates([]zkutil.TopicPartition{tp0, tp1, {Topic: "t", Partition: 9}})
+	states, err := c.GetPartitionStates([]kafka.TopicPartition{tp0, tp1, {Topic: "t", Partition: 9}})
 	mustf(t, err, "get states")
 	if len(states) != 2 || !states[tp0].State.Equal(s0) || !states[tp1].State.Equal(s1) || states[tp0].ZkVersion != 0 {
 		t.Fatalf("states %+v", states)
@@ -100,7 +101,7 @@ func TestZKPartitionStates(t *testing.T) {
 
 	// Conditional updates: tp0 at the right version, tp1 at a stale one.
 	n0 := zkutil.PartitionState{Leader: 2, LeaderEpoch: 1, ISR: []int32{2}, ControllerEpoch: epoch}
-	vers, errs := c.UpdatePartitionStates(zkv, map[zkutil.TopicPartition]zkutil.VersionedState{
+	vers, errs := c.UpdatePartitionStates(zkv, map[kafka.TopicPartition]zkutil.VersionedState{
 		tp0: {State: n0, ZkVersion: 0},
 		tp1: {State: s1, ZkVersion: 3},
 	})
@@ -135,10 +136,10 @@ func TestZKCreatePartitionStateWithExistingParent(t *testing.T) {
 	epoch, zkv, err := c.ElectController(1)
 	mustf(t, err, "elect")
 	st := zkutil.PartitionState{Leader: 1, ISR: []int32{1}, ControllerEpoch: epoch}
-	errs := c.CreatePartitionStates(zkv, map[zkutil.TopicPartition]zkutil.PartitionState{
+	errs := c.CreatePartitionStates(zkv, map[kafka.TopicPartition]zkutil.PartitionState{
 		{Topic: "t", Partition: 0}: st, {Topic: "t", Partition: 1}: st, {Topic: "gone", Partition: 0}: st,
 	})
-	if len(errs) != 1 || !errors.Is(errs[zkutil.TopicPartition{Topic: "gone", Partition: 0}], zkutil.ErrNoNode) {
+	if len(errs) != 1 || !errors.Is(errs[kafka.TopicPartition{Topic: "gone", Partition: 0}], zkutil.ErrNoNode) {
 		t.Fatalf("errs = %v", errs)
 	}
 	for p := int32(0); p < 2; p++ {

@@ -11,6 +11,7 @@ import (
 	"syscall"
 	"time"
 
+	"samsa/kafka"
 	"samsa/zkutil"
 )
 
@@ -104,22 +105,22 @@ func logLineTime(line string) (time.Time, bool) {
 // PartitionStates reads the state znodes of every partition of topics
 // (pipelined reads), keyed by topic-partition; partitions without a state
 // znode are absent.
-func (c *ProcCluster) PartitionStates(topics []string) (map[zkutil.TopicPartition]zkutil.PartitionState, error) {
+func (c *ProcCluster) PartitionStates(topics []string) (map[kafka.TopicPartition]zkutil.PartitionState, error) {
 	as, err := c.zk.GetTopicAssignments(topics)
 	if err != nil {
 		return nil, err
 	}
-	var tps []zkutil.TopicPartition
+	var tps []kafka.TopicPartition
 	for topic, a := range as {
 		for p := range a.Assignment.Partitions {
-			tps = append(tps, zkutil.TopicPartition{Topic: topic, Partition: p})
+			tps = append(tps, kafka.TopicPartition{Topic: topic, Partition: p})
 		}
 	}
 	vs, err := c.zk.GetPartitionStates(tps)
 	if err != nil {
 		return nil, err
 	}
-	out := make(map[zkutil.TopicPartition]zkutil.PartitionState, len(vs))
+	out := make(map[kafka.TopicPartition]zkutil.PartitionState, len(vs))
 	for tp, v := range vs {
 		out[tp] = v.State
 	}

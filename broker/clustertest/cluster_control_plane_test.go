@@ -59,3 +59,27 @@ func TestClusterControlPlaneListener(t *testing.T) {
 		t.Errorf("broker %d: %s = %v, %v after the topic", other, ctrlConns, v, err)
 	}
 }
+
+// TestClusterControlPlaneListenerSSL: the control plane listener's own
+// security is used: with control.plane.listener.name=SSL (mutual TLS,
+// ssl.client.auth=required) while brokers replicate over INTERNAL
+// (SASL_SSL), the controller dials every broker's SSL listener with TLS and
+// the broker keystore as its certificate; a replicated topic gets leaders
+// and a full ISR only if its LeaderAndIsr requests got through.
+func TestClusterControlPlaneListenerSSL(t *testing.T) {
+	sc := brokertest.NewSecureCluster(t, 2,
+		brokertest.WithProperty("control.plane.listener.name", "SSL"),
+		brokertest.WithProperty("metrics.listener", "http://127.0.0.1:0"))
+	const sslConns = `kafka_server_socket_server_metrics_connection_count{listener="SSL"}`
+	other := 1 - sc.Controller()
+	brokertest.WaitFor(t, 30*time.Second, func() error {
+		if v, err := brokertest.ScrapeValue(sc.Cluster, other, sslConns); err != nil || v < 1 {
+			return fmt.Errorf("broker %d: %s = %v, %v; want the controller's connection", other, sslConns, v, err)
+		}
+		return nil
+	})
+	sc.CreateTopic(t, "cps", 2, 2)
+	for p := int32(0); p < 2; p++ {
+		sc.WaitForISR(t, "cps", p, 2)
+	}
+}

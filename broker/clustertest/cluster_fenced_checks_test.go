@@ -18,6 +18,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kmsg"
 
 	"samsa/broker/brokertest"
+	"samsa/kafka"
 	"samsa/zkutil"
 )
 
@@ -36,7 +37,7 @@ type fencingMonitor struct {
 // watchFencing starts polling /controller, /controller_epoch and the
 // partition states every 20 ms until stop (at most 10 minutes). What it saw
 // is also reported at cleanup, so a test that fails early shows it too.
-func watchFencing(t *testing.T, zc *zkutil.Client, tps []zkutil.TopicPartition, ctrl, epoch int32) *fencingMonitor {
+func watchFencing(t *testing.T, zc *zkutil.Client, tps []kafka.TopicPartition, ctrl, epoch int32) *fencingMonitor {
 	m := &fencingMonitor{seen: map[string]bool{}, quit: make(chan struct{}), done: make(chan struct{})}
 	t.Cleanup(func() {
 		vs := m.stop()
@@ -49,7 +50,7 @@ func watchFencing(t *testing.T, zc *zkutil.Client, tps []zkutil.TopicPartition, 
 	go func() {
 		defer close(m.done)
 		deadline := time.Now().Add(10 * time.Minute)
-		base := map[zkutil.TopicPartition]int32{}
+		base := map[kafka.TopicPartition]int32{}
 		for time.Now().Before(deadline) {
 			if id, err := zc.GetController(); err == nil && id != ctrl {
 				m.add(fmt.Sprintf("/controller names broker %d, want %d", id, ctrl))
@@ -101,7 +102,7 @@ func (m *fencingMonitor) stop() []string {
 // metadataAgrees checks that every running broker's Metadata names ctrl as
 // the controller and the leaders that ZooKeeper holds, and that no
 // partition is without a leader while a live ISR member exists.
-func metadataAgrees(c *brokertest.ProcCluster, zc *zkutil.Client, tps []zkutil.TopicPartition, ctrl int32) error {
+func metadataAgrees(c *brokertest.ProcCluster, zc *zkutil.Client, tps []kafka.TopicPartition, ctrl int32) error {
 	states, err := zc.GetPartitionStates(tps)
 	if err != nil {
 		return err
@@ -131,7 +132,7 @@ func metadataAgrees(c *brokertest.ProcCluster, zc *zkutil.Client, tps []zkutil.T
 		}
 		for _, tm := range resp.Topics {
 			for _, pm := range tm.Partitions {
-				tp := zkutil.TopicPartition{Topic: tm.Name, Partition: pm.ID}
+				tp := kafka.TopicPartition{Topic: tm.Name, Partition: pm.ID}
 				if want := states[tp].State.Leader; pm.Leader != want || pm.Err != sarama.ErrNoError {
 					return fmt.Errorf("broker %d: %s-%d leader %d (%v), ZooKeeper %d", c.ID(i), tm.Name, pm.ID, pm.Leader, pm.Err, want)
 				}

@@ -14,7 +14,7 @@ import (
 
 	"samsa/broker/brokertest"
 	"samsa/broker/wire"
-	"samsa/zkutil"
+	"samsa/kafka"
 )
 
 // TestClusterFencedController (issue 5): the controller's process is
@@ -287,14 +287,14 @@ func leadingBroker(t *testing.T, c *brokertest.ProcCluster, topic string, n int3
 	return 0, 0, nil
 }
 
-func topicPartitions(topics map[string]int32) []zkutil.TopicPartition {
-	var out []zkutil.TopicPartition
+func topicPartitions(topics map[string]int32) []kafka.TopicPartition {
+	var out []kafka.TopicPartition
 	for topic, n := range topics {
 		for p := int32(0); p < n; p++ {
-			out = append(out, zkutil.TopicPartition{Topic: topic, Partition: p})
+			out = append(out, kafka.TopicPartition{Topic: topic, Partition: p})
 		}
 	}
-	slices.SortFunc(out, func(a, b zkutil.TopicPartition) int {
+	slices.SortFunc(out, func(a, b kafka.TopicPartition) int {
 		return strings.Compare(fmt.Sprintf("%s-%03d", a.Topic, a.Partition), fmt.Sprintf("%s-%03d", b.Topic, b.Partition))
 	})
 	return out

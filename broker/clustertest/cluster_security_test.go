@@ -25,7 +25,7 @@ import (
 	"samsa/broker/acl"
 	"samsa/broker/brokertest"
 	"samsa/broker/principal"
-	"samsa/broker/replica"
+	"samsa/kafka"
 )
 
 // saramaSCRAM adapts franz-go's SCRAM client to Sarama's SCRAMClient.
@@ -120,7 +120,7 @@ func TestClusterSASLSSLReplicationAndClients(t *testing.T) {
 	// INTERNAL (SASL_SSL, SCRAM-SHA-512), the only listener it may use.
 	brokertest.WaitFor(t, 30*time.Second, func() error {
 		for i := 0; i < sc.N(); i++ {
-			p := sc.Broker(i).Replicas().Partition(replica.TopicPartition{Topic: "secure", Partition: 0})
+			p := sc.Broker(i).Replicas().Partition(kafka.TopicPartition{Topic: "secure", Partition: 0})
 			if p == nil || p.Log() == nil || p.Log().LogEndOffset() != 11 {
 				return fmt.Errorf("broker %d has not replicated the 11 records", i)
 			}

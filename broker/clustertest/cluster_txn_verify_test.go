@@ -38,7 +38,22 @@ func startFakeCoordinator(t *testing.T, inTxn map[string]bool) *fakeCoordinator 
 		t.Fatal(err)
 	}
 	f := &fakeCoordinator{ln: ln, inTxn: inTxn}
-	t.Cleanup(func() { ln.Close(); f.wg.Wait() })
+	// The broker keeps its verification connection open (a kept
+	// inter-broker client), so the cleanup closes the accepted
+	// connections too before waiting for their goroutines.
+	var mu sync.Mutex
+	var conns []net.Conn
+	closed := false
+	t.Cleanup(func() {
+		ln.Close()
+		mu.Lock()
+		closed = true
+		for _, c := range conns {
+			c.Close()
+		}
+		mu.Unlock()
+		f.wg.Wait()
+	})
 	f.wg.Add(1)
 	go func() {
 		defer f.wg.Done()
@@ -47,6 +62,12 @@ func startFakeCoordinator(t *testing.T, inTxn map[string]bool) *fakeCoordinator 
 			if err != nil {
 				return
 			}
+			mu.Lock()
+			conns = append(conns, c)
+			if closed {
+				c.Close()
+			}
+			mu.Unlock()
 			f.wg.Add(1)
 			go func() { defer f.wg.Done(); f.serve(c) }()
 		}

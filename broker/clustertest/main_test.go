@@ -4,11 +4,11 @@ import (
 	"testing"
 
 	"samsa/broker/brokertest"
-	"samsa/broker/replica"
+	"samsa/kafka"
 )
 
 func TestMain(m *testing.M) { brokertest.Main(m) }
 
-func replicaTP(topic string, p int32) replica.TopicPartition {
-	return replica.TopicPartition{Topic: topic, Partition: p}
+func replicaTP(topic string, p int32) kafka.TopicPartition {
+	return kafka.TopicPartition{Topic: topic, Partition: p}
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/sirupsen/logrus"
 
 	"samsa/broker/configchange"
+	"samsa/internal/testwait"
 	"samsa/zkutil"
 	"samsa/zkutil/zktest"
 )
@@ -58,20 +59,15 @@ func (r *recorder) snapshot() []string {
 // waitLen waits until r holds n entries (never more) and returns them.
 func (r *recorder) waitLen(t *testing.T, n int) []string {
 	t.Helper()
-	deadline := time.Now().Add(20 * time.Second)
-	for {
-		got := r.snapshot()
-		if len(got) > n {
-			t.Fatalf("more calls than expected: %q", got)
+	var got []string
+	testwait.For(t, 20*time.Second, func() error {
+		got = r.snapshot()
+		if len(got) != n {
+			return fmt.Errorf("got %q, want %d calls", got, n)
 		}
-		if len(got) == n {
-			return got
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("got %q, want %d calls", got, n)
-		}
-		time.Sleep(10 * time.Millisecond) // polling a condition with a deadline
-	}
+		return nil
+	})
+	return got
 }
 
 func run(t *testing.T, zk *zkutil.Client, handlers ...configchange.Handler) {

@@ -4,6 +4,8 @@ import (
 	"math/rand/v2"
 	"sync"
 	"time"
+
+	"samsa/kafka"
 )
 
 // DefaultEvictionAge is Kafka 2.8's MIN_INCREMENTAL_FETCH_SESSION_EVICTION_MS
@@ -169,7 +171,7 @@ func (c *Cache) maybeCreate(privileged bool, parts []*cached) int32 {
 		id = c.cfg.NewID()
 	}
 	s := &session{id: id, privileged: privileged, created: now, epoch: NextEpoch(InitialEpoch)}
-	s.mu.parts = make(map[TopicPartition]*cached, len(parts))
+	s.mu.parts = make(map[kafka.TopicPartition]*cached, len(parts))
 	s.mu.order = parts[:0]
 	for _, p := range parts {
 		if _, dup := s.mu.parts[p.TP]; !dup { // a partition named twice is cached once

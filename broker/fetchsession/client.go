@@ -1,6 +1,7 @@
 package fetchsession
 
 import "github.com/twmb/franz-go/pkg/kerr"
+import "samsa/kafka"
 
 // Handler is the fetching side of a session (Kafka's
 // FetchSessionHandler), for Samsa's follower fetchers: it remembers what
@@ -11,21 +12,21 @@ import "github.com/twmb/franz-go/pkg/kerr"
 type Handler struct {
 	id    int32 // InvalidSessionID: none yet
 	epoch int32 // InitialEpoch: the next request is full (and asks for a session)
-	sent  map[TopicPartition]PartitionRequest
-	next  map[TopicPartition]PartitionRequest // reused for the next round
+	sent  map[kafka.TopicPartition]PartitionRequest
+	next  map[kafka.TopicPartition]PartitionRequest // reused for the next round
 
 	// Reused by Build; valid until the next Build.
 	send   []Entry
-	forget []TopicPartition
+	forget []kafka.TopicPartition
 }
 
 // Build returns the session id and epoch of the next request, the
 // partitions it must name and the ones it must forget, given every
 // partition the round fetches (order kept). A full request (epoch 0) names
 // them all. The returned slices are reused by the next Build.
-func (h *Handler) Build(parts []Entry) (sessionID, epoch int32, send []Entry, forget []TopicPartition) {
+func (h *Handler) Build(parts []Entry) (sessionID, epoch int32, send []Entry, forget []kafka.TopicPartition) {
 	if h.next == nil {
-		h.next = make(map[TopicPartition]PartitionRequest, len(parts))
+		h.next = make(map[kafka.TopicPartition]PartitionRequest, len(parts))
 	}
 	clear(h.next)
 	h.send, h.forget = h.send[:0], h.forget[:0]

@@ -1,6 +1,7 @@
 package fetchsession
 
 import "github.com/twmb/franz-go/pkg/kerr"
+import "samsa/kafka"
 
 // Request is the session part of a FetchRequest v7+.
 type Request struct {
@@ -11,7 +12,7 @@ type Request struct {
 	// Partitions are the request's partitions, in request order.
 	Partitions []Entry
 	// Forgotten are the forgotten_topics_data partitions.
-	Forgotten []TopicPartition
+	Forgotten []kafka.TopicPartition
 }
 
 // Kind is the kind of context a request gets.

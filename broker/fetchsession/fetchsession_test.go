@@ -5,6 +5,8 @@ import (
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kerr"
+
+	"samsa/kafka"
 )
 
 type clock struct{ t time.Time }
@@ -21,7 +23,7 @@ func newTestCache(slots int) (*Cache, *clock) {
 func entries(topic string, n int, offset int64) []Entry {
 	out := make([]Entry, n)
 	for i := range out {
-		out[i] = Entry{TP: TopicPartition{topic, int32(i)}, Req: PartitionRequest{FetchOffset: offset, MaxBytes: 1 << 20}}
+		out[i] = Entry{TP: kafka.TopicPartition{Topic: topic, Partition: int32(i)}, Req: PartitionRequest{FetchOffset: offset, MaxBytes: 1 << 20}}
 	}
 	return out
 }
@@ -138,15 +140,15 @@ func TestFetchSessionCloseAndSessionless(t *testing.T) {
 	}
 	// Forgetting every partition removes the session.
 	_, id = answer(t, c.NewContext(Request{Epoch: InitialEpoch, Partitions: entries("t", 2, 0)}), 0)
-	x = c.NewContext(Request{SessionID: id, Epoch: 1, Forgotten: []TopicPartition{{"t", 0}, {"t", 1}}})
+	x = c.NewContext(Request{SessionID: id, Epoch: 1, Forgotten: []kafka.TopicPartition{{Topic: "t", Partition: 0}, {Topic: "t", Partition: 1}}})
 	if x.Kind != Sessionless || c.Stats().Sessions != 0 {
 		t.Fatalf("empty session kept: %v %+v", x.Kind, c.Stats())
 	}
 	// Forgetting one and adding one.
 	_, id = answer(t, c.NewContext(Request{Epoch: InitialEpoch, Partitions: entries("t", 2, 0)}), 0)
-	x = c.NewContext(Request{SessionID: id, Epoch: 1, Forgotten: []TopicPartition{{"t", 0}},
-		Partitions: []Entry{{TP: TopicPartition{"u", 0}}}})
-	if p := x.Partitions(); len(p) != 2 || p[0].TP != (TopicPartition{"t", 1}) || p[1].TP != (TopicPartition{"u", 0}) {
+	x = c.NewContext(Request{SessionID: id, Epoch: 1, Forgotten: []kafka.TopicPartition{{Topic: "t", Partition: 0}},
+		Partitions: []Entry{{TP: kafka.TopicPartition{Topic: "u", Partition: 0}}}})
+	if p := x.Partitions(); len(p) != 2 || p[0].TP != (kafka.TopicPartition{Topic: "t", Partition: 1}) || p[1].TP != (kafka.TopicPartition{Topic: "u", Partition: 0}) {
 		t.Fatalf("partitions %v", p)
 	}
 	// The added partition is sent (nothing told yet), the other not.

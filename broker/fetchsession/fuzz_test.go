@@ -3,6 +3,8 @@ package fetchsession
 import (
 	"testing"
 	"time"
+
+	"samsa/kafka"
 )
 
 // FuzzFetchSession drives the cache with request sequences decoded from
@@ -42,11 +44,11 @@ func FuzzFetchSession(f *testing.F) {
 				req.Epoch = int32(byte0() % 8)
 			}
 			for n := int(byte0() % 6); n > 0; n-- {
-				req.Partitions = append(req.Partitions, Entry{TP: TopicPartition{Topic: string(rune('a' + byte0()%3)), Partition: int32(byte0() % 4)},
+				req.Partitions = append(req.Partitions, Entry{TP: kafka.TopicPartition{Topic: string(rune('a' + byte0()%3)), Partition: int32(byte0() % 4)},
 					Req: PartitionRequest{FetchOffset: int64(byte0())}})
 			}
 			for n := int(byte0() % 3); n > 0; n-- {
-				req.Forgotten = append(req.Forgotten, TopicPartition{Topic: string(rune('a' + byte0()%3)), Partition: int32(byte0() % 4)})
+				req.Forgotten = append(req.Forgotten, kafka.TopicPartition{Topic: string(rune('a' + byte0()%3)), Partition: int32(byte0() % 4)})
 			}
 			x := c.NewContext(req)
 			if x.Kind == Incremental {

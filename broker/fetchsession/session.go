@@ -4,6 +4,8 @@ import (
 	"math"
 	"sync"
 	"time"
+
+	"samsa/kafka"
 )
 
 // Epochs and the invalid session id of FetchRequest v7+ (Kafka's
@@ -27,12 +29,6 @@ func NextEpoch(e int32) int32 {
 	}
 }
 
-// TopicPartition names a partition.
-type TopicPartition struct {
-	Topic     string
-	Partition int32
-}
-
 // PartitionRequest is what a FetchRequest asks of one partition. A
 // session keeps the latest values its client sent.
 type PartitionRequest struct {
@@ -45,7 +41,7 @@ type PartitionRequest struct {
 
 // Entry is one partition of a request or a session, with its request.
 type Entry struct {
-	TP  TopicPartition
+	TP  kafka.TopicPartition
 	Req PartitionRequest
 }
 
@@ -66,7 +62,7 @@ type session struct {
 
 	mu struct {
 		sync.Mutex
-		parts map[TopicPartition]*cached
+		parts map[kafka.TopicPartition]*cached
 		order []*cached // fetch and response order; sent partitions move to the end
 	}
 	// The fields below are guarded by the Cache's mu.
@@ -81,7 +77,7 @@ func (s *session) sizeLocked() int { return len(s.mu.order) }
 // updateLocked applies an incremental request (Kafka's FetchSession.update):
 // named partitions are added or get the new request values, forgotten ones
 // are removed. s.mu held.
-func (s *session) updateLocked(parts []Entry, forgotten []TopicPartition) {
+func (s *session) updateLocked(parts []Entry, forgotten []kafka.TopicPartition) {
 	for _, e := range parts {
 		if c, ok := s.mu.parts[e.TP]; ok {
 			c.Req = e.Req

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"samsa/internal/testwait"
+	"samsa/kafka"
 )
 
 // BenchmarkGroupCommitOffsets measures an OffsetCommit of 10 partitions
@@ -26,7 +27,7 @@ func BenchmarkGroupCommitOffsets(b *testing.B) {
 	})
 	req := CommitRequest{Group: "bench", Generation: -1, RetentionMs: -1}
 	for i := int32(0); i < 10; i++ {
-		req.Offsets = append(req.Offsets, CommitOffset{TopicPartition: TopicPartition{"topic", i}, Offset: 1, LeaderEpoch: -1})
+		req.Offsets = append(req.Offsets, CommitOffset{TopicPartition: kafka.TopicPartition{Topic: "topic", Partition: i}, Offset: 1, LeaderEpoch: -1})
 	}
 	ctx := context.Background()
 	b.ReportAllocs()
@@ -104,7 +105,7 @@ func BenchmarkGroupLoadPartition(b *testing.B) {
 		for g := 0; g < 100; g++ {
 			req := CommitRequest{Group: fmt.Sprintf("group-%d", g), Generation: -1, RetentionMs: -1}
 			for p := int32(0); p < 100; p++ {
-				req.Offsets = append(req.Offsets, CommitOffset{TopicPartition: TopicPartition{"topic", p}, Offset: int64(round), LeaderEpoch: -1})
+				req.Offsets = append(req.Offsets, CommitOffset{TopicPartition: kafka.TopicPartition{Topic: "topic", Partition: p}, Offset: int64(round), LeaderEpoch: -1})
 			}
 			if codes := e.c.CommitOffsets(ctx, req); codes[0] != 0 {
 				b.Fatal(codes)

@@ -1,5 +1,9 @@
 package group
 
+// Primitive reads and writes of Kafka's classic types for the
+// __consumer_offsets schemas, on franz-go's kbin with Kafka's stricter
+// length rules on top.
+
 import (
 	"errors"
 	"fmt"

@@ -5,6 +5,8 @@ import (
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kerr"
+
+	"samsa/kafka"
 )
 
 // JoinGroup is Kafka's handleJoinGroup. It blocks until the rebalance
@@ -117,7 +119,7 @@ func (c *Coordinator) CommitOffsets(ctx context.Context, req CommitRequest) []in
 // FetchOffsets is Kafka's handleFetchOffsets: the committed offsets of
 // parts (all of the group's when parts is nil). An unknown group has no
 // offsets (-1 each), not an error, as clients expect.
-func (c *Coordinator) FetchOffsets(ctx context.Context, groupID string, parts []TopicPartition) (int16, []FetchedOffset) {
+func (c *Coordinator) FetchOffsets(ctx context.Context, groupID string, parts []kafka.TopicPartition) (int16, []FetchedOffset) {
 	if !validGroupID(groupID, true) {
 		return kerr.InvalidGroupID.Code, nil
 	}
@@ -203,7 +205,7 @@ func (c *Coordinator) deleteGroup(ctx context.Context, id string) int16 {
 }
 
 // DeleteOffsets is Kafka's handleDeleteOffsets (OffsetDelete, KIP-496).
-func (c *Coordinator) DeleteOffsets(ctx context.Context, groupID string, parts []TopicPartition) DeleteOffsetsResult {
+func (c *Coordinator) DeleteOffsets(ctx context.Context, groupID string, parts []kafka.TopicPartition) DeleteOffsetsResult {
 	if !validGroupID(groupID, false) {
 		return DeleteOffsetsResult{ErrorCode: kerr.InvalidGroupID.Code}
 	}

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"samsa/internal/testwait"
+	"samsa/kafka"
 )
 
 // Kafka 2.8's handleDeletedPartitions: the offsets of a deleted topic's
@@ -22,9 +23,9 @@ func TestGroupDeletedPartitionsOffsets(t *testing.T) {
 	if codes[0] != 0 || codes[1] != 0 || solo[0] != 0 || solo[1] != 0 {
 		t.Fatalf("commits = %v %v", codes, solo)
 	}
-	e.c.HandleDeletedPartitions([]TopicPartition{tp("gone", 0), tp("gone", 1)})
+	e.c.HandleDeletedPartitions([]kafka.TopicPartition{tp("gone", 0), tp("gone", 1)})
 	testwait.For(t, 10*time.Second, func() error {
-		_, offs := e.c.FetchOffsets(bg, "active", []TopicPartition{tp("gone", 0), tp("t1", 0)})
+		_, offs := e.c.FetchOffsets(bg, "active", []kafka.TopicPartition{tp("gone", 0), tp("t1", 0)})
 		if offs[0].Offset != -1 || offs[1].Offset != 6 {
 			return fmt.Errorf("active group's offsets = %+v", offs)
 		}
@@ -34,10 +35,10 @@ func TestGroupDeletedPartitionsOffsets(t *testing.T) {
 		return nil
 	})
 	e.restart()
-	if _, offs := e.c.FetchOffsets(bg, "active", []TopicPartition{tp("gone", 0), tp("t1", 0)}); offs[0].Offset != -1 || offs[1].Offset != 6 {
+	if _, offs := e.c.FetchOffsets(bg, "active", []kafka.TopicPartition{tp("gone", 0), tp("t1", 0)}); offs[0].Offset != -1 || offs[1].Offset != 6 {
 		t.Fatalf("offsets after reload = %+v", offs)
 	}
-	if _, offs := e.c.FetchOffsets(bg, "solo", []TopicPartition{tp("gone", 1)}); offs[0].Offset != -1 {
+	if _, offs := e.c.FetchOffsets(bg, "solo", []kafka.TopicPartition{tp("gone", 1)}); offs[0].Offset != -1 {
 		t.Fatalf("solo group's offsets after reload = %+v", offs)
 	}
 	if d := e.c.DescribeGroup(bg, "solo"); d.State != "Dead" {

@@ -2,13 +2,14 @@ package group
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kerr"
 
 	"samsa/broker/record"
+	"samsa/broker/replay"
+	"samsa/kafka"
 )
 
 // BecomeLeader tells the coordinator this broker now leads offsets
@@ -64,7 +65,7 @@ func (c *Coordinator) Owned(p int32) (owned, loading bool) {
 // loaded is what replaying a partition yields for one group.
 type loaded struct {
 	value   *GroupValue
-	offsets map[TopicPartition]OffsetValue
+	offsets map[kafka.TopicPartition]OffsetValue
 	txn     txnPending // transactional offsets without their marker yet
 }
 
@@ -94,84 +95,53 @@ func (c *Coordinator) load(ctx context.Context, p int32, ps *partitionState) {
 		Info("group: loaded offsets partition")
 }
 
-// errNoProgress: a read returned nothing below the end offset.
-var errNoProgress = errors.New("group: offsets partition read made no progress")
-
 // replay reads partition p from its start to the log end offset seen by
-// the first read (Kafka's doLoadGroupsAndOffsets). Records that do not
-// decode are logged and skipped.
+// the first read (Kafka's doLoadGroupsAndOffsets; the loop is
+// broker/replay's, shared with the transaction coordinator). Records that
+// do not decode are logged and skipped.
 func (c *Coordinator) replay(ctx context.Context, p int32) (map[string]*loaded, error) {
 	c.txnSeqs.reset(p)
 	groups := map[string]*loaded{}
 	get := func(id string) *loaded {
 		l := groups[id]
 		if l == nil {
-			l = &loaded{offsets: map[TopicPartition]OffsetValue{}}
+			l = &loaded{offsets: map[kafka.TopicPartition]OffsetValue{}}
 			groups[id] = l
 		}
 		return l
 	}
-	var off int64
-	end := int64(-1)
-	for {
-		if err := ctx.Err(); err != nil {
-			return nil, err
+	read := func(off int64, maxBytes int) ([]byte, int64, error) {
+		res, err := c.olog.ReadFrom(p, off, maxBytes)
+		return res.Batches, res.End, err
+	}
+	apply := func(b record.Batch, from int64) error {
+		if b.IsControl() {
+			c.replayTxnMarker(p, b, groups)
+			return nil
 		}
-		res, err := c.olog.ReadFrom(p, off, c.cfg.LoadBufferSize)
+		txnPID := int64(-1)
+		if b.IsTransactional() && b.ProducerID() >= 0 {
+			txnPID = b.ProducerID()
+			c.txnSeqs.appended(p, txnPID, b.ProducerEpoch(), b.LastSequence())
+		}
+		recs, err := b.Records(c.cfg.LoadMaxDecompressedBytes)
 		if err != nil {
-			return nil, fmt.Errorf("group: read offsets partition %d at %d: %w", p, off, err)
+			return fmt.Errorf("batch at %d: %w", b.BaseOffset(), err)
 		}
-		if end < 0 {
-			end = res.End
-		}
-		if off >= end {
-			break
-		}
-		if len(res.Batches) == 0 {
-			return nil, fmt.Errorf("%w (partition %d, offset %d, end %d)", errNoProgress, p, off, end)
-		}
-		next := off
-		for rest := res.Batches; len(rest) > 0; {
-			b, r, err := record.NextBatch(rest)
-			if err != nil {
-				return nil, fmt.Errorf("group: offsets partition %d: %w", p, err)
+		for i := range recs {
+			if b.BaseOffset()+int64(recs[i].OffsetDelta) < from {
+				continue // applied from the read before
 			}
-			rest = r
-			if b.LastOffset() < off {
+			if txnPID >= 0 {
+				c.replayTxnRecord(p, txnPID, recs[i].Key, recs[i].Value, get)
 				continue
 			}
-			next = b.LastOffset() + 1
-			if b.IsControl() {
-				c.replayTxnMarker(p, b, groups)
-				continue
-			}
-			txnPID := int64(-1)
-			if b.IsTransactional() && b.ProducerID() >= 0 {
-				txnPID = b.ProducerID()
-				c.txnSeqs.appended(p, txnPID, b.ProducerEpoch(), b.LastSequence())
-			}
-			recs, err := b.Records(c.cfg.LoadMaxDecompressedBytes)
-			if err != nil {
-				return nil, fmt.Errorf("group: offsets partition %d batch at %d: %w", p, b.BaseOffset(), err)
-			}
-			for i := range recs {
-				if b.BaseOffset()+int64(recs[i].OffsetDelta) < off {
-					continue
-				}
-				if txnPID >= 0 {
-					c.replayTxnRecord(p, txnPID, recs[i].Key, recs[i].Value, get)
-					continue
-				}
-				c.replayRecord(p, recs[i].Key, recs[i].Value, get, groups)
-			}
+			c.replayRecord(p, recs[i].Key, recs[i].Value, get, groups)
 		}
-		if next <= off {
-			return nil, fmt.Errorf("%w (partition %d, offset %d)", errNoProgress, p, off)
-		}
-		off = next
-		if off >= end {
-			break
-		}
+		return nil
+	}
+	if err := replay.Partition(ctx, read, c.cfg.LoadBufferSize, apply); err != nil {
+		return nil, fmt.Errorf("group: offsets partition %d: %w", p, err)
 	}
 	for id, l := range groups {
 		if l.value == nil && len(l.offsets) == 0 && len(l.txn) == 0 {
@@ -192,7 +162,7 @@ func (c *Coordinator) replayRecord(p int32, key, value []byte, get func(string) 
 		return
 	}
 	if k.IsOffset {
-		tp := TopicPartition{Topic: k.Topic, Partition: k.Partition}
+		tp := kafka.TopicPartition{Topic: k.Topic, Partition: k.Partition}
 		if value == nil {
 			if l := groups[k.Group]; l != nil {
 				delete(l.offsets, tp)
@@ -329,11 +299,11 @@ func (c *Coordinator) expireTick() {
 // topic re-created under the same name does not inherit stale offsets. An
 // Empty group left without offsets is deleted. Tombstones are written for
 // both; it does not wait for them.
-func (c *Coordinator) HandleDeletedPartitions(tps []TopicPartition) {
+func (c *Coordinator) HandleDeletedPartitions(tps []kafka.TopicPartition) {
 	if len(tps) == 0 {
 		return
 	}
-	deleted := make(map[TopicPartition]bool, len(tps))
+	deleted := make(map[kafka.TopicPartition]bool, len(tps))
 	for _, tp := range tps {
 		deleted[tp] = true
 	}

@@ -9,9 +9,12 @@ import (
 	"github.com/twmb/franz-go/pkg/kerr"
 
 	"samsa/internal/testwait"
+	"samsa/kafka"
 )
 
-func tp(topic string, p int32) TopicPartition { return TopicPartition{Topic: topic, Partition: p} }
+func tp(topic string, p int32) kafka.TopicPartition {
+	return kafka.TopicPartition{Topic: topic, Partition: p}
+}
 
 func commit(off int64, topic string, p int32) CommitOffset {
 	return CommitOffset{TopicPartition: tp(topic, p), Offset: off, LeaderEpoch: 3, Metadata: fmt.Sprintf("m%d", off)}
@@ -54,7 +57,7 @@ func TestGroupOffsetsCommitFetchReload(t *testing.T) {
 
 	check := func(when string) {
 		t.Helper()
-		code, offs := e.c.FetchOffsets(bg, g, []TopicPartition{tp("t1", 0), tp("t1", 1), tp("t1", 9)})
+		code, offs := e.c.FetchOffsets(bg, g, []kafka.TopicPartition{tp("t1", 0), tp("t1", 1), tp("t1", 9)})
 		if code != 0 || offs[0].Offset != 11 || offs[1].Offset != 20 || offs[1].Metadata != "m20" ||
 			offs[1].LeaderEpoch != 3 || offs[2].Offset != -1 {
 			t.Fatalf("%s: fetch = %d %+v", when, code, offs)
@@ -63,10 +66,10 @@ func TestGroupOffsetsCommitFetchReload(t *testing.T) {
 		if code != 0 || len(all) != 2 || all[0].Partition != 0 || all[1].Partition != 1 {
 			t.Fatalf("%s: fetch all = %d %+v", when, code, all)
 		}
-		if _, offs := e.c.FetchOffsets(bg, "simple", []TopicPartition{tp("t2", 0)}); offs[0].Offset != 7 {
+		if _, offs := e.c.FetchOffsets(bg, "simple", []kafka.TopicPartition{tp("t2", 0)}); offs[0].Offset != 7 {
 			t.Fatalf("%s: simple fetch = %+v", when, offs)
 		}
-		code, offs = e.c.FetchOffsets(bg, "never-seen", []TopicPartition{tp("t1", 0)})
+		code, offs = e.c.FetchOffsets(bg, "never-seen", []kafka.TopicPartition{tp("t1", 0)})
 		if code != 0 || offs[0].Offset != -1 || offs[0].ErrorCode != 0 {
 			t.Fatalf("%s: unknown group fetch = %d %+v", when, code, offs)
 		}
@@ -157,7 +160,7 @@ func TestGroupCoordinatorOwnership(t *testing.T) {
 	if codes[0] != kerr.NotCoordinator.Code {
 		t.Fatalf("commit with not-leader log = %v", codes)
 	}
-	if _, offs := e.c.FetchOffsets(bg, g, []TopicPartition{tp("t", 0)}); offs[0].Offset != -1 {
+	if _, offs := e.c.FetchOffsets(bg, g, []kafka.TopicPartition{tp("t", 0)}); offs[0].Offset != -1 {
 		t.Fatalf("failed commit became visible: %+v", offs)
 	}
 }
@@ -230,12 +233,12 @@ func TestGroupDeleteGroupsAndOffsets(t *testing.T) {
 	if got := e.c.DeleteGroups(bg, []string{g, "missing"}); got[0] != kerr.NonEmptyGroup.Code || got[1] != kerr.GroupIDNotFound.Code {
 		t.Fatalf("delete = %v", got)
 	}
-	res := e.c.DeleteOffsets(bg, g, []TopicPartition{tp("t1", 0), tp("other", 0)})
+	res := e.c.DeleteOffsets(bg, g, []kafka.TopicPartition{tp("t1", 0), tp("other", 0)})
 	if res.ErrorCode != 0 || res.Codes[0] != kerr.GroupSubscribedToTopic.Code || res.Codes[1] != 0 {
 		t.Fatalf("offset delete = %+v", res)
 	}
 	e.restart()
-	if _, offs := e.c.FetchOffsets(bg, g, []TopicPartition{tp("t1", 0), tp("other", 0)}); offs[0].Offset != 1 || offs[1].Offset != -1 {
+	if _, offs := e.c.FetchOffsets(bg, g, []kafka.TopicPartition{tp("t1", 0), tp("other", 0)}); offs[0].Offset != 1 || offs[1].Offset != -1 {
 		t.Fatalf("offsets after OffsetDelete and reload = %+v", offs)
 	}
 	top, lc := e.c.LeaveGroup(bg, g, []LeaveMember{{MemberID: ids[0]}})
@@ -256,7 +259,7 @@ func TestGroupDeleteGroupsAndOffsets(t *testing.T) {
 	if d := e.c.DescribeGroup(bg, g); d.State != "Dead" || d.ErrorCode != 0 {
 		t.Fatalf("describe deleted group after reload = %+v", d)
 	}
-	if _, offs := e.c.FetchOffsets(bg, g, []TopicPartition{tp("t1", 0)}); offs[0].Offset != -1 {
+	if _, offs := e.c.FetchOffsets(bg, g, []kafka.TopicPartition{tp("t1", 0)}); offs[0].Offset != -1 {
 		t.Fatalf("offsets of deleted group after reload = %+v", offs)
 	}
 }
@@ -293,7 +296,7 @@ func TestGroupOffsetExpiry(t *testing.T) {
 		return nil
 	})
 	e.restart()
-	if _, offs := e.c.FetchOffsets(bg, "a", []TopicPartition{tp("t", 0)}); offs[0].Offset != -1 {
+	if _, offs := e.c.FetchOffsets(bg, "a", []kafka.TopicPartition{tp("t", 0)}); offs[0].Offset != -1 {
 		t.Fatalf("expired offset after reload = %+v", offs)
 	}
 }

@@ -6,6 +6,8 @@ import (
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kerr"
+
+	"samsa/kafka"
 )
 
 var bg = context.Background()
@@ -121,7 +123,7 @@ func TestGroupRebalanceLifecycle(t *testing.T) {
 	}
 	// Old generation commits are still accepted while preparing.
 	codes := e.c.CommitOffsets(bg, CommitRequest{Group: g, Generation: 1, MemberID: r1.MemberID, RetentionMs: -1,
-		Offsets: []CommitOffset{{TopicPartition: TopicPartition{"t1", 0}, Offset: 5, LeaderEpoch: -1}}})
+		Offsets: []CommitOffset{{TopicPartition: kafka.TopicPartition{Topic: "t1", Partition: 0}, Offset: 5, LeaderEpoch: -1}}})
 	if codes[0] != 0 {
 		t.Fatalf("commit during PreparingRebalance = %d", codes[0])
 	}
@@ -166,7 +168,7 @@ func TestGroupUnknownMember(t *testing.T) {
 	// The last member left: the group is Empty at the next generation.
 	e.waitState("u", "Empty")
 	if c := e.c.CommitOffsets(bg, CommitRequest{Group: "u", Generation: gen, MemberID: ids[0], RetentionMs: -1,
-		Offsets: []CommitOffset{{TopicPartition: TopicPartition{"t", 0}, Offset: 1}}}); c[0] != kerr.UnknownMemberID.Code {
+		Offsets: []CommitOffset{{TopicPartition: kafka.TopicPartition{Topic: "t", Partition: 0}, Offset: 1}}}); c[0] != kerr.UnknownMemberID.Code {
 		t.Fatalf("commit by departed member = %v", c)
 	}
 	if r := e.c.JoinGroup(bg, consumerJoin("u", "stale-id", "c1")); r.ErrorCode != kerr.UnknownMemberID.Code {

@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"github.com/sirupsen/logrus"
+
+	"samsa/kafka"
 )
 
 // State is a group's state, as in Kafka's GroupMetadata.
@@ -183,7 +185,7 @@ type group struct {
 	stormWarned      time.Time            // last storm WARN
 	rebalSnap        atomic.Pointer[rebalanceSnapshot]
 
-	offsets     map[TopicPartition]offsetEntry
+	offsets     map[kafka.TopicPartition]offsetEntry
 	txnOffsets  txnPending      // transactional offsets awaiting their marker (group_txn.go)
 	subscribed  map[string]bool // topics of the consumer protocol subscriptions
 	subsKnown   bool            // subscribed was parsed from every member
@@ -210,7 +212,7 @@ func newGroup(c *Coordinator, id string, partition int32) *group {
 		members:   map[string]*member{},
 		static:    map[string]string{},
 		pending:   map[string]Timer{},
-		offsets:   map[TopicPartition]offsetEntry{},
+		offsets:   map[kafka.TopicPartition]offsetEntry{},
 
 		pendingSync:     map[string]bool{},
 		rebalanceCounts: map[ReasonKind]int64{},

@@ -5,6 +5,8 @@ import (
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kerr"
+
+	"samsa/kafka"
 )
 
 // fillCodes returns n copies of code.
@@ -98,7 +100,7 @@ func (g *group) storeOffsets(req CommitRequest, reply chan<- []int16) {
 // handleFetch is OffsetFetch on the group goroutine: the committed
 // offsets of parts, or all of them when parts is nil. Commits still being
 // written are not visible.
-func (g *group) handleFetch(parts []TopicPartition) []FetchedOffset {
+func (g *group) handleFetch(parts []kafka.TopicPartition) []FetchedOffset {
 	if parts == nil {
 		out := make([]FetchedOffset, 0, len(g.offsets))
 		for tp, e := range g.offsets {
@@ -119,12 +121,12 @@ func (g *group) handleFetch(parts []TopicPartition) []FetchedOffset {
 	return out
 }
 
-func fetched(tp TopicPartition, e offsetEntry) FetchedOffset {
+func fetched(tp kafka.TopicPartition, e offsetEntry) FetchedOffset {
 	return FetchedOffset{TopicPartition: tp, Offset: e.Offset, LeaderEpoch: e.LeaderEpoch, Metadata: e.Metadata}
 }
 
 // noOffset is the answer for a partition without a committed offset.
-func noOffset(tp TopicPartition) FetchedOffset {
+func noOffset(tp kafka.TopicPartition) FetchedOffset {
 	return FetchedOffset{TopicPartition: tp, Offset: -1, LeaderEpoch: -1}
 }
 
@@ -174,7 +176,7 @@ func (g *group) handleDelete(reply chan<- int16) {
 	for tp := range g.offsets {
 		kvs = append(kvs, kv{key: EncodeOffsetKey(g.id, tp.Topic, tp.Partition)})
 	}
-	g.offsets = map[TopicPartition]offsetEntry{}
+	g.offsets = map[kafka.TopicPartition]offsetEntry{}
 	g.transition(Dead)
 	g.log.Info("group: deleted")
 	g.appendTombstones(kvs, func(code int16) { reply <- code })
@@ -198,7 +200,7 @@ func (g *group) appendTombstones(kvs []kv, done func(code int16)) {
 // handleDeleteOffsets is OffsetDelete (KIP-496, Kafka's
 // handleDeleteOffsets): offsets of topics the group still subscribes to
 // stay.
-func (g *group) handleDeleteOffsets(parts []TopicPartition, reply chan<- DeleteOffsetsResult) {
+func (g *group) handleDeleteOffsets(parts []kafka.TopicPartition, reply chan<- DeleteOffsetsResult) {
 	res := DeleteOffsetsResult{Codes: make([]int16, len(parts))}
 	switch {
 	case g.is(Dead):
@@ -292,7 +294,7 @@ func (g *group) expireOffsets(now time.Time, retention time.Duration) {
 // removeDeletedOffsets drops the offsets of deleted partitions (Kafka's
 // cleanupGroupMetadata with removeOffsets); an Empty group left without
 // offsets becomes Dead. Tombstones are written for what was removed.
-func (g *group) removeDeletedOffsets(deleted map[TopicPartition]bool) {
+func (g *group) removeDeletedOffsets(deleted map[kafka.TopicPartition]bool) {
 	if g.is(Dead) {
 		return
 	}

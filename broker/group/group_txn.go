@@ -15,6 +15,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kerr"
 
 	"samsa/broker/record"
+	"samsa/kafka"
 )
 
 // TxnCommitRequest is TxnOffsetCommit for one group.
@@ -31,7 +32,7 @@ type TxnCommitRequest struct {
 
 // txnPending is a group's offsets pending per producer id; owned by the
 // group goroutine.
-type txnPending map[int64]map[TopicPartition]OffsetValue
+type txnPending map[int64]map[kafka.TopicPartition]OffsetValue
 
 // CommitTxnOffsets is Kafka 2.8's GroupCoordinator.handleTxnCommitOffsets:
 // one code per req.Offsets entry, after the batch is in the log. A missing
@@ -128,13 +129,13 @@ func (g *group) storeTxnOffsets(req TxnCommitRequest, reply chan<- []int16) {
 }
 
 // addTxnPending records one pending offset of producer pid.
-func (g *group) addTxnPending(pid int64, tp TopicPartition, v OffsetValue) {
+func (g *group) addTxnPending(pid int64, tp kafka.TopicPartition, v OffsetValue) {
 	if g.txnOffsets == nil {
 		g.txnOffsets = txnPending{}
 	}
 	m := g.txnOffsets[pid]
 	if m == nil {
-		m = map[TopicPartition]OffsetValue{}
+		m = map[kafka.TopicPartition]OffsetValue{}
 		g.txnOffsets[pid] = m
 	}
 	m[tp] = v
@@ -158,7 +159,7 @@ func (g *group) completeTxn(pid int64, commit bool) {
 }
 
 // hasTxnPending reports whether any producer has a pending offset for tp.
-func (g *group) hasTxnPending(tp TopicPartition) bool {
+func (g *group) hasTxnPending(tp kafka.TopicPartition) bool {
 	for _, m := range g.txnOffsets {
 		if _, ok := m[tp]; ok {
 			return true
@@ -203,7 +204,7 @@ func (c *Coordinator) CompleteTxnOffsets(producerID int64, offsetsPartitions []i
 // FetchOffsets, but a partition with a transactional commit pending gets
 // offset -1 and UNSTABLE_OFFSET_COMMIT in codes (clients retry). parts nil
 // means every committed partition; codes is parallel to the offsets.
-func (c *Coordinator) FetchOffsetsStable(ctx context.Context, groupID string, parts []TopicPartition) (int16, []FetchedOffset, []int16) {
+func (c *Coordinator) FetchOffsetsStable(ctx context.Context, groupID string, parts []kafka.TopicPartition) (int16, []FetchedOffset, []int16) {
 	code, offs := c.FetchOffsets(ctx, groupID, parts)
 	if code != 0 || len(offs) == 0 {
 		return code, offs, make([]int16, len(offs))

@@ -2,6 +2,7 @@ package group
 
 import (
 	"samsa/broker/record"
+	"samsa/kafka"
 )
 
 // replayTxnRecord applies one record of producer pid's transactional
@@ -25,9 +26,9 @@ func (c *Coordinator) replayTxnRecord(p int32, pid int64, key, value []byte, get
 		l.txn = txnPending{}
 	}
 	if l.txn[pid] == nil {
-		l.txn[pid] = map[TopicPartition]OffsetValue{}
+		l.txn[pid] = map[kafka.TopicPartition]OffsetValue{}
 	}
-	l.txn[pid][TopicPartition{Topic: k.Topic, Partition: k.Partition}] = v
+	l.txn[pid][kafka.TopicPartition{Topic: k.Topic, Partition: k.Partition}] = v
 }
 
 // replayTxnMarker applies a transaction marker while loading: the

@@ -9,13 +9,14 @@ import (
 	"github.com/twmb/franz-go/pkg/kerr"
 
 	"samsa/internal/testwait"
+	"samsa/kafka"
 )
 
 func txnCommit(t *testing.T, e *env, pid int64, epoch int16, offset int64) {
 	t.Helper()
 	codes := e.c.CommitTxnOffsets(context.Background(), TxnCommitRequest{Group: "tg", TransactionalID: "t1",
 		ProducerID: pid, ProducerEpoch: epoch, Generation: -1,
-		Offsets: []CommitOffset{{TopicPartition: TopicPartition{"in", 0}, Offset: offset, LeaderEpoch: -1}}})
+		Offsets: []CommitOffset{{TopicPartition: kafka.TopicPartition{Topic: "in", Partition: 0}, Offset: offset, LeaderEpoch: -1}}})
 	if len(codes) != 1 || codes[0] != 0 {
 		t.Fatalf("TxnOffsetCommit: %v", codes)
 	}
@@ -23,7 +24,7 @@ func txnCommit(t *testing.T, e *env, pid int64, epoch int16, offset int64) {
 
 func fetchIn(t *testing.T, e *env) (int64, int16) {
 	t.Helper()
-	code, offs, codes := e.c.FetchOffsetsStable(context.Background(), "tg", []TopicPartition{{"in", 0}})
+	code, offs, codes := e.c.FetchOffsetsStable(context.Background(), "tg", []kafka.TopicPartition{{Topic: "in", Partition: 0}})
 	if code != 0 || len(offs) != 1 {
 		t.Fatalf("fetch: %d %v", code, offs)
 	}
@@ -81,7 +82,7 @@ func TestGroupTxnOffsetsReload(t *testing.T) {
 	if off, code := fetchIn(t, e); off != -1 || code != kerr.UnstableOffsetCommit.Code {
 		t.Fatalf("after reload with producer 9 pending: offset %d code %d", off, code)
 	}
-	code, offs := e.c.FetchOffsets(context.Background(), "tg", []TopicPartition{{"in", 0}})
+	code, offs := e.c.FetchOffsets(context.Background(), "tg", []kafka.TopicPartition{{Topic: "in", Partition: 0}})
 	if code != 0 || offs[0].Offset != 5 {
 		t.Fatalf("committed after reload: %d %v", code, offs)
 	}
@@ -103,7 +104,7 @@ func errf(format string, args ...any) error { return fmt.Errorf(format, args...)
 func TestGroupTxnOffsetsChecks(t *testing.T) {
 	e := newEnv(t, testConfig())
 	req := TxnCommitRequest{Group: "tg", TransactionalID: "t1", ProducerID: 1, ProducerEpoch: 0, Generation: -1,
-		MemberID: "nobody", Offsets: []CommitOffset{{TopicPartition: TopicPartition{"in", 0}, Offset: 1, LeaderEpoch: -1}}}
+		MemberID: "nobody", Offsets: []CommitOffset{{TopicPartition: kafka.TopicPartition{Topic: "in", Partition: 0}, Offset: 1, LeaderEpoch: -1}}}
 	if codes := e.c.CommitTxnOffsets(context.Background(), req); codes[0] != kerr.UnknownMemberID.Code {
 		t.Fatalf("unknown member: %v", codes)
 	}

@@ -1,5 +1,7 @@
 package group
 
+import "samsa/kafka"
+
 // Plain-Go inputs and outputs of the Coordinator (STYLE S1.3): the broker's
 // handlers translate kmsg requests into these and back. Error codes are
 // Kafka's (kerr codes); 0 is success.
@@ -79,15 +81,9 @@ type LeaveMember struct {
 	Reason string
 }
 
-// TopicPartition names a partition whose offset is committed or fetched.
-type TopicPartition struct {
-	Topic     string
-	Partition int32
-}
-
 // CommitOffset is one partition of an OffsetCommit.
 type CommitOffset struct {
-	TopicPartition
+	kafka.TopicPartition
 	Offset      int64
 	LeaderEpoch int32 // -1 when absent (v6+ sends it)
 	Metadata    string
@@ -108,7 +104,7 @@ type CommitRequest struct {
 // FetchedOffset is one partition of an OffsetFetch answer; Offset is -1
 // when nothing is committed.
 type FetchedOffset struct {
-	TopicPartition
+	kafka.TopicPartition
 	Offset      int64
 	LeaderEpoch int32
 	Metadata    string

@@ -1,18 +1,16 @@
 package purgatory
 
+// Purgatory: waiters parked per kafka.TopicPartition until a check passes or a deadline ends.
+
 import (
 	"context"
 	"errors"
 	"sync"
 	"sync/atomic"
 	"time"
-)
 
-// Key names the topic-partition a waiter watches.
-type Key struct {
-	Topic     string
-	Partition int32
-}
+	"samsa/kafka"
+)
 
 // ErrTimeout is returned by Wait when the deadline passes before the check
 // succeeds.
@@ -25,7 +23,7 @@ type Purgatory struct {
 
 	mu struct {
 		sync.Mutex
-		watchers map[Key]map[*waiter]struct{}
+		watchers map[kafka.TopicPartition]map[*waiter]struct{}
 	}
 	parked atomic.Int64 // number of goroutines inside Wait
 	// expired counts waits that ended by deadline (Kafka's ExpiresPerSec).
@@ -57,7 +55,7 @@ func putWaiter(w *waiter) {
 // ("Produce", "Fetch").
 func New(name string) *Purgatory {
 	p := &Purgatory{name: name}
-	p.mu.watchers = make(map[Key]map[*waiter]struct{})
+	p.mu.watchers = make(map[kafka.TopicPartition]map[*waiter]struct{})
 	return p
 }
 
@@ -78,7 +76,7 @@ func (p *Purgatory) Expired() int64 { return p.expired.Load() }
 //
 // The waiter is registered before the first check, so a Notify that races
 // with the first check is never lost.
-func (p *Purgatory) Wait(ctx context.Context, deadline time.Time, keys []Key, check func() bool) error {
+func (p *Purgatory) Wait(ctx context.Context, deadline time.Time, keys []kafka.TopicPartition, check func() bool) error {
 	w := waiters.Get().(*waiter)
 	p.watch(w, keys)
 	defer func() {
@@ -125,7 +123,7 @@ func (p *Purgatory) Wait(ctx context.Context, deadline time.Time, keys []Key, ch
 }
 
 // Notify wakes every waiter watching k. It never blocks.
-func (p *Purgatory) Notify(k Key) {
+func (p *Purgatory) Notify(k kafka.TopicPartition) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	for w := range p.mu.watchers[k] {
@@ -152,13 +150,13 @@ func (p *Purgatory) NotifyAll() {
 }
 
 // Watched returns the number of waiters registered on k (for tests and metrics).
-func (p *Purgatory) Watched(k Key) int {
+func (p *Purgatory) Watched(k kafka.TopicPartition) int {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	return len(p.mu.watchers[k])
 }
 
-func (p *Purgatory) watch(w *waiter, keys []Key) {
+func (p *Purgatory) watch(w *waiter, keys []kafka.TopicPartition) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	for _, k := range keys {
@@ -171,7 +169,7 @@ func (p *Purgatory) watch(w *waiter, keys []Key) {
 	}
 }
 
-func (p *Purgatory) unwatch(w *waiter, keys []Key) {
+func (p *Purgatory) unwatch(w *waiter, keys []kafka.TopicPartition) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	for _, k := range keys {

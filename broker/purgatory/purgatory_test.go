@@ -6,15 +6,17 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"samsa/kafka"
 )
 
 func TestPurgatoryImmediateCheck(t *testing.T) {
 	p := New("Produce")
-	err := p.Wait(context.Background(), time.Now().Add(time.Minute), []Key{{"a", 0}}, func() bool { return true })
+	err := p.Wait(context.Background(), time.Now().Add(time.Minute), []kafka.TopicPartition{{Topic: "a", Partition: 0}}, func() bool { return true })
 	if err != nil {
 		t.Fatal(err)
 	}
-	if p.Watched(Key{"a", 0}) != 0 {
+	if p.Watched(kafka.TopicPartition{Topic: "a", Partition: 0}) != 0 {
 		t.Fatal("waiter left registered")
 	}
 }
@@ -22,10 +24,10 @@ func TestPurgatoryImmediateCheck(t *testing.T) {
 func TestPurgatoryNotifyCompletes(t *testing.T) {
 	p := New("Fetch")
 	var hw atomic.Int64
-	k := Key{"t", 3}
+	k := kafka.TopicPartition{Topic: "t", Partition: 3}
 	done := make(chan error, 1)
 	go func() {
-		done <- p.Wait(context.Background(), time.Now().Add(time.Minute), []Key{k}, func() bool { return hw.Load() >= 5 })
+		done <- p.Wait(context.Background(), time.Now().Add(time.Minute), []kafka.TopicPartition{k}, func() bool { return hw.Load() >= 5 })
 	}()
 	deadline := time.Now().Add(10 * time.Second)
 	for p.Watched(k) == 0 {
@@ -36,7 +38,7 @@ func TestPurgatoryNotifyCompletes(t *testing.T) {
 	}
 	hw.Store(2)
 	p.Notify(k)
-	p.Notify(Key{"other", 0})
+	p.Notify(kafka.TopicPartition{Topic: "other", Partition: 0})
 	hw.Store(5)
 	p.Notify(k)
 	if err := <-done; err != nil {
@@ -50,7 +52,7 @@ func TestPurgatoryNotifyCompletes(t *testing.T) {
 func TestPurgatoryDeadline(t *testing.T) {
 	p := New("Produce")
 	start := time.Now()
-	err := p.Wait(context.Background(), start.Add(30*time.Millisecond), []Key{{"a", 0}}, func() bool { return false })
+	err := p.Wait(context.Background(), start.Add(30*time.Millisecond), []kafka.TopicPartition{{Topic: "a", Partition: 0}}, func() bool { return false })
 	if !errors.Is(err, ErrTimeout) {
 		t.Fatalf("got %v, want ErrTimeout", err)
 	}
@@ -69,7 +71,9 @@ func TestPurgatoryContextCancel(t *testing.T) {
 	p := New("Fetch")
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
-	go func() { done <- p.Wait(ctx, time.Time{}, []Key{{"a", 0}}, func() bool { return false }) }()
+	go func() {
+		done <- p.Wait(ctx, time.Time{}, []kafka.TopicPartition{{Topic: "a", Partition: 0}}, func() bool { return false })
+	}()
 	cancel()
 	if err := <-done; !errors.Is(err, context.Canceled) {
 		t.Fatalf("got %v", err)
@@ -83,7 +87,7 @@ func TestPurgatoryNotifyAllWakesEveryone(t *testing.T) {
 	done := make(chan error, n)
 	for i := 0; i < n; i++ {
 		go func(i int) {
-			done <- p.Wait(context.Background(), time.Now().Add(time.Minute), []Key{{"t", int32(i)}}, ready.Load)
+			done <- p.Wait(context.Background(), time.Now().Add(time.Minute), []kafka.TopicPartition{{Topic: "t", Partition: int32(i)}}, ready.Load)
 		}(i)
 	}
 	deadline := time.Now().Add(10 * time.Second)
@@ -104,7 +108,7 @@ func TestPurgatoryNotifyAllWakesEveryone(t *testing.T) {
 
 func BenchmarkPurgatoryNotifyNoWaiters(b *testing.B) {
 	p := New("Produce")
-	k := Key{"t", 0}
+	k := kafka.TopicPartition{Topic: "t", Partition: 0}
 	for b.Loop() {
 		p.Notify(k)
 	}

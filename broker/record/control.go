@@ -1,6 +1,6 @@
 package record
 
-import "encoding/binary"
+import "github.com/twmb/franz-go/pkg/kbin"
 
 // ControlType is the type field of a control record key (Kafka's
 // ControlRecordType). A control record's key is {version int16 = 0, type
@@ -32,8 +32,8 @@ func BuildEndTxnMarker(h BuildHeader, m EndTxnMarker) (Batch, error) {
 	if m.Commit {
 		typ = ControlCommit
 	}
-	key := binary.BigEndian.AppendUint16(binary.BigEndian.AppendUint16(nil, 0), uint16(typ))
-	value := binary.BigEndian.AppendUint32(binary.BigEndian.AppendUint16(nil, 0), uint32(m.CoordinatorEpoch))
+	key := kbin.AppendInt16(kbin.AppendInt16(make([]byte, 0, 4), 0), int16(typ))
+	value := kbin.AppendInt32(kbin.AppendInt16(make([]byte, 0, 6), 0), m.CoordinatorEpoch)
 	return Build(h, []Record{{Key: key, Value: value}}, CodecNone)
 }
 
@@ -41,13 +41,15 @@ func BuildEndTxnMarker(h BuildHeader, m EndTxnMarker) (Batch, error) {
 // 4 bytes or with a negative version is ErrInvalidRecord; unknown types
 // are returned as they are (Kafka ignores them).
 func ParseControlKey(key []byte) (ControlType, error) {
-	if len(key) < 4 {
+	r := kbin.Reader{Src: key}
+	v, typ := r.Int16(), ControlType(r.Int16())
+	if !r.Ok() {
 		return 0, invalidf("control record key of %d bytes", len(key))
 	}
-	if v := int16(binary.BigEndian.Uint16(key)); v < 0 {
+	if v < 0 {
 		return 0, invalidf("control record key version %d", v)
 	}
-	return ControlType(binary.BigEndian.Uint16(key[2:])), nil
+	return typ, nil
 }
 
 // ParseEndTxnMarker decodes a transaction marker from the key and value of
@@ -61,11 +63,13 @@ func ParseEndTxnMarker(key, value []byte) (EndTxnMarker, error) {
 	if typ != ControlAbort && typ != ControlCommit {
 		return EndTxnMarker{}, invalidf("control type %d is not a transaction marker", typ)
 	}
-	if len(value) < 6 {
+	r := kbin.Reader{Src: value}
+	v, epoch := r.Int16(), r.Int32()
+	if !r.Ok() {
 		return EndTxnMarker{}, invalidf("transaction marker value of %d bytes", len(value))
 	}
-	if v := int16(binary.BigEndian.Uint16(value)); v < 0 {
+	if v < 0 {
 		return EndTxnMarker{}, invalidf("transaction marker version %d", v)
 	}
-	return EndTxnMarker{Commit: typ == ControlCommit, CoordinatorEpoch: int32(binary.BigEndian.Uint32(value[2:]))}, nil
+	return EndTxnMarker{Commit: typ == ControlCommit, CoordinatorEpoch: epoch}, nil
 }

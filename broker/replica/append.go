@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"samsa/broker/purgatory"
+	"samsa/kafka"
 )
 
 // AppendResult is the outcome of a leader append.
@@ -23,7 +24,7 @@ type AppendResult struct {
 // first checks min.insync.replicas (ErrNotEnoughReplicas). It does not wait
 // for replication; see WaitReplicated. Errors: ErrUnknownPartition,
 // ErrNotLeader, ErrNotEnoughReplicas, record and storage validation errors.
-func (m *Manager) AppendAsLeader(tp TopicPartition, batches []byte, requiredAcks int16) (AppendResult, error) {
+func (m *Manager) AppendAsLeader(tp kafka.TopicPartition, batches []byte, requiredAcks int16) (AppendResult, error) {
 	p, err := m.getPartition(tp)
 	if err != nil {
 		return AppendResult{}, err
@@ -32,10 +33,9 @@ func (m *Manager) AppendAsLeader(tp TopicPartition, batches []byte, requiredAcks
 	if err != nil {
 		return res, err
 	}
-	k := purgatory.Key{Topic: tp.Topic, Partition: tp.Partition}
-	m.Fetch.Notify(k) // new data for followers (and consumers if the HW moved)
+	m.Fetch.Notify(tp) // new data for followers (and consumers if the HW moved)
 	if hwMoved {
-		m.Produce.Notify(k)
+		m.Produce.Notify(tp)
 	}
 	return res, nil
 }
@@ -68,7 +68,7 @@ func (p *Partition) appendAsLeader(batches []byte, requiredAcks int16) (AppendRe
 // DelayedProduce). It returns nil when replicated, ErrTimeout at deadline,
 // ErrNotLeader if leadership moved away, ErrNotEnoughReplicasAfterAppend if
 // the ISR fell below min.insync.replicas, or ctx's error.
-func (m *Manager) WaitReplicated(ctx context.Context, tp TopicPartition, requiredOffset int64, deadline time.Time) error {
+func (m *Manager) WaitReplicated(ctx context.Context, tp kafka.TopicPartition, requiredOffset int64, deadline time.Time) error {
 	var outcome error
 	check := func() bool {
 		p, err := m.getPartition(tp)
@@ -90,7 +90,7 @@ func (m *Manager) WaitReplicated(ctx context.Context, tp TopicPartition, require
 		}
 		return false
 	}
-	err := m.Produce.Wait(ctx, deadline, []purgatory.Key{{Topic: tp.Topic, Partition: tp.Partition}}, check)
+	err := m.Produce.Wait(ctx, deadline, []kafka.TopicPartition{tp}, check)
 	switch {
 	case errors.Is(err, purgatory.ErrTimeout):
 		return fmt.Errorf("%w: %s waiting for offset %d", ErrTimeout, tp, requiredOffset)

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"samsa/broker/storage"
+	"samsa/kafka"
 )
 
 // fakeClock is a manual clock for Config.Now and Config.After: time moves
@@ -77,8 +78,8 @@ func (c *fakeClock) armedCount() int {
 // real time needs to pass (S6.11).
 func TestReplicaIsrLoopUsesInjectedClock(t *testing.T) {
 	clock := newFakeClock()
-	store := &recordingIsr{isr: map[TopicPartition][]int32{}, version: map[TopicPartition]int32{}}
-	logs := &dirLogs{dir: t.TempDir(), logs: map[TopicPartition]*storage.Log{}}
+	store := &recordingIsr{isr: map[kafka.TopicPartition][]int32{}, version: map[kafka.TopicPartition]int32{}}
+	logs := &dirLogs{dir: t.TempDir(), logs: map[kafka.TopicPartition]*storage.Log{}}
 	m, err := New(Config{BrokerID: 1, Logs: logs, Isr: store, ReplicaLagTimeMax: 30 * time.Second,
 		Now: clock.Now, After: clock.After,
 		TopicConfig: func(string) (TopicConfig, error) {
@@ -115,7 +116,7 @@ func TestReplicaIsrLoopUsesInjectedClock(t *testing.T) {
 	brokertestWait(t, func() bool {
 		store.mu.Lock()
 		defer store.mu.Unlock()
-		return len(store.notes) == 1 && slices.Equal(store.notes[0], []TopicPartition{tp0})
+		return len(store.notes) == 1 && slices.Equal(store.notes[0], []kafka.TopicPartition{tp0})
 	})
 }
 
@@ -129,12 +130,12 @@ func (s *failingSource) Fetch(context.Context, LeaderEndpoint, FollowerFetch, *F
 	return errLeaderDown
 }
 
-func (s *failingSource) EndOffsetsForEpoch(context.Context, LeaderEndpoint, map[TopicPartition]EpochQuery) (map[TopicPartition]EpochEndOffset, error) {
+func (s *failingSource) EndOffsetsForEpoch(context.Context, LeaderEndpoint, map[kafka.TopicPartition]EpochQuery) (map[kafka.TopicPartition]EpochEndOffset, error) {
 	s.calls.Add(1)
 	return nil, errLeaderDown
 }
 
-func (s *failingSource) LogRange(context.Context, LeaderEndpoint, TopicPartition) (int64, int64, error) {
+func (s *failingSource) LogRange(context.Context, LeaderEndpoint, kafka.TopicPartition) (int64, int64, error) {
 	s.calls.Add(1)
 	return 0, 0, errLeaderDown
 }
@@ -145,7 +146,7 @@ func (s *failingSource) LogRange(context.Context, LeaderEndpoint, TopicPartition
 func TestReplicaFetcherBackoffUsesInjectedClock(t *testing.T) {
 	clock := newFakeClock()
 	src := &failingSource{}
-	logs := &dirLogs{dir: t.TempDir(), logs: map[TopicPartition]*storage.Log{}}
+	logs := &dirLogs{dir: t.TempDir(), logs: map[kafka.TopicPartition]*storage.Log{}}
 	m, err := New(Config{BrokerID: 1, Logs: logs, Now: clock.Now, After: clock.After,
 		Fetcher: FetcherConfig{Source: src, BackoffMs: 60_000},
 		TopicConfig: func(string) (TopicConfig, error) {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"samsa/broker/storage"
+	"samsa/kafka"
 )
 
 // UnknownPartitionError is ErrUnknownPartition for one partition (errors.Is matches it), so
@@ -12,7 +13,7 @@ import (
 // here: Kafka's ReplicaManager.getPartitionOrError answers NOT_LEADER_OR_FOLLOWER for the
 // second when its metadata cache knows the partition, so clients refresh their metadata.
 type UnknownPartitionError struct {
-	TP TopicPartition
+	TP kafka.TopicPartition
 }
 
 func (e *UnknownPartitionError) Error() string {
@@ -22,7 +23,7 @@ func (e *UnknownPartitionError) Error() string {
 // Unwrap makes errors.Is(err, ErrUnknownPartition) hold.
 func (e *UnknownPartitionError) Unwrap() error { return ErrUnknownPartition }
 
-func unknownPartition(tp TopicPartition) error { return &UnknownPartitionError{TP: tp} }
+func unknownPartition(tp kafka.TopicPartition) error { return &UnknownPartitionError{TP: tp} }
 
 // Sentinel errors of the replica manager. broker/errors.go maps each to its
 // Kafka error code; callers test them with errors.Is.

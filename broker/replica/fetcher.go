@@ -10,6 +10,7 @@ import (
 	"github.com/sirupsen/logrus"
 
 	"samsa/broker/storage"
+	"samsa/kafka"
 )
 
 // FetchSource is how a follower reaches its leader (implemented by the
@@ -22,10 +23,10 @@ type FetchSource interface {
 	// and may keep its own state in resp.Scratch. Records alias that memory
 	// and are valid until resp is passed to Fetch again.
 	Fetch(ctx context.Context, leader LeaderEndpoint, req FollowerFetch, resp *FollowerFetchResponse) error
-	EndOffsetsForEpoch(ctx context.Context, leader LeaderEndpoint, req map[TopicPartition]EpochQuery) (map[TopicPartition]EpochEndOffset, error)
+	EndOffsetsForEpoch(ctx context.Context, leader LeaderEndpoint, req map[kafka.TopicPartition]EpochQuery) (map[kafka.TopicPartition]EpochEndOffset, error)
 	// LogRange returns the leader's log start and log end offsets of tp
 	// (ListOffsets earliest and latest as a replica).
-	LogRange(ctx context.Context, leader LeaderEndpoint, tp TopicPartition) (start, end int64, err error)
+	LogRange(ctx context.Context, leader LeaderEndpoint, tp kafka.TopicPartition) (start, end int64, err error)
 }
 
 // FollowerFetch is one replica fetch request.
@@ -39,7 +40,7 @@ type FollowerFetch struct {
 
 // FollowerFetchPartition is one partition of a replica fetch.
 type FollowerFetchPartition struct {
-	TopicPartition
+	kafka.TopicPartition
 	FetchOffset        int64
 	CurrentLeaderEpoch int32
 	LogStartOffset     int64
@@ -58,7 +59,7 @@ type FollowerFetchResponse struct {
 
 // FollowerFetchResult is the leader's answer for one partition.
 type FollowerFetchResult struct {
-	TopicPartition
+	kafka.TopicPartition
 	Err            error // mapped from the Kafka error code; nil on success
 	HighWatermark  int64
 	LogStartOffset int64
@@ -107,14 +108,14 @@ type fetcher struct {
 	mu struct {
 		sync.Mutex
 		endpoint   LeaderEndpoint
-		partitions map[TopicPartition]*partitionFetchState
+		partitions map[kafka.TopicPartition]*partitionFetchState
 	}
 	wake chan struct{} // buffer 1: partitions were added
 
 	// Owned by the run goroutine and reused from fetch to fetch, so that a
 	// steady fetch allocates nothing here.
-	parts map[TopicPartition]partitionFetchState // snapshot of mu.partitions
-	round map[TopicPartition]fetchRound          // partitions in the current request
+	parts map[kafka.TopicPartition]partitionFetchState // snapshot of mu.partitions
+	round map[kafka.TopicPartition]fetchRound          // partitions in the current request
 	req   FollowerFetch
 	resp  FollowerFetchResponse
 	// now is the clock read once per round when a partition is delayed;
@@ -127,9 +128,9 @@ func newFetcher(fm *fetcherManager, leader int32, id int) *fetcher {
 	f := &fetcher{fm: fm, leader: leader, ctx: ctx, cancel: cancel, wake: make(chan struct{}, 1),
 		log: fm.m.log.WithFields(logrus.Fields{"component": "replica-fetcher", "leader": leader, "fetcher": id})}
 	f.mu.endpoint = LeaderEndpoint{ID: leader}
-	f.mu.partitions = make(map[TopicPartition]*partitionFetchState)
-	f.parts = make(map[TopicPartition]partitionFetchState)
-	f.round = make(map[TopicPartition]fetchRound)
+	f.mu.partitions = make(map[kafka.TopicPartition]*partitionFetchState)
+	f.parts = make(map[kafka.TopicPartition]partitionFetchState)
+	f.round = make(map[kafka.TopicPartition]fetchRound)
 	return f
 }
 
@@ -149,7 +150,7 @@ func (f *fetcher) addPartition(t fetchTarget) {
 	}
 }
 
-func (f *fetcher) removePartition(tp TopicPartition) {
+func (f *fetcher) removePartition(tp kafka.TopicPartition) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	delete(f.mu.partitions, tp)
@@ -159,7 +160,7 @@ func (f *fetcher) stop() { f.cancel() }
 
 // snapshot returns the endpoint and a copy of the partition states, in
 // f.parts (reused: valid until the next snapshot).
-func (f *fetcher) snapshot() (LeaderEndpoint, map[TopicPartition]partitionFetchState) {
+func (f *fetcher) snapshot() (LeaderEndpoint, map[kafka.TopicPartition]partitionFetchState) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	clear(f.parts)
@@ -169,7 +170,7 @@ func (f *fetcher) snapshot() (LeaderEndpoint, map[TopicPartition]partitionFetchS
 	return f.mu.endpoint, f.parts
 }
 
-func (f *fetcher) markTruncated(tp TopicPartition, epoch int32) {
+func (f *fetcher) markTruncated(tp kafka.TopicPartition, epoch int32) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if s, ok := f.mu.partitions[tp]; ok && s.leaderEpoch == epoch {
@@ -179,7 +180,7 @@ func (f *fetcher) markTruncated(tp TopicPartition, epoch int32) {
 
 // delay keeps tp out of requests for replica.fetch.backoff.ms after err,
 // an error of that partition alone, unless its leader epoch changed since.
-func (f *fetcher) delay(tp TopicPartition, epoch int32, err error) {
+func (f *fetcher) delay(tp kafka.TopicPartition, epoch int32, err error) {
 	until := f.fm.m.cfg.Now().Add(f.backoff())
 	f.mu.Lock()
 	if s, ok := f.mu.partitions[tp]; ok && s.leaderEpoch == epoch {
@@ -240,61 +241,113 @@ func (f *fetcher) run() {
 // fetchOnce truncates partitions that need it, then sends one fetch. It
 // returns an error when a whole request failed (the caller backs off);
 // an error of one partition only delays that partition.
-func (f *fetcher) fetchOnce(ep LeaderEndpoint, parts map[TopicPartition]partitionFetchState) error {
-	m := f.fm.m
+//
+// A round is either a truncation round or a fetch round, never both, as in
+// Kafka's AbstractFetcherThread: a partition whose leader or epoch changed
+// must first truncate to the leader's epoch end (KIP-101/KIP-279), and the
+// fetch that follows uses the positions after truncation.
+func (f *fetcher) fetchOnce(ep LeaderEndpoint, parts map[kafka.TopicPartition]partitionFetchState) error {
 	f.now, f.nextReady = time.Time{}, time.Time{}
-	var queries map[TopicPartition]EpochQuery // only after a leader or epoch change
-	for tp, s := range parts {
-		if !s.truncated && !f.delayed(s) {
-			if queries == nil {
-				queries = make(map[TopicPartition]EpochQuery)
-			}
-			p := m.Partition(tp)
-			if p == nil {
-				continue
-			}
-			if m.wantsLogEndStart(p) {
-				if err := f.startAtLeaderEnd(ep, p, s.leaderEpoch); err != nil {
-					return err
-				}
-			}
-			queries[tp] = EpochQuery{CurrentLeaderEpoch: s.leaderEpoch, LeaderEpoch: p.latestLocalEpoch()}
-		}
+	queries, err := f.epochQueries(ep, parts)
+	if err != nil {
+		return err
 	}
 	if len(queries) > 0 {
-		ends, err := f.fm.cfg.Source.EndOffsetsForEpoch(f.ctx, ep, queries)
-		if err != nil {
-			return err
-		}
-		for tp, eo := range ends {
-			s, ok := parts[tp]
-			if !ok {
-				continue
-			}
-			if eo.Err != nil {
-				f.delay(tp, s.leaderEpoch, fmt.Errorf("replica: %s: OffsetsForLeaderEpoch: %w", tp, eo.Err))
-				continue
-			}
-			p := m.Partition(tp)
-			if p == nil {
-				continue
-			}
-			if err := p.truncateForFollower(s.leaderEpoch, eo); err != nil {
-				f.log.WithError(err).WithFields(logrus.Fields{"topic": tp.Topic, "partition": tp.Partition}).
-					Warn("truncation by leader epoch failed")
-				f.delay(tp, s.leaderEpoch, err)
-				continue
-			}
-			f.markTruncated(tp, s.leaderEpoch)
-		}
-		return nil // fetch with the new positions on the next round
+		return f.truncateByEpoch(ep, parts, queries) // fetch with the new positions on the next round
 	}
+	held := f.buildFetch(parts)
+	if len(f.req.Partitions) == 0 {
+		// Nothing to ask for: every partition is delayed or out of quota.
+		// Wait for the first to become ready instead of spinning.
+		switch {
+		case held:
+			f.waitForQuota()
+		case !f.nextReady.IsZero():
+			f.waitFor(f.nextReady.Sub(f.now))
+		}
+		return nil
+	}
+	if err := f.fm.cfg.Source.Fetch(f.ctx, ep, f.req, &f.resp); err != nil {
+		return err
+	}
+	f.applyFetch(ep)
+	return nil
+}
 
+// epochQueries returns the OffsetsForLeaderEpoch query of every partition
+// not yet truncated for its current leader epoch (nil when there is none).
+// A partition that should start at the leader's log end (Samsa's log-end
+// reassignment) is moved there first, so its query asks about the new log.
+func (f *fetcher) epochQueries(ep LeaderEndpoint, parts map[kafka.TopicPartition]partitionFetchState) (map[kafka.TopicPartition]EpochQuery, error) {
+	m := f.fm.m
+	var queries map[kafka.TopicPartition]EpochQuery // only after a leader or epoch change
+	for tp, s := range parts {
+		if s.truncated || f.delayed(s) {
+			continue
+		}
+		if queries == nil {
+			queries = make(map[kafka.TopicPartition]EpochQuery)
+		}
+		p := m.Partition(tp)
+		if p == nil {
+			continue
+		}
+		if m.wantsLogEndStart(p) {
+			if err := f.startAtLeaderEnd(ep, p, s.leaderEpoch); err != nil {
+				return nil, err
+			}
+		}
+		queries[tp] = EpochQuery{CurrentLeaderEpoch: s.leaderEpoch, LeaderEpoch: p.latestLocalEpoch()}
+	}
+	return queries, nil
+}
+
+// truncateByEpoch asks the leader for the end offsets of the queried epochs
+// and truncates each partition to what it answered. A partition the leader
+// could not answer for, or whose truncation failed, is delayed; the others
+// are marked truncated for this leader epoch and fetch from the next round.
+func (f *fetcher) truncateByEpoch(ep LeaderEndpoint, parts map[kafka.TopicPartition]partitionFetchState, queries map[kafka.TopicPartition]EpochQuery) error {
+	m := f.fm.m
+	ends, err := f.fm.cfg.Source.EndOffsetsForEpoch(f.ctx, ep, queries)
+	if err != nil {
+		return err
+	}
+	for tp, eo := range ends {
+		s, ok := parts[tp]
+		if !ok {
+			continue
+		}
+		if eo.Err != nil {
+			f.delay(tp, s.leaderEpoch, fmt.Errorf("replica: %s: OffsetsForLeaderEpoch: %w", tp, eo.Err))
+			continue
+		}
+		p := m.Partition(tp)
+		if p == nil {
+			continue
+		}
+		if err := p.truncateForFollower(s.leaderEpoch, eo); err != nil {
+			f.log.WithError(err).WithFields(logrus.Fields{"topic": tp.Topic, "partition": tp.Partition}).
+				Warn("truncation by leader epoch failed")
+			f.delay(tp, s.leaderEpoch, err)
+			continue
+		}
+		f.markTruncated(tp, s.leaderEpoch)
+	}
+	return nil
+}
+
+// buildFetch fills f.req (reused between rounds: the follower's fetch runs
+// many times a second) with every truncated, ready partition from its log
+// end, and f.round with what each was asked under. A throttled partition
+// (leader/follower.replication.throttled.replicas) asks for at most the
+// bytes left in the follower quota, and is left out when none are left:
+// held reports that, so the caller waits for the quota instead of a delay.
+func (f *fetcher) buildFetch(parts map[kafka.TopicPartition]partitionFetchState) (held bool) {
+	m := f.fm.m
 	req := &f.req
 	*req = FollowerFetch{ReplicaID: m.cfg.BrokerID, MaxWaitMs: f.fm.cfg.MaxWaitMs,
 		MinBytes: f.fm.cfg.MinBytes, MaxBytes: f.fm.cfg.MaxBytes, Partitions: req.Partitions[:0]}
 	clear(f.round)
-	held := false // a throttled partition was left out: its quota is used up
 	for tp, s := range parts {
 		if !s.truncated || f.delayed(s) {
 			continue
@@ -323,18 +376,16 @@ func (f *fetcher) fetchOnce(ep LeaderEndpoint, parts map[TopicPartition]partitio
 			FetchOffset: l.LogEndOffset(), CurrentLeaderEpoch: s.leaderEpoch,
 			LogStartOffset: l.LogStartOffset(), MaxBytes: maxBytes})
 	}
-	if len(req.Partitions) == 0 {
-		switch {
-		case held:
-			f.waitForQuota()
-		case !f.nextReady.IsZero():
-			f.waitFor(f.nextReady.Sub(f.now))
-		}
-		return nil
-	}
-	if err := f.fm.cfg.Source.Fetch(f.ctx, ep, *req, &f.resp); err != nil {
-		return err
-	}
+	return held
+}
+
+// applyFetch appends each partition's answer in f.resp as the follower's
+// log. Only partitions asked for in this round count, once each (a leader
+// answering a partition twice must not append twice). Throttled bytes are
+// recorded against the follower quota whatever the outcome; OFFSET_OUT_OF_RANGE
+// realigns the log (handleOutOfRange); any other error delays the partition.
+func (f *fetcher) applyFetch(ep LeaderEndpoint) {
+	m := f.fm.m
 	for i := range f.resp.Partitions {
 		r := &f.resp.Partitions[i]
 		tp := r.TopicPartition
@@ -365,7 +416,6 @@ func (f *fetcher) fetchOnce(ep LeaderEndpoint, parts map[TopicPartition]partitio
 			f.delay(tp, rs.leaderEpoch, fmt.Errorf("replica: %s: follower append: %w", tp, err))
 		}
 	}
-	return nil
 }
 
 // waitFor pauses for d of clock time, or until partitions are added or the

@@ -10,6 +10,7 @@ import (
 
 	"samsa/broker/record"
 	"samsa/broker/storage"
+	"samsa/kafka"
 )
 
 // loopSource is a FetchSource that answers every fetch at once with one
@@ -46,15 +47,15 @@ func (s *loopSource) Fetch(ctx context.Context, _ LeaderEndpoint, req FollowerFe
 	return nil
 }
 
-func (s *loopSource) EndOffsetsForEpoch(_ context.Context, _ LeaderEndpoint, q map[TopicPartition]EpochQuery) (map[TopicPartition]EpochEndOffset, error) {
-	out := make(map[TopicPartition]EpochEndOffset, len(q))
+func (s *loopSource) EndOffsetsForEpoch(_ context.Context, _ LeaderEndpoint, q map[kafka.TopicPartition]EpochQuery) (map[kafka.TopicPartition]EpochEndOffset, error) {
+	out := make(map[kafka.TopicPartition]EpochEndOffset, len(q))
 	for tp := range q {
 		out[tp] = EpochEndOffset{LeaderEpoch: -1, EndOffset: -1}
 	}
 	return out, nil
 }
 
-func (s *loopSource) LogRange(context.Context, LeaderEndpoint, TopicPartition) (int64, int64, error) {
+func (s *loopSource) LogRange(context.Context, LeaderEndpoint, kafka.TopicPartition) (int64, int64, error) {
 	return 0, 0, errors.New("loopSource: no LogRange")
 }
 
@@ -71,7 +72,7 @@ func BenchmarkReplicaFollowerFetchAppend(b *testing.B) {
 		b.Fatal(err)
 	}
 	src := &loopSource{start: make(chan struct{}), done: make(chan struct{}), limit: int64(b.N), batch: batch}
-	logs := &dirLogs{dir: b.TempDir(), logs: map[TopicPartition]*storage.Log{}}
+	logs := &dirLogs{dir: b.TempDir(), logs: map[kafka.TopicPartition]*storage.Log{}}
 	m, err := New(Config{BrokerID: 1, Logs: logs, Fetcher: FetcherConfig{Source: src, BackoffMs: 1000,
 		MaxWaitMs: 500, MinBytes: 1, MaxBytes: 10 << 20, PartitionMaxBytes: 1 << 20},
 		TopicConfig: func(string) (TopicConfig, error) {

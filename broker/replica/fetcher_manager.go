@@ -4,6 +4,8 @@ import (
 	"context"
 	"sync"
 	"unicode/utf16"
+
+	"samsa/kafka"
 )
 
 // FetcherConfig configures the follower fetchers.
@@ -36,7 +38,7 @@ type fetcherKey struct {
 // fetcherID is Kafka's getFetcherId: abs(31 * topic.hashCode +
 // partition) % num.replica.fetchers, with Java's String.hashCode (UTF-16
 // code units), so a partition goes to the same fetcher index as on Kafka.
-func fetcherID(tp TopicPartition, n int) int {
+func fetcherID(tp kafka.TopicPartition, n int) int {
 	if n <= 1 {
 		return 0
 	}
@@ -51,7 +53,7 @@ func fetcherID(tp TopicPartition, n int) int {
 
 // fetchTarget is a partition to follow.
 type fetchTarget struct {
-	tp          TopicPartition
+	tp          kafka.TopicPartition
 	leader      int32
 	leaderEpoch int32
 }
@@ -116,7 +118,7 @@ func (fm *fetcherManager) add(_ context.Context, targets []fetchTarget, leaders 
 }
 
 // remove stops following tps.
-func (fm *fetcherManager) remove(tps []TopicPartition) {
+func (fm *fetcherManager) remove(tps []kafka.TopicPartition) {
 	if len(tps) == 0 {
 		return
 	}

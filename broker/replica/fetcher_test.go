@@ -8,35 +8,36 @@ import (
 	"time"
 
 	"samsa/broker/storage"
+	"samsa/kafka"
 )
 
-var tp1 = TopicPartition{Topic: "t", Partition: 1}
+var tp1 = kafka.TopicPartition{Topic: "t", Partition: 1}
 
 // scriptedSource is a FetchSource driven by the test: each Fetch hands
 // the partitions asked for to reqs and answers with the errors the test
 // sends to answers (no records; nil error = an empty answer). The leader
 // knows no epochs, so truncation keeps the (empty) logs.
 type scriptedSource struct {
-	reqs    chan []TopicPartition
-	answers chan map[TopicPartition]error
+	reqs    chan []kafka.TopicPartition
+	answers chan map[kafka.TopicPartition]error
 }
 
 func newScriptedSource() *scriptedSource {
-	return &scriptedSource{reqs: make(chan []TopicPartition), answers: make(chan map[TopicPartition]error)}
+	return &scriptedSource{reqs: make(chan []kafka.TopicPartition), answers: make(chan map[kafka.TopicPartition]error)}
 }
 
 func (s *scriptedSource) Fetch(ctx context.Context, _ LeaderEndpoint, req FollowerFetch, resp *FollowerFetchResponse) error {
-	var tps []TopicPartition
+	var tps []kafka.TopicPartition
 	for _, p := range req.Partitions {
 		tps = append(tps, p.TopicPartition)
 	}
-	slices.SortFunc(tps, func(a, b TopicPartition) int { return int(a.Partition - b.Partition) })
+	slices.SortFunc(tps, func(a, b kafka.TopicPartition) int { return int(a.Partition - b.Partition) })
 	select {
 	case s.reqs <- tps:
 	case <-ctx.Done():
 		return ctx.Err()
 	}
-	var errs map[TopicPartition]error
+	var errs map[kafka.TopicPartition]error
 	select {
 	case errs = <-s.answers:
 	case <-ctx.Done():
@@ -49,20 +50,20 @@ func (s *scriptedSource) Fetch(ctx context.Context, _ LeaderEndpoint, req Follow
 	return nil
 }
 
-func (s *scriptedSource) EndOffsetsForEpoch(_ context.Context, _ LeaderEndpoint, q map[TopicPartition]EpochQuery) (map[TopicPartition]EpochEndOffset, error) {
-	out := make(map[TopicPartition]EpochEndOffset, len(q))
+func (s *scriptedSource) EndOffsetsForEpoch(_ context.Context, _ LeaderEndpoint, q map[kafka.TopicPartition]EpochQuery) (map[kafka.TopicPartition]EpochEndOffset, error) {
+	out := make(map[kafka.TopicPartition]EpochEndOffset, len(q))
 	for tp := range q {
 		out[tp] = EpochEndOffset{LeaderEpoch: -1, EndOffset: -1}
 	}
 	return out, nil
 }
 
-func (s *scriptedSource) LogRange(context.Context, LeaderEndpoint, TopicPartition) (int64, int64, error) {
+func (s *scriptedSource) LogRange(context.Context, LeaderEndpoint, kafka.TopicPartition) (int64, int64, error) {
 	return 0, 0, errors.New("scriptedSource: no LogRange")
 }
 
 // next returns the partitions of the next fetch, failing after 10 s.
-func (s *scriptedSource) next(t *testing.T) []TopicPartition {
+func (s *scriptedSource) next(t *testing.T) []kafka.TopicPartition {
 	t.Helper()
 	select {
 	case tps := <-s.reqs:
@@ -82,7 +83,7 @@ func (s *scriptedSource) next(t *testing.T) []TopicPartition {
 func TestReplicaFetcherDelaysOnlyTheFailedPartition(t *testing.T) {
 	clock := newFakeClock()
 	src := newScriptedSource()
-	logs := &dirLogs{dir: t.TempDir(), logs: map[TopicPartition]*storage.Log{}}
+	logs := &dirLogs{dir: t.TempDir(), logs: map[kafka.TopicPartition]*storage.Log{}}
 	m, err := New(Config{BrokerID: 1, Logs: logs, Now: clock.Now, After: clock.After,
 		Fetcher: FetcherConfig{Source: src, BackoffMs: 1000},
 		TopicConfig: func(string) (TopicConfig, error) {
@@ -93,14 +94,14 @@ func TestReplicaFetcherDelaysOnlyTheFailedPartition(t *testing.T) {
 	}
 	t.Cleanup(func() { m.Close(); logs.closeAll() })
 	var states []PartitionState
-	for _, tp := range []TopicPartition{tp0, tp1} {
+	for _, tp := range []kafka.TopicPartition{tp0, tp1} {
 		states = append(states, PartitionState{TopicPartition: tp, Leader: 2, LeaderEpoch: 1, ISR: []int32{2, 1}, Replicas: []int32{2, 1}})
 	}
 	if _, err := m.BecomeLeaderOrFollower(context.Background(), LeaderAndIsr{ControllerEpoch: 1, Partitions: states}); err != nil {
 		t.Fatal(err)
 	}
-	both, only1 := []TopicPartition{tp0, tp1}, []TopicPartition{tp1}
-	expect := func(want []TopicPartition) {
+	both, only1 := []kafka.TopicPartition{tp0, tp1}, []kafka.TopicPartition{tp1}
+	expect := func(want []kafka.TopicPartition) {
 		t.Helper()
 		if got := src.next(t); !slices.Equal(got, want) {
 			t.Fatalf("fetch of %v, want %v", got, want)
@@ -113,7 +114,7 @@ func TestReplicaFetcherDelaysOnlyTheFailedPartition(t *testing.T) {
 		src.answers <- nil
 		expect(both)
 	}
-	src.answers <- map[TopicPartition]error{tp0: ErrNotLeader}
+	src.answers <- map[kafka.TopicPartition]error{tp0: ErrNotLeader}
 	armed := clock.armedCount()
 	expect(only1)
 	src.answers <- nil
@@ -130,7 +131,7 @@ func TestReplicaFetcherDelaysOnlyTheFailedPartition(t *testing.T) {
 
 	// Every partition delayed: no fetch until the clock reaches the end of
 	// the delay.
-	src.answers <- map[TopicPartition]error{tp0: ErrNotLeader, tp1: ErrNotLeader}
+	src.answers <- map[kafka.TopicPartition]error{tp0: ErrNotLeader, tp1: ErrNotLeader}
 	// (A wake-up left by the partitions being added may cost one extra wait.)
 	brokertestWait(t, func() bool { return clock.armedCount() > armed })
 	select {
@@ -150,14 +151,14 @@ func TestReplicaFetcherIDMatchesKafka(t *testing.T) {
 	// "topic".hashCode() = 110546223; 31*110546223+3 = 3426932916 as an
 	// int overflows to -868034380, & 0x7fffffff = 1279449268, % 4 = 0.
 	cases := []struct {
-		tp   TopicPartition
+		tp   kafka.TopicPartition
 		n    int
 		want int
 	}{
-		{TopicPartition{"topic", 3}, 4, 0},
-		{TopicPartition{"topic", 4}, 4, 1},
-		{TopicPartition{"a", 0}, 3, (31 * 97) % 3},
-		{TopicPartition{"anything", 7}, 1, 0},
+		{kafka.TopicPartition{Topic: "topic", Partition: 3}, 4, 0},
+		{kafka.TopicPartition{Topic: "topic", Partition: 4}, 4, 1},
+		{kafka.TopicPartition{Topic: "a", Partition: 0}, 3, (31 * 97) % 3},
+		{kafka.TopicPartition{Topic: "anything", Partition: 7}, 1, 0},
 	}
 	for _, c := range cases {
 		if got := fetcherID(c.tp, c.n); got != c.want {

@@ -3,7 +3,6 @@ package replica
 import (
 	"github.com/sirupsen/logrus"
 
-	"samsa/broker/purgatory"
 	"samsa/broker/record"
 )
 
@@ -99,7 +98,7 @@ func (p *Partition) appendAsFollower(leaderEpoch int32, r *FollowerFetchResult) 
 	if hw := min(r.HighWatermark, l.LogEndOffset()); hw > l.HighWatermark() {
 		l.SetHighWatermark(hw)
 		// Consumers parked on this follower (KIP-392 reads) see new data.
-		p.m.Fetch.Notify(purgatory.Key{Topic: p.tp.Topic, Partition: p.tp.Partition})
+		p.m.Fetch.Notify(p.tp)
 	}
 	// Follow the leader's log start (DeleteRecords, retention), as Kafka's
 	// maybeIncrementLogStartOffset on followers; never past our HW.

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"samsa/broker/storage"
+	"samsa/kafka"
 )
 
 // isNewLogs is a LogProvider over real storage logs (dirLogs) that records
@@ -16,13 +17,13 @@ import (
 // broker's provider does while a log dir is offline).
 type isNewLogs struct {
 	*dirLogs
-	refuse map[TopicPartition]bool
+	refuse map[kafka.TopicPartition]bool
 
 	mu  sync.Mutex
-	got map[TopicPartition][]bool
+	got map[kafka.TopicPartition][]bool
 }
 
-func (p *isNewLogs) GetOrCreateLog(tp TopicPartition, cfg storage.Config, isNew bool) (*storage.Log, error) {
+func (p *isNewLogs) GetOrCreateLog(tp kafka.TopicPartition, cfg storage.Config, isNew bool) (*storage.Log, error) {
 	p.mu.Lock()
 	p.got[tp] = append(p.got[tp], isNew)
 	p.mu.Unlock()
@@ -35,7 +36,7 @@ func (p *isNewLogs) GetOrCreateLog(tp TopicPartition, cfg storage.Config, isNew 
 	return p.dirLogs.GetOrCreateLog(tp, cfg, isNew)
 }
 
-func (p *isNewLogs) calls(tp TopicPartition) []bool {
+func (p *isNewLogs) calls(tp kafka.TopicPartition) []bool {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	return append([]bool(nil), p.got[tp]...)
@@ -48,11 +49,11 @@ func (p *isNewLogs) calls(tp TopicPartition) []bool {
 // LeaderAndIsr with IsNew leaves it offline (it is never created again
 // on this broker), while a new replica and an existing log are served.
 func TestReplicaLeaderAndIsrIsNewReachesLogProvider(t *testing.T) {
-	lost, fresh, kept := TopicPartition{"lost", 0}, TopicPartition{"fresh", 0}, TopicPartition{"kept", 0}
-	base := &dirLogs{dir: t.TempDir(), logs: map[TopicPartition]*storage.Log{}}
+	lost, fresh, kept := kafka.TopicPartition{Topic: "lost", Partition: 0}, kafka.TopicPartition{Topic: "fresh", Partition: 0}, kafka.TopicPartition{Topic: "kept", Partition: 0}
+	base := &dirLogs{dir: t.TempDir(), logs: map[kafka.TopicPartition]*storage.Log{}}
 	t.Cleanup(base.closeAll)
-	logs := &isNewLogs{dirLogs: base, refuse: map[TopicPartition]bool{lost: true, fresh: true, kept: true},
-		got: map[TopicPartition][]bool{}}
+	logs := &isNewLogs{dirLogs: base, refuse: map[kafka.TopicPartition]bool{lost: true, fresh: true, kept: true},
+		got: map[kafka.TopicPartition][]bool{}}
 	// kept's log exists already (loaded at start, say).
 	if _, err := base.GetOrCreateLog(kept, storage.DefaultConfig(), true); err != nil {
 		t.Fatal(err)
@@ -78,7 +79,7 @@ func TestReplicaLeaderAndIsrIsNewReachesLogProvider(t *testing.T) {
 	if !m.IsOffline(lost) || m.Partition(lost) != nil {
 		t.Errorf("lost-0 not offline")
 	}
-	for _, tp := range []TopicPartition{fresh, kept} {
+	for _, tp := range []kafka.TopicPartition{fresh, kept} {
 		if res[tp] != nil || m.IsOffline(tp) {
 			t.Errorf("%s: %v, offline %v", tp, res[tp], m.IsOffline(tp))
 		}
@@ -86,7 +87,7 @@ func TestReplicaLeaderAndIsrIsNewReachesLogProvider(t *testing.T) {
 			t.Errorf("%s not led here", tp)
 		}
 	}
-	for tp, want := range map[TopicPartition]bool{lost: false, fresh: true, kept: false} {
+	for tp, want := range map[kafka.TopicPartition]bool{lost: false, fresh: true, kept: false} {
 		if got := logs.calls(tp); len(got) != 1 || got[0] != want {
 			t.Errorf("%s: provider told isNew %v, want [%v]", tp, got, want)
 		}

@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"github.com/sirupsen/logrus"
+
+	"samsa/kafka"
 )
 
 // IsrStore persists the ISR changes a leader makes (Kafka's pre-AlterIsr
@@ -15,9 +17,9 @@ type IsrStore interface {
 	// UpdateIsr writes the partition state znode with isr if its zkVersion
 	// is still expectedZkVersion, returning the new zkVersion. An error
 	// leaves the ISR unchanged; the leader waits for a newer LeaderAndIsr.
-	UpdateIsr(tp TopicPartition, leader, leaderEpoch int32, isr []int32, controllerEpoch, expectedZkVersion int32) (int32, error)
+	UpdateIsr(tp kafka.TopicPartition, leader, leaderEpoch int32, isr []int32, controllerEpoch, expectedZkVersion int32) (int32, error)
 	// NotifyIsrChanges creates one /isr_change_notification child naming tps.
-	NotifyIsrChanges(tps []TopicPartition) error
+	NotifyIsrChanges(tps []kafka.TopicPartition) error
 }
 
 // ISR change propagation timing (Kafka ReplicaManager.maybePropagateIsrChanges):
@@ -32,23 +34,23 @@ const (
 // isrPropagator batches partitions whose ISR changed.
 type isrPropagator struct {
 	mu         sync.Mutex
-	pending    map[TopicPartition]struct{}
+	pending    map[kafka.TopicPartition]struct{}
 	lastChange time.Time
 	lastWrite  time.Time
 }
 
-func (ip *isrPropagator) record(tp TopicPartition, now time.Time) {
+func (ip *isrPropagator) record(tp kafka.TopicPartition, now time.Time) {
 	ip.mu.Lock()
 	defer ip.mu.Unlock()
 	if ip.pending == nil {
-		ip.pending = map[TopicPartition]struct{}{}
+		ip.pending = map[kafka.TopicPartition]struct{}{}
 	}
 	ip.pending[tp] = struct{}{}
 	ip.lastChange = now
 }
 
 // due returns the partitions to announce now, if any.
-func (ip *isrPropagator) due(now time.Time) []TopicPartition {
+func (ip *isrPropagator) due(now time.Time) []kafka.TopicPartition {
 	ip.mu.Lock()
 	defer ip.mu.Unlock()
 	if len(ip.pending) == 0 {
@@ -57,7 +59,7 @@ func (ip *isrPropagator) due(now time.Time) []TopicPartition {
 	if now.Sub(ip.lastChange) < isrChangeQuiet && now.Sub(ip.lastWrite) < isrPropagateMax {
 		return nil
 	}
-	out := make([]TopicPartition, 0, len(ip.pending))
+	out := make([]kafka.TopicPartition, 0, len(ip.pending))
 	for tp := range ip.pending {
 		out = append(out, tp)
 	}

@@ -3,6 +3,8 @@ package replica
 import (
 	"context"
 	"sync"
+
+	"samsa/kafka"
 )
 
 // ISR expansion off the fetch path.
@@ -24,7 +26,7 @@ import (
 const isrExpandWorkers = 32
 
 type expandKey struct {
-	tp TopicPartition
+	tp kafka.TopicPartition
 	id int32
 }
 
@@ -99,7 +101,7 @@ func (m *Manager) startIsrExpanders(ctx context.Context) {
 }
 
 // requestExpand queues an ISR expansion of follower id on tp.
-func (m *Manager) requestExpand(tp TopicPartition, id int32) {
+func (m *Manager) requestExpand(tp kafka.TopicPartition, id int32) {
 	if m.cfg.Isr == nil {
 		return
 	}

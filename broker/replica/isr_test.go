@@ -13,18 +13,19 @@ import (
 	logtest "github.com/sirupsen/logrus/hooks/test"
 
 	"samsa/broker/storage"
+	"samsa/kafka"
 )
 
 // recordingIsr is an IsrStore that keeps the last written ISR per
 // partition and checks the zkVersion like ZooKeeper would.
 type recordingIsr struct {
 	mu      sync.Mutex
-	isr     map[TopicPartition][]int32
-	version map[TopicPartition]int32
-	notes   [][]TopicPartition
+	isr     map[kafka.TopicPartition][]int32
+	version map[kafka.TopicPartition]int32
+	notes   [][]kafka.TopicPartition
 }
 
-func (r *recordingIsr) UpdateIsr(tp TopicPartition, _, _ int32, isr []int32, _, expected int32) (int32, error) {
+func (r *recordingIsr) UpdateIsr(tp kafka.TopicPartition, _, _ int32, isr []int32, _, expected int32) (int32, error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.isr[tp] = slices.Clone(isr)
@@ -32,14 +33,14 @@ func (r *recordingIsr) UpdateIsr(tp TopicPartition, _, _ int32, isr []int32, _, 
 	return expected + 1, nil
 }
 
-func (r *recordingIsr) NotifyIsrChanges(tps []TopicPartition) error {
+func (r *recordingIsr) NotifyIsrChanges(tps []kafka.TopicPartition) error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.notes = append(r.notes, tps)
 	return nil
 }
 
-func (r *recordingIsr) get(tp TopicPartition) []int32 {
+func (r *recordingIsr) get(tp kafka.TopicPartition) []int32 {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	return r.isr[tp]
@@ -49,8 +50,8 @@ func (r *recordingIsr) get(tp TopicPartition) []int32 {
 // caught up for replica.lag.time.max.ms leaves the ISR (and the HW then
 // advances without it); it rejoins once it fetches up to the HW.
 func TestReplicaIsrShrinkAndExpand(t *testing.T) {
-	store := &recordingIsr{isr: map[TopicPartition][]int32{}, version: map[TopicPartition]int32{}}
-	logs := &dirLogs{dir: t.TempDir(), logs: map[TopicPartition]*storage.Log{}}
+	store := &recordingIsr{isr: map[kafka.TopicPartition][]int32{}, version: map[kafka.TopicPartition]int32{}}
+	logs := &dirLogs{dir: t.TempDir(), logs: map[kafka.TopicPartition]*storage.Log{}}
 	m, err := New(Config{BrokerID: 1, Logs: logs, Isr: store, ReplicaLagTimeMax: 100 * time.Millisecond,
 		TopicConfig: func(string) (TopicConfig, error) {
 			return TopicConfig{Log: storage.DefaultConfig(), MinInsyncReplicas: 1}, nil
@@ -90,16 +91,16 @@ func TestReplicaIsrShrinkAndExpand(t *testing.T) {
 // countingIsrListener counts the ISR changes it is told of.
 type countingIsrListener struct{ shrinks, expands atomic.Int64 }
 
-func (c *countingIsrListener) IsrShrunk(TopicPartition)   { c.shrinks.Add(1) }
-func (c *countingIsrListener) IsrExpanded(TopicPartition) { c.expands.Add(1) }
+func (c *countingIsrListener) IsrShrunk(kafka.TopicPartition)   { c.shrinks.Add(1) }
+func (c *countingIsrListener) IsrExpanded(kafka.TopicPartition) { c.expands.Add(1) }
 
 // TestReplicaIsrChangeReported: a shrink and an expansion reach the
 // IsrListener and are logged with Kafka's wording, naming the replicas
 // that left or joined with their end offsets and the reason; the
 // UnderMinIsrCount sees the shrunk ISR.
 func TestReplicaIsrChangeReported(t *testing.T) {
-	store := &recordingIsr{isr: map[TopicPartition][]int32{}, version: map[TopicPartition]int32{}}
-	logs := &dirLogs{dir: t.TempDir(), logs: map[TopicPartition]*storage.Log{}}
+	store := &recordingIsr{isr: map[kafka.TopicPartition][]int32{}, version: map[kafka.TopicPartition]int32{}}
+	logs := &dirLogs{dir: t.TempDir(), logs: map[kafka.TopicPartition]*storage.Log{}}
 	logger, hook := logtest.NewNullLogger()
 	m, err := New(Config{BrokerID: 1, Logs: logs, Isr: store, ReplicaLagTimeMax: 100 * time.Millisecond,
 		Logger: logger,

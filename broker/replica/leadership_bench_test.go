@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"samsa/broker/storage"
+	"samsa/kafka"
 )
 
 // BenchmarkReplicaLeadershipWave measures one LeaderAndIsr that makes
@@ -18,7 +19,7 @@ import (
 //	go test -run XXX -bench BenchmarkReplicaLeadershipWave -benchtime 5x ./broker/replica
 func BenchmarkReplicaLeadershipWave(b *testing.B) {
 	const n = 1000
-	logs := &dirLogs{dir: b.TempDir(), logs: map[TopicPartition]*storage.Log{}}
+	logs := &dirLogs{dir: b.TempDir(), logs: map[kafka.TopicPartition]*storage.Log{}}
 	m, err := New(Config{BrokerID: 1, Logs: logs, TopicConfig: func(string) (TopicConfig, error) {
 		return TopicConfig{Log: storage.DefaultConfig(), MinInsyncReplicas: 1}, nil
 	}})
@@ -29,7 +30,7 @@ func BenchmarkReplicaLeadershipWave(b *testing.B) {
 	wave := func(epoch int32) {
 		req := LeaderAndIsr{ControllerEpoch: 1, Partitions: make([]PartitionState, n)}
 		for i := range req.Partitions {
-			req.Partitions[i] = PartitionState{TopicPartition: TopicPartition{Topic: "w", Partition: int32(i)},
+			req.Partitions[i] = PartitionState{TopicPartition: kafka.TopicPartition{Topic: "w", Partition: int32(i)},
 				ControllerEpoch: 1, Leader: 1, LeaderEpoch: epoch, ISR: []int32{1}, Replicas: []int32{1, 2}}
 		}
 		res, err := m.BecomeLeaderOrFollower(context.Background(), req)

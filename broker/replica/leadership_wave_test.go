@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"testing"
 	"time"
+
+	"samsa/kafka"
 )
 
 // TestReplicaLeadershipWaveOutcomes: a LeaderAndIsr of many partitions,
@@ -14,7 +16,7 @@ import (
 // follow.
 func TestReplicaLeadershipWaveOutcomes(t *testing.T) {
 	m, _ := newTestManager(t, 1, 1)
-	stale := TopicPartition{Topic: "w", Partition: 7}
+	stale := kafka.TopicPartition{Topic: "w", Partition: 7}
 	if res, err := m.BecomeLeaderOrFollower(context.Background(), LeaderAndIsr{ControllerEpoch: 1,
 		Partitions: []PartitionState{{TopicPartition: stale, ControllerEpoch: 1, Leader: 1, LeaderEpoch: 9,
 			ISR: []int32{1}, Replicas: []int32{1, 2}}}}); err != nil || res[stale] != nil {
@@ -26,7 +28,7 @@ func TestReplicaLeadershipWaveOutcomes(t *testing.T) {
 		if i%2 == 1 {
 			leader = 2
 		}
-		req.Partitions = append(req.Partitions, PartitionState{TopicPartition: TopicPartition{Topic: "w", Partition: i},
+		req.Partitions = append(req.Partitions, PartitionState{TopicPartition: kafka.TopicPartition{Topic: "w", Partition: i},
 			ControllerEpoch: 1, Leader: leader, LeaderEpoch: 3, ISR: []int32{1, 2}, Replicas: []int32{1, 2}})
 	}
 	res, err := m.BecomeLeaderOrFollower(context.Background(), req)
@@ -34,7 +36,7 @@ func TestReplicaLeadershipWaveOutcomes(t *testing.T) {
 		t.Fatal(err)
 	}
 	for i := int32(0); i < 200; i++ {
-		tp := TopicPartition{Topic: "w", Partition: i}
+		tp := kafka.TopicPartition{Topic: "w", Partition: i}
 		err := res[tp]
 		if tp == stale {
 			if !errors.Is(err, ErrStaleLeaderEpoch) {
@@ -70,7 +72,7 @@ func TestReplicaApplyWaveOutcomes(t *testing.T) {
 	for _, withStale := range []bool{false, true} {
 		var items []waveItem
 		for i := int32(0); i < 50; i++ {
-			tp := TopicPartition{Topic: fmt.Sprintf("o%v", withStale), Partition: i}
+			tp := kafka.TopicPartition{Topic: fmt.Sprintf("o%v", withStale), Partition: i}
 			p, err := m.getOrCreatePartition(tp)
 			if err != nil {
 				t.Fatal(err)

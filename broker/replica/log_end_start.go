@@ -5,6 +5,8 @@ import (
 	"sync/atomic"
 
 	"github.com/sirupsen/logrus"
+
+	"samsa/kafka"
 )
 
 // Starting a new replica at the leader's log end (Samsa's reassignment
@@ -18,7 +20,7 @@ import (
 // records; if it becomes leader, consumers can no longer read them.
 
 // startAtLogEndFn is the callback's type.
-type startAtLogEndFn = func(tp TopicPartition) bool
+type startAtLogEndFn = func(tp kafka.TopicPartition) bool
 
 // logEndStart holds the callback; nil means "never".
 type logEndStart struct {
@@ -29,7 +31,7 @@ type logEndStart struct {
 // new replicas on this broker start at the leader's log end. It is called
 // only for a followed partition that is out of the ISR with an empty log,
 // from a fetcher goroutine; it may read ZooKeeper.
-func (m *Manager) SetStartAtLogEnd(fn func(tp TopicPartition) bool) {
+func (m *Manager) SetStartAtLogEnd(fn func(tp kafka.TopicPartition) bool) {
 	if fn == nil {
 		m.logEnd.fn.Store(nil)
 		return

@@ -15,6 +15,7 @@ import (
 
 	"samsa/broker/purgatory"
 	"samsa/broker/storage"
+	"samsa/kafka"
 )
 
 // TopicConfig is what a partition needs of its topic's configuration.
@@ -33,9 +34,9 @@ type LogProvider interface {
 	// the provider then answers an error wrapping storage.ErrStorage
 	// (Kafka's LogManager.getOrCreateLog), which takes the partition
 	// offline.
-	GetOrCreateLog(tp TopicPartition, cfg storage.Config, isNew bool) (*storage.Log, error)
+	GetOrCreateLog(tp kafka.TopicPartition, cfg storage.Config, isNew bool) (*storage.Log, error)
 	// DeleteLog closes and removes tp's log; a missing log is not an error.
-	DeleteLog(tp TopicPartition) error
+	DeleteLog(tp kafka.TopicPartition) error
 }
 
 // Config configures a Manager.
@@ -90,10 +91,10 @@ type Manager struct {
 	stateChange sync.Mutex
 	mu          struct {
 		sync.RWMutex
-		partitions map[TopicPartition]*Partition
+		partitions map[kafka.TopicPartition]*Partition
 		// offline holds the partitions whose log dir failed (offline.go);
 		// a partition is in partitions or offline, never both.
-		offline map[TopicPartition]struct{}
+		offline map[kafka.TopicPartition]struct{}
 	}
 	// offlineDirs are the log dirs HandleLogDirFailure took offline, by
 	// dirKey. Its lock is a leaf: it is taken under Partition.mu.
@@ -136,8 +137,8 @@ func New(cfg Config) (*Manager, error) {
 		Fetch:   purgatory.New("Fetch"),
 	}
 	m.LeaderThrottle, m.FollowerThrottle = NewThrottle(cfg.Now), NewThrottle(cfg.Now)
-	m.mu.partitions = make(map[TopicPartition]*Partition)
-	m.mu.offline = make(map[TopicPartition]struct{})
+	m.mu.partitions = make(map[kafka.TopicPartition]*Partition)
+	m.mu.offline = make(map[kafka.TopicPartition]struct{})
 	m.offlineDirs.dirs = make(map[string]bool)
 	m.fetchers = newFetcherManager(m, cfg.Fetcher)
 	ctx, cancel := context.WithCancel(context.Background())
@@ -176,7 +177,7 @@ func (m *Manager) ObserveControllerEpoch(epoch int32) error {
 
 // Partition returns the hosted partition tp, or nil (also when tp is
 // offline: see IsOffline).
-func (m *Manager) Partition(tp TopicPartition) *Partition {
+func (m *Manager) Partition(tp kafka.TopicPartition) *Partition {
 	m.mu.RLock()
 	defer m.mu.RUnlock()
 	return m.mu.partitions[tp]
@@ -196,7 +197,7 @@ func (m *Manager) Partitions() []*Partition {
 
 // getOrCreatePartition returns tp's partition, creating it, or ErrOffline
 // when tp is offline (it is never created again then).
-func (m *Manager) getOrCreatePartition(tp TopicPartition) (*Partition, error) {
+func (m *Manager) getOrCreatePartition(tp kafka.TopicPartition) (*Partition, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if _, off := m.mu.offline[tp]; off {
@@ -219,7 +220,7 @@ func (m *Manager) getOrCreatePartition(tp TopicPartition) (*Partition, error) {
 // opened or created, or it is in a failed log dir, or it is missing while
 // a log dir is offline and the state is not IsNew: see LogProvider) takes
 // the partition offline, as Kafka.
-func (m *Manager) BecomeLeaderOrFollower(ctx context.Context, req LeaderAndIsr) (map[TopicPartition]error, error) {
+func (m *Manager) BecomeLeaderOrFollower(ctx context.Context, req LeaderAndIsr) (map[kafka.TopicPartition]error, error) {
 	if m.closed.Load() {
 		return nil, ErrShuttingDown
 	}
@@ -231,9 +232,9 @@ func (m *Manager) BecomeLeaderOrFollower(ctx context.Context, req LeaderAndIsr) 
 		return nil, err
 	}
 	now := m.cfg.Now()
-	results := make(map[TopicPartition]error, len(req.Partitions))
+	results := make(map[kafka.TopicPartition]error, len(req.Partitions))
 	var follow []fetchTarget
-	var stopFetching []TopicPartition
+	var stopFetching []kafka.TopicPartition
 	// One config lookup per topic of the request, not per partition: a
 	// lookup may be a ZooKeeper read, and a LeaderAndIsr after a broker
 	// failure names thousands of partitions of a few topics.
@@ -249,7 +250,7 @@ func (m *Manager) BecomeLeaderOrFollower(ctx context.Context, req LeaderAndIsr) 
 		}
 		return r.tc, r.err
 	}
-	var offline []TopicPartition
+	var offline []kafka.TopicPartition
 	wave := make([]waveItem, 0, len(req.Partitions))
 	for _, ps := range req.Partitions {
 		// Offline first, as Kafka's becomeLeaderOrFollower.
@@ -353,14 +354,14 @@ func (p *Partition) applyLeaderAndIsrUpTo(ps PartitionState, now time.Time,
 // a delete is reported to the TopicListener. Partitions this broker does
 // not host succeed; offline partitions answer ErrOffline and are left as
 // they are (Kafka's stopReplicas).
-func (m *Manager) StopReplicas(req StopReplica) (map[TopicPartition]error, error) {
+func (m *Manager) StopReplicas(req StopReplica) (map[kafka.TopicPartition]error, error) {
 	if err := m.ObserveControllerEpoch(req.ControllerEpoch); err != nil {
 		return nil, err
 	}
 	m.stateChange.Lock()
 	defer m.stateChange.Unlock()
-	results := make(map[TopicPartition]error, len(req.Partitions))
-	var stop []TopicPartition
+	results := make(map[kafka.TopicPartition]error, len(req.Partitions))
+	var stop []kafka.TopicPartition
 	for _, sp := range req.Partitions {
 		if m.IsOffline(sp.TopicPartition) {
 			results[sp.TopicPartition] = offlineError(sp.TopicPartition)
@@ -420,10 +421,9 @@ func (m *Manager) stopPartition(sp StopPartition) error {
 }
 
 // notify wakes the waiters of tp in both purgatories.
-func (m *Manager) notify(tp TopicPartition) {
-	k := purgatory.Key{Topic: tp.Topic, Partition: tp.Partition}
-	m.Produce.Notify(k)
-	m.Fetch.Notify(k)
+func (m *Manager) notify(tp kafka.TopicPartition) {
+	m.Produce.Notify(tp)
+	m.Fetch.Notify(tp)
 }
 
 // Close stops the follower fetchers and wakes every parked request; parked

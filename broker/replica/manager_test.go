@@ -12,23 +12,24 @@ import (
 	"samsa/broker/record"
 	"samsa/broker/storage"
 	"samsa/internal/testwait"
+	"samsa/kafka"
 )
 
 // dirLogs is a LogProvider over real storage logs in a temp dir.
 type dirLogs struct {
 	dir  string
 	mu   sync.Mutex
-	logs map[TopicPartition]*storage.Log
+	logs map[kafka.TopicPartition]*storage.Log
 }
 
-func (d *dirLogs) GetOrCreateLog(tp TopicPartition, cfg storage.Config, _ bool) (*storage.Log, error) {
+func (d *dirLogs) GetOrCreateLog(tp kafka.TopicPartition, cfg storage.Config, _ bool) (*storage.Log, error) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	if l, ok := d.logs[tp]; ok {
 		return l, nil
 	}
 	l, err := storage.OpenLog(storage.LogOptions{Dir: filepath.Join(d.dir, tp.String()),
-		TP: storage.TopicPartition{Topic: tp.Topic, Partition: tp.Partition}, Config: cfg})
+		TP: tp, Config: cfg})
 	if err != nil {
 		return nil, err
 	}
@@ -36,7 +37,7 @@ func (d *dirLogs) GetOrCreateLog(tp TopicPartition, cfg storage.Config, _ bool) 
 	return l, nil
 }
 
-func (d *dirLogs) DeleteLog(tp TopicPartition) error {
+func (d *dirLogs) DeleteLog(tp kafka.TopicPartition) error {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	l, ok := d.logs[tp]
@@ -57,7 +58,7 @@ func (d *dirLogs) closeAll() {
 
 func newTestManager(t *testing.T, id int32, minISR int) (*Manager, *dirLogs) {
 	t.Helper()
-	logs := &dirLogs{dir: t.TempDir(), logs: map[TopicPartition]*storage.Log{}}
+	logs := &dirLogs{dir: t.TempDir(), logs: map[kafka.TopicPartition]*storage.Log{}}
 	m, err := New(Config{BrokerID: id, Logs: logs, TopicConfig: func(string) (TopicConfig, error) {
 		return TopicConfig{Log: storage.DefaultConfig(), MinInsyncReplicas: minISR}, nil
 	}})
@@ -81,7 +82,7 @@ func batch(t *testing.T, values ...string) []byte {
 	return b
 }
 
-var tp0 = TopicPartition{Topic: "t", Partition: 0}
+var tp0 = kafka.TopicPartition{Topic: "t", Partition: 0}
 
 func lead(t *testing.T, m *Manager, ctrlEpoch, leaderEpoch int32, isr, replicas []int32) {
 	t.Helper()
@@ -191,8 +192,8 @@ func TestReplicaStaleEpochs(t *testing.T) {
 		t.Fatalf("same leader epoch: %v %v", err, res[tp0])
 	}
 	res, _ = m.BecomeLeaderOrFollower(context.Background(), LeaderAndIsr{ControllerEpoch: 5,
-		Partitions: []PartitionState{{TopicPartition: TopicPartition{Topic: "t", Partition: 1}, Leader: 2, LeaderEpoch: 0, ISR: []int32{2}, Replicas: []int32{2}}}})
-	if !errors.Is(res[TopicPartition{Topic: "t", Partition: 1}], ErrUnknownPartition) {
+		Partitions: []PartitionState{{TopicPartition: kafka.TopicPartition{Topic: "t", Partition: 1}, Leader: 2, LeaderEpoch: 0, ISR: []int32{2}, Replicas: []int32{2}}}})
+	if !errors.Is(res[kafka.TopicPartition{Topic: "t", Partition: 1}], ErrUnknownPartition) {
 		t.Fatalf("not a replica: %v", res)
 	}
 	if _, err := m.StopReplicas(StopReplica{ControllerEpoch: 4}); !errors.Is(err, ErrStaleControllerEpoch) {

@@ -1,13 +1,15 @@
 package replica
 
+import "samsa/kafka"
+
 // IsrListener is told of every ISR change this broker makes as a leader
 // (the broker marks Kafka's ReplicaManager IsrShrinksPerSec and
 // IsrExpandsPerSec meters with it). Its methods are called with the
 // partition's lock held: they must be quick and must not call back into
 // the Manager.
 type IsrListener interface {
-	IsrShrunk(tp TopicPartition)
-	IsrExpanded(tp TopicPartition)
+	IsrShrunk(tp kafka.TopicPartition)
+	IsrExpanded(tp kafka.TopicPartition)
 }
 
 // isrListenerBox lets an interface value live in an atomic.Pointer.
@@ -24,7 +26,7 @@ func (m *Manager) SetIsrListener(l IsrListener) {
 }
 
 // isrChanged reports a successful ISR change to the listener.
-func (m *Manager) isrChanged(tp TopicPartition, shrink bool) {
+func (m *Manager) isrChanged(tp kafka.TopicPartition, shrink bool) {
 	b := m.isrListener.Load()
 	if b == nil {
 		return

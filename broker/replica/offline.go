@@ -4,11 +4,11 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
-	"sort"
 
 	"github.com/sirupsen/logrus"
 
 	"samsa/broker/storage"
+	"samsa/kafka"
 )
 
 // Offline partitions (KIP-112; Kafka's HostedPartition.Offline). A
@@ -31,14 +31,14 @@ func dirKey(dir string) string {
 func logRoot(l *storage.Log) string { return dirKey(filepath.Dir(l.Dir())) }
 
 // offlineError is ErrOffline for tp.
-func offlineError(tp TopicPartition) error {
+func offlineError(tp kafka.TopicPartition) error {
 	return fmt.Errorf("%w: %s", ErrOffline, tp)
 }
 
 // getPartition returns the hosted partition tp (Kafka's
 // getPartitionOrException): ErrOffline when its log dir failed, an
 // UnknownPartitionError when this broker does not host it.
-func (m *Manager) getPartition(tp TopicPartition) (*Partition, error) {
+func (m *Manager) getPartition(tp kafka.TopicPartition) (*Partition, error) {
 	m.mu.RLock()
 	defer m.mu.RUnlock()
 	if _, off := m.mu.offline[tp]; off {
@@ -53,7 +53,7 @@ func (m *Manager) getPartition(tp TopicPartition) (*Partition, error) {
 
 // IsOffline reports whether tp is offline on this broker (its log dir
 // failed).
-func (m *Manager) IsOffline(tp TopicPartition) bool {
+func (m *Manager) IsOffline(tp kafka.TopicPartition) bool {
 	m.mu.RLock()
 	defer m.mu.RUnlock()
 	_, off := m.mu.offline[tp]
@@ -62,22 +62,15 @@ func (m *Manager) IsOffline(tp TopicPartition) bool {
 
 // OfflinePartitions returns the offline partitions, sorted (Kafka's
 // OfflineReplicaCount counts them).
-func (m *Manager) OfflinePartitions() []TopicPartition {
+func (m *Manager) OfflinePartitions() []kafka.TopicPartition {
 	m.mu.RLock()
-	out := make([]TopicPartition, 0, len(m.mu.offline))
+	out := make([]kafka.TopicPartition, 0, len(m.mu.offline))
 	for tp := range m.mu.offline {
 		out = append(out, tp)
 	}
 	m.mu.RUnlock()
-	sortPartitions(out)
+	kafka.SortPartitions(out)
 	return out
-}
-
-func sortPartitions(tps []TopicPartition) {
-	sort.Slice(tps, func(i, j int) bool {
-		a, b := tps[i], tps[j]
-		return a.Topic < b.Topic || a.Topic == b.Topic && a.Partition < b.Partition
-	})
 }
 
 // dirOffline reports whether HandleLogDirFailure has taken the log dir with
@@ -97,7 +90,7 @@ func (m *Manager) dirOffline(root string) bool {
 // Partitions in other dirs are untouched. It returns the partitions taken
 // offline now, sorted. Calling it again for the same dir takes nothing
 // more offline than the first call left online.
-func (m *Manager) HandleLogDirFailure(dir string) []TopicPartition {
+func (m *Manager) HandleLogDirFailure(dir string) []kafka.TopicPartition {
 	root := dirKey(dir)
 	m.stateChange.Lock()
 	defer m.stateChange.Unlock()
@@ -106,13 +99,13 @@ func (m *Manager) HandleLogDirFailure(dir string) []TopicPartition {
 	m.offlineDirs.Lock()
 	m.offlineDirs.dirs[root] = true
 	m.offlineDirs.Unlock()
-	var tps []TopicPartition
+	var tps []kafka.TopicPartition
 	for _, p := range m.Partitions() {
 		if l := p.Log(); l != nil && logRoot(l) == root {
 			tps = append(tps, p.tp)
 		}
 	}
-	sortPartitions(tps)
+	kafka.SortPartitions(tps)
 	m.markOffline(tps)
 	m.log.WithFields(logrus.Fields{"dir": dir, "partitions": len(tps)}).
 		Warn("stopped serving the replicas in a failed log dir")
@@ -122,7 +115,7 @@ func (m *Manager) HandleLogDirFailure(dir string) []TopicPartition {
 // markOffline moves tps from the partition map to the offline set (Kafka's
 // markPartitionOffline) and stops fetching them. The caller holds
 // stateChange.
-func (m *Manager) markOffline(tps []TopicPartition) {
+func (m *Manager) markOffline(tps []kafka.TopicPartition) {
 	if len(tps) == 0 {
 		return
 	}
@@ -158,7 +151,7 @@ func offlineOnStorageError(err error) bool {
 // partition is no longer led here: ErrOffline when its log dir failed
 // (Kafka's DelayedProduce answers the getPartitionOrError error),
 // ErrNotLeader otherwise.
-func leaderGone(tp TopicPartition, err error) error {
+func leaderGone(tp kafka.TopicPartition, err error) error {
 	if errors.Is(err, ErrOffline) {
 		return err
 	}

@@ -11,18 +11,19 @@ import (
 	"time"
 
 	"samsa/broker/storage"
+	"samsa/kafka"
 )
 
 // managerLogs adapts a real storage.Manager to LogProvider, as the broker
 // does.
 type managerLogs struct{ m *storage.Manager }
 
-func (p managerLogs) GetOrCreateLog(tp TopicPartition, cfg storage.Config, _ bool) (*storage.Log, error) {
-	return p.m.GetOrCreateLog(storage.TopicPartition{Topic: tp.Topic, Partition: tp.Partition}, cfg)
+func (p managerLogs) GetOrCreateLog(tp kafka.TopicPartition, cfg storage.Config, _ bool) (*storage.Log, error) {
+	return p.m.GetOrCreateLog(tp, cfg)
 }
 
-func (p managerLogs) DeleteLog(tp TopicPartition) error {
-	return p.m.DeleteLog(storage.TopicPartition{Topic: tp.Topic, Partition: tp.Partition})
+func (p managerLogs) DeleteLog(tp kafka.TopicPartition) error {
+	return p.m.DeleteLog(tp)
 }
 
 // offlineRig is a replica Manager (broker 1, min.insync.replicas 1) over a
@@ -33,12 +34,12 @@ type offlineRig struct {
 	m        *Manager
 	logs     *storage.Manager
 	dirs     []string
-	offlined chan []TopicPartition
+	offlined chan []kafka.TopicPartition
 }
 
 func newOfflineRig(t *testing.T, ndirs int, segmentBytes int32) *offlineRig {
 	t.Helper()
-	r := &offlineRig{offlined: make(chan []TopicPartition, 4)}
+	r := &offlineRig{offlined: make(chan []kafka.TopicPartition, 4)}
 	for i := 0; i < ndirs; i++ {
 		r.dirs = append(r.dirs, t.TempDir())
 	}
@@ -66,12 +67,12 @@ func newOfflineRig(t *testing.T, ndirs int, segmentBytes int32) *offlineRig {
 }
 
 // state is one LeaderAndIsr partition state for broker 1's rig.
-func state(tp TopicPartition, leader, epoch int32, isr, replicas []int32) PartitionState {
+func state(tp kafka.TopicPartition, leader, epoch int32, isr, replicas []int32) PartitionState {
 	return PartitionState{TopicPartition: tp, ControllerEpoch: 1, Leader: leader, LeaderEpoch: epoch,
 		ISR: isr, Replicas: replicas}
 }
 
-func (r *offlineRig) leaderAndIsr(t *testing.T, states ...PartitionState) map[TopicPartition]error {
+func (r *offlineRig) leaderAndIsr(t *testing.T, states ...PartitionState) map[kafka.TopicPartition]error {
 	t.Helper()
 	res, err := r.m.BecomeLeaderOrFollower(context.Background(), LeaderAndIsr{ControllerEpoch: 1, Partitions: states})
 	if err != nil {
@@ -81,7 +82,7 @@ func (r *offlineRig) leaderAndIsr(t *testing.T, states ...PartitionState) map[To
 }
 
 // rootOf returns the log dir holding tp's log.
-func (r *offlineRig) rootOf(t *testing.T, tp TopicPartition) string {
+func (r *offlineRig) rootOf(t *testing.T, tp kafka.TopicPartition) string {
 	t.Helper()
 	p := r.m.Partition(tp)
 	if p == nil || p.Log() == nil {
@@ -93,7 +94,7 @@ func (r *offlineRig) rootOf(t *testing.T, tp TopicPartition) string {
 // failDir makes the next roll of tp's log fail for real (its directory is
 // gone), appends until it does, and returns what HandleLogDirFailure took
 // offline.
-func (r *offlineRig) failDir(t *testing.T, tp TopicPartition) []TopicPartition {
+func (r *offlineRig) failDir(t *testing.T, tp kafka.TopicPartition) []kafka.TopicPartition {
 	t.Helper()
 	if err := os.RemoveAll(r.m.Partition(tp).Log().Dir()); err != nil {
 		t.Fatal(err)
@@ -122,11 +123,11 @@ func (r *offlineRig) failDir(t *testing.T, tp TopicPartition) []TopicPartition {
 // the healthy dir and new ones keep working.
 func TestReplicaLogDirFailureTakesItsPartitionsOffline(t *testing.T) {
 	r := newOfflineRig(t, 2, 200)
-	a0, a1 := TopicPartition{"a", 0}, TopicPartition{"a", 1}
-	f0, f1, w0 := TopicPartition{"f", 0}, TopicPartition{"f", 1}, TopicPartition{"w", 0}
+	a0, a1 := kafka.TopicPartition{Topic: "a", Partition: 0}, kafka.TopicPartition{Topic: "a", Partition: 1}
+	f0, f1, w0 := kafka.TopicPartition{Topic: "f", Partition: 0}, kafka.TopicPartition{Topic: "f", Partition: 1}, kafka.TopicPartition{Topic: "w", Partition: 0}
 	// New logs go to the dir with the fewest, config order breaking ties:
 	// a-0, w-0 and f-1 share a dir, a-1 and f-0 the other.
-	all := []TopicPartition{a0, a1, w0, f0, f1}
+	all := []kafka.TopicPartition{a0, a1, w0, f0, f1}
 	res := r.leaderAndIsr(t, state(a0, 1, 0, []int32{1}, []int32{1}), state(a1, 1, 0, []int32{1}, []int32{1}),
 		state(w0, 1, 0, []int32{1, 2}, []int32{1, 2}),
 		state(f0, 2, 0, []int32{2, 1}, []int32{2, 1}), state(f1, 2, 0, []int32{2, 1}, []int32{2, 1}))
@@ -136,7 +137,7 @@ func TestReplicaLogDirFailureTakesItsPartitionsOffline(t *testing.T) {
 		}
 	}
 	failed := r.rootOf(t, a0)
-	var want, healthy []TopicPartition
+	var want, healthy []kafka.TopicPartition
 	for _, tp := range all {
 		if r.rootOf(t, tp) == failed {
 			want = append(want, tp)
@@ -144,11 +145,11 @@ func TestReplicaLogDirFailureTakesItsPartitionsOffline(t *testing.T) {
 			healthy = append(healthy, tp)
 		}
 	}
-	if !slices.Equal(want, []TopicPartition{a0, w0, f1}) {
+	if !slices.Equal(want, []kafka.TopicPartition{a0, w0, f1}) {
 		t.Fatalf("placement: failed dir %v, healthy %v", want, healthy)
 	}
-	sortPartitions(want)
-	for _, tp := range []TopicPartition{a0, a1} {
+	kafka.SortPartitions(want)
+	for _, tp := range []kafka.TopicPartition{a0, a1} {
 		if _, err := r.m.AppendAsLeader(tp, batch(t, "x"), 1); err != nil {
 			t.Fatal(err)
 		}
@@ -213,7 +214,7 @@ func TestReplicaLogDirFailureTakesItsPartitionsOffline(t *testing.T) {
 
 	// LeaderAndIsr: offline partitions answer ErrOffline and stay offline;
 	// a new partition goes to the healthy dir and is served.
-	n0 := TopicPartition{"n", 0}
+	n0 := kafka.TopicPartition{Topic: "n", Partition: 0}
 	states := []PartitionState{state(n0, 1, 0, []int32{1}, []int32{1})}
 	for _, tp := range want {
 		states = append(states, state(tp, 1, 5, []int32{1}, []int32{1}))
@@ -256,8 +257,8 @@ func TestReplicaLogDirFailureTakesItsPartitionsOffline(t *testing.T) {
 // storage error and goes offline.
 func TestReplicaLeaderAndIsrLogInFailedDir(t *testing.T) {
 	r := newOfflineRig(t, 2, 1<<20)
-	z0 := TopicPartition{"z", 0}
-	l, err := r.logs.GetOrCreateLog(storage.TopicPartition{Topic: "z", Partition: 0}, storage.DefaultConfig())
+	z0 := kafka.TopicPartition{Topic: "z", Partition: 0}
+	l, err := r.logs.GetOrCreateLog(kafka.TopicPartition{Topic: "z", Partition: 0}, storage.DefaultConfig())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -276,7 +277,7 @@ func TestReplicaLeaderAndIsrLogInFailedDir(t *testing.T) {
 // answers ErrOffline.
 func TestReplicaLeaderAndIsrCreateLogFails(t *testing.T) {
 	r := newOfflineRig(t, 1, 1<<20)
-	x0, y0 := TopicPartition{"x", 0}, TopicPartition{"y", 0}
+	x0, y0 := kafka.TopicPartition{Topic: "x", Partition: 0}, kafka.TopicPartition{Topic: "y", Partition: 0}
 	if err := os.WriteFile(filepath.Join(r.dirs[0], x0.String()), []byte("in the way"), 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -298,10 +299,10 @@ func TestReplicaLeaderAndIsrCreateLogFails(t *testing.T) {
 // the others served (run with -race).
 func TestReplicaLogDirFailureConcurrent(t *testing.T) {
 	r := newOfflineRig(t, 2, 1<<20)
-	var tps []TopicPartition
+	var tps []kafka.TopicPartition
 	var states []PartitionState
 	for i := int32(0); i < 8; i++ {
-		tp := TopicPartition{"c", i}
+		tp := kafka.TopicPartition{Topic: "c", Partition: i}
 		tps = append(tps, tp)
 		states = append(states, state(tp, 1, 0, []int32{1}, []int32{1}))
 	}

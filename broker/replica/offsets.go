@@ -8,6 +8,7 @@ import (
 
 	"samsa/broker/purgatory"
 	"samsa/broker/storage"
+	"samsa/kafka"
 )
 
 // OffsetAnswer is the answer to a ListOffsets query for one partition.
@@ -28,7 +29,7 @@ type OffsetAnswer struct {
 // which any replica with a log answers from its own log (Kafka's
 // fetchOnlyFromLeader = replicaId != DEBUGGING_REPLICA_ID). Errors: ErrUnknownPartition,
 // ErrNotLeader, ErrFencedLeaderEpoch, ErrUnknownLeaderEpoch, storage errors.
-func (m *Manager) ListOffset(tp TopicPartition, ts int64, replicaID, currentLeaderEpoch int32, readCommitted bool) (OffsetAnswer, error) {
+func (m *Manager) ListOffset(tp kafka.TopicPartition, ts int64, replicaID, currentLeaderEpoch int32, readCommitted bool) (OffsetAnswer, error) {
 	p, err := m.getPartition(tp)
 	if err != nil {
 		return OffsetAnswer{}, err
@@ -96,7 +97,7 @@ type EpochEnd struct {
 // (the log end offset for the current epoch). Only the leader answers,
 // except for replicaID -2 (debugging), as Kafka. Errors: ErrUnknownPartition,
 // ErrNotLeader, ErrFencedLeaderEpoch, ErrUnknownLeaderEpoch.
-func (m *Manager) EndOffsetForEpoch(tp TopicPartition, epoch, currentLeaderEpoch, replicaID int32) (EpochEnd, error) {
+func (m *Manager) EndOffsetForEpoch(tp kafka.TopicPartition, epoch, currentLeaderEpoch, replicaID int32) (EpochEnd, error) {
 	p, err := m.getPartition(tp)
 	if err != nil {
 		return EpochEnd{}, err
@@ -120,7 +121,7 @@ func (m *Manager) EndOffsetForEpoch(tp TopicPartition, epoch, currentLeaderEpoch
 // start offset, which followers adopt from their next fetch. Errors:
 // ErrUnknownPartition, ErrNotLeader, storage.ErrOffsetOutOfRange (above the
 // high watermark or below -1).
-func (m *Manager) DeleteRecords(tp TopicPartition, offset int64) (int64, error) {
+func (m *Manager) DeleteRecords(tp kafka.TopicPartition, offset int64) (int64, error) {
 	p, err := m.getPartition(tp)
 	if err != nil {
 		return -1, err
@@ -159,7 +160,7 @@ func (p *Partition) lowWatermarkLocked() int64 {
 // WaitLowWatermark parks until tp's low watermark reaches offset
 // (DelayedDeleteRecords), the deadline passes (ErrTimeout), leadership
 // moves (ErrNotLeader) or ctx ends. It returns the low watermark.
-func (m *Manager) WaitLowWatermark(ctx context.Context, tp TopicPartition, offset int64, deadline time.Time) (int64, error) {
+func (m *Manager) WaitLowWatermark(ctx context.Context, tp kafka.TopicPartition, offset int64, deadline time.Time) (int64, error) {
 	lw := int64(-1)
 	var outcome error
 	check := func() bool {
@@ -177,7 +178,7 @@ func (m *Manager) WaitLowWatermark(ctx context.Context, tp TopicPartition, offse
 		lw = p.lowWatermarkLocked()
 		return lw >= offset
 	}
-	err := m.Produce.Wait(ctx, deadline, []purgatory.Key{{Topic: tp.Topic, Partition: tp.Partition}}, check)
+	err := m.Produce.Wait(ctx, deadline, []kafka.TopicPartition{tp}, check)
 	switch {
 	case errors.Is(err, purgatory.ErrTimeout):
 		return lw, fmt.Errorf("%w: %s: low watermark %d < %d", ErrTimeout, tp, lw, offset)
@@ -194,7 +195,7 @@ func (m *Manager) WaitLowWatermark(ctx context.Context, tp TopicPartition, offse
 // log start, otherwise those whose time is at or before ts. Consumers
 // (replica id -1) see nothing past the high watermark (it replaces larger
 // offsets). The leader answers; any replica with a log answers -2.
-func (m *Manager) LegacyOffsets(tp TopicPartition, ts int64, maxNum int32, replicaID int32) ([]int64, error) {
+func (m *Manager) LegacyOffsets(tp kafka.TopicPartition, ts int64, maxNum int32, replicaID int32) ([]int64, error) {
 	p, err := m.getPartition(tp)
 	if err != nil {
 		return nil, err

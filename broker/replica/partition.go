@@ -8,6 +8,7 @@ import (
 	"github.com/sirupsen/logrus"
 
 	"samsa/broker/storage"
+	"samsa/kafka"
 )
 
 // followerState is what the leader knows of one follower replica, learnt
@@ -31,8 +32,8 @@ type followerState struct {
 // Partition is this broker's replica of one partition (Kafka's
 // cluster.Partition). Its state changes under mu; see the package doc.
 type Partition struct {
-	tp  TopicPartition // immutable
-	m   *Manager       // immutable
+	tp  kafka.TopicPartition // immutable
+	m   *Manager             // immutable
 	log logrus.FieldLogger
 
 	mu struct {
@@ -58,7 +59,7 @@ type Partition struct {
 	progress sync.Mutex
 }
 
-func newPartition(m *Manager, tp TopicPartition) *Partition {
+func newPartition(m *Manager, tp kafka.TopicPartition) *Partition {
 	p := &Partition{tp: tp, m: m,
 		log: m.log.WithFields(logrus.Fields{"topic": tp.Topic, "partition": tp.Partition})}
 	p.mu.leader = -1
@@ -68,7 +69,7 @@ func newPartition(m *Manager, tp TopicPartition) *Partition {
 }
 
 // TopicPartition returns the partition's name.
-func (p *Partition) TopicPartition() TopicPartition { return p.tp }
+func (p *Partition) TopicPartition() kafka.TopicPartition { return p.tp }
 
 // State is a copy of a partition's replication state.
 type State struct {

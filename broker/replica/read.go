@@ -3,8 +3,8 @@ package replica
 import (
 	"fmt"
 
-	"samsa/broker/purgatory"
 	"samsa/broker/storage"
+	"samsa/kafka"
 )
 
 // ConsumerReplicaID is the replica id of a fetch from a client (Kafka's
@@ -65,7 +65,7 @@ type ReadResult struct {
 // to the log end.
 // Errors: ErrUnknownPartition, ErrNotLeader, ErrFencedLeaderEpoch,
 // ErrUnknownLeaderEpoch, storage.ErrOffsetOutOfRange.
-func (m *Manager) Read(tp TopicPartition, rp ReadParams) (ReadResult, error) {
+func (m *Manager) Read(tp kafka.TopicPartition, rp ReadParams) (ReadResult, error) {
 	p, err := m.getPartition(tp)
 	if err != nil {
 		return ReadResult{}, err
@@ -75,9 +75,8 @@ func (m *Manager) Read(tp TopicPartition, rp ReadParams) (ReadResult, error) {
 		m.requestExpand(tp, rp.ReplicaID) // isr_expand.go
 	}
 	if hwMoved {
-		k := purgatory.Key{Topic: tp.Topic, Partition: tp.Partition}
-		m.Produce.Notify(k)
-		m.Fetch.Notify(k)
+		m.Produce.Notify(tp)
+		m.Fetch.Notify(tp)
 	}
 	return res, err
 }
@@ -216,7 +215,7 @@ type LocalRead struct {
 // watermark), for in-broker consumers of a partition such as the group
 // coordinator loading __consumer_offsets. Errors: ErrUnknownPartition,
 // ErrNotLeader, storage errors.
-func (m *Manager) ReadLocal(tp TopicPartition, offset int64, maxBytes int) (LocalRead, error) {
+func (m *Manager) ReadLocal(tp kafka.TopicPartition, offset int64, maxBytes int) (LocalRead, error) {
 	p, err := m.getPartition(tp)
 	if err != nil {
 		return LocalRead{}, err

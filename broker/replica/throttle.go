@@ -5,6 +5,8 @@ import (
 	"slices"
 	"sync"
 	"time"
+
+	"samsa/kafka"
 )
 
 // Throttle is one direction of Kafka's replication quota
@@ -83,7 +85,7 @@ func (t *Throttle) SetPartitions(topic string, partitions []int32, all bool) {
 
 // IsThrottled reports whether tp is throttled (a rate is set and tp is
 // listed).
-func (t *Throttle) IsThrottled(tp TopicPartition) bool {
+func (t *Throttle) IsThrottled(tp kafka.TopicPartition) bool {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	if t.mu.rate <= 0 {
@@ -143,7 +145,7 @@ func (t *Throttle) Delay() time.Duration {
 
 // LeaderThrottled reports whether a fetch by follower for tp is subject to
 // the leader-side throttle: tp is throttled and follower is not in the ISR.
-func (m *Manager) LeaderThrottled(tp TopicPartition, follower int32) bool {
+func (m *Manager) LeaderThrottled(tp kafka.TopicPartition, follower int32) bool {
 	if follower < 0 || !m.LeaderThrottle.IsThrottled(tp) {
 		return false
 	}

@@ -3,18 +3,20 @@ package replica
 import (
 	"testing"
 	"time"
+
+	"samsa/kafka"
 )
 
 func TestReplicaThrottleTokenBucket(t *testing.T) {
 	now := time.Unix(1000, 0)
 	th := NewThrottle(func() time.Time { return now })
-	tp := TopicPartition{"t", 0}
+	tp := kafka.TopicPartition{Topic: "t", Partition: 0}
 	if th.IsThrottled(tp) || th.Available() <= 0 {
 		t.Fatal("an unset throttle limits")
 	}
 	th.SetRate(1000)
 	th.SetPartitions("t", []int32{0}, false)
-	if !th.IsThrottled(tp) || th.IsThrottled(TopicPartition{"t", 1}) || th.IsThrottled(TopicPartition{"u", 0}) {
+	if !th.IsThrottled(tp) || th.IsThrottled(kafka.TopicPartition{Topic: "t", Partition: 1}) || th.IsThrottled(kafka.TopicPartition{Topic: "u", Partition: 0}) {
 		t.Fatal("wrong partitions throttled")
 	}
 	if got := th.Available(); got != 1000 {
@@ -33,7 +35,7 @@ func TestReplicaThrottleTokenBucket(t *testing.T) {
 		t.Fatalf("bucket holds %d, want at most one second (1000)", got)
 	}
 	th.SetPartitions("t", nil, true)
-	if !th.IsThrottled(TopicPartition{"t", 7}) {
+	if !th.IsThrottled(kafka.TopicPartition{Topic: "t", Partition: 7}) {
 		t.Fatal(`"*" does not throttle every partition`)
 	}
 	th.SetRate(0)

@@ -6,13 +6,14 @@ import (
 	"testing"
 
 	"samsa/broker/storage"
+	"samsa/kafka"
 )
 
 // A LeaderAndIsr naming many partitions of a few topics looks each
 // topic's config up once (a lookup may be a ZooKeeper read), and every
 // partition still gets its topic's min.insync.replicas.
 func TestReplicaLeaderAndIsrConfigOncePerTopic(t *testing.T) {
-	logs := &dirLogs{dir: t.TempDir(), logs: map[TopicPartition]*storage.Log{}}
+	logs := &dirLogs{dir: t.TempDir(), logs: map[kafka.TopicPartition]*storage.Log{}}
 	var mu sync.Mutex
 	calls := map[string]int{}
 	m, err := New(Config{BrokerID: 1, Logs: logs, TopicConfig: func(topic string) (TopicConfig, error) {
@@ -32,7 +33,7 @@ func TestReplicaLeaderAndIsrConfigOncePerTopic(t *testing.T) {
 	var parts []PartitionState
 	for _, topic := range []string{"a", "b"} {
 		for p := int32(0); p < 20; p++ {
-			parts = append(parts, PartitionState{TopicPartition: TopicPartition{Topic: topic, Partition: p},
+			parts = append(parts, PartitionState{TopicPartition: kafka.TopicPartition{Topic: topic, Partition: p},
 				Leader: 1, LeaderEpoch: 0, ISR: []int32{1}, Replicas: []int32{1}})
 		}
 	}

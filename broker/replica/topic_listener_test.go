@@ -5,6 +5,8 @@ import (
 	"slices"
 	"sync"
 	"testing"
+
+	"samsa/kafka"
 )
 
 // recordingTopicListener records the topics it is told were removed.
@@ -32,7 +34,7 @@ func TestReplicaTopicRemovedAfterLastPartitionDeleted(t *testing.T) {
 	m, _ := newTestManager(t, 1, 1)
 	rec := &recordingTopicListener{}
 	m.SetTopicListener(rec)
-	tps := []TopicPartition{{Topic: "gone", Partition: 0}, {Topic: "gone", Partition: 1}, {Topic: "kept", Partition: 0}}
+	tps := []kafka.TopicPartition{{Topic: "gone", Partition: 0}, {Topic: "gone", Partition: 1}, {Topic: "kept", Partition: 0}}
 	var states []PartitionState
 	for _, tp := range tps {
 		states = append(states, PartitionState{TopicPartition: tp, ControllerEpoch: 1, Leader: 1, ISR: []int32{1}, Replicas: []int32{1}})
@@ -46,7 +48,7 @@ func TestReplicaTopicRemovedAfterLastPartitionDeleted(t *testing.T) {
 			t.Fatalf("become leader %s: %v", tp, e)
 		}
 	}
-	stop := func(tp TopicPartition, del bool) {
+	stop := func(tp kafka.TopicPartition, del bool) {
 		t.Helper()
 		res, err := m.StopReplicas(StopReplica{ControllerEpoch: 1, Partitions: []StopPartition{{TopicPartition: tp, LeaderEpoch: EpochDuringDelete, Delete: del}}})
 		if err != nil || res[tp] != nil {

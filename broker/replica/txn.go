@@ -3,9 +3,9 @@ package replica
 import (
 	"fmt"
 
-	"samsa/broker/purgatory"
 	"samsa/broker/record"
 	"samsa/broker/storage"
+	"samsa/kafka"
 )
 
 // readCommitted serves a read_committed consumer read of l (Kafka's
@@ -38,7 +38,7 @@ type TxnMarker struct {
 // ErrUnknownPartition, ErrNotLeader, ErrNotEnoughReplicas,
 // storage.ErrInvalidProducerEpoch, storage.ErrTransactionCoordinatorFenced,
 // storage errors.
-func (m *Manager) AppendTxnMarker(tp TopicPartition, mk TxnMarker) (AppendResult, error) {
+func (m *Manager) AppendTxnMarker(tp kafka.TopicPartition, mk TxnMarker) (AppendResult, error) {
 	p, err := m.getPartition(tp)
 	if err != nil {
 		return AppendResult{}, err
@@ -47,10 +47,9 @@ func (m *Manager) AppendTxnMarker(tp TopicPartition, mk TxnMarker) (AppendResult
 	if err != nil {
 		return res, err
 	}
-	k := purgatory.Key{Topic: tp.Topic, Partition: tp.Partition}
-	m.Fetch.Notify(k)
+	m.Fetch.Notify(tp)
 	if hwMoved {
-		m.Produce.Notify(k)
+		m.Produce.Notify(tp)
 	}
 	return res, nil
 }
@@ -78,7 +77,7 @@ func (p *Partition) appendTxnMarker(mk TxnMarker) (AppendResult, bool, error) {
 // ProducerStates returns tp's producer table from this replica's log,
 // leader or follower (DescribeProducers is answered by any replica, KIP-664).
 // Errors: ErrUnknownPartition, ErrNotLeader (no local log).
-func (m *Manager) ProducerStates(tp TopicPartition) ([]storage.ProducerEntry, error) {
+func (m *Manager) ProducerStates(tp kafka.TopicPartition) ([]storage.ProducerEntry, error) {
 	p, err := m.getPartition(tp)
 	if err != nil {
 		return nil, err

@@ -1,20 +1,11 @@
 package replica
 
-import "fmt"
-
-// TopicPartition names one partition.
-type TopicPartition struct {
-	Topic     string
-	Partition int32
-}
-
-// String returns Kafka's "topic-partition" form.
-func (tp TopicPartition) String() string { return fmt.Sprintf("%s-%d", tp.Topic, tp.Partition) }
+import "samsa/kafka"
 
 // PartitionState is one partition of a LeaderAndIsr request: the
 // controller's decision about who leads and who is in sync.
 type PartitionState struct {
-	TopicPartition
+	kafka.TopicPartition
 	ControllerEpoch  int32
 	Leader           int32
 	LeaderEpoch      int32
@@ -44,7 +35,7 @@ type LeaderAndIsr struct {
 
 // StopPartition is one partition of a StopReplica request.
 type StopPartition struct {
-	TopicPartition
+	kafka.TopicPartition
 	// LeaderEpoch is -2 for a topic being deleted, -1 when unknown (v0-2);
 	// otherwise the stop applies only if it is newer than the local epoch.
 	LeaderEpoch int32

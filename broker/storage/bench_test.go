@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"samsa/broker/record"
+	"samsa/kafka"
 )
 
 // benchBatch is a producer batch of 100-byte records, as many as fit in
@@ -41,7 +42,7 @@ func BenchmarkStorageAppend(b *testing.B) {
 	b.Run("log", func(b *testing.B) {
 		dir := filepath.Join(b.TempDir(), "t-0")
 		cfg := DefaultConfig()
-		l, err := OpenLog(LogOptions{Dir: dir, TP: TopicPartition{"t", 0}, Config: cfg, CleanShutdown: true})
+		l, err := OpenLog(LogOptions{Dir: dir, TP: kafka.TopicPartition{Topic: "t", Partition: 0}, Config: cfg, CleanShutdown: true})
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -78,7 +79,7 @@ func BenchmarkStorageAppend(b *testing.B) {
 // that load from other processes hits both equally.
 func benchmarkAppendInterleaved(b *testing.B, batch []byte) {
 	dir := filepath.Join(b.TempDir(), "t-0")
-	l, err := OpenLog(LogOptions{Dir: dir, TP: TopicPartition{"t", 0}, Config: DefaultConfig(), CleanShutdown: true})
+	l, err := OpenLog(LogOptions{Dir: dir, TP: kafka.TopicPartition{Topic: "t", Partition: 0}, Config: DefaultConfig(), CleanShutdown: true})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -121,7 +122,7 @@ func benchmarkAppendInterleaved(b *testing.B, batch []byte) {
 func BenchmarkStorageRead(b *testing.B) {
 	batch := benchBatch(b)
 	dir := filepath.Join(b.TempDir(), "t-0")
-	l, err := OpenLog(LogOptions{Dir: dir, TP: TopicPartition{"t", 0}, Config: DefaultConfig(), CleanShutdown: true})
+	l, err := OpenLog(LogOptions{Dir: dir, TP: kafka.TopicPartition{Topic: "t", Partition: 0}, Config: DefaultConfig(), CleanShutdown: true})
 	if err != nil {
 		b.Fatal(err)
 	}

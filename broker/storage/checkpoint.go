@@ -22,9 +22,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"sort"
 	"strconv"
 	"strings"
+
+	"samsa/kafka"
 )
 
 // Names of the checkpoint files in a log directory root and in a partition
@@ -191,8 +192,8 @@ func validCheckpointTopic(topic string) bool {
 // only labels errors. An empty input yields an empty map. Malformed content
 // returns a *CheckpointError (errors.Is ErrMalformedCheckpoint); I/O errors
 // from r are wrapped. The returned map is owned by the caller.
-func ReadOffsetCheckpoint(r io.Reader, name string) (map[TopicPartition]int64, error) {
-	out := make(map[TopicPartition]int64)
+func ReadOffsetCheckpoint(r io.Reader, name string) (map[kafka.TopicPartition]int64, error) {
+	out := make(map[kafka.TopicPartition]int64)
 	_, err := readCheckpoint(r, name, func(f []string) error {
 		if len(f) != 3 {
 			return fmt.Errorf("want 3 fields, got %d", len(f))
@@ -208,7 +209,7 @@ func ReadOffsetCheckpoint(r io.Reader, name string) (map[TopicPartition]int64, e
 		if err != nil {
 			return fmt.Errorf("bad offset %q", f[2])
 		}
-		tp := TopicPartition{Topic: f[0], Partition: int32(p)}
+		tp := kafka.TopicPartition{Topic: f[0], Partition: int32(p)}
 		if _, dup := out[tp]; dup {
 			return fmt.Errorf("duplicate entry for %s", tp)
 		}
@@ -226,20 +227,15 @@ func ReadOffsetCheckpoint(r io.Reader, name string) (map[TopicPartition]int64, e
 // order is its map's). It fails for a topic that is empty or contains
 // whitespace, or a negative partition, since such entries could not be read
 // back.
-func EncodeOffsetCheckpoint(offsets map[TopicPartition]int64) ([]byte, error) {
-	tps := make([]TopicPartition, 0, len(offsets))
+func EncodeOffsetCheckpoint(offsets map[kafka.TopicPartition]int64) ([]byte, error) {
+	tps := make([]kafka.TopicPartition, 0, len(offsets))
 	for tp := range offsets {
 		if !validCheckpointTopic(tp.Topic) || tp.Partition < 0 {
 			return nil, fmt.Errorf("storage: cannot checkpoint partition %q/%d", tp.Topic, tp.Partition)
 		}
 		tps = append(tps, tp)
 	}
-	sort.Slice(tps, func(i, j int) bool {
-		if tps[i].Topic != tps[j].Topic {
-			return tps[i].Topic < tps[j].Topic
-		}
-		return tps[i].Partition < tps[j].Partition
-	})
+	kafka.SortPartitions(tps)
 	lines := make([]string, len(tps))
 	for i, tp := range tps {
 		lines[i] = tp.Topic + " " + strconv.FormatInt(int64(tp.Partition), 10) + " " + strconv.FormatInt(offsets[tp], 10)

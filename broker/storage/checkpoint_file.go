@@ -9,6 +9,8 @@ import (
 	"os"
 	"path/filepath"
 	"sync"
+
+	"samsa/kafka"
 )
 
 // CheckpointFile reads and atomically replaces one checkpoint file (Kafka
@@ -106,8 +108,8 @@ func (o *OffsetCheckpointFile) Path() string { return o.f.Path() }
 // Read returns the checkpointed offsets; a missing or empty file gives an
 // empty map. Malformed content returns a *CheckpointError naming the file
 // and line. The map is owned by the caller.
-func (o *OffsetCheckpointFile) Read() (map[TopicPartition]int64, error) {
-	var out map[TopicPartition]int64
+func (o *OffsetCheckpointFile) Read() (map[kafka.TopicPartition]int64, error) {
+	var out map[kafka.TopicPartition]int64
 	err := o.f.Read(func(r io.Reader) error {
 		m, err := ReadOffsetCheckpoint(r, o.f.path)
 		out = m
@@ -120,7 +122,7 @@ func (o *OffsetCheckpointFile) Read() (map[TopicPartition]int64, error) {
 }
 
 // Write atomically replaces the file with offsets. It blocks on fsync.
-func (o *OffsetCheckpointFile) Write(offsets map[TopicPartition]int64) error {
+func (o *OffsetCheckpointFile) Write(offsets map[kafka.TopicPartition]int64) error {
 	data, err := EncodeOffsetCheckpoint(offsets)
 	if err != nil {
 		return fmt.Errorf("%w (file %s)", err, o.f.path)

@@ -8,6 +8,8 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"samsa/kafka"
 )
 
 func readGoldenCheckpoint(t *testing.T, name string) []byte {
@@ -23,17 +25,17 @@ func readGoldenCheckpoint(t *testing.T, name string) []byte {
 // checkpoint layout (reference §7.1) byte for byte, and that the golden file
 // parses back to the same offsets.
 func TestStorageCheckpointGolden(t *testing.T) {
-	offsets := map[TopicPartition]int64{
+	offsets := map[kafka.TopicPartition]int64{
 		{Topic: "foo", Partition: 0}: 1234,
 		{Topic: "foo", Partition: 1}: 987,
 		{Topic: "bar", Partition: 0}: 0,
 	}
 	for _, tc := range []struct {
 		golden  string
-		offsets map[TopicPartition]int64
+		offsets map[kafka.TopicPartition]int64
 	}{
 		{"offset-checkpoint.golden", offsets},
-		{"offset-checkpoint-empty.golden", map[TopicPartition]int64{}},
+		{"offset-checkpoint-empty.golden", map[kafka.TopicPartition]int64{}},
 	} {
 		t.Run(tc.golden, func(t *testing.T) {
 			want := readGoldenCheckpoint(t, tc.golden)
@@ -60,15 +62,15 @@ func TestStorageCheckpointLenient(t *testing.T) {
 	for _, tc := range []struct {
 		name string
 		in   string
-		want map[TopicPartition]int64
+		want map[kafka.TopicPartition]int64
 	}{
-		{"empty file", "", map[TopicPartition]int64{}},
-		{"version only", "0\n", map[TopicPartition]int64{}},
-		{"no final newline", "0\n1\nfoo 2 7", map[TopicPartition]int64{{Topic: "foo", Partition: 2}: 7}},
-		{"tabs and runs of spaces", "0\n1\nfoo\t2   7", map[TopicPartition]int64{{Topic: "foo", Partition: 2}: 7}},
-		{"trailing space", "0\n1\nfoo 2 7 \n", map[TopicPartition]int64{{Topic: "foo", Partition: 2}: 7}},
-		{"crlf", "0\r\n1\r\nfoo 2 7\r\n", map[TopicPartition]int64{{Topic: "foo", Partition: 2}: 7}},
-		{"negative offset", "0\n1\nfoo 2 -1\n", map[TopicPartition]int64{{Topic: "foo", Partition: 2}: -1}},
+		{"empty file", "", map[kafka.TopicPartition]int64{}},
+		{"version only", "0\n", map[kafka.TopicPartition]int64{}},
+		{"no final newline", "0\n1\nfoo 2 7", map[kafka.TopicPartition]int64{{Topic: "foo", Partition: 2}: 7}},
+		{"tabs and runs of spaces", "0\n1\nfoo\t2   7", map[kafka.TopicPartition]int64{{Topic: "foo", Partition: 2}: 7}},
+		{"trailing space", "0\n1\nfoo 2 7 \n", map[kafka.TopicPartition]int64{{Topic: "foo", Partition: 2}: 7}},
+		{"crlf", "0\r\n1\r\nfoo 2 7\r\n", map[kafka.TopicPartition]int64{{Topic: "foo", Partition: 2}: 7}},
+		{"negative offset", "0\n1\nfoo 2 -1\n", map[kafka.TopicPartition]int64{{Topic: "foo", Partition: 2}: -1}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			got, err := ReadOffsetCheckpoint(strings.NewReader(tc.in), "f")
@@ -128,13 +130,13 @@ func TestStorageCheckpointMalformed(t *testing.T) {
 // TestStorageCheckpointEncodeRejects checks that entries which could not be
 // read back are refused rather than written.
 func TestStorageCheckpointEncodeRejects(t *testing.T) {
-	for _, tp := range []TopicPartition{
+	for _, tp := range []kafka.TopicPartition{
 		{Topic: "", Partition: 0},
 		{Topic: "a b", Partition: 0},
 		{Topic: "a\nb", Partition: 0},
 		{Topic: "a", Partition: -1},
 	} {
-		if _, err := EncodeOffsetCheckpoint(map[TopicPartition]int64{tp: 1}); err == nil {
+		if _, err := EncodeOffsetCheckpoint(map[kafka.TopicPartition]int64{tp: 1}); err == nil {
 			t.Errorf("EncodeOffsetCheckpoint(%q/%d) succeeded", tp.Topic, tp.Partition)
 		}
 	}
@@ -162,7 +164,7 @@ func TestStorageCheckpointFileRoundTrip(t *testing.T) {
 		t.Fatalf("with stale tmp: got %v, %v; want empty", got, err)
 	}
 
-	first := map[TopicPartition]int64{{Topic: "foo", Partition: 0}: 1234, {Topic: "foo", Partition: 1}: 987, {Topic: "bar", Partition: 0}: 0}
+	first := map[kafka.TopicPartition]int64{{Topic: "foo", Partition: 0}: 1234, {Topic: "foo", Partition: 1}: 987, {Topic: "bar", Partition: 0}: 0}
 	if err := cf.Write(first); err != nil {
 		t.Fatal(err)
 	}
@@ -177,7 +179,7 @@ func TestStorageCheckpointFileRoundTrip(t *testing.T) {
 		t.Fatalf("tmp file left behind: %v", err)
 	}
 
-	second := map[TopicPartition]int64{{Topic: "baz", Partition: 7}: 42}
+	second := map[kafka.TopicPartition]int64{{Topic: "baz", Partition: 7}: 42}
 	if err := cf.Write(second); err != nil {
 		t.Fatal(err)
 	}
@@ -203,7 +205,7 @@ func TestStorageCheckpointFileWriteError(t *testing.T) {
 	dir := t.TempDir()
 	path := filepath.Join(dir, RecoveryPointCheckpointFile)
 	cf := NewOffsetCheckpointFile(OSFS{}, path)
-	old := map[TopicPartition]int64{{Topic: "a", Partition: 0}: 5}
+	old := map[kafka.TopicPartition]int64{{Topic: "a", Partition: 0}: 5}
 	if err := cf.Write(old); err != nil {
 		t.Fatal(err)
 	}
@@ -211,7 +213,7 @@ func TestStorageCheckpointFileWriteError(t *testing.T) {
 	if err := os.Mkdir(path+".tmp", 0o755); err != nil {
 		t.Fatal(err)
 	}
-	err := cf.Write(map[TopicPartition]int64{{Topic: "a", Partition: 0}: 6})
+	err := cf.Write(map[kafka.TopicPartition]int64{{Topic: "a", Partition: 0}: 6})
 	if !errors.Is(err, ErrStorage) {
 		t.Fatalf("err = %v, want ErrStorage", err)
 	}
@@ -227,13 +229,13 @@ func TestStorageCheckpointFileSyncError(t *testing.T) {
 	efs := newErrorFS(OSFS{})
 	path := filepath.Join(t.TempDir(), LogStartOffsetCheckpointFile)
 	cf := NewOffsetCheckpointFile(efs, path)
-	old := map[TopicPartition]int64{{Topic: "a", Partition: 0}: 5}
+	old := map[kafka.TopicPartition]int64{{Topic: "a", Partition: 0}: 5}
 	if err := cf.Write(old); err != nil {
 		t.Fatal(err)
 	}
 	for _, op := range []faultOp{opWrite, opSync, opRename} {
 		efs.failAfter(op, 0)
-		if err := cf.Write(map[TopicPartition]int64{{Topic: "a", Partition: 0}: 6}); !errors.Is(err, ErrStorage) {
+		if err := cf.Write(map[kafka.TopicPartition]int64{{Topic: "a", Partition: 0}: 6}); !errors.Is(err, ErrStorage) {
 			t.Fatalf("op %d: err = %v, want ErrStorage", op, err)
 		}
 		efs.heal()

@@ -10,6 +10,7 @@ import (
 	"github.com/sirupsen/logrus"
 
 	"samsa/broker/record"
+	"samsa/kafka"
 )
 
 // CleanerConfig holds the broker-wide log.cleaner.* settings (per-topic
@@ -74,8 +75,8 @@ type Cleaner struct {
 	logger logrus.FieldLogger            // immutable after NewCleaner
 	now    func() time.Time              // immutable after NewCleaner
 
-	ckptMu    sync.Mutex                          // serialises cleaner-offset-checkpoint read-modify-writes
-	ckptCache map[string]map[TopicPartition]int64 // guarded by ckptMu; contents of each checkpoint file by path
+	ckptMu    sync.Mutex                                // serialises cleaner-offset-checkpoint read-modify-writes
+	ckptCache map[string]map[kafka.TopicPartition]int64 // guarded by ckptMu; contents of each checkpoint file by path
 
 	mu struct {
 		sync.Mutex
@@ -261,7 +262,7 @@ func (c *Cleaner) cleanFilthiest(ctx context.Context, r *cleanRun) (bool, error)
 	if testHookCleanerPass != nil && len(cands) > 0 {
 		testHookCleanerPass("counted")
 	}
-	checkpoints := make(map[string]map[TopicPartition]int64) // per log dir, read once
+	checkpoints := make(map[string]map[kafka.TopicPartition]int64) // per log dir, read once
 	for _, cd := range cands {
 		l := cd.l
 		path := checkpointPathFor(l)
@@ -322,10 +323,10 @@ func (c *Cleaner) pruneUncleanable(logs []*Log) {
 // UncleanablePartitions lists the logs whose data made a pass fail (a
 // corrupt batch, a record that cannot be decoded or re-encoded); they are
 // skipped until the broker restarts (Kafka's uncleanable partitions, KIP-346).
-func (c *Cleaner) UncleanablePartitions() []TopicPartition {
+func (c *Cleaner) UncleanablePartitions() []kafka.TopicPartition {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	out := make([]TopicPartition, 0, len(c.mu.uncleanable))
+	out := make([]kafka.TopicPartition, 0, len(c.mu.uncleanable))
 	for l := range c.mu.uncleanable {
 		out = append(out, l.tp)
 	}

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"samsa/broker/record"
+	"samsa/kafka"
 )
 
 // BenchmarkStorageCleanerClean measures one full cleaning pass over 10
@@ -17,7 +18,7 @@ func BenchmarkStorageCleanerClean(b *testing.B) {
 	value := bytes.Repeat([]byte("v"), 100)
 	for i := 0; i < b.N; i++ {
 		b.StopTimer()
-		l, err := OpenLog(LogOptions{Dir: b.TempDir() + "/t-0", TP: TopicPartition{Topic: "t", Partition: 0}, Config: cfg, CleanShutdown: true})
+		l, err := OpenLog(LogOptions{Dir: b.TempDir() + "/t-0", TP: kafka.TopicPartition{Topic: "t", Partition: 0}, Config: cfg, CleanShutdown: true})
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -73,9 +74,9 @@ func BenchmarkStorageCleanerOffsetMap(b *testing.B) {
 // BenchmarkStorageCheckpointRoundTrip encodes and parses an offset
 // checkpoint of 10,000 partitions.
 func BenchmarkStorageCheckpointRoundTrip(b *testing.B) {
-	m := make(map[TopicPartition]int64)
+	m := make(map[kafka.TopicPartition]int64)
 	for i := 0; i < 10000; i++ {
-		m[TopicPartition{Topic: fmt.Sprintf("topic-%d", i/50), Partition: int32(i % 50)}] = int64(i) * 1000
+		m[kafka.TopicPartition{Topic: fmt.Sprintf("topic-%d", i/50), Partition: int32(i % 50)}] = int64(i) * 1000
 	}
 	for i := 0; i < b.N; i++ {
 		data, err := EncodeOffsetCheckpoint(m)

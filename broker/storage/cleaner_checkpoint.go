@@ -2,6 +2,8 @@ package storage
 
 import (
 	"path/filepath"
+
+	"samsa/kafka"
 )
 
 // The cleaner checkpoint and truncation.
@@ -84,14 +86,14 @@ func checkpointPathFor(l *Log) string {
 }
 
 // readCheckpoint returns (a copy of) one log dir's cleaner checkpoint.
-func (c *Cleaner) readCheckpoint(path string) (map[TopicPartition]int64, error) {
+func (c *Cleaner) readCheckpoint(path string) (map[kafka.TopicPartition]int64, error) {
 	c.ckptMu.Lock()
 	defer c.ckptMu.Unlock()
 	m, err := c.loadCheckpointLocked(path)
 	if err != nil {
 		return nil, err
 	}
-	out := make(map[TopicPartition]int64, len(m))
+	out := make(map[kafka.TopicPartition]int64, len(m))
 	for tp, off := range m {
 		out[tp] = off
 	}
@@ -102,7 +104,7 @@ func (c *Cleaner) readCheckpoint(path string) (map[TopicPartition]int64, error) 
 // path, reading the file the first time. Only the Cleaner writes the file,
 // so the cache stays exact; it is dropped when a write fails. Callers hold
 // ckptMu and must not keep the map past it.
-func (c *Cleaner) loadCheckpointLocked(path string) (map[TopicPartition]int64, error) {
+func (c *Cleaner) loadCheckpointLocked(path string) (map[kafka.TopicPartition]int64, error) {
 	if m, ok := c.ckptCache[path]; ok {
 		return m, nil
 	}
@@ -111,7 +113,7 @@ func (c *Cleaner) loadCheckpointLocked(path string) (map[TopicPartition]int64, e
 		return nil, err
 	}
 	if c.ckptCache == nil {
-		c.ckptCache = make(map[string]map[TopicPartition]int64)
+		c.ckptCache = make(map[string]map[kafka.TopicPartition]int64)
 	}
 	c.ckptCache[path] = m
 	return m, nil
@@ -125,7 +127,7 @@ func (c *Cleaner) loadCheckpointLocked(path string) (map[TopicPartition]int64, e
 // errCleaningAborted is returned (rule 3 above).
 func (c *Cleaner) updateCheckpoint(l *Log, offset, truncations int64) error {
 	aborted := false
-	err := c.modifyCheckpoint(checkpointPathFor(l), func(m map[TopicPartition]int64, present map[TopicPartition]*Log) bool {
+	err := c.modifyCheckpoint(checkpointPathFor(l), func(m map[kafka.TopicPartition]int64, present map[kafka.TopicPartition]*Log) bool {
 		if l.truncations.Load() != truncations || (present != nil && present[l.tp] != l) {
 			aborted = true
 			return false
@@ -145,7 +147,7 @@ func (c *Cleaner) updateCheckpoint(l *Log, offset, truncations int64) error {
 // entry changes. The Log calls it, through the Manager, whenever it is
 // truncated; callers must not hold ckptMu.
 func (c *Cleaner) MaybeTruncateCheckpoint(l *Log, offset int64) error {
-	return c.modifyCheckpoint(checkpointPathFor(l), func(m map[TopicPartition]int64, _ map[TopicPartition]*Log) bool {
+	return c.modifyCheckpoint(checkpointPathFor(l), func(m map[kafka.TopicPartition]int64, _ map[kafka.TopicPartition]*Log) bool {
 		if cur, ok := m[l.tp]; ok && cur > offset {
 			m[l.tp] = offset
 			return true
@@ -156,7 +158,7 @@ func (c *Cleaner) MaybeTruncateCheckpoint(l *Log, offset int64) error {
 
 // RemoveCheckpoint drops l's cleaner checkpoint entry (the log was deleted).
 func (c *Cleaner) RemoveCheckpoint(l *Log) error {
-	return c.modifyCheckpoint(checkpointPathFor(l), func(m map[TopicPartition]int64, _ map[TopicPartition]*Log) bool {
+	return c.modifyCheckpoint(checkpointPathFor(l), func(m map[kafka.TopicPartition]int64, _ map[kafka.TopicPartition]*Log) bool {
 		_, ok := m[l.tp]
 		delete(m, l.tp)
 		return ok
@@ -169,11 +171,11 @@ func (c *Cleaner) RemoveCheckpoint(l *Log) error {
 // cleaner's logs of that log dir by partition (nil before the logs are
 // known); entries of partitions not among them are dropped when the file
 // is written.
-func (c *Cleaner) modifyCheckpoint(path string, fn func(m map[TopicPartition]int64, present map[TopicPartition]*Log) bool) error {
+func (c *Cleaner) modifyCheckpoint(path string, fn func(m map[kafka.TopicPartition]int64, present map[kafka.TopicPartition]*Log) bool) error {
 	c.ckptMu.Lock()
 	defer c.ckptMu.Unlock()
 	cached, err := c.loadCheckpointLocked(path)
-	m := make(map[TopicPartition]int64, len(cached))
+	m := make(map[kafka.TopicPartition]int64, len(cached))
 	if err != nil {
 		// A corrupt checkpoint only costs a full re-clean; start afresh.
 		c.logger.WithError(err).Warn("storage: discarding unreadable cleaner checkpoint")
@@ -181,9 +183,9 @@ func (c *Cleaner) modifyCheckpoint(path string, fn func(m map[TopicPartition]int
 	for tp, off := range cached {
 		m[tp] = off
 	}
-	var present map[TopicPartition]*Log
+	var present map[kafka.TopicPartition]*Log
 	if c.logs.Load() != nil {
-		present = make(map[TopicPartition]*Log)
+		present = make(map[kafka.TopicPartition]*Log)
 		dir := filepath.Dir(path)
 		for _, l := range c.currentLogs() {
 			if filepath.Dir(l.dir) == dir {
@@ -204,7 +206,7 @@ func (c *Cleaner) modifyCheckpoint(path string, fn func(m map[TopicPartition]int
 		return err
 	}
 	if c.ckptCache == nil {
-		c.ckptCache = make(map[string]map[TopicPartition]int64)
+		c.ckptCache = make(map[string]map[kafka.TopicPartition]int64)
 	}
 	c.ckptCache[path] = m
 	return nil

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"samsa/broker/record"
+	"samsa/kafka"
 )
 
 // copyLogDir copies the regular files of src into dst, as a crash at this
@@ -48,7 +49,7 @@ func copyLogDir(t *testing.T, src, dst string) {
 // reopenCrashed opens the log in dir as after an unclean shutdown.
 func reopenCrashed(t *testing.T, dir string, cfg Config) *Log {
 	t.Helper()
-	l, err := OpenLog(LogOptions{Dir: dir, TP: TopicPartition{Topic: "t", Partition: 0}, Config: cfg})
+	l, err := OpenLog(LogOptions{Dir: dir, TP: kafka.TopicPartition{Topic: "t", Partition: 0}, Config: cfg})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -133,7 +134,7 @@ func TestStorageCleanerDiskErrors(t *testing.T) {
 	t.Run("before swap", func(t *testing.T) {
 		root := t.TempDir()
 		efs := newErrorFS(OSFS{})
-		l, err := OpenLog(LogOptions{Dir: filepath.Join(root, "t-0"), TP: TopicPartition{Topic: "t", Partition: 0}, Config: cleanerTestConfig(), FS: efs, CleanShutdown: true})
+		l, err := OpenLog(LogOptions{Dir: filepath.Join(root, "t-0"), TP: kafka.TopicPartition{Topic: "t", Partition: 0}, Config: cleanerTestConfig(), FS: efs, CleanShutdown: true})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -164,7 +165,7 @@ func TestStorageCleanerDiskErrors(t *testing.T) {
 		root := t.TempDir()
 		efs := newErrorFS(OSFS{})
 		dir := filepath.Join(root, "t-0")
-		l, err := OpenLog(LogOptions{Dir: dir, TP: TopicPartition{Topic: "t", Partition: 0}, Config: cleanerTestConfig(), FS: efs, CleanShutdown: true})
+		l, err := OpenLog(LogOptions{Dir: dir, TP: kafka.TopicPartition{Topic: "t", Partition: 0}, Config: cleanerTestConfig(), FS: efs, CleanShutdown: true})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -223,7 +223,7 @@ func (r *cleanRun) cleanSegments(l *Log, group []*Segment, horizon int64, trunca
 // only retained records (Kafka's Cleaner.cleanInto). Untouched batches are
 // copied byte for byte; a batch that lost records is rebuilt with its base
 // offset, last offset, leader epoch, producer fields and codec.
-func (r *cleanRun) cleanInto(s *Segment, size int64, w *cleanedWriter, retainDeletes bool, producers map[int64]int64) error {
+func (r *cleanRun) cleanInto(s *Segment, size int64, w *cleanedWriter, retainDeletes bool, producers map[int64]lastRecord) error {
 	var kept []record.Record
 	_, stop, err := ScanBatches(s.log, size, s.base, func(_ int64, b record.Batch) error {
 		if r.aborted() {
@@ -294,15 +294,14 @@ func (r *cleanRun) cleanInto(s *Segment, size int64, w *cleanedWriter, retainDel
 }
 
 // retainsProducerState reports whether b is the last data batch of a
-// producer in active, the producers' last data offsets (Kafka 2.8's
-// isBatchLastRecordOfProducer with a last data offset; markers, Kafka's
-// other case, are always kept here).
-func retainsProducerState(active map[int64]int64, b record.Batch) bool {
+// producer in active (Kafka 2.8's isBatchLastRecordOfProducer with a last
+// data offset; markers, its other case, are retainsMarker).
+func retainsProducerState(active map[int64]lastRecord, b record.Batch) bool {
 	if b.ProducerID() < 0 {
 		return false
 	}
 	last, ok := active[b.ProducerID()]
-	return ok && last == b.LastOffset()
+	return ok && last.dataOffset == b.LastOffset()
 }
 
 // shouldRetain is Kafka's Cleaner.shouldRetainRecord (aborted data is dropped before, in cleanInto):

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"samsa/broker/record"
+	"samsa/kafka"
 )
 
 // TestStorageCleanerRandomized runs random workloads (few keys, tombstones,
@@ -34,7 +35,7 @@ func TestStorageCleanerRandomized(t *testing.T) {
 			cfg.SegmentBytes = 400 + rng.Int32N(600) // small: several cleaning groups
 			l := openCleanerTestLog(t, root, cfg)
 			c := newTestCleaner(l)
-			tp := TopicPartition{Topic: "t", Partition: 0}
+			tp := kafka.TopicPartition{Topic: "t", Partition: 0}
 			var history []crec // every record ever appended
 			for round := 0; round < 4; round++ {
 				for op := 0; op < 40; op++ {
@@ -149,7 +150,7 @@ func TestStorageCleanerProducersRandomized(t *testing.T) {
 			rng := rand.New(rand.NewPCG(seed, 7))
 			root, clock := t.TempDir(), newFakeClock()
 			l := openProducerCleanerLog(t, root, clock, true)
-			tp := TopicPartition{Topic: "t", Partition: 0}
+			tp := kafka.TopicPartition{Topic: "t", Partition: 0}
 			last := map[int64]*sent{} // per producer id: its last batch, while in the table
 			var history []crec
 			retries, emptied := 0, 0

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"samsa/broker/record"
+	"samsa/kafka"
 )
 
 // Kafka 2.8's cleaner keeps the last batch of a producer only while the
@@ -197,7 +198,7 @@ func removeProducerSnapshots(t *testing.T, dir string) {
 // the expired producer the snapshot load drops).
 func TestStorageCleanerCheckpointAgreesWithProducerSnapshot(t *testing.T) {
 	root, clock := t.TempDir(), newFakeClock()
-	tp := TopicPartition{Topic: "t", Partition: 0}
+	tp := kafka.TopicPartition{Topic: "t", Partition: 0}
 	l := openProducerCleanerLog(t, root, clock, true)
 	producerAppend(t, l, clock, 2, 0, "a") // offset 0: expires
 	clock.Advance(2 * producerTestExpiration)

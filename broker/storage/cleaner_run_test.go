@@ -12,6 +12,7 @@ import (
 
 	"samsa/broker/record"
 	"samsa/internal/testwait"
+	"samsa/kafka"
 )
 
 // TestStorageCleanerProducerLastBatch checks Kafka's rule for idempotent
@@ -113,7 +114,7 @@ func TestStorageCleanerInManager(t *testing.T) {
 	}
 	var logs []*Log
 	for p := int32(0); p < 2; p++ {
-		l, err := m.GetOrCreateLog(TopicPartition{Topic: "c", Partition: p}, cleanerTestConfig())
+		l, err := m.GetOrCreateLog(kafka.TopicPartition{Topic: "c", Partition: p}, cleanerTestConfig())
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -184,7 +185,7 @@ func TestStorageCleanerUncleanable(t *testing.T) {
 	if _, err := c.CleanOnce(context.Background()); !errors.Is(err, ErrCorrupt) {
 		t.Fatalf("CleanOnce = %v, want ErrCorrupt", err)
 	}
-	if got := c.UncleanablePartitions(); len(got) != 1 || got[0] != (TopicPartition{Topic: "t", Partition: 0}) {
+	if got := c.UncleanablePartitions(); len(got) != 1 || got[0] != (kafka.TopicPartition{Topic: "t", Partition: 0}) {
 		t.Fatalf("uncleanable %v", got)
 	}
 	if cleanOnce(t, c) {

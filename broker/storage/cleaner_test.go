@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"samsa/broker/record"
+	"samsa/kafka"
 )
 
 // ckv is one record in cleaner tests; tomb marks a null value.
@@ -39,7 +40,7 @@ func cleanerTestConfig() Config {
 // openCleanerTestLog opens the log of partition t-0 under root.
 func openCleanerTestLog(t *testing.T, root string, cfg Config) *Log {
 	t.Helper()
-	l, err := OpenLog(LogOptions{Dir: filepath.Join(root, "t-0"), TP: TopicPartition{Topic: "t", Partition: 0}, Config: cfg, CleanShutdown: true})
+	l, err := OpenLog(LogOptions{Dir: filepath.Join(root, "t-0"), TP: kafka.TopicPartition{Topic: "t", Partition: 0}, Config: cfg, CleanShutdown: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -110,7 +111,7 @@ func cleanOnce(t *testing.T, c *Cleaner) bool {
 	return cleaned
 }
 
-func readCleanerCheckpoint(t *testing.T, root string) map[TopicPartition]int64 {
+func readCleanerCheckpoint(t *testing.T, root string) map[kafka.TopicPartition]int64 {
 	t.Helper()
 	m, err := NewOffsetCheckpointFile(OSFS{}, filepath.Join(root, CleanerOffsetCheckpointFile)).Read()
 	if err != nil {
@@ -167,7 +168,7 @@ func TestStorageCleanerLastValueWins(t *testing.T) {
 			if err != nil || !bytes.Equal(activeBefore, activeAfter) {
 				t.Fatalf("active segment changed (%v)", err)
 			}
-			if cp := readCleanerCheckpoint(t, root); cp[TopicPartition{Topic: "t", Partition: 0}] != 5 {
+			if cp := readCleanerCheckpoint(t, root); cp[kafka.TopicPartition{Topic: "t", Partition: 0}] != 5 {
 				t.Fatalf("checkpoint %v, want t-0 at 5", cp)
 			}
 			// Rebuilt batches keep their codec.
@@ -311,7 +312,7 @@ func TestStorageCleanerOffsetMapFull(t *testing.T) {
 
 	cfg := CleanerConfig{Threads: 1, DedupeBufferSize: 3 * (2 + offsetMapEntryOverhead), IOBufferLoadFactor: 1}
 	c := NewCleaner(CleanerOptions{Config: cfg, Logs: func() []*Log { return []*Log{l} }})
-	tp := TopicPartition{Topic: "t", Partition: 0}
+	tp := kafka.TopicPartition{Topic: "t", Partition: 0}
 
 	// Pass 1 maps k0..k2 (offsets 0-2) and fills: nothing is superseded yet.
 	if !cleanOnce(t, c) {

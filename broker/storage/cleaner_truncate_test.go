@@ -14,6 +14,7 @@ import (
 
 	"samsa/broker/record"
 	"samsa/internal/testwait"
+	"samsa/kafka"
 )
 
 // manualCleaner is the Cleaner's ManagedService without goroutines: the
@@ -54,7 +55,7 @@ func newTruncateTestManager(t *testing.T, root string) (*Log, *Cleaner, *Manager
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { m.Close() })
-	l, err := m.GetOrCreateLog(TopicPartition{Topic: "t", Partition: 0}, lcfg)
+	l, err := m.GetOrCreateLog(kafka.TopicPartition{Topic: "t", Partition: 0}, lcfg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -83,7 +84,7 @@ func buildDistinctLog(t *testing.T, l *Log, c *Cleaner, root string) {
 
 func assertCleanerCheckpoint(t *testing.T, root string, want int64) {
 	t.Helper()
-	tp := TopicPartition{Topic: "t", Partition: 0}
+	tp := kafka.TopicPartition{Topic: "t", Partition: 0}
 	if got, ok := readCleanerCheckpoint(t, root)[tp]; !ok || got != want {
 		t.Fatalf("cleaner checkpoint %d (present %v), want %d", got, ok, want)
 	}
@@ -354,7 +355,7 @@ func TestStorageCleanerTruncateConcurrent(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { m.Close() })
-	l, err := m.GetOrCreateLog(TopicPartition{Topic: "t", Partition: 0}, lcfg)
+	l, err := m.GetOrCreateLog(kafka.TopicPartition{Topic: "t", Partition: 0}, lcfg)
 	if err != nil {
 		t.Fatal(err)
 	}

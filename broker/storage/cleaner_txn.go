@@ -94,13 +94,23 @@ func (a abortedRanges) isAborted(b record.Batch) bool {
 	return false
 }
 
-// retainsMarker reports whether control batch b must stay as the last
-// record of a producer that is still active and has no data batch left in
-// the log (Kafka's isBatchLastRecordOfProducer for markers; Samsa keeps
-// every marker of such a producer).
-func retainsMarker(active map[int64]int64, b record.Batch) bool {
+// lastRecord is what the cleaner keeps of an active producer (Kafka's
+// LastRecord): the last offset of its last data batch (-1: its last write
+// was a marker) and its current epoch.
+type lastRecord struct {
+	dataOffset int64
+	epoch      int16
+}
+
+// retainsMarker reports whether control batch b must stay because it holds
+// the state of a producer that is still active and whose last write was a
+// marker: Kafka 2.8's isBatchLastRecordOfProducer case 3, every marker of
+// the producer's current epoch (an older epoch's markers are cleaned as
+// any other; so are all markers of a producer with a last data batch,
+// which that batch's retention covers).
+func retainsMarker(active map[int64]lastRecord, b record.Batch) bool {
 	last, ok := active[b.ProducerID()]
-	return ok && last < 0
+	return ok && last.dataOffset < 0 && b.ProducerEpoch() == last.epoch
 }
 
 // onControlBatch records a marker and reports whether it may be removed

@@ -109,3 +109,36 @@ func markerPids(t *testing.T, l *Log) []int64 {
 	}
 	return out
 }
+
+// Kafka 2.8's isBatchLastRecordOfProducer for a producer whose last write
+// was a marker: the cleaner keeps that producer's markers of its current
+// epoch and cleans those of older epochs like any other (past the delete
+// horizon, no data of their transaction left).
+func TestStorageCleanerKeepsCurrentEpochMarkers(t *testing.T) {
+	root := t.TempDir()
+	cfg := cleanerTestConfig()
+	cfg.DeleteRetentionMs = 0
+	l := openCleanerTestLog(t, root, cfg)
+	ts := int64(1_700_000_000_000)
+	appendBatch(t, l, record.CodecNone, ts, ckv{key: "k", value: "v"})
+	appendMarker(t, l, 5, 0, false, 1) // an abort with no data, epoch 0
+	appendMarker(t, l, 5, 1, false, 1) // fenced: epoch 1, still no data
+	for pass := 0; pass < 2; pass++ {
+		mustRoll(t, l)
+		appendBatch(t, l, record.CodecNone, ts, ckv{key: "y", value: "more"})
+		l.SetHighWatermark(l.LogEndOffset())
+		cleanOnce(t, newTestCleaner(l))
+	}
+	var epochs []int16
+	for _, s := range l.Segments() {
+		ScanBatches(s.log, s.Size(), s.base, func(_ int64, b record.Batch) error {
+			if b.IsControl() {
+				epochs = append(epochs, b.ProducerEpoch())
+			}
+			return nil
+		})
+	}
+	if len(epochs) != 1 || epochs[0] != 1 {
+		t.Fatalf("markers left of the active producer: epochs %v, want [1]", epochs)
+	}
+}

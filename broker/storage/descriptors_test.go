@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"samsa/kafka"
 )
 
 // openFilesUnder counts this process's open descriptors on files under dir,
@@ -40,7 +42,7 @@ func TestStorageIndexesHoldNoDescriptor(t *testing.T) {
 	open := func(i int, clean bool) *Log {
 		dir := filepath.Join(root, fmt.Sprintf("t-%d", i))
 		return openTestLog(t, dir, smallConfig(), clock, func(o *LogOptions) {
-			o.TP = TopicPartition{"t", int32(i)}
+			o.TP = kafka.TopicPartition{Topic: "t", Partition: int32(i)}
 			o.CleanShutdown = clean
 		})
 	}

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"samsa/broker/record"
+	"samsa/kafka"
 )
 
 // An append whose write fails reports ErrStorage, publishes nothing, takes
@@ -128,7 +129,7 @@ func TestStorageManagerCheckpointErrorNoCleanMarker(t *testing.T) {
 	clock := newFakeClock()
 	efs := newErrorFS(OSFS{})
 	m := newTestManager(t, []string{root}, clock, func(c *ManagerConfig) { c.FS = efs })
-	l, err := m.GetOrCreateLog(TopicPartition{"x", 0}, smallConfig())
+	l, err := m.GetOrCreateLog(kafka.TopicPartition{Topic: "x", Partition: 0}, smallConfig())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -145,7 +146,7 @@ func TestStorageManagerCheckpointErrorNoCleanMarker(t *testing.T) {
 	// The next start recovers and finds the batch.
 	m2 := newTestManager(t, []string{root}, clock, nil)
 	defer m2.Close()
-	l2, ok := m2.Log(TopicPartition{"x", 0})
+	l2, ok := m2.Log(kafka.TopicPartition{Topic: "x", Partition: 0})
 	if !ok || l2.LogEndOffset() != 1 {
 		t.Fatalf("after restart: %v %v", ok, l2)
 	}

@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"sync"
 	"testing"
+
+	"samsa/kafka"
 )
 
 // syncDirHookFS runs hook before each SyncDir.
@@ -45,7 +47,7 @@ func TestStorageFlushRacingDeleteLog(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { m.Close() })
-	tp := TopicPartition{Topic: "t", Partition: 0}
+	tp := kafka.TopicPartition{Topic: "t", Partition: 0}
 	l, err := m.GetOrCreateLog(tp, cleanerTestConfig())
 	if err != nil {
 		t.Fatal(err)

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"samsa/internal/testwait"
+	"samsa/kafka"
 )
 
 // flush.messages: the append that reaches the count fsyncs, and the
@@ -40,12 +41,12 @@ func TestStorageFlushMsByManager(t *testing.T) {
 	defer m.Close()
 	cfg := smallConfig()
 	cfg.SegmentBytes = 1 << 20
-	lazy, err := m.GetOrCreateLog(TopicPartition{"lazy", 0}, cfg)
+	lazy, err := m.GetOrCreateLog(kafka.TopicPartition{Topic: "lazy", Partition: 0}, cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
 	cfg.FlushMs = 1000
-	eager, err := m.GetOrCreateLog(TopicPartition{"eager", 0}, cfg)
+	eager, err := m.GetOrCreateLog(kafka.TopicPartition{Topic: "eager", Partition: 0}, cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -72,7 +73,7 @@ func TestStorageFlushAfterRoll(t *testing.T) {
 	clock := newFakeClock()
 	m := newTestManager(t, []string{t.TempDir()}, clock, nil)
 	defer m.Close()
-	l, err := m.GetOrCreateLog(TopicPartition{"r", 0}, smallConfig())
+	l, err := m.GetOrCreateLog(kafka.TopicPartition{Topic: "r", Partition: 0}, smallConfig())
 	if err != nil {
 		t.Fatal(err)
 	}

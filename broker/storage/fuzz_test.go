@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"samsa/broker/record"
+	"samsa/kafka"
 )
 
 // FuzzStorageIndexEntries feeds arbitrary bytes as the content of an
@@ -162,7 +163,7 @@ func FuzzStorageOpenDamagedLog(f *testing.F) {
 				t.Fatal(err)
 			}
 		}
-		l, err := OpenLog(LogOptions{Dir: dir, TP: TopicPartition{"t", 0}, Config: smallConfig()})
+		l, err := OpenLog(LogOptions{Dir: dir, TP: kafka.TopicPartition{Topic: "t", Partition: 0}, Config: smallConfig()})
 		if err != nil {
 			t.Fatalf("open: %v", err)
 		}

@@ -12,6 +12,7 @@ import (
 	"github.com/sirupsen/logrus"
 
 	"samsa/broker/record"
+	"samsa/kafka"
 )
 
 // testBatch builds a producer batch of n records with valueSize-byte values
@@ -77,7 +78,7 @@ func smallConfig() Config {
 
 func openTestLog(tb testing.TB, dir string, cfg Config, clock *fakeClock, mod func(*LogOptions)) *Log {
 	tb.Helper()
-	o := LogOptions{Dir: dir, TP: TopicPartition{"t", 0}, Config: cfg, Logger: testLogger(tb), Now: clock.Now, CleanShutdown: true}
+	o := LogOptions{Dir: dir, TP: kafka.TopicPartition{Topic: "t", Partition: 0}, Config: cfg, Logger: testLogger(tb), Now: clock.Now, CleanShutdown: true}
 	if mod != nil {
 		mod(&o)
 	}

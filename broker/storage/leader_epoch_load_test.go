@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"samsa/kafka"
 )
 
 // TestStorageEpochTrimAtLoadWritesNothing: an epoch entry past the log end
@@ -16,7 +18,7 @@ import (
 func TestStorageEpochTrimAtLoadWritesNothing(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "t-0")
 	open := func() *Log {
-		l, err := OpenLog(LogOptions{Dir: dir, TP: TopicPartition{Topic: "t", Partition: 0}, Config: DefaultConfig(), CleanShutdown: true})
+		l, err := OpenLog(LogOptions{Dir: dir, TP: kafka.TopicPartition{Topic: "t", Partition: 0}, Config: DefaultConfig(), CleanShutdown: true})
 		if err != nil {
 			t.Fatal(err)
 		}

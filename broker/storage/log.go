@@ -9,13 +9,15 @@ import (
 	"time"
 
 	"github.com/sirupsen/logrus"
+
+	"samsa/kafka"
 )
 
 // LogOptions configure OpenLog. The Manager fills them from its checkpoint
 // files; tests may open a Log directly.
 type LogOptions struct {
 	Dir    string // the partition directory, "<log dir>/<topic>-<partition>"
-	TP     TopicPartition
+	TP     kafka.TopicPartition
 	Config Config
 	FS     FS                 // nil: OSFS
 	Logger logrus.FieldLogger // nil: discard
@@ -75,7 +77,7 @@ type logEnd struct {
 // copy-on-write segment list. Flush takes flushMu, never mu during fsync.
 type Log struct {
 	dir    string // immutable
-	tp     TopicPartition
+	tp     kafka.TopicPartition
 	fs     FS
 	logger logrus.FieldLogger
 	now    func() time.Time
@@ -157,7 +159,7 @@ func OpenLog(opts LogOptions) (*Log, error) {
 }
 
 // TopicPartition returns the partition this log holds.
-func (l *Log) TopicPartition() TopicPartition { return l.tp }
+func (l *Log) TopicPartition() kafka.TopicPartition { return l.tp }
 
 // Dir returns the partition directory.
 func (l *Log) Dir() string { return l.dir }

@@ -6,6 +6,7 @@ import (
 	"math"
 
 	"samsa/broker/record"
+	"samsa/kafka"
 )
 
 // AppendInfo describes a successful append.
@@ -303,7 +304,7 @@ func (l *Log) maybeRollLocked(size int, info AppendInfo, cfg Config) (*Segment, 
 
 // framingError wraps a NextBatch error; a batch cut short is corrupt input
 // (CORRUPT_MESSAGE), so it matches record.ErrCorrupt as well.
-func framingError(tp TopicPartition, i int, err error) error {
+func framingError(tp kafka.TopicPartition, i int, err error) error {
 	if errors.Is(err, record.ErrShortBatch) && !errors.Is(err, record.ErrCorrupt) {
 		return fmt.Errorf("storage: %s: batch %d: %w: %w", tp, i, record.ErrCorrupt, err)
 	}

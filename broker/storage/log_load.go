@@ -4,8 +4,9 @@ import (
 	"errors"
 	"io/fs"
 	"path/filepath"
-	"sort"
+	"slices"
 	"strings"
+	"time"
 
 	"github.com/sirupsen/logrus"
 )
@@ -14,16 +15,101 @@ import (
 // Log.loadSegments): it removes leftovers of interrupted operations,
 // completes compaction swaps, rebuilds missing or inconsistent indexes,
 // recovers the segments past the recovery point after an unclean shutdown,
-// and sets the offsets.
+// and sets the offsets. Each step below is its own function; the order is
+// Kafka's and matters (swaps before opening, so a swap's indexes are rebuilt;
+// recovery before the tail check, so a clean tail is not read twice).
 func (l *Log) loadLocked(opts LogOptions) error {
+	l.mu.txnIndexRebuildFrom = noTxnIndexRebuild
+	// files and its map stay on this stack (a partition dir has a handful
+	// of segments): the steps take a pointer and keep none.
+	files := dirFiles{logs: map[int64]bool{}}
+	if err := l.scanDirLocked(&files); err != nil {
+		return err
+	}
+	if err := l.removeOrphanIndexesLocked(&files); err != nil {
+		return err
+	}
+	if err := l.completeSwapsLocked(files.swaps, files.logs); err != nil {
+		return err
+	}
+	if err := l.completeTxnIndexSwapsLocked(files.txnSwaps, files.logs); err != nil {
+		return err
+	}
+
+	// segs is what l.segments points at for the whole load (the steps take
+	// &segs), so when a step fails, Open's closeSegmentsLocked closes every
+	// segment opened so far, including after recovery shortened the list.
+	bases := files.sortedBases()
+	segs := make([]*Segment, 0, len(bases)+1)
+	l.segments.Store(&segs)
+	now := l.now()
+	if err := l.openSegmentsLocked(&segs, bases, now); err != nil {
+		return err
+	}
+	recovered := false
+	if !opts.CleanShutdown && len(segs) > 0 {
+		var err error
+		if segs, err = l.recoverLocked(segs, opts.RecoveryPoint); err != nil {
+			return err
+		}
+		recovered = true
+	}
+	if len(segs) == 0 {
+		// An empty directory (a new partition, or everything was dropped):
+		// start at the log start offset.
+		s, err := openSegment(l.fs, l.dir, max(opts.LogStartOffset, 0), segmentOptionsFor(l.Config()), true, now)
+		if err != nil {
+			return err
+		}
+		segs = append(segs, s)
+		l.mu.dirDirty = true
+	}
+	if err := l.checkTailsLocked(&segs); err != nil {
+		return err
+	}
+	next, err := l.publishLoadedLocked(segs, opts, recovered)
+	if err != nil {
+		return err
+	}
+	if err := l.loadProducerStateLocked(opts.CleanShutdown, files.snapshots); err != nil {
+		return err
+	}
+	l.logger.WithFields(logrus.Fields{
+		"log_start_offset": l.logStartOffset.Load(), "log_end_offset": next,
+		"segments": len(segs), "recovered": recovered,
+	}).Debug("storage: loaded log")
+	return nil
+}
+
+// dirFiles is what scanDirLocked found in a partition directory, by kind.
+type dirFiles struct {
+	logs      map[int64]bool // bases with a .log
+	swaps     []int64        // bases with a .log.swap (an interrupted compaction)
+	txnSwaps  []int64        // bases with a .txnindex.swap
+	snapshots []int64        // producer state snapshot offsets
+	indexes   []string       // paths of .index, .timeindex and .txnindex files
+}
+
+// sortedBases returns the .log bases in offset order.
+func (f *dirFiles) sortedBases() []int64 {
+	bases := make([]int64, 0, len(f.logs))
+	for b := range f.logs {
+		bases = append(bases, b)
+	}
+	slices.Sort(bases) // not sort.Slice: its swapper costs an allocation per partition load
+	return bases
+}
+
+// scanDirLocked lists the directory and sorts its files by kind into files. It removes
+// at once what Kafka removes at load without looking: temporary files of
+// interrupted writes, deletions waiting for their delay, unfinished cleaner
+// output, and the indexes of a swap segment (rebuilt from its .log).
+func (l *Log) scanDirLocked(files *dirFiles) error {
 	entries, err := l.fs.ReadDir(l.dir)
 	if err != nil {
 		return storageError("list log dir", err)
 	}
-	l.mu.txnIndexRebuildFrom = noTxnIndexRebuild
-	logs := map[int64]bool{}
-	var swaps, snapshots, txnSwaps []int64
-	var indexes []string
+	files.indexes = make([]string, 0, len(entries)) // one allocation, not one per growth
 	for _, e := range entries {
 		name := e.Name()
 		if e.IsDir() {
@@ -34,8 +120,6 @@ func (l *Log) loadLocked(opts LogOptions) error {
 		case strings.HasSuffix(name, TmpFileSuffix),
 			strings.HasSuffix(name, DeletedFileSuffix),
 			strings.HasSuffix(name, CleanedFileSuffix):
-			// Interrupted writes, deletions waiting for their delay and
-			// unfinished cleaner output: Kafka removes them all at load.
 			if err := l.fs.Remove(path); err != nil && !errors.Is(err, fs.ErrNotExist) {
 				return storageError("remove leftover", err)
 			}
@@ -47,47 +131,47 @@ func (l *Log) loadLocked(opts LogOptions) error {
 		}
 		switch suffix {
 		case LogFileSuffix:
-			logs[base] = true
+			files.logs[base] = true
 		case LogFileSuffix + SwapFileSuffix:
-			swaps = append(swaps, base)
+			files.swaps = append(files.swaps, base)
 		case IndexFileSuffix, TimeIndexFileSuffix, TxnIndexFileSuffix:
-			indexes = append(indexes, path)
+			files.indexes = append(files.indexes, path)
 		case TxnIndexFileSuffix + SwapFileSuffix:
-			txnSwaps = append(txnSwaps, base)
+			files.txnSwaps = append(files.txnSwaps, base)
 		case ProducerSnapshotFileSuffix:
-			snapshots = append(snapshots, base)
+			files.snapshots = append(files.snapshots, base)
 		case IndexFileSuffix + SwapFileSuffix, TimeIndexFileSuffix + SwapFileSuffix:
-			// Indexes of a swap segment are rebuilt from its .log.
 			if err := l.fs.Remove(path); err != nil && !errors.Is(err, fs.ErrNotExist) {
 				return storageError("remove swap index", err)
 			}
 		}
 	}
-	for _, p := range indexes {
+	return nil
+}
+
+// removeOrphanIndexesLocked deletes indexes whose .log (or .log.swap) is
+// gone, as Kafka does: opening one would pair it with a future segment of
+// the same base.
+func (l *Log) removeOrphanIndexesLocked(files *dirFiles) error {
+	for _, p := range files.indexes {
 		base, _, _ := parseSegmentFileName(filepath.Base(p))
-		if !logs[base] && !containsInt64(swaps, base) {
-			// An index without its .log (Kafka deletes these as orphans).
+		if !files.logs[base] && !containsInt64(files.swaps, base) {
 			if err := l.fs.Remove(p); err != nil && !errors.Is(err, fs.ErrNotExist) {
 				return storageError("remove orphan index", err)
 			}
 		}
 	}
-	if err := l.completeSwapsLocked(swaps, logs); err != nil {
-		return err
-	}
-	if err := l.completeTxnIndexSwapsLocked(txnSwaps, logs); err != nil {
-		return err
-	}
+	return nil
+}
 
-	bases := make([]int64, 0, len(logs))
-	for b := range logs {
-		bases = append(bases, b)
-	}
-	sort.Slice(bases, func(i, j int) bool { return bases[i] < bases[j] })
+// openSegmentsLocked opens the segments at bases into *segs, rebuilding the
+// indexes of a segment whose index files are missing or fail Kafka's sanity
+// check. That rebuild reads the whole .log, so it can also find a torn
+// tail: then the later segments would follow a hole and are dropped, as
+// recovery does. *segs is stored in l.segments after each open (see
+// loadLocked).
+func (l *Log) openSegmentsLocked(segs *[]*Segment, bases []int64, now time.Time) error {
 	cfg := l.Config()
-	now := l.now()
-	segs := make([]*Segment, 0, len(bases)+1)
-	l.segments.Store(&segs)
 	for i, base := range bases {
 		active := i == len(bases)-1
 		hadIndexes := l.indexFilesExist(base)
@@ -95,50 +179,38 @@ func (l *Log) loadLocked(opts LogOptions) error {
 		if err != nil {
 			return err
 		}
-		segs = append(segs, s)
-		l.segments.Store(&segs)
+		*segs = append(*segs, s)
+		l.segments.Store(segs)
 		if s.txnIndexCorrupt != nil {
 			l.logger.WithError(s.txnIndexCorrupt).WithField("segment", s.logPath).Warn("storage: rebuilding corrupt transaction index")
 			l.noteTxnIndexResetLocked(s)
 		}
-		if !hadIndexes || !s.indexesConsistent() {
-			l.logger.WithField("segment", s.logPath).Info("storage: rebuilding indexes of segment")
-			l.noteTxnIndexResetLocked(s)
-			dropped, err := recoverSegmentLocked(s, active, l.logger)
-			if err != nil {
-				return err
-			}
-			if dropped > 0 && !active {
-				// Later segments would follow a hole: drop them, as
-				// recovery does.
-				if err := l.dropSegmentFilesAfterLocked(s, bases[i+1:]); err != nil {
-					return err
-				}
-				break
-			}
+		if hadIndexes && s.indexesConsistent() {
+			continue
 		}
-	}
-	recovered := false
-	if !opts.CleanShutdown && len(segs) > 0 {
-		var err error
-		segs, err = l.recoverLocked(segs, opts.RecoveryPoint)
+		l.logger.WithField("segment", s.logPath).Info("storage: rebuilding indexes of segment")
+		l.noteTxnIndexResetLocked(s)
+		dropped, err := recoverSegmentLocked(s, active, l.logger)
 		if err != nil {
 			return err
 		}
-		recovered = true
-	}
-	if len(segs) == 0 {
-		s, err := openSegment(l.fs, l.dir, max(opts.LogStartOffset, 0), segmentOptionsFor(cfg), true, now)
-		if err != nil {
-			return err
+		if dropped > 0 && !active {
+			return l.dropSegmentFilesAfterLocked(s, bases[i+1:])
 		}
-		segs = append(segs, s)
-		l.mu.dirDirty = true
 	}
-	for i := 0; i < len(segs); i++ {
-		s := segs[i]
+	return nil
+}
+
+// checkTailsLocked loads each segment's largest timestamp and reads the
+// active segment's next offset. A tail that does not parse although the
+// shutdown was clean (a lying disk, a copied directory) is recovered here
+// rather than taking the whole log dir offline; if that truncates a segment
+// that is not the last, the later ones are closed and deleted.
+func (l *Log) checkTailsLocked(segs *[]*Segment) error {
+	for i := 0; i < len(*segs); i++ {
+		s := (*segs)[i]
 		err := s.loadTimestampsLocked()
-		if err == nil && i == len(segs)-1 {
+		if err == nil && i == len(*segs)-1 {
 			_, err = s.readNextOffset()
 		}
 		if err == nil {
@@ -147,40 +219,46 @@ func (l *Log) loadLocked(opts LogOptions) error {
 		if !errors.Is(err, ErrCorrupt) {
 			return err
 		}
-		// A tail that does not parse although the shutdown was clean (a
-		// lying disk, a copied directory): recover this segment rather
-		// than take the whole log dir offline.
 		l.logger.WithError(err).WithField("segment", s.logPath).Warn("storage: unreadable segment tail after a clean shutdown; recovering it")
-		active := i == len(segs)-1
+		active := i == len(*segs)-1
 		l.noteTxnIndexResetLocked(s)
 		dropped, rerr := recoverSegmentLocked(s, active, l.logger)
 		if rerr != nil {
 			return rerr
 		}
 		if dropped > 0 && !active {
-			later := make([]int64, 0, len(segs)-i-1)
-			for _, ls := range segs[i+1:] {
+			later := make([]int64, 0, len(*segs)-i-1)
+			for _, ls := range (*segs)[i+1:] {
 				ls.closeHandles()
 				later = append(later, ls.base)
 			}
 			if err := l.dropSegmentFilesAfterLocked(s, later); err != nil {
 				return err
 			}
-			segs = segs[:i+1]
+			*segs = (*segs)[:i+1]
 		}
 		if err := s.loadTimestampsLocked(); err != nil {
 			return err
 		}
 	}
+	return nil
+}
+
+// publishLoadedLocked makes segs the log's segments and sets its offsets
+// from what is on disk: the log end from the active segment, the log start
+// and high watermark from opts clamped into the log, and the recovery point
+// (the log end when everything was just recovered). Closed segments give
+// their index memory back until a read needs it. It returns the log end.
+func (l *Log) publishLoadedLocked(segs []*Segment, opts LogOptions, recovered bool) (int64, error) {
 	for _, s := range segs[:len(segs)-1] {
 		if err := s.evictIndexes(); err != nil {
-			return err
+			return 0, err
 		}
 	}
 	l.publishSegmentsLocked(segs)
 	next, err := l.activeLocked().readNextOffset()
 	if err != nil {
-		return err
+		return 0, err
 	}
 	l.end.Store(&logEnd{offset: next, seg: l.activeLocked(), pos: l.activeLocked().Size()})
 	l.logStartOffset.Store(min(max(opts.LogStartOffset, segs[0].base), next))
@@ -193,14 +271,7 @@ func (l *Log) loadLocked(opts LogOptions) error {
 	// Kafka trims the epoch cache to the loaded log (Log.loadSegments); in
 	// memory only, see trimAtLoad.
 	l.epochs.trimAtLoad(l.logStartOffset.Load(), next)
-	if err := l.loadProducerStateLocked(opts.CleanShutdown, snapshots); err != nil {
-		return err
-	}
-	l.logger.WithFields(logrus.Fields{
-		"log_start_offset": l.logStartOffset.Load(), "log_end_offset": next,
-		"segments": len(segs), "recovered": recovered,
-	}).Debug("storage: loaded log")
-	return nil
+	return next, nil
 }
 
 // dropSegmentFilesAfterLocked deletes the files of the (unopened)

@@ -76,6 +76,9 @@ func (l *Log) AppendEndTxnMarker(pid int64, epoch int16, m record.EndTxnMarker, 
 		if err := l.mu.producers.checkEndTxnMarker(l.tp, pid, epoch, m); err != nil {
 			return AppendInfo{}, err
 		}
+		// Whatever happens to the append below, the verified answer is
+		// spent: the coordinator has ended that transaction.
+		l.mu.producers.endVerification(pid)
 	}
 	next := l.end.Load().offset
 	h := record.NewBuildHeader(next, now)

@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"github.com/sirupsen/logrus"
+
+	"samsa/kafka"
 )
 
 // ManagerConfig configures NewManager. Zero durations take Kafka's
@@ -25,7 +27,7 @@ type ManagerConfig struct {
 	// partition: a lookup may cost a ZooKeeper read, and a broker with
 	// 10,000 partitions in 100 topics would otherwise wait for 10,000.
 	LogConfig Config
-	ConfigFor func(tp TopicPartition) Config
+	ConfigFor func(tp kafka.TopicPartition) Config
 
 	RecoveryThreadsPerDataDir int           // num.recovery.threads.per.data.dir (1)
 	RetentionCheckInterval    time.Duration // log.retention.check.interval.ms (5 min)
@@ -107,7 +109,7 @@ type Manager struct {
 
 	mu struct {
 		sync.RWMutex
-		logs    map[TopicPartition]*managedLog
+		logs    map[kafka.TopicPartition]*managedLog
 		loaded  bool // Load was called
 		started bool // Load succeeded and the goroutines run
 		closed  bool
@@ -156,7 +158,7 @@ func NewManager(cfg ManagerConfig) (*Manager, error) {
 		rolled:     make(chan struct{}, 1),
 	}
 	m.rollFlush.pending = map[*Log]struct{}{}
-	m.mu.logs = map[TopicPartition]*managedLog{}
+	m.mu.logs = map[kafka.TopicPartition]*managedLog{}
 	m.mu.offline = map[string]error{}
 	return m, nil
 }
@@ -165,7 +167,7 @@ func NewManager(cfg ManagerConfig) (*Manager, error) {
 func (m *Manager) Dirs() []string { return append([]string(nil), m.cfg.Dirs...) }
 
 // Log returns the log of tp, if this broker hosts it.
-func (m *Manager) Log(tp TopicPartition) (*Log, bool) {
+func (m *Manager) Log(tp kafka.TopicPartition) (*Log, bool) {
 	m.mu.RLock()
 	defer m.mu.RUnlock()
 	ml, ok := m.mu.logs[tp]
@@ -200,7 +202,7 @@ func (m *Manager) logsUnordered() []*Log {
 }
 
 // logOptions fills the parts of LogOptions the Manager owns.
-func (m *Manager) logOptions(root string, tp TopicPartition, cfg Config) LogOptions {
+func (m *Manager) logOptions(root string, tp kafka.TopicPartition, cfg Config) LogOptions {
 	return LogOptions{
 		Dir:            filepath.Join(root, tp.String()),
 		TP:             tp,
@@ -267,7 +269,7 @@ func (m *Manager) OfflineDirs() map[string]error {
 // holding the fewest partitions when it does not exist (Kafka's
 // LogManager.getOrCreateLog and nextLogDirs). An existing log keeps its
 // config; use Log.SetConfig to change it.
-func (m *Manager) GetOrCreateLog(tp TopicPartition, cfg Config) (*Log, error) {
+func (m *Manager) GetOrCreateLog(tp kafka.TopicPartition, cfg Config) (*Log, error) {
 	if l, ok := m.Log(tp); ok {
 		return l, nil
 	}
@@ -326,7 +328,7 @@ func (m *Manager) GetOrCreateLog(tp TopicPartition, cfg Config) (*Log, error) {
 // DeleteLog removes tp's log: it is closed, its directory renamed
 // "<topic>-<partition>.<uuid>-delete" (so a crash cannot resurrect it) and
 // then removed. Deleting an unknown partition is a no-op.
-func (m *Manager) DeleteLog(tp TopicPartition) error {
+func (m *Manager) DeleteLog(tp kafka.TopicPartition) error {
 	m.createMu.Lock()
 	defer m.createMu.Unlock()
 	m.mu.Lock()

@@ -13,6 +13,8 @@ import (
 	"sync"
 
 	"github.com/sirupsen/logrus"
+
+	"samsa/kafka"
 )
 
 // Suffixes of partition directories that are not live logs.
@@ -23,7 +25,7 @@ const (
 
 // deleteDirName is Kafka's Log.logDeleteDirName: "<tp>.<32 hex>-delete",
 // with the topic part cut so the name fits 255 bytes.
-func deleteDirName(tp TopicPartition) string {
+func deleteDirName(tp kafka.TopicPartition) string {
 	var id [16]byte
 	_, _ = rand.Read(id[:])
 	suffix := "." + hex.EncodeToString(id[:]) + deleteDirSuffix
@@ -105,24 +107,14 @@ func (m *Manager) dropDirLogs(root string) {
 	}
 }
 
-// loadDir loads one log dir.
+// loadDir loads one log dir (Kafka's LogManager.loadLogs for one dir): read
+// the dir's marker and checkpoints, open its partitions in parallel, then
+// consume the clean shutdown marker. The marker goes only after every log
+// loaded: a load that fails or is cancelled leaves it, so the next start
+// does not take a half-checked dir for a clean one.
 func (m *Manager) loadDir(ctx context.Context, root string) error {
 	logger := m.logger.WithField("dir", root)
-	marker := filepath.Join(root, CleanShutdownFile)
-	_, err := m.cfg.FS.Stat(marker)
-	clean := err == nil
-	if !clean {
-		logger.Info("storage: no clean shutdown marker; recovering logs past their recovery points")
-	}
-	recovery, err := NewOffsetCheckpointFile(m.cfg.FS, filepath.Join(root, RecoveryPointCheckpointFile)).Read()
-	if err != nil {
-		return err
-	}
-	hws, err := NewOffsetCheckpointFile(m.cfg.FS, filepath.Join(root, ReplicationCheckpointFile)).Read()
-	if err != nil {
-		return err
-	}
-	starts, err := NewOffsetCheckpointFile(m.cfg.FS, filepath.Join(root, LogStartOffsetCheckpointFile)).Read()
+	st, err := m.readDirState(root, logger)
 	if err != nil {
 		return err
 	}
@@ -130,45 +122,123 @@ func (m *Manager) loadDir(ctx context.Context, root string) error {
 	if err != nil {
 		return storageError("list log dir", err)
 	}
-	work := make(chan TopicPartition)
+	work := make(chan kafka.TopicPartition)
+	wait := m.startLogOpeners(root, st, work)
+	m.feedPartitionDirs(ctx, root, entries, work, logger)
+	close(work)
+	if err := wait(); err != nil {
+		return err
+	}
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	if st.clean {
+		if err := m.consumeCleanShutdownMarker(root, st.marker); err != nil {
+			return err
+		}
+	}
+	logger.WithField("logs", m.countLogs(root)).Info("storage: loaded log dir")
+	return nil
+}
+
+// dirState is what a log dir's own files say about its logs before any is
+// opened: whether the last shutdown was clean, and the three checkpoints.
+type dirState struct {
+	marker    string // path of the clean shutdown marker
+	clean     bool   // the marker exists
+	recovery  map[kafka.TopicPartition]int64
+	hws       map[kafka.TopicPartition]int64
+	logStarts map[kafka.TopicPartition]int64
+}
+
+// readDirState reads the clean shutdown marker and the recovery point,
+// replication (high watermark) and log start offset checkpoints of root.
+func (m *Manager) readDirState(root string, logger logrus.FieldLogger) (*dirState, error) {
+	st := &dirState{marker: filepath.Join(root, CleanShutdownFile)}
+	_, err := m.cfg.FS.Stat(st.marker)
+	st.clean = err == nil
+	if !st.clean {
+		logger.Info("storage: no clean shutdown marker; recovering logs past their recovery points")
+	}
+	if st.recovery, err = NewOffsetCheckpointFile(m.cfg.FS, filepath.Join(root, RecoveryPointCheckpointFile)).Read(); err != nil {
+		return nil, err
+	}
+	if st.hws, err = NewOffsetCheckpointFile(m.cfg.FS, filepath.Join(root, ReplicationCheckpointFile)).Read(); err != nil {
+		return nil, err
+	}
+	if st.logStarts, err = NewOffsetCheckpointFile(m.cfg.FS, filepath.Join(root, LogStartOffsetCheckpointFile)).Read(); err != nil {
+		return nil, err
+	}
+	return st, nil
+}
+
+// startLogOpeners starts RecoveryThreadsPerDataDir goroutines (Kafka's
+// num.recovery.threads.per.data.dir) that open each partition sent on work
+// and register it: recovery after an unclean shutdown reads whole segments,
+// so a dir with many partitions loads them in parallel. The returned wait
+// blocks until work is closed and drained and returns every failure joined;
+// one partition failing does not stop the others, so the error names them all.
+func (m *Manager) startLogOpeners(root string, st *dirState, work <-chan kafka.TopicPartition) (wait func() error) {
 	var (
 		wg      sync.WaitGroup
 		errMu   sync.Mutex
 		loadErr error
 	)
+	fail := func(err error) {
+		errMu.Lock()
+		loadErr = errors.Join(loadErr, err)
+		errMu.Unlock()
+	}
 	configFor := m.topicConfigMemo()
 	for range m.cfg.RecoveryThreadsPerDataDir {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			for tp := range work {
-				opts := m.logOptions(root, tp, configFor(tp))
-				opts.CleanShutdown = clean
-				opts.RecoveryPoint = recovery[tp]
-				opts.HighWatermark = hws[tp]
-				opts.LogStartOffset = starts[tp]
-				l, err := OpenLog(opts)
-				if err != nil {
-					errMu.Lock()
-					loadErr = errors.Join(loadErr, fmt.Errorf("storage: load %s: %w", tp, err))
-					errMu.Unlock()
-					continue
-				}
-				m.mu.Lock()
-				_, dup := m.mu.logs[tp]
-				if !dup {
-					m.mu.logs[tp] = &managedLog{log: l, root: root}
-				}
-				m.mu.Unlock()
-				if dup {
-					l.Close()
-					errMu.Lock()
-					loadErr = errors.Join(loadErr, fmt.Errorf("storage: %s found in more than one log dir", tp))
-					errMu.Unlock()
+				if err := m.openAndRegister(root, st, tp, configFor(tp)); err != nil {
+					fail(err)
 				}
 			}
 		}()
 	}
+	return func() error {
+		wg.Wait()
+		return loadErr
+	}
+}
+
+// openAndRegister opens tp's log in root with the dir's checkpointed offsets
+// and adds it to the manager. A partition already loaded from another dir is
+// an error (Kafka refuses to start with duplicate logs); the second copy is
+// closed, not registered.
+func (m *Manager) openAndRegister(root string, st *dirState, tp kafka.TopicPartition, cfg Config) error {
+	opts := m.logOptions(root, tp, cfg)
+	opts.CleanShutdown = st.clean
+	opts.RecoveryPoint = st.recovery[tp]
+	opts.HighWatermark = st.hws[tp]
+	opts.LogStartOffset = st.logStarts[tp]
+	l, err := OpenLog(opts)
+	if err != nil {
+		return fmt.Errorf("storage: load %s: %w", tp, err)
+	}
+	m.mu.Lock()
+	_, dup := m.mu.logs[tp]
+	if !dup {
+		m.mu.logs[tp] = &managedLog{log: l, root: root}
+	}
+	m.mu.Unlock()
+	if dup {
+		l.Close()
+		return fmt.Errorf("storage: %s found in more than one log dir", tp)
+	}
+	return nil
+}
+
+// feedPartitionDirs sends every partition directory of root on work, in
+// listing order, until ctx ends. On the way it finishes deletions a crash
+// interrupted ("<tp>.<id>-delete") and skips future dirs, which only
+// inter-log-dir moves (not supported) create.
+func (m *Manager) feedPartitionDirs(ctx context.Context, root string, entries []fs.DirEntry, work chan<- kafka.TopicPartition, logger logrus.FieldLogger) {
 	for _, e := range entries {
 		if !e.IsDir() {
 			continue
@@ -176,7 +246,6 @@ func (m *Manager) loadDir(ctx context.Context, root string) error {
 		name := e.Name()
 		switch {
 		case strings.HasSuffix(name, deleteDirSuffix):
-			// A deletion interrupted by a crash: finish it.
 			if err := m.cfg.FS.RemoveAll(filepath.Join(root, name)); err != nil {
 				logger.WithError(err).Warn("storage: removing deleted log dir failed")
 			}
@@ -190,29 +259,22 @@ func (m *Manager) loadDir(ctx context.Context, root string) error {
 			continue // not a partition directory
 		}
 		if ctx.Err() != nil {
-			break
+			return
 		}
 		work <- tp
 	}
-	close(work)
-	wg.Wait()
-	if loadErr != nil {
-		return loadErr
+}
+
+// consumeCleanShutdownMarker removes the marker once every log loaded, so a
+// crash before the next clean shutdown is seen as unclean.
+func (m *Manager) consumeCleanShutdownMarker(root, marker string) error {
+	if err := m.cfg.FS.Remove(marker); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return storageError("remove clean shutdown marker", err)
 	}
-	if err := ctx.Err(); err != nil {
-		return err
+	// Durable: the marker's removal.
+	if err := m.cfg.FS.SyncDir(root); err != nil {
+		return storageError("sync log dir", err)
 	}
-	if clean {
-		if err := m.cfg.FS.Remove(marker); err != nil && !errors.Is(err, fs.ErrNotExist) {
-			return storageError("remove clean shutdown marker", err)
-		}
-		// Durable: the marker's removal, so a crash before the next clean
-		// shutdown is seen as unclean.
-		if err := m.cfg.FS.SyncDir(root); err != nil {
-			return storageError("sync log dir", err)
-		}
-	}
-	logger.WithField("logs", m.countLogs(root)).Info("storage: loaded log dir")
 	return nil
 }
 
@@ -247,7 +309,7 @@ func (m *Manager) writeCheckpoints(root string, recovery, start, hw bool) error 
 	if m.dirOffline(root) != nil {
 		return nil
 	}
-	rp, so, hws := map[TopicPartition]int64{}, map[TopicPartition]int64{}, map[TopicPartition]int64{}
+	rp, so, hws := map[kafka.TopicPartition]int64{}, map[kafka.TopicPartition]int64{}, map[kafka.TopicPartition]int64{}
 	for _, ml := range m.managedLogs() {
 		if ml.root != root {
 			continue
@@ -282,9 +344,9 @@ func (m *Manager) writeCheckpoints(root string, recovery, start, hw bool) error 
 // topic (see ManagerConfig.ConfigFor); safe for concurrent use by the
 // load workers. The first worker to need a topic asks; the others loading
 // partitions of that topic wait for its answer rather than asking too.
-func (m *Manager) topicConfigMemo() func(tp TopicPartition) Config {
+func (m *Manager) topicConfigMemo() func(tp kafka.TopicPartition) Config {
 	if m.cfg.ConfigFor == nil {
-		return func(TopicPartition) Config { return m.cfg.LogConfig }
+		return func(kafka.TopicPartition) Config { return m.cfg.LogConfig }
 	}
 	type entry struct {
 		once sync.Once
@@ -292,7 +354,7 @@ func (m *Manager) topicConfigMemo() func(tp TopicPartition) Config {
 	}
 	var mu sync.Mutex
 	byTopic := make(map[string]*entry)
-	return func(tp TopicPartition) Config {
+	return func(tp kafka.TopicPartition) Config {
 		mu.Lock()
 		e := byTopic[tp.Topic]
 		if e == nil {

@@ -6,6 +6,8 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"samsa/kafka"
 )
 
 // OnDirOffline hears of each failed log dir once, with the number of
@@ -29,11 +31,11 @@ func TestStorageManagerOnDirOffline(t *testing.T) {
 			mu.Unlock()
 		}
 	})
-	la, err := m.GetOrCreateLog(TopicPartition{"x", 0}, smallConfig()) // goes to "a"
+	la, err := m.GetOrCreateLog(kafka.TopicPartition{Topic: "x", Partition: 0}, smallConfig()) // goes to "a"
 	if err != nil {
 		t.Fatal(err)
 	}
-	lb, err := m.GetOrCreateLog(TopicPartition{"x", 1}, smallConfig()) // goes to "b"
+	lb, err := m.GetOrCreateLog(kafka.TopicPartition{Topic: "x", Partition: 1}, smallConfig()) // goes to "b"
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -67,11 +69,11 @@ func TestStorageManagerCloseWithOfflineDir(t *testing.T) {
 	m := newTestManager(t, dirs, newFakeClock(), func(c *ManagerConfig) {
 		c.OnDirOffline = func(dir string, _ error, _ int) { offline = append(offline, dir) }
 	})
-	la, err := m.GetOrCreateLog(TopicPartition{"x", 0}, smallConfig()) // goes to "a"
+	la, err := m.GetOrCreateLog(kafka.TopicPartition{Topic: "x", Partition: 0}, smallConfig()) // goes to "a"
 	if err != nil {
 		t.Fatal(err)
 	}
-	lb, err := m.GetOrCreateLog(TopicPartition{"x", 1}, smallConfig()) // goes to "b"
+	lb, err := m.GetOrCreateLog(kafka.TopicPartition{Topic: "x", Partition: 1}, smallConfig()) // goes to "b"
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -128,7 +130,7 @@ func TestStorageManagerDirNotCreatable(t *testing.T) {
 		t.Fatalf("offline dirs %v", m.OfflineDirs())
 	}
 	for p := int32(0); p < 3; p++ {
-		l, err := m.GetOrCreateLog(TopicPartition{"x", p}, smallConfig())
+		l, err := m.GetOrCreateLog(kafka.TopicPartition{Topic: "x", Partition: p}, smallConfig())
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"samsa/internal/testwait"
+	"samsa/kafka"
 )
 
 func newTestManager(t *testing.T, dirs []string, clock *fakeClock, mod func(*ManagerConfig)) *Manager {
@@ -51,9 +52,9 @@ func TestStorageManagerSpreadsAndReloads(t *testing.T) {
 	dirs := []string{filepath.Join(root, "a"), filepath.Join(root, "b")}
 	clock := newFakeClock()
 	m := newTestManager(t, dirs, clock, nil)
-	leos := map[TopicPartition]int64{}
+	leos := map[kafka.TopicPartition]int64{}
 	for p := int32(0); p < 6; p++ {
-		tp := TopicPartition{"orders", p}
+		tp := kafka.TopicPartition{Topic: "orders", Partition: p}
 		l, err := m.GetOrCreateLog(tp, smallConfig())
 		if err != nil {
 			t.Fatal(err)
@@ -104,7 +105,7 @@ func TestStorageManagerDeleteLog(t *testing.T) {
 	clock := newFakeClock()
 	m := newTestManager(t, []string{root}, clock, nil)
 	defer m.Close()
-	tp := TopicPartition{"gone", 0}
+	tp := kafka.TopicPartition{Topic: "gone", Partition: 0}
 	l, err := m.GetOrCreateLog(tp, smallConfig())
 	if err != nil {
 		t.Fatal(err)
@@ -133,7 +134,7 @@ func TestStorageManagerRetentionLoop(t *testing.T) {
 	defer m.Close()
 	cfg := smallConfig()
 	cfg.RetentionBytes = 8192
-	l, err := m.GetOrCreateLog(TopicPartition{"r", 0}, cfg)
+	l, err := m.GetOrCreateLog(kafka.TopicPartition{Topic: "r", Partition: 0}, cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -158,9 +159,9 @@ func TestStorageManagerRecoversAfterCrash(t *testing.T) {
 	root := t.TempDir()
 	clock := newFakeClock()
 	m := newTestManager(t, []string{root}, clock, nil)
-	want := map[TopicPartition]int64{}
+	want := map[kafka.TopicPartition]int64{}
 	for p := int32(0); p < 4; p++ {
-		tp := TopicPartition{"c", p}
+		tp := kafka.TopicPartition{Topic: "c", Partition: p}
 		l, err := m.GetOrCreateLog(tp, smallConfig())
 		if err != nil {
 			t.Fatal(err)
@@ -231,7 +232,7 @@ func TestStorageManagerDirOfflineAfterDiskError(t *testing.T) {
 	clock := newFakeClock()
 	efs := newErrorFS(OSFS{})
 	m := newTestManager(t, dirs, clock, func(c *ManagerConfig) { c.FS = efs })
-	l, err := m.GetOrCreateLog(TopicPartition{"x", 0}, smallConfig()) // goes to "a"
+	l, err := m.GetOrCreateLog(kafka.TopicPartition{Topic: "x", Partition: 0}, smallConfig()) // goes to "a"
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -243,7 +244,7 @@ func TestStorageManagerDirOfflineAfterDiskError(t *testing.T) {
 		t.Fatalf("offline dirs %v", off)
 	}
 	for p := int32(1); p < 4; p++ {
-		l, err := m.GetOrCreateLog(TopicPartition{"x", p}, smallConfig())
+		l, err := m.GetOrCreateLog(kafka.TopicPartition{Topic: "x", Partition: p}, smallConfig())
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -268,7 +269,7 @@ func TestStorageManagerLoadConfigForOncePerTopic(t *testing.T) {
 	m := newTestManager(t, []string{dir}, clock, nil)
 	for _, topic := range []string{"a", "b"} {
 		for p := int32(0); p < 5; p++ {
-			if _, err := m.GetOrCreateLog(TopicPartition{topic, p}, smallConfig()); err != nil {
+			if _, err := m.GetOrCreateLog(kafka.TopicPartition{Topic: topic, Partition: p}, smallConfig()); err != nil {
 				t.Fatal(err)
 			}
 		}
@@ -279,7 +280,7 @@ func TestStorageManagerLoadConfigForOncePerTopic(t *testing.T) {
 	var mu sync.Mutex
 	calls := map[string]int{}
 	m = newTestManager(t, []string{dir}, clock, func(c *ManagerConfig) {
-		c.ConfigFor = func(tp TopicPartition) Config {
+		c.ConfigFor = func(tp kafka.TopicPartition) Config {
 			mu.Lock()
 			calls[tp.Topic]++
 			mu.Unlock()
@@ -295,8 +296,8 @@ func TestStorageManagerLoadConfigForOncePerTopic(t *testing.T) {
 		t.Fatalf("ConfigFor calls per topic: %v, want one each", calls)
 	}
 	for p := int32(0); p < 5; p++ {
-		a, _ := m.Log(TopicPartition{"a", p})
-		b, _ := m.Log(TopicPartition{"b", p})
+		a, _ := m.Log(kafka.TopicPartition{Topic: "a", Partition: p})
+		b, _ := m.Log(kafka.TopicPartition{Topic: "b", Partition: p})
 		if a.Config().SegmentBytes != 4096 || b.Config().SegmentBytes != 8192 {
 			t.Fatalf("partition %d: segment.bytes a=%d b=%d", p, a.Config().SegmentBytes, b.Config().SegmentBytes)
 		}

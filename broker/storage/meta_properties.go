@@ -24,7 +24,12 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"samsa/javaprops"
 )
+
+// maxPropertiesBytes bounds a meta.properties file. Real ones are ~100 bytes.
+const maxPropertiesBytes = 64 << 10
 
 // MetaPropertiesFile is the name of the broker metadata file in a log dir root.
 const MetaPropertiesFile = "meta.properties"
@@ -69,7 +74,16 @@ func ParseMetaProperties(data []byte, name string) (MetaProperties, error) {
 	bad := func(format string, args ...any) (MetaProperties, error) {
 		return MetaProperties{}, fmt.Errorf("%w %s: %s", ErrMalformedMetaProperties, name, fmt.Sprintf(format, args...))
 	}
-	props, err := parseJavaProperties(data)
+	if len(data) > maxPropertiesBytes {
+		return bad("larger than %d bytes", maxPropertiesBytes)
+	}
+	// Kafka reads meta.properties with Properties.load(InputStream): bytes
+	// are ISO-8859-1.
+	props, err := javaprops.LoadLatin1(data)
+	var se *javaprops.SyntaxError
+	if errors.As(err, &se) {
+		return bad("line %d: %v", se.Line, se.Err)
+	}
 	if err != nil {
 		return bad("%v", err)
 	}
@@ -104,9 +118,9 @@ func EncodeMetaProperties(m MetaProperties, now time.Time) []byte {
 	b.WriteString(now.Format(javaDateLayout))
 	b.WriteByte('\n')
 	kv := func(k, v string) {
-		b.WriteString(escapeJavaProperty(k, true))
+		b.WriteString(javaprops.Escape(k, true))
 		b.WriteByte('=')
-		b.WriteString(escapeJavaProperty(v, false))
+		b.WriteString(javaprops.Escape(v, false))
 		b.WriteByte('\n')
 	}
 	kv("version", strconv.FormatInt(int64(m.Version), 10))

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"samsa/javaprops"
 )
 
 var metaGoldenTime = time.Date(2021, time.June, 10, 12, 0, 0, 0, time.UTC)
@@ -82,7 +84,7 @@ func TestStorageMetaPropertiesEscaping(t *testing.T) {
 			t.Fatalf("cluster.id %q: got %+v, %v from %q", id, back, err, enc)
 		}
 	}
-	if got := escapeJavaProperty(" a=b é", false); got != `\ a\=b \u00E9` {
+	if got := javaprops.Escape(" a=b é", false); got != `\ a\=b \u00E9` {
 		t.Fatalf("escape = %q", got)
 	}
 }

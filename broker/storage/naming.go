@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+
+	"samsa/kafka"
 )
 
 // File-name suffixes in a partition directory (Kafka's Log companion object).
@@ -24,32 +26,21 @@ const (
 // offsetDigits is the width of a segment's base offset in its file names.
 const offsetDigits = 20
 
-// TopicPartition names one partition. Its directory is "<topic>-<partition>".
-type TopicPartition struct {
-	Topic     string
-	Partition int32
-}
-
-// String returns "<topic>-<partition>", the directory name.
-func (tp TopicPartition) String() string {
-	return tp.Topic + "-" + strconv.FormatInt(int64(tp.Partition), 10)
-}
-
 // ParseTopicPartitionDir splits a partition directory name ("foo-3") into
 // its topic and partition. Topics may contain '-', so the last one splits.
-func ParseTopicPartitionDir(name string) (TopicPartition, error) {
+func ParseTopicPartitionDir(name string) (kafka.TopicPartition, error) {
 	i := strings.LastIndexByte(name, '-')
 	if i <= 0 || i == len(name)-1 {
-		return TopicPartition{}, fmt.Errorf("storage: %q is not a <topic>-<partition> directory", name)
+		return kafka.TopicPartition{}, fmt.Errorf("storage: %q is not a <topic>-<partition> directory", name)
 	}
 	p, err := strconv.ParseInt(name[i+1:], 10, 32)
 	if err != nil || p < 0 || name[i+1] == '+' {
-		return TopicPartition{}, fmt.Errorf("storage: %q is not a <topic>-<partition> directory", name)
+		return kafka.TopicPartition{}, fmt.Errorf("storage: %q is not a <topic>-<partition> directory", name)
 	}
 	if strings.ContainsAny(name[:i], "/\\ ") {
-		return TopicPartition{}, fmt.Errorf("storage: %q is not a <topic>-<partition> directory", name)
+		return kafka.TopicPartition{}, fmt.Errorf("storage: %q is not a <topic>-<partition> directory", name)
 	}
-	return TopicPartition{Topic: name[:i], Partition: int32(p)}, nil
+	return kafka.TopicPartition{Topic: name[:i], Partition: int32(p)}, nil
 }
 
 // filenamePrefixFromOffset is Kafka's Log.filenamePrefixFromOffset: the

@@ -2,25 +2,27 @@ package storage
 
 import (
 	"testing"
+
+	"samsa/kafka"
 )
 
 func TestStorageTopicPartitionDirNames(t *testing.T) {
 	for _, c := range []struct {
 		name string
-		tp   TopicPartition
+		tp   kafka.TopicPartition
 		ok   bool
 	}{
-		{"orders-0", TopicPartition{"orders", 0}, true},
-		{"my-topic-12", TopicPartition{"my-topic", 12}, true},
-		{"__consumer_offsets-49", TopicPartition{"__consumer_offsets", 49}, true},
-		{"a.b-3", TopicPartition{"a.b", 3}, true},
-		{"orders", TopicPartition{}, false},
-		{"orders-", TopicPartition{}, false},
-		{"-1", TopicPartition{}, false},
-		{"orders--1", TopicPartition{"orders-", 1}, true}, // "orders-" is a legal topic
-		{"orders-+1", TopicPartition{}, false},
-		{"orders-x", TopicPartition{}, false},
-		{"orders-99999999999", TopicPartition{}, false},
+		{"orders-0", kafka.TopicPartition{Topic: "orders", Partition: 0}, true},
+		{"my-topic-12", kafka.TopicPartition{Topic: "my-topic", Partition: 12}, true},
+		{"__consumer_offsets-49", kafka.TopicPartition{Topic: "__consumer_offsets", Partition: 49}, true},
+		{"a.b-3", kafka.TopicPartition{Topic: "a.b", Partition: 3}, true},
+		{"orders", kafka.TopicPartition{}, false},
+		{"orders-", kafka.TopicPartition{}, false},
+		{"-1", kafka.TopicPartition{}, false},
+		{"orders--1", kafka.TopicPartition{Topic: "orders-", Partition: 1}, true}, // "orders-" is a legal topic
+		{"orders-+1", kafka.TopicPartition{}, false},
+		{"orders-x", kafka.TopicPartition{}, false},
+		{"orders-99999999999", kafka.TopicPartition{}, false},
 	} {
 		tp, err := ParseTopicPartitionDir(c.name)
 		if (err == nil) != c.ok || tp != c.tp {

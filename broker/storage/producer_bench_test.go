@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"samsa/broker/record"
+	"samsa/kafka"
 )
 
 // BenchmarkStorageAppendIdempotent compares AppendAsLeader of the same
@@ -20,7 +21,7 @@ func BenchmarkStorageAppendIdempotent(b *testing.B) {
 			name = "idempotent"
 		}
 		b.Run(name, func(b *testing.B) {
-			l, err := OpenLog(LogOptions{Dir: filepath.Join(b.TempDir(), "t-0"), TP: TopicPartition{"t", 0},
+			l, err := OpenLog(LogOptions{Dir: filepath.Join(b.TempDir(), "t-0"), TP: kafka.TopicPartition{Topic: "t", Partition: 0},
 				Config: DefaultConfig(), CleanShutdown: true})
 			if err != nil {
 				b.Fatal(err)

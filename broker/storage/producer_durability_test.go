@@ -8,6 +8,8 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"samsa/kafka"
 )
 
 // syncTraceFS records, in order, the fsyncs of files and directories and
@@ -214,13 +216,13 @@ func TestStorageManagerProducerSnapshotBeforeMarker(t *testing.T) {
 	m := newTestManager(t, []string{root}, clock, func(c *ManagerConfig) { c.FS = tfs })
 	ts := clock.Now().UnixMilli()
 	for _, topic := range []string{"kept", "gone"} {
-		l, err := m.GetOrCreateLog(TopicPartition{topic, 0}, smallConfig())
+		l, err := m.GetOrCreateLog(kafka.TopicPartition{Topic: topic, Partition: 0}, smallConfig())
 		if err != nil {
 			t.Fatal(err)
 		}
 		appendLeader(t, l, idemBatch(t, 9, 0, 0, 2, ts))
 	}
-	if err := m.DeleteLog(TopicPartition{"gone", 0}); err != nil {
+	if err := m.DeleteLog(kafka.TopicPartition{Topic: "gone", Partition: 0}); err != nil {
 		t.Fatal(err)
 	}
 	if err := m.Close(); err != nil {

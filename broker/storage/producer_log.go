@@ -53,15 +53,15 @@ func (l *Log) removeExpiredProducersLocked() int {
 
 // activeProducerLastOffsets maps every producer in the table that has not
 // expired by the log's clock to the last offset of its last data batch, or
-// -1 when only a marker of it is known (Kafka 2.8's
-// Log.lastRecordsOfActiveProducers; the cleaner then keeps its markers).
-// The cleaner
+// -1 when only a marker of it is known, and its epoch (Kafka 2.8's
+// Log.lastRecordsOfActiveProducers, LastRecord; the cleaner then keeps its
+// markers of that epoch). The cleaner
 // keeps exactly these batches, emptied if need be, so that a restart or a
 // retried batch finds the producer's last sequence and offsets; an
 // expired producer's batches are cleaned like any other. An entry that
 // has expired but that retention has not yet removed counts as expired:
 // a load would drop it too. ok is false before the table is loaded.
-func (l *Log) activeProducerLastOffsets() (active map[int64]int64, ok bool) {
+func (l *Log) activeProducerLastOffsets() (active map[int64]lastRecord, ok bool) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	ps := l.mu.producers
@@ -69,10 +69,10 @@ func (l *Log) activeProducerLastOffsets() (active map[int64]int64, ok bool) {
 		return nil, false
 	}
 	nowMs, expMs := l.now().UnixMilli(), producerExpirationMs(l.Config())
-	active = make(map[int64]int64, len(ps.producers))
+	active = make(map[int64]lastRecord, len(ps.producers))
 	for pid, e := range ps.producers {
 		if !producerExpired(e, nowMs, expMs) {
-			active[pid] = e.lastDataOffset() // -1: only a marker
+			active[pid] = lastRecord{dataOffset: e.lastDataOffset(), epoch: e.Epoch} // -1: only a marker
 		}
 	}
 	return active, true

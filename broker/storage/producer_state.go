@@ -7,6 +7,7 @@ import (
 	"sort"
 
 	"samsa/broker/record"
+	"samsa/kafka"
 )
 
 // Errors of idempotent appends (Kafka 2.8 ProducerAppendInfo). The broker
@@ -132,7 +133,7 @@ func lastSequence(h record.BatchHeader) int32 {
 // checkProducerAppend validates a client batch against the producer's
 // current entry cur (Kafka 2.8 ProducerAppendInfo.checkProducerEpoch and
 // checkSequence). cur is a fresh entry (epoch -1) for an unknown producer.
-func checkProducerAppend(tp TopicPartition, cur *ProducerEntry, h record.BatchHeader) error {
+func checkProducerAppend(tp kafka.TopicPartition, cur *ProducerEntry, h record.BatchHeader) error {
 	pid, epoch, seq := h.ProducerID, h.ProducerEpoch, h.BaseSequence
 	if epoch < cur.Epoch {
 		return fmt.Errorf("%w: producer %d in %s sent epoch %d, older than the current epoch %d",
@@ -181,6 +182,10 @@ type producerState struct {
 	// written or loaded.
 	mapEndOffset   int64
 	lastSnapOffset int64
+	// verify is the KIP-890 verification state per producer (leader
+	// only, in memory; txn_verify_guard.go); verifyGuards the last guard.
+	verify       map[int64]*verifyEntry
+	verifyGuards uint64
 }
 
 func newProducerState() *producerState {
@@ -244,6 +249,7 @@ func (ps *producerState) removeExpired(nowMs, expirationMs int64) int {
 	for pid, e := range ps.producers {
 		if producerExpired(e, nowMs, expirationMs) {
 			delete(ps.producers, pid)
+			delete(ps.verify, pid)
 			n++
 		}
 	}
@@ -276,7 +282,7 @@ type producerCheck struct {
 // AppendOrigin.Client). Entries are validated as updated by the earlier
 // batches of the same append. A batch repeating one of the producer's last
 // five batches makes the append a duplicate.
-func (ps *producerState) checkLeaderBatches(tp TopicPartition, headers []record.BatchHeader) (producerCheck, error) {
+func (ps *producerState) checkLeaderBatches(tp kafka.TopicPartition, headers []record.BatchHeader) (producerCheck, error) {
 	var pending map[int64]*ProducerEntry
 	for i, h := range headers {
 		if h.ProducerID < 0 {
@@ -305,6 +311,9 @@ func (ps *producerState) checkLeaderBatches(tp TopicPartition, headers []record.
 			cur = newProducerEntry(h.ProducerID)
 		}
 		if err := checkProducerAppend(tp, cur, h); err != nil {
+			return producerCheck{}, err
+		}
+		if err := ps.checkVerified(tp, cur, h); err != nil { // KIP-890 guard (txn_verify_guard.go)
 			return producerCheck{}, err
 		}
 		if !h.IsTransactional() && cur.CurrentTxnFirstOffset >= 0 {

@@ -6,6 +6,7 @@ import (
 	"sort"
 
 	"samsa/broker/record"
+	"samsa/kafka"
 )
 
 // Errors of transactional appends (Kafka 2.8 ProducerAppendInfo).
@@ -104,7 +105,7 @@ func (ps *producerState) pruneUnstable(hw int64) {
 // AppendOrigin.Coordinator): an older producer epoch is
 // ErrInvalidProducerEpoch, an older coordinator epoch
 // ErrTransactionCoordinatorFenced.
-func (ps *producerState) checkEndTxnMarker(tp TopicPartition, pid int64, epoch int16, m record.EndTxnMarker) error {
+func (ps *producerState) checkEndTxnMarker(tp kafka.TopicPartition, pid int64, epoch int16, m record.EndTxnMarker) error {
 	cur := ps.producers[pid]
 	if cur == nil {
 		return nil

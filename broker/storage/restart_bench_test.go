@@ -14,6 +14,7 @@ import (
 	"github.com/sirupsen/logrus"
 
 	"samsa/broker/record"
+	"samsa/kafka"
 )
 
 // restartBenchSize is the shape of BenchmarkStorageRestart: partitions
@@ -76,7 +77,7 @@ func writeRestartFixture(b *testing.B, dir string, partitions, segments int) {
 		b.Fatal(err)
 	}
 	for p := 0; p < partitions; p++ {
-		l, err := m.GetOrCreateLog(TopicPartition{Topic: "restart", Partition: int32(p)}, DefaultConfig())
+		l, err := m.GetOrCreateLog(kafka.TopicPartition{Topic: "restart", Partition: int32(p)}, DefaultConfig())
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -175,7 +176,7 @@ func BenchmarkStorageRestartEmpty(b *testing.B) {
 		b.Fatal(err)
 	}
 	for p := 0; p < partitions; p++ {
-		l, err := m.GetOrCreateLog(TopicPartition{Topic: "empty", Partition: int32(p)}, DefaultConfig())
+		l, err := m.GetOrCreateLog(kafka.TopicPartition{Topic: "empty", Partition: int32(p)}, DefaultConfig())
 		if err != nil {
 			b.Fatal(err)
 		}

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"samsa/internal/testwait"
+	"samsa/kafka"
 )
 
 func fillSegments(t *testing.T, l *Log, clock *fakeClock, n int) {
@@ -89,7 +90,7 @@ func TestStorageRetentionDeleteDelay(t *testing.T) {
 	cfg := smallConfig()
 	cfg.FileDeleteDelayMs = 300
 	cfg.RetentionBytes = 0
-	l, err := m.GetOrCreateLog(TopicPartition{"d", 0}, cfg)
+	l, err := m.GetOrCreateLog(kafka.TopicPartition{Topic: "d", Partition: 0}, cfg)
 	if err != nil {
 		t.Fatal(err)
 	}

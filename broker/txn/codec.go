@@ -6,6 +6,8 @@ import (
 	"sort"
 
 	"github.com/twmb/franz-go/pkg/kmsg"
+
+	"samsa/kafka"
 )
 
 // Key and value versions Kafka 2.8 writes and reads (TransactionLog.scala).
@@ -17,12 +19,6 @@ const (
 // ErrCorrupt wraps every decoding failure of a __transaction_state record.
 var ErrCorrupt = errors.New("txn: undecodable __transaction_state record")
 
-// TopicPartition names one partition of a transaction.
-type TopicPartition struct {
-	Topic     string
-	Partition int32
-}
-
 // Value is the decoded value of a __transaction_state record (value v0).
 // Partitions is nil in state Empty, as Kafka writes it.
 type Value struct {
@@ -30,7 +26,7 @@ type Value struct {
 	ProducerEpoch int16
 	TimeoutMs     int32
 	State         State
-	Partitions    []TopicPartition
+	Partitions    []kafka.TopicPartition
 	UpdateMs      int64 // transaction_last_update_timestamp_ms
 	StartMs       int64 // transaction_start_timestamp_ms, -1 if none
 }
@@ -69,10 +65,10 @@ func EncodeValue(v Value) []byte {
 }
 
 // groupByTopic returns tps as the value's topic array, never nil.
-func groupByTopic(tps []TopicPartition) []kmsg.TxnMetadataValueTopic {
+func groupByTopic(tps []kafka.TopicPartition) []kmsg.TxnMetadataValueTopic {
 	idx := map[string]int{}
 	out := []kmsg.TxnMetadataValueTopic{}
-	sorted := append([]TopicPartition(nil), tps...)
+	sorted := append([]kafka.TopicPartition(nil), tps...)
 	sort.Slice(sorted, func(i, j int) bool {
 		if sorted[i].Topic != sorted[j].Topic {
 			return sorted[i].Topic < sorted[j].Topic
@@ -116,7 +112,7 @@ func DecodeValue(b []byte) (*Value, error) {
 		State: st, UpdateMs: kv.LastUpdateTimestamp, StartMs: kv.StartTimestamp}
 	for _, t := range kv.Topics {
 		for _, p := range t.Partitions {
-			v.Partitions = append(v.Partitions, TopicPartition{Topic: t.Topic, Partition: p})
+			v.Partitions = append(v.Partitions, kafka.TopicPartition{Topic: t.Topic, Partition: p})
 		}
 	}
 	if st == Empty && len(v.Partitions) > 0 {

@@ -7,6 +7,8 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"samsa/kafka"
 )
 
 // unhex decodes hex written with spaces between fields; on each line the
@@ -46,7 +48,7 @@ func TestTxnCodecKeyGolden(t *testing.T) {
 
 func TestTxnCodecValueGoldenOngoing(t *testing.T) {
 	v := Value{ProducerID: 1000, ProducerEpoch: 2, TimeoutMs: 60000, State: Ongoing,
-		Partitions: []TopicPartition{{"foo", 1}, {"bar", 3}, {"foo", 0}},
+		Partitions: []kafka.TopicPartition{{Topic: "foo", Partition: 1}, {Topic: "bar", Partition: 3}, {Topic: "foo", Partition: 0}},
 		UpdateMs:   1700000000000, StartMs: 1699999999000}
 	want := unhex(t, `
 		0000                 version 0
@@ -69,7 +71,7 @@ func TestTxnCodecValueGoldenOngoing(t *testing.T) {
 		t.Fatal(err)
 	}
 	wantV := v
-	wantV.Partitions = []TopicPartition{{"bar", 3}, {"foo", 0}, {"foo", 1}}
+	wantV.Partitions = []kafka.TopicPartition{{Topic: "bar", Partition: 3}, {Topic: "foo", Partition: 0}, {Topic: "foo", Partition: 1}}
 	if !reflect.DeepEqual(*got, wantV) {
 		t.Fatalf("decoded %+v, want %+v", *got, wantV)
 	}
@@ -114,7 +116,7 @@ func TestTxnCodecValueRejects(t *testing.T) {
 // FuzzTxnDecode feeds arbitrary key and value bytes to the decoders: they
 // must never panic, and what decodes must re-encode to an equal value.
 func FuzzTxnDecode(f *testing.F) {
-	f.Add(EncodeKey("txn-1"), EncodeValue(Value{ProducerID: 1, State: Ongoing, Partitions: []TopicPartition{{"a", 0}}, StartMs: 1}))
+	f.Add(EncodeKey("txn-1"), EncodeValue(Value{ProducerID: 1, State: Ongoing, Partitions: []kafka.TopicPartition{{Topic: "a", Partition: 0}}, StartMs: 1}))
 	f.Add([]byte{0, 0, 0xff, 0xff}, []byte{0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff, 0xff, 0xff})
 	f.Fuzz(func(t *testing.T, key, value []byte) {
 		_, _ = DecodeKey(key)
@@ -133,9 +135,9 @@ func FuzzTxnDecode(f *testing.F) {
 }
 
 // dedup returns tps without repeats.
-func dedup(tps []TopicPartition) []TopicPartition {
-	seen := map[TopicPartition]bool{}
-	var out []TopicPartition
+func dedup(tps []kafka.TopicPartition) []kafka.TopicPartition {
+	seen := map[kafka.TopicPartition]bool{}
+	var out []kafka.TopicPartition
 	for _, tp := range tps {
 		if !seen[tp] {
 			seen[tp] = true

@@ -24,13 +24,18 @@ type Config struct {
 	RetryBackoff time.Duration
 	// LoadMaxDecompressedBytes bounds one batch's decompression on load.
 	LoadMaxDecompressedBytes int
+	// PendingWait is how long a request that would answer
+	// CONCURRENT_TRANSACTIONS waits for the id's in-flight step first
+	// (pending_wait.go); 0 answers at once, as Kafka 2.8.
+	PendingWait time.Duration
 }
 
-// DefaultConfig returns Kafka 2.8's defaults.
+// DefaultConfig returns Kafka 2.8's defaults (and Samsa's PendingWait).
 func DefaultConfig() Config {
 	return Config{NumPartitions: 50, MaxTimeout: 15 * time.Minute, IDExpiration: 7 * 24 * time.Hour,
 		AbortInterval: 10 * time.Second, RemoveInterval: time.Hour, LoadBufferSize: 5 << 20,
-		RetryBackoff: 100 * time.Millisecond, LoadMaxDecompressedBytes: 64 << 20}
+		RetryBackoff: 100 * time.Millisecond, LoadMaxDecompressedBytes: 64 << 20,
+		PendingWait: time.Second}
 }
 
 // Options are NewCoordinator's arguments.

@@ -8,11 +8,12 @@ import (
 	"github.com/twmb/franz-go/pkg/kerr"
 
 	"samsa/internal/testwait"
+	"samsa/kafka"
 )
 
 var ctx = context.Background()
 
-func begin(t *testing.T, c *Coordinator, id string, tps ...TopicPartition) InitResult {
+func begin(t *testing.T, c *Coordinator, id string, tps ...kafka.TopicPartition) InitResult {
 	t.Helper()
 	r := c.InitProducerID(ctx, id, 60000, -1, -1)
 	if r.Code != 0 {
@@ -30,7 +31,7 @@ func begin(t *testing.T, c *Coordinator, id string, tps ...TopicPartition) InitR
 func TestTxnCoordinatorCommitWritesMarkers(t *testing.T) {
 	ls := &leaders{}
 	c := testCoordinator(t, newStorageLog(t), ls, 7, nil)
-	a0, b1 := TopicPartition{"a", 0}, TopicPartition{"b", 1}
+	a0, b1 := kafka.TopicPartition{Topic: "a", Partition: 0}, kafka.TopicPartition{Topic: "b", Partition: 1}
 	r := begin(t, c, "t1", a0, b1)
 	if code := c.EndTxn(ctx, "t1", r.ProducerID, r.ProducerEpoch, true); code != 0 {
 		t.Fatalf("end: %d", code)
@@ -44,7 +45,7 @@ func TestTxnCoordinatorCommitWritesMarkers(t *testing.T) {
 	if code := c.EndTxn(ctx, "t1", r.ProducerID, r.ProducerEpoch, true); code != 0 {
 		t.Fatalf("retried commit: %d", code)
 	}
-	if code := c.AddPartitions(ctx, "t1", r.ProducerID, r.ProducerEpoch, []TopicPartition{a0}); code != 0 {
+	if code := c.AddPartitions(ctx, "t1", r.ProducerID, r.ProducerEpoch, []kafka.TopicPartition{a0}); code != 0 {
 		t.Fatalf("next transaction: %d", code)
 	}
 }
@@ -58,7 +59,7 @@ func TestTxnCoordinatorResumesOnLoad(t *testing.T) {
 	log := newStorageLog(t)
 	down := &leaders{code: kerr.NotLeaderForPartition.Code}
 	c1 := testCoordinator(t, log, down, 3, nil)
-	r := begin(t, c1, "t1", TopicPartition{"a", 0})
+	r := begin(t, c1, "t1", kafka.TopicPartition{Topic: "a", Partition: 0})
 	if code := c1.EndTxn(ctx, "t1", r.ProducerID, r.ProducerEpoch, true); code != 0 {
 		t.Fatalf("end: %d", code)
 	}
@@ -66,7 +67,7 @@ func TestTxnCoordinatorResumesOnLoad(t *testing.T) {
 	if d := c1.Describe("t1"); d.State != PrepareCommit || len(d.Partitions) != 1 {
 		t.Fatalf("while leaders refuse: %+v", d)
 	}
-	if code := c1.AddPartitions(ctx, "t1", r.ProducerID, r.ProducerEpoch, []TopicPartition{{"a", 1}}); code != kerr.ConcurrentTransactions.Code {
+	if code := c1.AddPartitions(ctx, "t1", r.ProducerID, r.ProducerEpoch, []kafka.TopicPartition{{Topic: "a", Partition: 1}}); code != kerr.ConcurrentTransactions.Code {
 		t.Fatalf("add while completing: %d", code)
 	}
 	c1.Resign(0, 3)
@@ -93,7 +94,7 @@ func TestTxnCoordinatorResumesOnLoad(t *testing.T) {
 func TestTxnCoordinatorFencedMarkersStop(t *testing.T) {
 	ls := &leaders{code: kerr.InvalidProducerEpoch.Code}
 	c := testCoordinator(t, newStorageLog(t), ls, 1, nil)
-	r := begin(t, c, "t1", TopicPartition{"a", 0})
+	r := begin(t, c, "t1", kafka.TopicPartition{Topic: "a", Partition: 0})
 	if code := c.EndTxn(ctx, "t1", r.ProducerID, r.ProducerEpoch, false); code != 0 {
 		t.Fatalf("end: %d", code)
 	}
@@ -114,7 +115,7 @@ func TestTxnCoordinatorFencedMarkersStop(t *testing.T) {
 func TestTxnCoordinatorInitFencesOpenTxn(t *testing.T) {
 	ls := &leaders{}
 	c := testCoordinator(t, newStorageLog(t), ls, 1, nil)
-	r := begin(t, c, "t1", TopicPartition{"a", 0})
+	r := begin(t, c, "t1", kafka.TopicPartition{Topic: "a", Partition: 0})
 	if got := c.InitProducerID(ctx, "t1", 60000, -1, -1); got.Code != kerr.ConcurrentTransactions.Code {
 		t.Fatalf("init over an open txn: %+v", got)
 	}
@@ -153,13 +154,13 @@ func TestTxnCoordinatorExpiresIdleIDs(t *testing.T) {
 // TestTxnCoordinatorVerify: the KIP-890 part 1 answer.
 func TestTxnCoordinatorVerify(t *testing.T) {
 	c := testCoordinator(t, newStorageLog(t), &leaders{}, 1, nil)
-	a0, a1 := TopicPartition{"a", 0}, TopicPartition{"a", 1}
+	a0, a1 := kafka.TopicPartition{Topic: "a", Partition: 0}, kafka.TopicPartition{Topic: "a", Partition: 1}
 	r := begin(t, c, "t1", a0)
-	res, code := c.Verify("t1", r.ProducerID, r.ProducerEpoch, []TopicPartition{a0, a1})
+	res, code := c.Verify("t1", r.ProducerID, r.ProducerEpoch, []kafka.TopicPartition{a0, a1})
 	if code != 0 || res[a0] != 0 || res[a1] != kerr.InvalidTxnState.Code {
 		t.Fatalf("verify: %v %d", res, code)
 	}
-	if _, code := c.Verify("nope", 1, 0, []TopicPartition{a0}); code != kerr.InvalidProducerIDMapping.Code {
+	if _, code := c.Verify("nope", 1, 0, []kafka.TopicPartition{a0}); code != kerr.InvalidProducerIDMapping.Code {
 		t.Fatalf("unknown id: %d", code)
 	}
 }
@@ -181,7 +182,7 @@ func (g gatedLog) ReadFrom(p int32, off int64, maxBytes int) (ReadResult, error)
 func TestTxnCoordinatorLoadInProgress(t *testing.T) {
 	log := newStorageLog(t)
 	c1 := testCoordinator(t, log, &leaders{}, 1, nil)
-	r := begin(t, c1, "t1", TopicPartition{"a", 0})
+	r := begin(t, c1, "t1", kafka.TopicPartition{Topic: "a", Partition: 0})
 	c1.Shutdown()
 
 	g := gatedLog{storageLog: log, gate: make(chan struct{})}

@@ -1,6 +1,7 @@
 package txn
 
 import "github.com/twmb/franz-go/pkg/kerr"
+import "samsa/kafka"
 
 // The decisions below are pure: a metadata snapshot and a request in, a
 // transition or a Kafka error code out (STYLE S6.7). The Coordinator
@@ -76,7 +77,7 @@ func decideFence(md transit, nowMs int64) transit {
 
 // decideAdd is Kafka 2.8's handleAddPartitionsToTransaction checks and
 // prepareAddPartitions: write is false when nothing needs writing.
-func decideAdd(md transit, pending bool, pid int64, epoch int16, tps []TopicPartition, nowMs int64) (t transit, write bool, code int16) {
+func decideAdd(md transit, pending bool, pid int64, epoch int16, tps []kafka.TopicPartition, nowMs int64) (t transit, write bool, code int16) {
 	switch {
 	case md.pid != pid:
 		return md, false, kerr.InvalidProducerIDMapping.Code
@@ -85,7 +86,7 @@ func decideAdd(md transit, pending bool, pid int64, epoch int16, tps []TopicPart
 	case pending, md.state == PrepareCommit, md.state == PrepareAbort:
 		return md, false, kerr.ConcurrentTransactions.Code
 	}
-	have := make(map[TopicPartition]struct{}, len(md.partitions))
+	have := make(map[kafka.TopicPartition]struct{}, len(md.partitions))
 	for _, tp := range md.partitions {
 		have[tp] = struct{}{}
 	}
@@ -101,7 +102,7 @@ func decideAdd(md transit, pending bool, pid int64, epoch int16, tps []TopicPart
 	t = md
 	if md.state != Ongoing {
 		t.startMs = nowMs
-		have = map[TopicPartition]struct{}{}
+		have = map[kafka.TopicPartition]struct{}{}
 		t.partitions = nil
 	}
 	for _, tp := range tps {
@@ -155,7 +156,7 @@ func decideEnd(md transit, pending bool, pid int64, epoch int16, commit bool, no
 // decideComplete is the Complete* transition after every marker landed.
 func decideComplete(md transit, nowMs int64) transit {
 	t := md
-	t.state, t.partitions, t.updateMs = CompleteAbort, []TopicPartition{}, nowMs
+	t.state, t.partitions, t.updateMs = CompleteAbort, []kafka.TopicPartition{}, nowMs
 	if md.state == PrepareCommit {
 		t.state = CompleteCommit
 	}
@@ -165,7 +166,7 @@ func decideComplete(md transit, nowMs int64) transit {
 // decideVerify is the KIP-890 part 1 check (Kafka 3.6's
 // handleVerifyPartitionsInTransaction): a code for the whole transaction,
 // or one per partition (NONE if in the transaction, else INVALID_TXN_STATE).
-func decideVerify(md transit, pid int64, epoch int16, tps []TopicPartition) (map[TopicPartition]int16, int16) {
+func decideVerify(md transit, pid int64, epoch int16, tps []kafka.TopicPartition) (map[kafka.TopicPartition]int16, int16) {
 	switch {
 	case md.pid != pid:
 		return nil, kerr.InvalidProducerIDMapping.Code
@@ -174,11 +175,11 @@ func decideVerify(md transit, pid int64, epoch int16, tps []TopicPartition) (map
 	case md.state == PrepareCommit, md.state == PrepareAbort:
 		return nil, kerr.ConcurrentTransactions.Code
 	}
-	have := make(map[TopicPartition]struct{}, len(md.partitions))
+	have := make(map[kafka.TopicPartition]struct{}, len(md.partitions))
 	for _, tp := range md.partitions {
 		have[tp] = struct{}{}
 	}
-	out := make(map[TopicPartition]int16, len(tps))
+	out := make(map[kafka.TopicPartition]int16, len(tps))
 	for _, tp := range tps {
 		out[tp] = kerr.InvalidTxnState.Code
 		if _, ok := have[tp]; ok && md.state == Ongoing {

@@ -13,6 +13,7 @@ import (
 
 	"samsa/broker/storage"
 	"samsa/internal/testwait"
+	"samsa/kafka"
 )
 
 // storageLog is a Log over real storage.Logs, one per partition, with a
@@ -43,7 +44,7 @@ func (s *storageLog) log(p int32) (*storage.Log, error) {
 	}
 	cfg := storage.DefaultConfig()
 	cfg.CleanupPolicy = storage.CleanupCompact
-	tp := storage.TopicPartition{Topic: "__transaction_state", Partition: p}
+	tp := kafka.TopicPartition{Topic: "__transaction_state", Partition: p}
 	l, err := storage.OpenLog(storage.LogOptions{Dir: filepath.Join(s.dir, fmt.Sprintf("__transaction_state-%d", p)), TP: tp, Config: cfg})
 	if err != nil {
 		return nil, err
@@ -94,11 +95,11 @@ type leaders struct {
 	got  []Marker // guarded by mu
 }
 
-func (l *leaders) WriteMarkers(_ context.Context, m Marker) map[TopicPartition]int16 {
+func (l *leaders) WriteMarkers(_ context.Context, m Marker) map[kafka.TopicPartition]int16 {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	l.got = append(l.got, m)
-	out := map[TopicPartition]int16{}
+	out := map[kafka.TopicPartition]int16{}
 	for _, tp := range m.Partitions {
 		out[tp] = l.code
 	}

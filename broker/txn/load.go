@@ -1,16 +1,13 @@
 package txn
 
 import (
-	"errors"
 	"fmt"
 
 	"github.com/sirupsen/logrus"
 
 	"samsa/broker/record"
+	"samsa/broker/replay"
 )
-
-// errNoProgress: a read returned nothing below the end offset.
-var errNoProgress = errors.New("txn: transaction state read made no progress")
 
 // load replays partition p into part and then resumes the marker loops of
 // transactions left in PrepareCommit/PrepareAbort by the previous
@@ -44,56 +41,32 @@ func (c *Coordinator) load(p int32, part *partition) {
 }
 
 // replay reads partition p from its start to the log end offset of the
-// first read (not the high watermark, as Kafka): last value wins and a
-// tombstone removes the id. Undecodable records are logged and skipped.
+// first read (not the high watermark, as Kafka; the loop is broker/replay's,
+// shared with the group coordinator): last value wins and a tombstone
+// removes the id. Undecodable records are logged and skipped.
 func (c *Coordinator) replay(part *partition, p int32) (map[string]*metadata, error) {
 	txns := map[string]*metadata{}
-	var off int64
-	end := int64(-1)
-	for {
-		if err := part.ctx.Err(); err != nil {
-			return nil, err
-		}
-		res, err := c.log.ReadFrom(p, off, c.cfg.LoadBufferSize)
-		if err != nil {
-			return nil, fmt.Errorf("txn: read partition %d at %d: %w", p, off, err)
-		}
-		if end < 0 {
-			end = res.End
-		}
-		if off >= end {
-			return txns, nil
-		}
-		if len(res.Batches) == 0 {
-			return nil, fmt.Errorf("%w (partition %d, offset %d, end %d)", errNoProgress, p, off, end)
-		}
-		next := off
-		for rest := res.Batches; len(rest) > 0; {
-			b, r, err := record.NextBatch(rest)
-			if err != nil {
-				return nil, fmt.Errorf("txn: partition %d: %w", p, err)
-			}
-			rest = r
-			if b.LastOffset() < off {
-				continue
-			}
-			next = b.LastOffset() + 1
-			if b.IsControl() {
-				continue
-			}
-			recs, err := b.Records(c.cfg.LoadMaxDecompressedBytes)
-			if err != nil {
-				return nil, fmt.Errorf("txn: partition %d batch at %d: %w", p, b.BaseOffset(), err)
-			}
-			for i := range recs {
-				c.replayRecord(txns, p, b.BaseOffset()+int64(recs[i].OffsetDelta), recs[i].Key, recs[i].Value)
-			}
-		}
-		if next <= off {
-			return nil, fmt.Errorf("%w (partition %d, offset %d)", errNoProgress, p, off)
-		}
-		off = next
+	read := func(off int64, maxBytes int) ([]byte, int64, error) {
+		res, err := c.log.ReadFrom(p, off, maxBytes)
+		return res.Batches, res.End, err
 	}
+	apply := func(b record.Batch, _ int64) error {
+		if b.IsControl() {
+			return nil
+		}
+		recs, err := b.Records(c.cfg.LoadMaxDecompressedBytes)
+		if err != nil {
+			return fmt.Errorf("batch at %d: %w", b.BaseOffset(), err)
+		}
+		for i := range recs {
+			c.replayRecord(txns, p, b.BaseOffset()+int64(recs[i].OffsetDelta), recs[i].Key, recs[i].Value)
+		}
+		return nil
+	}
+	if err := replay.Partition(part.ctx, read, c.cfg.LoadBufferSize, apply); err != nil {
+		return nil, fmt.Errorf("txn: partition %d: %w", p, err)
+	}
+	return txns, nil
 }
 
 // replayRecord applies one record to txns.

@@ -6,6 +6,8 @@ import (
 
 	"github.com/sirupsen/logrus"
 	"github.com/twmb/franz-go/pkg/kerr"
+
+	"samsa/kafka"
 )
 
 // Marker is one transaction's COMMIT or ABORT marker for a set of
@@ -15,7 +17,7 @@ type Marker struct {
 	ProducerEpoch    int16
 	Commit           bool
 	CoordinatorEpoch int32
-	Partitions       []TopicPartition
+	Partitions       []kafka.TopicPartition
 }
 
 // MarkerWriter delivers markers to partition leaders (the broker sends
@@ -23,11 +25,13 @@ type Marker struct {
 type MarkerWriter interface {
 	// WriteMarkers sends m to the current leader of each of its partitions
 	// and returns a Kafka error code per partition: NONE once the leader
-	// wrote the control batch, NONE as well for a partition without a
-	// leader or topic (Kafka treats it as deleted), a retriable code
+	// wrote the control batch, NONE as well for a partition the metadata
+	// does not know (Kafka treats it as deleted), LEADER_NOT_AVAILABLE for
+	// one whose leader is unknown or not a live broker (Kafka's
+	// unknown-destination queue), another retriable code
 	// (NOT_LEADER_OR_FOLLOWER, NETWORK_EXCEPTION, ...) otherwise. It
 	// blocks until every leader answered or ctx ends.
-	WriteMarkers(ctx context.Context, m Marker) map[TopicPartition]int16
+	WriteMarkers(ctx context.Context, m Marker) map[kafka.TopicPartition]int16
 }
 
 // startMarkersLocked starts the loop that brings md from Prepare* to
@@ -50,6 +54,7 @@ func (c *Coordinator) completeTxn(p int32, part *partition, md *metadata) {
 	defer func() {
 		c.mu.Lock()
 		md.markerRunning = false
+		md.unknownDest, md.appendRetry = 0, false
 		c.mu.Unlock()
 	}()
 	backoff := c.cfg.RetryBackoff
@@ -72,6 +77,9 @@ func (c *Coordinator) completeTxn(p int32, part *partition, md *metadata) {
 			case kerr.NotCoordinator.Code:
 				return
 			}
+			c.mu.Lock()
+			md.appendRetry = true // Kafka's txnLogAppendRetryQueue
+			c.mu.Unlock()
 			if !sleepCtx(part.ctx, backoff) {
 				return
 			}
@@ -88,10 +96,14 @@ func (c *Coordinator) completeTxn(p int32, part *partition, md *metadata) {
 		c.metrics.markersSent.Inc(int64(len(m.Partitions)))
 		stop, retry := false, false
 		c.mu.Lock()
+		md.unknownDest = 0
 		for _, tp := range m.Partitions {
 			code, ok := res[tp]
 			switch {
 			case !ok:
+				retry = true
+			case code == kerr.LeaderNotAvailable.Code:
+				md.unknownDest++ // Kafka's markersQueueForUnknownBroker
 				retry = true
 			case code == 0, code == kerr.UnsupportedForMessageFormat.Code, code == kerr.UnsupportedVersion.Code:
 				delete(md.partitions, tp)

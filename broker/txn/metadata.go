@@ -3,6 +3,8 @@ package txn
 import (
 	"math"
 	"sort"
+
+	"samsa/kafka"
 )
 
 // noProducerID and noProducerEpoch are Kafka's RecordBatch.NO_PRODUCER_ID
@@ -27,11 +29,29 @@ type metadata struct {
 	lastEpoch     int16 // not persisted
 	timeoutMs     int32
 	state         State
-	partitions    map[TopicPartition]struct{}
+	partitions    map[kafka.TopicPartition]struct{}
 	startMs       int64
 	updateMs      int64
 	pending       State // noState unless a transition's append is in flight
 	markerRunning bool  // a marker loop owns the Prepare* → Complete* step
+	unknownDest   int   // partitions whose last marker round found no leader
+	appendRetry   bool  // the Complete* append failed and is being retried
+	// changed is closed (and reset to nil) when state or pending changes;
+	// requests waiting for an in-flight step select on it (pending_wait.go).
+	changed chan struct{}
+	// queuedAdds are partitions of AddPartitionsToTxn requests waiting
+	// behind a pending append, by the producer id and epoch they were
+	// checked against; the next AddPartitions write takes those of its own
+	// producer epoch along (one append for several requests) and clears
+	// them. Each waiter still answers from the committed state.
+	queuedAdds map[queuedAdd]struct{}
+}
+
+// queuedAdd is one partition a waiting AddPartitionsToTxn asks for.
+type queuedAdd struct {
+	pid   int64
+	epoch int16
+	tp    kafka.TopicPartition
 }
 
 // transit is a state change computed from a metadata snapshot before it
@@ -41,7 +61,7 @@ type transit struct {
 	epoch, lastEpoch int16
 	timeoutMs        int32
 	state            State
-	partitions       []TopicPartition
+	partitions       []kafka.TopicPartition
 	startMs          int64
 	updateMs         int64
 }
@@ -54,8 +74,8 @@ func (md *metadata) snapshot() transit {
 }
 
 // partitionList returns md's partitions sorted (topic, partition).
-func (md *metadata) partitionList() []TopicPartition {
-	out := make([]TopicPartition, 0, len(md.partitions))
+func (md *metadata) partitionList() []kafka.TopicPartition {
+	out := make([]kafka.TopicPartition, 0, len(md.partitions))
 	for tp := range md.partitions {
 		out = append(out, tp)
 	}
@@ -72,7 +92,7 @@ func (md *metadata) partitionList() []TopicPartition {
 func (md *metadata) apply(t transit) {
 	md.pid, md.lastPID, md.epoch, md.lastEpoch = t.pid, t.lastPID, t.epoch, t.lastEpoch
 	md.timeoutMs, md.state, md.startMs, md.updateMs = t.timeoutMs, t.state, t.startMs, t.updateMs
-	md.partitions = make(map[TopicPartition]struct{}, len(t.partitions))
+	md.partitions = make(map[kafka.TopicPartition]struct{}, len(t.partitions))
 	for _, tp := range t.partitions {
 		md.partitions[tp] = struct{}{}
 	}

@@ -23,6 +23,9 @@ type Metrics struct {
 	commits     counter // transactions that reached CompleteCommit
 	aborts      counter // transactions that reached CompleteAbort
 	transitions counter
+	// pendingWaits counts requests that waited for an in-flight step
+	// instead of answering CONCURRENT_TRANSACTIONS (pending_wait.go).
+	pendingWaits counter
 }
 
 // observeLoad records one partition load.
@@ -60,6 +63,14 @@ type Stats struct {
 	TransactionalIDs, Ongoing, Completing int
 	// MarkersSent, Fences, TimedOutAborts, Commits and Aborts are totals.
 	MarkersSent, Fences, TimedOutAborts, Commits, Aborts int64
+	// UnknownDestinationQueueSize is Kafka's TransactionMarkerChannelManager
+	// gauge: marker partitions waiting for a leader (unknown or not live).
+	// LogAppendRetryQueueSize: transactions whose markers are all written
+	// and whose Complete* append failed and is being retried.
+	UnknownDestinationQueueSize, LogAppendRetryQueueSize int
+	// PendingWaits counts requests that waited for an in-flight step
+	// instead of answering CONCURRENT_TRANSACTIONS (Samsa only).
+	PendingWaits int64
 }
 
 // Stats returns the current metrics.
@@ -67,7 +78,7 @@ func (c *Coordinator) Stats() Stats {
 	m := &c.metrics
 	s := Stats{PartitionLoadTimeMaxMs: m.loadMaxMs.Load(), MarkersSent: m.markersSent.n.Load(),
 		Fences: m.fences.n.Load(), TimedOutAborts: m.timedOut.n.Load(), Commits: m.commits.n.Load(),
-		Aborts: m.aborts.n.Load()}
+		Aborts: m.aborts.n.Load(), PendingWaits: m.pendingWaits.n.Load()}
 	if n := m.loads.Load(); n > 0 {
 		s.PartitionLoadTimeAvgMs = m.loadTotalMs.Load() / n
 	}
@@ -81,6 +92,10 @@ func (c *Coordinator) Stats() Stats {
 				s.Ongoing++
 			case PrepareCommit, PrepareAbort:
 				s.Completing++
+				s.UnknownDestinationQueueSize += md.unknownDest
+				if md.appendRetry {
+					s.LogAppendRetryQueueSize++
+				}
 			}
 		}
 	}

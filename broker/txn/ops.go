@@ -6,6 +6,8 @@ import (
 
 	"github.com/sirupsen/logrus"
 	"github.com/twmb/franz-go/pkg/kerr"
+
+	"samsa/kafka"
 )
 
 // InitResult is InitProducerID's answer.
@@ -20,15 +22,29 @@ type InitResult struct {
 // KIP-360's producer_id/producer_epoch (-1 when not sent). It blocks
 // until the new state is replicated.
 func (c *Coordinator) InitProducerID(ctx context.Context, id string, timeoutMs int32, expPID int64, expEpoch int16) InitResult {
-	fail := func(code int16) InitResult {
-		return InitResult{ProducerID: noProducerID, ProducerEpoch: noProducerEpoch, Code: code}
-	}
 	if id == "" {
-		return fail(kerr.InvalidRequest.Code)
+		return initFail(kerr.InvalidRequest.Code)
 	}
 	if timeoutMs <= 0 || time.Duration(timeoutMs)*time.Millisecond > c.cfg.MaxTimeout {
-		return fail(kerr.InvalidTransactionTimeout.Code)
+		return initFail(kerr.InvalidTransactionTimeout.Code)
 	}
+	w := pendingWait{d: c.cfg.PendingWait}
+	defer w.stop()
+	for {
+		if res, again := c.initOnce(ctx, id, timeoutMs, expPID, expEpoch, &w); !again {
+			return res
+		}
+	}
+}
+
+func initFail(code int16) InitResult {
+	return InitResult{ProducerID: noProducerID, ProducerEpoch: noProducerEpoch, Code: code}
+}
+
+// initOnce is one decision of InitProducerID; again reports that it waited
+// for an in-flight step that has now changed, so the caller decides again.
+func (c *Coordinator) initOnce(ctx context.Context, id string, timeoutMs int32, expPID int64, expEpoch int16, w *pendingWait) (_ InitResult, again bool) {
+	fail := func(code int16) (InitResult, bool) { return initFail(code), false }
 	c.mu.Lock()
 	p, part, code := c.ownerLocked(id)
 	if code != 0 {
@@ -52,7 +68,7 @@ func (c *Coordinator) InitProducerID(ctx context.Context, id string, timeoutMs i
 		}
 		if md = part.txns[id]; md == nil {
 			md = &metadata{id: id, pid: pid, lastPID: noProducerID, epoch: noProducerEpoch, lastEpoch: noProducerEpoch,
-				timeoutMs: timeoutMs, state: Empty, partitions: map[TopicPartition]struct{}{},
+				timeoutMs: timeoutMs, state: Empty, partitions: map[kafka.TopicPartition]struct{}{},
 				startMs: -1, updateMs: c.now().UnixMilli(), pending: noState}
 			part.txns[id] = md
 		}
@@ -60,6 +76,11 @@ func (c *Coordinator) InitProducerID(ctx context.Context, id string, timeoutMs i
 	}
 	c.mu.Lock()
 	d := decideInit(md.snapshot(), md.pending != noState, timeoutMs, expPID, expEpoch, c.now().UnixMilli())
+	if d.code == kerr.ConcurrentTransactions.Code && c.awaitChangeLocked(ctx, part, md, w) {
+		return InitResult{}, true
+	} else if d.code == kerr.ConcurrentTransactions.Code {
+		return fail(d.code)
+	}
 	if d.code != 0 {
 		c.mu.Unlock()
 		return fail(d.code)
@@ -89,13 +110,14 @@ func (c *Coordinator) InitProducerID(ctx context.Context, id string, timeoutMs i
 	if code := c.write(ctx, p, part, md, d.t); code != 0 {
 		return fail(code)
 	}
-	return InitResult{ProducerID: d.t.pid, ProducerEpoch: d.t.epoch}
+	return InitResult{ProducerID: d.t.pid, ProducerEpoch: d.t.epoch}, false
 }
 
 // clearPending drops md's pending transition (its write was not attempted).
 func (c *Coordinator) clearPending(part *partition, md *metadata) {
 	c.mu.Lock()
 	md.pending = noState
+	md.notifyLocked()
 	c.mu.Unlock()
 }
 
@@ -115,6 +137,7 @@ func (c *Coordinator) write(ctx context.Context, p int32, part *partition, md *m
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	md.pending = noState
+	defer md.notifyLocked()
 	if c.mu.parts[p] != part || part.txns[md.id] != md {
 		return kerr.NotCoordinator.Code
 	}
@@ -125,6 +148,9 @@ func (c *Coordinator) write(ctx context.Context, p int32, part *partition, md *m
 	}
 	from := md.state
 	md.apply(t)
+	if t.state != Ongoing {
+		md.queuedAdds = nil // asked for in a transaction that is over
+	}
 	c.metrics.transition(from, t.state)
 	return 0
 }
@@ -150,22 +176,36 @@ func (c *Coordinator) lockTxn(id string) (int32, *partition, *metadata, int16) {
 
 // AddPartitions is AddPartitionsToTxn (and AddOffsetsToTxn, with the
 // group's __consumer_offsets partition): one code for all partitions.
-func (c *Coordinator) AddPartitions(ctx context.Context, id string, pid int64, epoch int16, tps []TopicPartition) int16 {
+func (c *Coordinator) AddPartitions(ctx context.Context, id string, pid int64, epoch int16, tps []kafka.TopicPartition) int16 {
 	if id == "" {
 		return kerr.InvalidRequest.Code
 	}
-	p, part, md, code := c.lockTxn(id)
-	if code != 0 {
-		return code
-	}
-	t, write, code := decideAdd(md.snapshot(), md.pending != noState, pid, epoch, tps, c.now().UnixMilli())
-	if code != 0 || !write {
+	w := pendingWait{d: c.cfg.PendingWait}
+	defer w.stop()
+	for {
+		p, part, md, code := c.lockTxn(id)
+		if code != 0 {
+			return code
+		}
+		t, write, code := decideAdd(md.snapshot(), md.pending != noState, pid, epoch, md.withQueuedAdds(pid, epoch, tps), c.now().UnixMilli())
+		if code == kerr.ConcurrentTransactions.Code {
+			if md.pending == Ongoing && w.d > 0 {
+				md.queueAdds(pid, epoch, tps)
+			}
+			if c.awaitChangeLocked(ctx, part, md, &w) {
+				continue
+			}
+			return code
+		}
+		if code != 0 || !write {
+			c.mu.Unlock()
+			return code
+		}
+		md.takeQueuedAdds(pid, epoch)
+		md.pending = Ongoing
 		c.mu.Unlock()
-		return code
+		return c.write(ctx, p, part, md, t)
 	}
-	md.pending = Ongoing
-	c.mu.Unlock()
-	return c.write(ctx, p, part, md, t)
 }
 
 // EndTxn is a client's EndTxn: it answers once PrepareCommit/PrepareAbort
@@ -175,29 +215,41 @@ func (c *Coordinator) EndTxn(ctx context.Context, id string, pid int64, epoch in
 	if id == "" {
 		return kerr.InvalidRequest.Code
 	}
-	p, part, md, code := c.lockTxn(id)
-	if code != 0 {
-		return code
-	}
-	t, write, code := decideEnd(md.snapshot(), md.pending != noState, pid, epoch, commit, c.now().UnixMilli())
-	if code != 0 || !write {
+	w := pendingWait{d: c.cfg.PendingWait}
+	defer w.stop()
+	for {
+		p, part, md, code := c.lockTxn(id)
+		if code != 0 {
+			return code
+		}
+		t, write, code := decideEnd(md.snapshot(), md.pending != noState, pid, epoch, commit, c.now().UnixMilli())
+		if code == kerr.ConcurrentTransactions.Code {
+			// A pending append, or a retried EndTxn of a transaction
+			// whose markers are still being written: wait for the step.
+			if c.awaitChangeLocked(ctx, part, md, &w) {
+				continue
+			}
+			return code
+		}
+		if code != 0 || !write {
+			c.mu.Unlock()
+			return code
+		}
+		md.pending = t.state
 		c.mu.Unlock()
-		return code
+		if code := c.write(ctx, p, part, md, t); code != 0 {
+			return code
+		}
+		c.mu.Lock()
+		c.startMarkersLocked(p, part, md)
+		c.mu.Unlock()
+		return 0
 	}
-	md.pending = t.state
-	c.mu.Unlock()
-	if code := c.write(ctx, p, part, md, t); code != 0 {
-		return code
-	}
-	c.mu.Lock()
-	c.startMarkersLocked(p, part, md)
-	c.mu.Unlock()
-	return 0
 }
 
 // Verify is KIP-890 part 1's AddPartitionsToTxn v4 verify_only check: a
 // code for the whole transaction, or one per partition. Nothing is written.
-func (c *Coordinator) Verify(id string, pid int64, epoch int16, tps []TopicPartition) (map[TopicPartition]int16, int16) {
+func (c *Coordinator) Verify(id string, pid int64, epoch int16, tps []kafka.TopicPartition) (map[kafka.TopicPartition]int16, int16) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	_, part, code := c.ownerLocked(id)
@@ -219,7 +271,7 @@ type Description struct {
 	StartMs       int64
 	ProducerID    int64
 	ProducerEpoch int16
-	Partitions    []TopicPartition // while preparing: those still without their marker
+	Partitions    []kafka.TopicPartition // while preparing: those still without their marker
 }
 
 // Describe is DescribeTransactions for one id: TRANSACTIONAL_ID_NOT_FOUND

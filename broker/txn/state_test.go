@@ -4,6 +4,8 @@ import (
 	"testing"
 
 	"github.com/twmb/franz-go/pkg/kerr"
+
+	"samsa/kafka"
 )
 
 // TestTxnStateTransitions checks every (from, to) pair against Kafka
@@ -36,7 +38,7 @@ func TestTxnStateTransitions(t *testing.T) {
 	}
 }
 
-func md(state State, pid int64, epoch int16, parts ...TopicPartition) transit {
+func md(state State, pid int64, epoch int16, parts ...kafka.TopicPartition) transit {
 	return transit{pid: pid, lastPID: -1, epoch: epoch, lastEpoch: -1, timeoutMs: 60000, state: state,
 		partitions: parts, startMs: -1}
 }
@@ -67,7 +69,7 @@ func TestTxnDecideInit(t *testing.T) {
 		{name: "exhausted with expected", md: exhausted, expPID: 7, expEpoch: 32766, rotate: true, epoch: 0, lastEpoch: 32766},
 		{name: "pending", md: md(Empty, 7, 1), pending: true, expPID: -1, code: kerr.ConcurrentTransactions.Code},
 		{name: "prepare commit", md: md(PrepareCommit, 7, 1), expPID: -1, code: kerr.ConcurrentTransactions.Code},
-		{name: "ongoing fences", md: md(Ongoing, 7, 1, TopicPartition{"a", 0}), expPID: -1, fence: true, epoch: 2, lastEpoch: -1},
+		{name: "ongoing fences", md: md(Ongoing, 7, 1, kafka.TopicPartition{Topic: "a", Partition: 0}), expPID: -1, fence: true, epoch: 2, lastEpoch: -1},
 	} {
 		d := decideInit(c.md, c.pending, 30000, c.expPID, c.expEpoch, 100)
 		if d.code != c.code || d.fence != c.fence || d.rotate != c.rotate {
@@ -141,17 +143,17 @@ func TestTxnDecideEnd(t *testing.T) {
 }
 
 func TestTxnDecideAdd(t *testing.T) {
-	a0, a1 := TopicPartition{"a", 0}, TopicPartition{"a", 1}
-	tr, write, code := decideAdd(md(CompleteCommit, 7, 1), false, 7, 1, []TopicPartition{a0}, 50)
+	a0, a1 := kafka.TopicPartition{Topic: "a", Partition: 0}, kafka.TopicPartition{Topic: "a", Partition: 1}
+	tr, write, code := decideAdd(md(CompleteCommit, 7, 1), false, 7, 1, []kafka.TopicPartition{a0}, 50)
 	if code != 0 || !write || tr.state != Ongoing || tr.startMs != 50 || len(tr.partitions) != 1 {
 		t.Fatalf("from CompleteCommit: %+v %v %d", tr, write, code)
 	}
 	ongoing := md(Ongoing, 7, 1, a0)
 	ongoing.startMs = 10
-	if _, write, code := decideAdd(ongoing, false, 7, 1, []TopicPartition{a0}, 50); write || code != 0 {
+	if _, write, code := decideAdd(ongoing, false, 7, 1, []kafka.TopicPartition{a0}, 50); write || code != 0 {
 		t.Fatalf("already added: write %v code %d", write, code)
 	}
-	tr, write, _ = decideAdd(ongoing, false, 7, 1, []TopicPartition{a1, a0}, 50)
+	tr, write, _ = decideAdd(ongoing, false, 7, 1, []kafka.TopicPartition{a1, a0}, 50)
 	if !write || tr.startMs != 10 || len(tr.partitions) != 2 {
 		t.Fatalf("union: %+v", tr)
 	}
@@ -167,15 +169,15 @@ func TestTxnDecideAdd(t *testing.T) {
 		"pending": {ongoing, true, 7, 1, kerr.ConcurrentTransactions.Code},
 		"prepare": {md(PrepareAbort, 7, 1), false, 7, 1, kerr.ConcurrentTransactions.Code},
 	} {
-		if _, _, code := decideAdd(c.md, c.pending, c.pid, c.epoch, []TopicPartition{a1}, 50); code != c.code {
+		if _, _, code := decideAdd(c.md, c.pending, c.pid, c.epoch, []kafka.TopicPartition{a1}, 50); code != c.code {
 			t.Errorf("%s: %d, want %d", name, code, c.code)
 		}
 	}
 }
 
 func TestTxnDecideVerify(t *testing.T) {
-	a0, a1 := TopicPartition{"a", 0}, TopicPartition{"a", 1}
-	res, code := decideVerify(md(Ongoing, 7, 1, a0), 7, 1, []TopicPartition{a0, a1})
+	a0, a1 := kafka.TopicPartition{Topic: "a", Partition: 0}, kafka.TopicPartition{Topic: "a", Partition: 1}
+	res, code := decideVerify(md(Ongoing, 7, 1, a0), 7, 1, []kafka.TopicPartition{a0, a1})
 	if code != 0 || res[a0] != 0 || res[a1] != kerr.InvalidTxnState.Code {
 		t.Fatalf("verify: %v %d", res, code)
 	}
@@ -185,7 +187,7 @@ func TestTxnDecideVerify(t *testing.T) {
 	if _, code := decideVerify(md(PrepareCommit, 7, 1, a0), 7, 1, nil); code != kerr.ConcurrentTransactions.Code {
 		t.Errorf("prepare: %d", code)
 	}
-	if res, _ := decideVerify(md(CompleteCommit, 7, 1), 7, 1, []TopicPartition{a0}); res[a0] != kerr.InvalidTxnState.Code {
+	if res, _ := decideVerify(md(CompleteCommit, 7, 1), 7, 1, []kafka.TopicPartition{a0}); res[a0] != kerr.InvalidTxnState.Code {
 		t.Errorf("complete: %v", res)
 	}
 }

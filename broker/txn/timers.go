@@ -75,6 +75,7 @@ func (c *Coordinator) removeExpired() {
 		}
 		c.mu.Lock()
 		j.md.pending = noState
+		j.md.notifyLocked()
 		if err == nil && c.mu.parts[j.p] == j.part && j.part.txns[j.md.id] == j.md {
 			delete(j.part.txns, j.md.id)
 			c.lg.WithField("transactional_id", j.md.id).Info("txn: removed an expired transactional id")

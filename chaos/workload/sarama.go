@@ -86,55 +86,25 @@ func newSaramaTxnProducer(bootstrap []string, txnID string) (sarama.SyncProducer
 	return sp, nil
 }
 
-// multiPartitionSarama is multiPartitionKgo with Sarama's transactional
-// producer.
-func (t *Txn) multiPartitionSarama(ctx context.Context, name string) {
-	h := t.env.History
-	var sp sarama.SyncProducer
-	defer func() {
-		if sp != nil {
-			sp.Close()
-		}
-	}()
-	tick := pace(ctx, txnRate)
-	for n := int64(1); ; n++ {
-		select {
-		case <-ctx.Done():
-			return
-		case <-tick:
-		}
-		if sp == nil {
-			var err error
-			if sp, err = newSaramaTxnProducer(t.env.Bootstrap, "samsa-chaos-"+name); err != nil {
-				sp = nil
-				continue
-			}
-		}
-		id := fmt.Sprintf("%s/%d", name, n)
-		h.Add(history.Op{Process: name, Type: history.Invoke, F: history.Txn, Value: id, Client: "sarama"})
-		if err := sp.BeginTxn(); err != nil {
-			endTxn(h, name, id, false, err)
-			sp.Close()
-			sp = nil
-			continue
-		}
-		msgs := make([]*sarama.ProducerMessage, txnPartitions)
-		for p := range msgs {
-			v := fmt.Sprintf("%s/%d", id, p)
-			h.Add(history.Op{Process: name, Type: history.Invoke, F: history.TxnSend, Value: v, Partition: int32(p), TxnID: id, Client: "sarama"})
-			msgs[p] = &sarama.ProducerMessage{Topic: TxnTopic, Partition: int32(p), Value: sarama.StringEncoder(v)}
-		}
-		commit := sp.SendMessages(msgs) == nil && n%txnAbortEvery != 0
-		var err error
-		if commit {
-			err = sp.CommitTxn()
-		} else {
-			err = sp.AbortTxn()
-		}
-		endTxn(h, name, id, commit, err)
-		if err != nil || sp.TxnStatus()&sarama.ProducerTxnFlagFatalError != 0 {
-			sp.Close()
-			sp = nil
-		}
+// saramaTxn is Sarama's transactional SyncProducer.
+type saramaTxn struct{ sp sarama.SyncProducer }
+
+func (s saramaTxn) Begin() error { return s.sp.BeginTxn() }
+
+func (s saramaTxn) Send(vals []string) error {
+	msgs := make([]*sarama.ProducerMessage, len(vals))
+	for p, v := range vals {
+		msgs[p] = &sarama.ProducerMessage{Topic: TxnTopic, Partition: int32(p), Value: sarama.StringEncoder(v)}
 	}
+	return s.sp.SendMessages(msgs)
 }
+
+func (s saramaTxn) End(commit bool) error {
+	if commit {
+		return s.sp.CommitTxn()
+	}
+	return s.sp.AbortTxn()
+}
+
+func (s saramaTxn) Fatal() bool { return s.sp.TxnStatus()&sarama.ProducerTxnFlagFatalError != 0 }
+func (s saramaTxn) Close()      { _ = s.sp.Close() }

@@ -52,8 +52,18 @@ func (t *Txn) Start(ctx context.Context, env Env) error {
 		wg.Add(1)
 		go func() { defer wg.Done(); f() }()
 	}
-	run(&t.prodWG, func() { t.multiPartitionKgo(pctx, "txn-kgo") })
-	run(&t.prodWG, func() { t.multiPartitionSarama(pctx, "txn-sarama") })
+	run(&t.prodWG, func() {
+		t.multiPartition(pctx, "txn-kgo", "kgo", func() (txnProducer, error) {
+			cl, err := kgo.NewClient(t.txnOpts("txn-kgo")...)
+			return kgoTxn{cl}, err
+		})
+	})
+	run(&t.prodWG, func() {
+		t.multiPartition(pctx, "txn-sarama", "sarama", func() (txnProducer, error) {
+			sp, err := newSaramaTxnProducer(t.env.Bootstrap, "samsa-chaos-txn-sarama")
+			return saramaTxn{sp}, err
+		})
+	})
 	for i := 0; i < 2; i++ {
 		name := fmt.Sprintf("ctp-%d", i)
 		run(&t.prodWG, func() { t.transform(pctx, name) })
@@ -115,14 +125,31 @@ func endTxn(h *history.Writer, name, id string, commit bool, err error) {
 	h.Add(op)
 }
 
-// multiPartitionKgo writes transactions of one record to every partition
-// with franz-go, committing three in four and aborting the fourth.
-func (t *Txn) multiPartitionKgo(ctx context.Context, name string) {
+// txnProducer is one client's transactional producer as multiPartition
+// drives it.
+type txnProducer interface {
+	Begin() error
+	// Send writes vals[p] to partition p and waits for the outcome.
+	Send(vals []string) error
+	// End commits or aborts.
+	End(commit bool) error
+	// Fatal reports whether the producer is unusable even without an
+	// error from End.
+	Fatal() bool
+	Close()
+}
+
+// multiPartition writes transactions of one record to every partition,
+// committing three in four and aborting the fourth; open makes the
+// client's producer (again after any error: a new producer's
+// InitProducerId bumps the epoch and fences whatever the old one left
+// open).
+func (t *Txn) multiPartition(ctx context.Context, name, client string, open func() (txnProducer, error)) {
 	h := t.env.History
-	var cl *kgo.Client
+	var tp txnProducer
 	defer func() {
-		if cl != nil {
-			cl.Close()
+		if tp != nil {
+			tp.Close()
 		}
 	}()
 	tick := pace(ctx, txnRate)
@@ -132,41 +159,66 @@ func (t *Txn) multiPartitionKgo(ctx context.Context, name string) {
 			return
 		case <-tick:
 		}
-		if cl == nil {
+		if tp == nil {
 			var err error
-			if cl, err = kgo.NewClient(t.txnOpts(name)...); err != nil {
+			if tp, err = open(); err != nil {
+				tp = nil
 				continue
 			}
 		}
 		id := fmt.Sprintf("%s/%d", name, n)
-		h.Add(history.Op{Process: name, Type: history.Invoke, F: history.Txn, Value: id, Client: "kgo"})
-		if err := cl.BeginTransaction(); err != nil {
+		h.Add(history.Op{Process: name, Type: history.Invoke, F: history.Txn, Value: id, Client: client})
+		if err := tp.Begin(); err != nil {
 			endTxn(h, name, id, false, err)
-			cl.Close()
-			cl = nil
+			tp.Close()
+			tp = nil
 			continue
 		}
-		recs := make([]*kgo.Record, txnPartitions)
-		for p := range recs {
-			v := fmt.Sprintf("%s/%d", id, p)
-			h.Add(history.Op{Process: name, Type: history.Invoke, F: history.TxnSend, Value: v, Partition: int32(p), TxnID: id, Client: "kgo"})
-			recs[p] = &kgo.Record{Partition: int32(p), Value: []byte(v)}
+		vals := make([]string, txnPartitions)
+		for p := range vals {
+			vals[p] = fmt.Sprintf("%s/%d", id, p)
+			h.Add(history.Op{Process: name, Type: history.Invoke, F: history.TxnSend, Value: vals[p], Partition: int32(p), TxnID: id, Client: client})
 		}
-		// Not ctx: a produce or EndTxn cancelled half way leaves the
-		// client's transaction state unknowable.
-		ectx, cancel := context.WithTimeout(context.Background(), endTimeout)
-		commit := cl.ProduceSync(ectx, recs...).FirstErr() == nil && n%txnAbortEvery != 0
-		err := cl.EndTransaction(ectx, kgo.TransactionEndTry(commit))
-		cancel()
+		serr := tp.Send(vals)
+		commit := serr == nil && n%txnAbortEvery != 0
+		err := tp.End(commit)
+		if err == nil && serr != nil {
+			err = serr // why it aborted, for the history
+		}
 		endTxn(h, name, id, commit, err)
-		if err != nil {
-			// A new client's InitProducerId bumps the epoch and fences
-			// whatever this one left open.
-			cl.Close()
-			cl = nil
+		if err != nil || tp.Fatal() {
+			tp.Close()
+			tp = nil
 		}
 	}
 }
+
+// kgoTxn is franz-go's transactional producer. Its produce and EndTxn
+// calls are not cancelled by the workload's context: one cancelled half
+// way leaves the client's transaction state unknowable; endTimeout bounds
+// them.
+type kgoTxn struct{ cl *kgo.Client }
+
+func (k kgoTxn) Begin() error { return k.cl.BeginTransaction() }
+
+func (k kgoTxn) Send(vals []string) error {
+	recs := make([]*kgo.Record, len(vals))
+	for p, v := range vals {
+		recs[p] = &kgo.Record{Partition: int32(p), Value: []byte(v)}
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), endTimeout)
+	defer cancel()
+	return k.cl.ProduceSync(ctx, recs...).FirstErr()
+}
+
+func (k kgoTxn) End(commit bool) error {
+	ctx, cancel := context.WithTimeout(context.Background(), endTimeout)
+	defer cancel()
+	return k.cl.EndTransaction(ctx, kgo.TransactionEndTry(commit))
+}
+
+func (k kgoTxn) Fatal() bool { return false }
+func (k kgoTxn) Close()      { k.cl.Close() }
 
 // transform is one member of the consume-transform-produce group: it reads
 // the queue topic read_committed and, in one transaction per poll, writes
@@ -219,19 +271,29 @@ func (t *Txn) transform(ctx context.Context, name string) {
 			s = nil
 			continue
 		}
+		// End does not look at the records: a transaction whose output
+		// failed (a delivery timeout while the coordinator was away) would
+		// commit its input offsets alone. The first error aborts, as
+		// franz-go's exactly-once example does.
+		produced := kgo.AbortingFirstErrPromise(s.Client())
 		for _, r := range in {
 			src := fmt.Sprintf("%d/%d", r.Partition, r.Offset)
 			v := fmt.Sprintf("ctp/%s/%s", id, src)
 			h.Add(history.Op{Process: name, Type: history.Invoke, F: history.TxnSend, Value: v, Partition: r.Partition % txnPartitions,
 				TxnID: id, Source: src, Client: "kgo"})
-			s.Produce(context.Background(), &kgo.Record{Partition: r.Partition % txnPartitions, Value: []byte(v)}, nil)
+			s.Produce(context.Background(), &kgo.Record{Partition: r.Partition % txnPartitions, Value: []byte(v)}, produced.Promise())
 		}
+		perr := produced.Err()
 		ectx, cancel := context.WithTimeout(context.Background(), endTimeout)
-		committed, err := s.End(ectx, kgo.TryCommit)
+		committed, err := s.End(ectx, kgo.TransactionEndTry(perr == nil))
 		cancel()
+		if err == nil && perr != nil {
+			err = perr // recorded with the abort
+		}
 		// End aborts (committed false, no error) when the group rebalanced
-		// or a record failed: aborted for certain.
-		endTxn(h, name, id, committed || err != nil, err)
+		// or we asked it to: aborted for certain. An error after asking to
+		// commit is indeterminate.
+		endTxn(h, name, id, committed || (perr == nil && err != nil), err)
 		if err != nil {
 			s.Close()
 			s = nil

@@ -77,8 +77,8 @@ func roundRobin() kgo.Opt { return kgo.RecordPartitioner(kgo.RoundRobinPartition
 // kgoConsume reads n records of topic from the start of every partition
 // (no consumer group) and reports the rate from the first poll to the last
 // record. MiB counts key and value bytes, as Kafka's consumer perf tool.
-func kgoConsume(ctx context.Context, c *cluster, topic string, n int, timeout time.Duration) (throughput, error) {
-	cl, err := c.client(kgo.ConsumeTopics(topic), kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()))
+func kgoConsume(ctx context.Context, c *cluster, topic string, n int, timeout time.Duration, extra ...kgo.Opt) (throughput, error) {
+	cl, err := c.client(append([]kgo.Opt{kgo.ConsumeTopics(topic), kgo.ConsumeResetOffset(kgo.NewOffset().AtStart())}, extra...)...)
 	if err != nil {
 		return throughput{}, err
 	}

@@ -25,6 +25,8 @@ type options struct {
 	records100, records1k        int
 	e2eSecs                      float64
 	widePartitions               int
+	txn                          bool // the transaction cells (txn.go)
+	txnOnly                      bool // only those (no memory test either)
 }
 
 func main() {
@@ -131,6 +133,8 @@ func main() {
 		fs.IntVar(&o.records1k, "records-1k", 0, "records per 1 KiB producer run (default 200000, 60000 with -quick)")
 		fs.Float64Var(&o.e2eSecs, "e2e-secs", 0, "seconds per e2e latency run (default 4, 3 with -quick)")
 		fs.IntVar(&o.widePartitions, "wide-partitions", 1000, "partitions of the memory test topic")
+		fs.BoolVar(&o.txn, "txn", true, "measure transactions (transactional vs idempotent produce, read_committed vs read_uncommitted)")
+		fs.BoolVar(&o.txnOnly, "txn-only", false, "measure only the transactions (use with -out elsewhere: the other tables stay empty)")
 		_ = fs.Parse(os.Args[2:])
 		o.systems = strings.Split(*systems, ",")
 		o.defaults()
@@ -193,6 +197,9 @@ func run(ctx context.Context, o options) error {
 		}
 	}
 	for si, sys := range o.systems {
+		if o.txnOnly {
+			break
+		}
 		if err := runWide(ctx, o, res, sys, o.basePort+100*si); err != nil {
 			return err
 		}
@@ -228,6 +235,9 @@ func runTopology(ctx context.Context, o options, res *results, sys string, topo 
 		return err
 	}
 	defer c.stop()
+	if o.txnOnly {
+		return runTxn(ctx, o, res, c, sys, topo)
+	}
 	timeout := 120 * time.Second
 	consumeTopic := map[int]string{}
 	for _, size := range []int{100, 1024} {
@@ -347,6 +357,9 @@ func runTopology(ctx context.Context, o options, res *results, sys string, topo 
 	}
 	logf("%s %s: %s", sys, cell.label(), cell.summary())
 	res.Cells = append(res.Cells, cell)
+	if o.txn {
+		return runTxn(ctx, o, res, c, sys, topo)
+	}
 	return nil
 }
 

@@ -159,6 +159,7 @@ func renderReport(r *results) string {
 		}
 		w("| %s | %s MiB | %s MiB | %s MiB | %.1f s | %s |\n", m.System, mib(m.Empty), mib(m.Idle), mib(m.Load), m.CreateSecs, load)
 	}
+	renderTxn(w, r, topos)
 	w("\n")
 	renderTargets(&b, r)
 	var errs []string

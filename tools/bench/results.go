@@ -52,7 +52,10 @@ type memCell struct {
 
 func (c *cell) label() string {
 	s := fmt.Sprintf("%s %s %dB", c.Kind, c.Topo, c.Size)
-	if c.Acks != "" {
+	switch {
+	case strings.HasPrefix(c.Kind, "txn-"):
+		s += " " + c.Acks // the mode (txn.go)
+	case c.Acks != "":
 		s += " acks=" + c.Acks
 	}
 	if c.Inflight > 0 && c.Kind == "e2e" {

@@ -11,8 +11,8 @@ import (
 	"time"
 )
 
-// The Sarama side runs Samsa's own Kafka perf tools (tools/producer_perf.go,
-// tools/consumer_perf.go) as child processes and parses Kafka's output
+// The Sarama side runs Samsa's own Kafka perf tools (tools/perf/producer_perf.go,
+// tools/perf/consumer_perf.go) as child processes and parses Kafka's output
 // formats.
 
 var producerTotal = regexp.MustCompile(`(\d+) records sent, ([0-9.]+) records/sec \(([0-9.]+) MB/sec\)`)

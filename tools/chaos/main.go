@@ -25,9 +25,10 @@ func usage(fs *flag.FlagSet) func() {
 		fmt.Fprintf(w, "Usage: bin/samsa-chaos.sh [options]\n\n"+
 			"Samsa's reliability harness: a 3-server ZooKeeper ensemble and 3-5 brokers, each in its own\n"+
 			"network namespace, a recorded queue workload (franz-go and Sarama producers, idempotent and\n"+
-			"not, acks=all; a franz-go consumer group), seeded faults, and a checker over the history.\n"+
-			"Needs root (namespaces, iptables, tmpfs). Prints one summary line; exit 1 when lost>0,\n"+
-			"duplicates>0 (idempotent producers), an order or consumer violation, or no recovery.\n\nOptions:\n")
+			"not, acks=all; a franz-go consumer group) and a transactional one, seeded faults, and a\n"+
+			"checker over the history. Needs root (namespaces, iptables, tmpfs). Prints one summary line;\n"+
+			"exit 1 when lost>0, duplicates>0 (idempotent producers), an order, consumer or transaction\n"+
+			"violation, or no recovery.\n\nOptions:\n")
 		fs.PrintDefaults()
 		fmt.Fprintf(w, "\nNemeses (--nemesis, comma-separated; \"a+b\" runs two at once; \"all\" = every one below plus %s):\n",
 			strings.Join(nemesis.Combos, ", "))

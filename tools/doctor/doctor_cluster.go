@@ -16,6 +16,7 @@ import (
 
 	"github.com/IBM/sarama"
 
+	"samsa/kafka"
 	"samsa/tools/internal/tool"
 	"samsa/zkutil"
 )
@@ -65,10 +66,10 @@ func clusterViewZK(connect string, timeout time.Duration, env tool.Env) (*cluste
 	if err != nil {
 		return nil, err
 	}
-	var tps []zkutil.TopicPartition
+	var tps []kafka.TopicPartition
 	for t, a := range assignments {
 		for p := range a.Assignment.Partitions {
-			tps = append(tps, zkutil.TopicPartition{Topic: t, Partition: p})
+			tps = append(tps, kafka.TopicPartition{Topic: t, Partition: p})
 		}
 	}
 	states, err := zk.GetPartitionStates(tps)

@@ -12,6 +12,7 @@ import (
 
 	"samsa/broker/record"
 	"samsa/broker/storage"
+	"samsa/kafka"
 )
 
 // writeSnapshotFixture appends idempotent batches of two producers with
@@ -22,7 +23,7 @@ func writeSnapshotFixture(t *testing.T) string {
 	t.Helper()
 	dir := filepath.Join(t.TempDir(), "idem-0")
 	clock := time.UnixMilli(1700000000000)
-	l, err := storage.OpenLog(storage.LogOptions{Dir: dir, TP: storage.TopicPartition{Topic: "idem", Partition: 0},
+	l, err := storage.OpenLog(storage.LogOptions{Dir: dir, TP: kafka.TopicPartition{Topic: "idem", Partition: 0},
 		Config: storage.DefaultConfig(), Now: func() time.Time { return clock }, CleanShutdown: true})
 	if err != nil {
 		t.Fatal(err)

@@ -12,6 +12,7 @@ import (
 	"samsa/broker/group"
 	"samsa/broker/record"
 	"samsa/broker/storage"
+	"samsa/kafka"
 	"samsa/tools/internal/tooltest"
 )
 
@@ -25,7 +26,7 @@ func writeDumpFixture(t *testing.T) string {
 	cfg.SegmentBytes = 300
 	cfg.IndexIntervalBytes = 1
 	clock := time.UnixMilli(1700000000000)
-	l, err := storage.OpenLog(storage.LogOptions{Dir: dir, TP: storage.TopicPartition{Topic: "orders", Partition: 0}, Config: cfg,
+	l, err := storage.OpenLog(storage.LogOptions{Dir: dir, TP: kafka.TopicPartition{Topic: "orders", Partition: 0}, Config: cfg,
 		Now: func() time.Time { return clock }, CleanShutdown: true})
 	if err != nil {
 		t.Fatal(err)
@@ -250,7 +251,7 @@ func FuzzToolDumpLog(f *testing.F) {
 
 func TestToolDumpLogOffsetsDecoder(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "__consumer_offsets-7")
-	l, err := storage.OpenLog(storage.LogOptions{Dir: dir, TP: storage.TopicPartition{Topic: "__consumer_offsets", Partition: 7},
+	l, err := storage.OpenLog(storage.LogOptions{Dir: dir, TP: kafka.TopicPartition{Topic: "__consumer_offsets", Partition: 7},
 		Config: storage.DefaultConfig(), CleanShutdown: true})
 	if err != nil {
 		t.Fatal(err)

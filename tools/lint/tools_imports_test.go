@@ -59,6 +59,7 @@ var toolsImports = map[string][]toolsDep{
 	},
 	"tools/admin": {
 		{dep: "tools/internal/tool", why: "shared CLI plumbing"},
+		{dep: "kafka", why: "kafka.TopicPartition keys the per-partition results"},
 	},
 	"tools/configs": {
 		{dep: "tools/internal/tool", why: "shared CLI plumbing"},
@@ -75,6 +76,7 @@ var toolsImports = map[string][]toolsDep{
 		{dep: "tools/internal/tool", why: "shared CLI plumbing"},
 		{dep: "config", why: "reads server.properties for the host checks"},
 		{dep: "zkutil", why: "the cluster checks read the registry through zkutil"},
+		{dep: "kafka", why: "kafka.TopicPartition, the partition name zkutil takes"},
 		{dep: "tools/groups", why: "the group checks read the brokers' /groups/rebalances documents with kafka-consumer-groups' client"},
 	},
 	"tools/dumplog": {
@@ -85,6 +87,7 @@ var toolsImports = map[string][]toolsDep{
 	"tools/groups": {
 		{dep: "tools/internal/tool", why: "shared CLI plumbing"},
 		{dep: "zkutil", why: "the --zookeeper (old consumer) groups live in ZooKeeper"},
+		{dep: "kafka", why: "kafka.TopicPartition names the partitions of a reset plan"},
 	},
 	"tools/perf": {
 		{dep: "tools/internal/tool", why: "shared CLI plumbing"},
@@ -94,11 +97,13 @@ var toolsImports = map[string][]toolsDep{
 		{dep: "tools/internal/tool", why: "shared CLI plumbing"},
 		{dep: "zkutil", why: "the --zookeeper reassignment and election znodes"},
 		{dep: "tools/topics", why: "the --zookeeper paths share kafka-topics' ZooKeeper service (connection, live brokers, assignment errors)"},
-		{dep: "controller", why: "replica assignment (AssignReplicas, BrokerMeta) is the controller's pure function"},
+		{dep: "assign", why: "replica placement with Kafka's algorithm, the broker's own (assign.Replicas, StartIndex)"},
+		{dep: "kafka", why: "kafka.TopicPartition, the partition name zkutil takes"},
 		{dep: "broker/wire", why: "the Samsa log-end reassignment tag (LogEndReassignmentTag) is a wire constant"},
 	},
 	"tools/replicaverify": {
 		{dep: "tools/internal/tool", why: "shared CLI plumbing"},
+		{dep: "kafka", why: "kafka.TopicPartition keys the per-partition results"},
 	},
 	"tools/serverstart": {
 		{dep: "tools/internal/tool", why: "shared CLI plumbing"},
@@ -109,21 +114,27 @@ var toolsImports = map[string][]toolsDep{
 		{dep: "tools/internal/tool", why: "shared CLI plumbing"},
 		{dep: "config", why: "Kafka's topic property names and defaults"},
 		{dep: "zkutil", why: "every znode path and JSON codec for --zookeeper (S8.1)"},
-		{dep: "controller", why: "replica assignment (AssignReplicas, BrokerMeta) is the controller's pure function"},
+		{dep: "assign", why: "replica placement with Kafka's algorithm, the broker's own (assign.Replicas, StartIndex)"},
+		{dep: "kafka", why: "kafka.TopicPartition, the partition name zkutil takes"},
 	},
 	"tools/txn": {
 		{dep: "tools/internal/tool", why: "shared CLI plumbing"},
+		{dep: "kafka", why: "kafka.TopicPartition for the partitions find-hanging scans"},
 	},
 	"tools/verifiable": {
 		{dep: "tools/internal/tool", why: "shared CLI plumbing"},
 		{dep: "config", why: "--producer.config / --consumer.config properties files"},
+		{dep: "kafka", why: "kafka.TopicPartition keys the consumer's claimed partitions and offsets"},
 	},
 	"tools/zkshell": {
 		{dep: "tools/internal/tool", why: "shared CLI plumbing"},
 		{dep: "zkutil", why: "zookeeper-shell talks to ZooKeeper only through zkutil"},
 	},
-	"tools/samsa":            {{dep: "tools", why: "the binary only calls tools.Run"}},
-	"tools/zkconsumer":       {{dep: "zkutil", why: "the consumer's registry and offsets live in ZooKeeper"}},
+	"tools/samsa": {{dep: "tools", why: "the binary only calls tools.Run"}},
+	"tools/zkconsumer": {
+		{dep: "zkutil", why: "the consumer's registry and offsets live in ZooKeeper"},
+		{dep: "kafka", why: "kafka.TopicPartition names the partitions it assigns and owns"},
+	},
 	"tools/bench":            nil, // runs the samsa binary and clients as processes
 	"tools/bench/kfakepeer":  nil,
 	"tools/lint":             nil, // tests only

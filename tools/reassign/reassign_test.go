@@ -11,7 +11,7 @@ import (
 	"github.com/IBM/sarama"
 
 	"samsa/broker/brokertest"
-	"samsa/broker/replica"
+	"samsa/kafka"
 	"samsa/zkutil"
 )
 
@@ -145,7 +145,7 @@ func TestToolReassignStartAtLogEndZK(t *testing.T) {
 	if cfg, err := c.ZooKeeper(t).GetEntityConfig(zkutil.ConfigTypeLogEndReplicas, "lc"); err != nil || cfg["replicas"] != "" {
 		t.Fatalf("log-end entries left after --verify: %v %v", cfg, err)
 	}
-	st := c.Broker(1).Replicas().Partition(replica.TopicPartition{Topic: "lc", Partition: 0}).State()
+	st := c.Broker(1).Replicas().Partition(kafka.TopicPartition{Topic: "lc", Partition: 0}).State()
 	if st.LogStartOffset != 50 {
 		t.Fatalf("new replica's log starts at %d, want the leader's log end 50", st.LogStartOffset)
 	}

@@ -5,7 +5,7 @@
 //
 // Owns: topics.go (options and checks as TopicCommandOptions),
 // topics_zk.go (ZKTopicService: the znodes through zkutil and replica
-// assignment with controller.AssignReplicas; kafka-reassign-partitions
+// assignment with assign.Replicas; kafka-reassign-partitions
 // --zookeeper shares it), topics_admin.go (Sarama ClusterAdmin),
 // topics_describe.go (the --describe printer both back ends share).
 //

@@ -9,8 +9,9 @@ import (
 
 	"github.com/sirupsen/logrus"
 
+	"samsa/assign"
 	"samsa/config"
-	"samsa/controller"
+	"samsa/kafka"
 	"samsa/tools/internal/tool"
 	"samsa/zkutil"
 )
@@ -126,9 +127,9 @@ func (s *ZKTopicService) topicInfo(topic string, marked bool) (topicInfo, bool, 
 	if err != nil {
 		return topicInfo{}, false, err
 	}
-	tps := make([]zkutil.TopicPartition, 0, len(a.Partitions))
+	tps := make([]kafka.TopicPartition, 0, len(a.Partitions))
 	for p := range a.Partitions {
-		tps = append(tps, zkutil.TopicPartition{Topic: topic, Partition: p})
+		tps = append(tps, kafka.TopicPartition{Topic: topic, Partition: p})
 	}
 	states, err := s.zk.GetPartitionStates(tps)
 	if err != nil {
@@ -168,7 +169,7 @@ func (s *ZKTopicService) createTopic(o *topicOpts, out io.Writer) error {
 		if int(o.replicationFactor) > len(brokers) {
 			return tool.Errorf("Replication factor: %d larger than available brokers: %d.", o.replicationFactor, len(brokers))
 		}
-		assignment, err = controller.AssignReplicas(brokers, int(o.partitions), int(o.replicationFactor), -1, 0, nil)
+		assignment, err = assign.Replicas(brokers, int(o.partitions), int(o.replicationFactor), -1, 0, nil)
 		if err != nil {
 			return AssignmentError(err)
 		}
@@ -191,14 +192,14 @@ func (s *ZKTopicService) createTopic(o *topicOpts, out io.Writer) error {
 
 // BrokerMetas lists live brokers sorted by id, as AdminZkClient does, with
 // racks unless rack awareness is disabled.
-func (s *ZKTopicService) BrokerMetas(disableRack bool) ([]controller.BrokerMeta, error) {
+func (s *ZKTopicService) BrokerMetas(disableRack bool) ([]assign.Broker, error) {
 	all, err := s.zk.GetAllBrokers()
 	if err != nil && !errors.Is(err, zkutil.ErrNoNode) {
 		return nil, err
 	}
-	metas := make([]controller.BrokerMeta, 0, len(all))
+	metas := make([]assign.Broker, 0, len(all))
 	for id, b := range all {
-		m := controller.BrokerMeta{ID: id}
+		m := assign.Broker{ID: id}
 		if !disableRack {
 			m.Rack = b.Registration.Rack
 		}
@@ -208,12 +209,12 @@ func (s *ZKTopicService) BrokerMetas(disableRack bool) ([]controller.BrokerMeta,
 	return metas, nil
 }
 
-// AssignmentError words controller.AssignReplicas errors as Kafka's tool.
+// AssignmentError words assign.Replicas errors as Kafka's tool.
 func AssignmentError(err error) error {
 	switch {
-	case errors.Is(err, controller.ErrInvalidReplicationFactor), errors.Is(err, controller.ErrInvalidPartitions):
+	case errors.Is(err, assign.ErrInvalidReplicationFactor), errors.Is(err, assign.ErrInvalidPartitions):
 		return tool.Error(trimPkg(err.Error()))
-	case errors.Is(err, controller.ErrRackInfoIncomplete):
+	case errors.Is(err, assign.ErrRackInfoIncomplete):
 		return tool.Error("Not all brokers have rack information. Add --disable-rack-aware in command line to make replica assignment without rack information.")
 	}
 	return err
@@ -294,16 +295,7 @@ func (s *ZKTopicService) addPartitions(topic string, o *topicOpts, out io.Writer
 		}
 	} else {
 		first := a.Partitions[0]
-		start := 0
-		if len(first) > 0 {
-			for i, b := range brokers {
-				if b.ID >= first[0] {
-					start = i
-					break
-				}
-			}
-		}
-		added, err = controller.AssignReplicas(brokers, int(toAdd), len(first), start, int(existing), nil)
+		added, err = assign.Replicas(brokers, int(toAdd), len(first), assign.StartIndex(brokers, first), int(existing), nil)
 		if err != nil {
 			return AssignmentError(err)
 		}
@@ -318,7 +310,7 @@ func (s *ZKTopicService) addPartitions(topic string, o *topicOpts, out io.Writer
 	return nil
 }
 
-func checkBrokersExist(assignment map[int32][]int32, brokers []controller.BrokerMeta) error {
+func checkBrokersExist(assignment map[int32][]int32, brokers []assign.Broker) error {
 	live := make(map[int32]bool, len(brokers))
 	for _, b := range brokers {
 		live[b.ID] = true

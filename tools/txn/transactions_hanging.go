@@ -9,6 +9,7 @@ import (
 	"github.com/IBM/sarama"
 	"github.com/urfave/cli/v2"
 
+	"samsa/kafka"
 	"samsa/tools/internal/tool"
 )
 
@@ -43,11 +44,7 @@ func runTxnFindHanging(c *cli.Context, env tool.Env) error {
 	}
 	defer client.Close()
 	broker := int32(-1)
-	type tp struct {
-		topic string
-		p     int32
-	}
-	var tps []tp
+	var tps []kafka.TopicPartition
 	if brokerS != "" {
 		n, err := strconv.ParseInt(brokerS, 10, 32)
 		if err != nil {
@@ -70,7 +67,7 @@ func runTxnFindHanging(c *cli.Context, env tool.Env) error {
 				}
 				for _, r := range reps {
 					if r == broker {
-						tps = append(tps, tp{t, p})
+						tps = append(tps, kafka.TopicPartition{Topic: t, Partition: p})
 					}
 				}
 			}
@@ -80,27 +77,27 @@ func runTxnFindHanging(c *cli.Context, env tool.Env) error {
 		if err != nil {
 			return err
 		}
-		tps = []tp{{topic, p}}
+		tps = []kafka.TopicPartition{{Topic: topic, Partition: p}}
 	} else {
 		parts, err := client.Partitions(topic)
 		if err != nil {
 			return err
 		}
 		for _, p := range parts {
-			tps = append(tps, tp{topic, p})
+			tps = append(tps, kafka.TopicPartition{Topic: topic, Partition: p})
 		}
 	}
 	nowMs := time.Now().UnixMilli()
 	maxMs := maxMin * 60 * 1000
 	var candidates []openTxn
 	for _, x := range tps {
-		p, err := describeProducers(client, cfg, x.topic, x.p, broker)
+		p, err := describeProducers(client, cfg, x.Topic, x.Partition, broker)
 		if err != nil {
-			return txnFailure(fmt.Sprintf("Failed to describe producers for partition %s-%d", x.topic, x.p), err)
+			return txnFailure(fmt.Sprintf("Failed to describe producers for partition %s", x), err)
 		}
 		for _, s := range p.ActiveProducers {
 			if s.CurrentTxnStartOffset >= 0 && nowMs-s.LastTimestamp > maxMs {
-				candidates = append(candidates, openTxn{x.topic, x.p, s})
+				candidates = append(candidates, openTxn{x.Topic, x.Partition, s})
 			}
 		}
 	}

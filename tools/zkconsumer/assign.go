@@ -6,6 +6,8 @@ import (
 	"slices"
 	"sort"
 	"strings"
+
+	"samsa/kafka"
 )
 
 // Partition assignment strategies (partition.assignment.strategy).
@@ -38,7 +40,7 @@ type GroupState struct {
 
 // Assignment maps each partition to the consumer thread that owns it.
 // Partitions that no thread gets are absent.
-type Assignment map[TopicPartition]ThreadID
+type Assignment map[kafka.TopicPartition]ThreadID
 
 // Of returns the part of a that belongs to consumer.
 func (a Assignment) Of(consumer string) Assignment {
@@ -54,14 +56,14 @@ func (a Assignment) Of(consumer string) Assignment {
 // String renders a sorted by topic and partition, one "[t,p]->thread" per
 // entry, for logs and examples.
 func (a Assignment) String() string {
-	tps := make([]TopicPartition, 0, len(a))
+	tps := make([]kafka.TopicPartition, 0, len(a))
 	for tp := range a {
 		tps = append(tps, tp)
 	}
-	sortTopicPartitions(tps)
+	kafka.SortPartitions(tps)
 	parts := make([]string, len(tps))
 	for i, tp := range tps {
-		parts[i] = tp.String() + "->" + a[tp].String()
+		parts[i] = topicAndPartition(tp) + "->" + a[tp].String()
 	}
 	return strings.Join(parts, " ")
 }
@@ -126,15 +128,6 @@ func sortedKeys[V any](m map[string]V) []string {
 	return keys
 }
 
-func sortTopicPartitions(tps []TopicPartition) {
-	sort.Slice(tps, func(i, j int) bool {
-		if tps[i].Topic != tps[j].Topic {
-			return tps[i].Topic < tps[j].Topic
-		}
-		return tps[i].Partition < tps[j].Partition
-	})
-}
-
 // AssignRange is Kafka's RangeAssignor. Per topic, the partitions in
 // numeric order are cut into contiguous ranges, one per subscribing thread
 // in thread-id order; the first len(P) % len(T) threads get one extra
@@ -156,7 +149,7 @@ func AssignRange(g GroupState) (Assignment, error) {
 				n++
 			}
 			for _, p := range parts[start : start+n] {
-				out[TopicPartition{Topic: topic, Partition: p}] = th
+				out[kafka.TopicPartition{Topic: topic, Partition: p}] = th
 			}
 		}
 	}
@@ -191,15 +184,15 @@ func AssignRoundRobin(g GroupState) (Assignment, error) {
 				ErrSubscriptionsDiffer, topic, threads[topic], topics[0], head)
 		}
 	}
-	var tps []TopicPartition
+	var tps []kafka.TopicPartition
 	for _, topic := range topics {
 		for _, p := range sortedPartitions(g, topic) {
-			tps = append(tps, TopicPartition{Topic: topic, Partition: p})
+			tps = append(tps, kafka.TopicPartition{Topic: topic, Partition: p})
 		}
 	}
-	hashes := make(map[TopicPartition]int32, len(tps))
+	hashes := make(map[kafka.TopicPartition]int32, len(tps))
 	for _, tp := range tps {
-		hashes[tp] = javaStringHash(tp.String())
+		hashes[tp] = javaStringHash(topicAndPartition(tp))
 	}
 	sort.SliceStable(tps, func(i, j int) bool { return hashes[tps[i]] < hashes[tps[j]] })
 	for i, tp := range tps {

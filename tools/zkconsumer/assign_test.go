@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"testing"
+
+	"samsa/kafka"
 )
 
 // parts returns partition ids 0..n-1.
@@ -17,7 +19,9 @@ func parts(n int) []int32 {
 
 func th(consumer string, i int) ThreadID { return ThreadID{Consumer: consumer, Thread: i} }
 
-func tp(topic string, p int32) TopicPartition { return TopicPartition{Topic: topic, Partition: p} }
+func tp(topic string, p int32) kafka.TopicPartition {
+	return kafka.TopicPartition{Topic: topic, Partition: p}
+}
 
 // TestZKConsumerJavaStringHash checks String.hashCode against values
 // computed by hand (h = 31*h + c, int32 overflow) and a well-known one.

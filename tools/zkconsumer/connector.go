@@ -12,6 +12,7 @@ import (
 	"github.com/IBM/sarama"
 	"github.com/sirupsen/logrus"
 
+	"samsa/kafka"
 	"samsa/zkutil"
 )
 
@@ -56,7 +57,7 @@ type Connector struct {
 		sub        *subscription
 		regTime    int64
 		streams    map[streamKey]*Stream
-		owned      map[TopicPartition]*partState // Kafka's topicRegistry
+		owned      map[kafka.TopicPartition]*partState // Kafka's topicRegistry
 		newSession bool
 		rebalances int
 		lastErr    error
@@ -76,7 +77,7 @@ type Connector struct {
 
 	// Owned by the goroutine that rebalances (the caller of
 	// CreateMessageStreams, then run): no lock.
-	fetchers     map[TopicPartition]*fetcher
+	fetchers     map[kafka.TopicPartition]*fetcher
 	topicWatches map[string]func()
 	brokerWatch  func()
 	idsWatch     func()
@@ -86,7 +87,7 @@ type Connector struct {
 // partState is one owned partition in one generation: the offsets the
 // commit path reads and writes.
 type partState struct {
-	tp        TopicPartition
+	tp        kafka.TopicPartition
 	owner     ThreadID
 	gen       uint64
 	processed int64 // next offset after the last processed message; -1 unknown
@@ -143,10 +144,10 @@ func NewConnector(ctx context.Context, cfg Config) (*Connector, error) {
 		wake:         make(chan struct{}, 1),
 		quit:         make(chan struct{}),
 		idle:         make(chan struct{}, 1),
-		fetchers:     make(map[TopicPartition]*fetcher),
+		fetchers:     make(map[kafka.TopicPartition]*fetcher),
 		topicWatches: make(map[string]func()),
 	}
-	c.mu.owned = make(map[TopicPartition]*partState)
+	c.mu.owned = make(map[kafka.TopicPartition]*partState)
 	c.registerOwnedGauge()
 	zk.OnNewSession(func() {
 		c.mu.Lock()
@@ -345,7 +346,7 @@ func (c *Connector) handleNewSession() {
 	c.stopFetchers()
 	c.commitMu.Lock()
 	c.mu.Lock()
-	c.mu.owned = make(map[TopicPartition]*partState)
+	c.mu.owned = make(map[kafka.TopicPartition]*partState)
 	c.mu.Unlock()
 	c.commitMu.Unlock()
 	// Bounded: a few attempts, the rebalance retries re-check registration.

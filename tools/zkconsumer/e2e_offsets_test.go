@@ -10,6 +10,7 @@ import (
 	"github.com/IBM/sarama"
 
 	"samsa/internal/testwait"
+	"samsa/kafka"
 	"samsa/zkutil"
 )
 
@@ -129,7 +130,7 @@ func TestZKConsumerAutoOffsetReset(t *testing.T) {
 	testwait.For(t, 30*time.Second, func() error {
 		c.mu.Lock()
 		defer c.mu.Unlock()
-		if ps := c.mu.owned[TopicPartition{"r", 0}]; ps == nil || ps.processed != 5 {
+		if ps := c.mu.owned[kafka.TopicPartition{Topic: "r", Partition: 0}]; ps == nil || ps.processed != 5 {
 			return errors.New("start offset not resolved to 5 yet")
 		}
 		return nil

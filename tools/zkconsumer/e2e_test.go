@@ -12,6 +12,7 @@ import (
 
 	"samsa/broker/brokertest"
 	"samsa/internal/testwait"
+	"samsa/kafka"
 )
 
 // e2e is a running cluster with one topic and a record of what the
@@ -136,7 +137,7 @@ func (e *e2e) waitDrained(t *testing.T, live ...*Connector) {
 			var processed int64 = -2
 			for _, c := range live {
 				c.mu.Lock()
-				if ps := c.mu.owned[TopicPartition{e.topic, p}]; ps != nil {
+				if ps := c.mu.owned[kafka.TopicPartition{Topic: e.topic, Partition: p}]; ps != nil {
 					processed = ps.processed
 				}
 				c.mu.Unlock()

@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"github.com/IBM/sarama"
+
+	"samsa/kafka"
 )
 
 // fetcher is the goroutine that feeds one owned partition into its stream.
@@ -286,7 +288,7 @@ func (c *Connector) pump(ctx context.Context, pc sarama.PartitionConsumer, ps *p
 
 // resetOffset returns the partition's log start (smallest) or log end
 // (largest) offset.
-func resetOffset(client sarama.Client, tp TopicPartition, reset string) (int64, error) {
+func resetOffset(client sarama.Client, tp kafka.TopicPartition, reset string) (int64, error) {
 	which := sarama.OffsetNewest
 	if reset == ResetSmallest {
 		which = sarama.OffsetOldest

@@ -10,6 +10,7 @@ import (
 
 	"github.com/sirupsen/logrus"
 
+	"samsa/kafka"
 	"samsa/zkutil"
 	"samsa/zkutil/zktest"
 )
@@ -117,12 +118,12 @@ func startStatic(t *testing.T, c *Connector, topics map[string]int) map[string][
 
 // zkOwners reads /consumers/<g>/owners/<t>/<p> for partitions 0..n-1;
 // missing owners are absent.
-func (e *zkEnv) zkOwners(group, topic string, n int) (map[TopicPartition]string, error) {
-	out := map[TopicPartition]string{}
+func (e *zkEnv) zkOwners(group, topic string, n int) (map[kafka.TopicPartition]string, error) {
+	out := map[kafka.TopicPartition]string{}
 	for p := 0; p < n; p++ {
 		o, err := e.admin.GetPartitionOwner(group, topic, int32(p))
 		if err == nil {
-			out[TopicPartition{Topic: topic, Partition: int32(p)}] = o
+			out[kafka.TopicPartition{Topic: topic, Partition: int32(p)}] = o
 		}
 	}
 	return out, nil

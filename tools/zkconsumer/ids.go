@@ -7,18 +7,16 @@ import (
 	"strconv"
 	"time"
 	"unicode/utf16"
+
+	"samsa/kafka"
 )
 
-// TopicPartition names one partition of a topic.
-type TopicPartition struct {
-	Topic     string
-	Partition int32
-}
-
-// String returns Kafka's TopicAndPartition.toString, "[topic,partition]".
-// The roundrobin assignor orders partitions by the Java hash code of this
-// text, so it must not change.
-func (tp TopicPartition) String() string {
+// topicAndPartition returns Kafka's TopicAndPartition.toString,
+// "[topic,partition]", which this package's errors and assignment dumps
+// print. The roundrobin assignor orders partitions by the Java hash code of
+// this text, so it must not change (kafka.TopicPartition's String is the
+// newer "topic-partition" form).
+func topicAndPartition(tp kafka.TopicPartition) string {
 	return "[" + tp.Topic + "," + strconv.FormatInt(int64(tp.Partition), 10) + "]"
 }
 

@@ -1,6 +1,7 @@
 package zkconsumer
 
 import "sort"
+import "samsa/kafka"
 
 // RebalanceListener is told about ownership changes (Kafka's
 // ConsumerRebalanceListener, set with Config.RebalanceListener).
@@ -25,7 +26,7 @@ type RebalanceListener interface {
 }
 
 // ownedByTopic groups tps by topic, partitions ascending.
-func ownedByTopic(tps []TopicPartition) map[string][]int32 {
+func ownedByTopic(tps []kafka.TopicPartition) map[string][]int32 {
 	out := make(map[string][]int32)
 	for _, tp := range tps {
 		out[tp.Topic] = append(out[tp.Topic], tp.Partition)

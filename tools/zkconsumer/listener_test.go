@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"samsa/internal/testwait"
+	"samsa/kafka"
 )
 
 // listenerEvent is one recorded RebalanceListener call.
@@ -17,15 +18,15 @@ type listenerEvent struct {
 	kind       string // "release" or "start"
 	owned      map[string][]int32
 	consumerID string
-	assignment map[TopicPartition]string
+	assignment map[kafka.TopicPartition]string
 	// ownersAtCall are the owner znodes of the released partitions as
 	// ZooKeeper held them during BeforeReleasingPartitions.
-	ownersAtCall map[TopicPartition]string
+	ownersAtCall map[kafka.TopicPartition]string
 	commitErr    error
 }
 
 type recordingListener struct {
-	owners func(tp TopicPartition) (string, error)
+	owners func(tp kafka.TopicPartition) (string, error)
 
 	mu     sync.Mutex
 	conn   *Connector
@@ -33,10 +34,10 @@ type recordingListener struct {
 }
 
 func (l *recordingListener) BeforeReleasingPartitions(owned map[string][]int32) {
-	ev := listenerEvent{kind: "release", owned: owned, ownersAtCall: map[TopicPartition]string{}}
+	ev := listenerEvent{kind: "release", owned: owned, ownersAtCall: map[kafka.TopicPartition]string{}}
 	for topic, ps := range owned {
 		for _, p := range ps {
-			tp := TopicPartition{Topic: topic, Partition: p}
+			tp := kafka.TopicPartition{Topic: topic, Partition: p}
 			o, err := l.owners(tp)
 			if err != nil {
 				o = "error: " + err.Error()
@@ -56,7 +57,7 @@ func (l *recordingListener) BeforeReleasingPartitions(owned map[string][]int32) 
 }
 
 func (l *recordingListener) BeforeStartingFetchers(consumerID string, assignment Assignment) {
-	ev := listenerEvent{kind: "start", consumerID: consumerID, assignment: map[TopicPartition]string{}}
+	ev := listenerEvent{kind: "start", consumerID: consumerID, assignment: map[kafka.TopicPartition]string{}}
 	for tp, th := range assignment {
 		ev.assignment[tp] = th.String()
 	}
@@ -80,7 +81,7 @@ func TestZKConsumerRebalanceListenerSeesReleaseThenAssignment(t *testing.T) {
 	const topic = "lst"
 	e := newE2E(t, 1, topic, 4)
 	zk := e.cluster.ZooKeeper(t)
-	l := &recordingListener{owners: func(tp TopicPartition) (string, error) {
+	l := &recordingListener{owners: func(tp kafka.TopicPartition) (string, error) {
 		return zk.GetPartitionOwner("g", tp.Topic, tp.Partition)
 	}}
 	cfg := e.config("g", "c1")
@@ -91,9 +92,9 @@ func TestZKConsumerRebalanceListenerSeesReleaseThenAssignment(t *testing.T) {
 	l.mu.Unlock()
 	startStatic(t, c1, map[string]int{topic: 1})
 
-	all := map[TopicPartition]string{}
+	all := map[kafka.TopicPartition]string{}
 	for p := int32(0); p < 4; p++ {
-		all[TopicPartition{Topic: topic, Partition: p}] = "g_c1-0"
+		all[kafka.TopicPartition{Topic: topic, Partition: p}] = "g_c1-0"
 	}
 	if ev := l.snapshot(); len(ev) != 1 || ev[0].kind != "start" || ev[0].consumerID != "g_c1" || !reflect.DeepEqual(ev[0].assignment, all) {
 		t.Fatalf("after c1's first rebalance: events %+v; want one start with every partition on g_c1-0", ev)
@@ -103,23 +104,23 @@ func TestZKConsumerRebalanceListenerSeesReleaseThenAssignment(t *testing.T) {
 	startStatic(t, c2, map[string]int{topic: 1})
 
 	// Range over ids g_c1 < g_c2: c1 keeps 0 and 1, c2 gets 2 and 3.
-	want := map[TopicPartition]string{}
+	want := map[kafka.TopicPartition]string{}
 	for p := int32(0); p < 4; p++ {
 		owner := "g_c1-0"
 		if p >= 2 {
 			owner = "g_c2-0"
 		}
-		want[TopicPartition{Topic: topic, Partition: p}] = owner
+		want[kafka.TopicPartition{Topic: topic, Partition: p}] = owner
 	}
 	testwait.For(t, 30*time.Second, func() error {
 		ev := l.snapshot()
 		if last := ev[len(ev)-1]; last.kind != "start" || !reflect.DeepEqual(last.assignment, want) {
 			return fmt.Errorf("last event %+v, want start with %v", last, want)
 		}
-		got := map[TopicPartition]string{}
+		got := map[kafka.TopicPartition]string{}
 		for p := int32(0); p < 4; p++ {
 			if o, err := zk.GetPartitionOwner("g", topic, p); err == nil {
-				got[TopicPartition{Topic: topic, Partition: p}] = o
+				got[kafka.TopicPartition{Topic: topic, Partition: p}] = o
 			}
 		}
 		if !reflect.DeepEqual(got, want) {

@@ -7,14 +7,15 @@ import (
 
 	"github.com/IBM/sarama"
 
+	"samsa/kafka"
 	"samsa/zkutil"
 )
 
 // fetchCommitted reads the committed offsets of tps: from ZooKeeper, from
 // the group coordinator (OffsetFetch v1), or with dual commit the larger of
 // both. -1 means nothing committed.
-func (c *Connector) fetchCommitted(ctx context.Context, tps []TopicPartition) (map[TopicPartition]int64, error) {
-	out := make(map[TopicPartition]int64, len(tps))
+func (c *Connector) fetchCommitted(ctx context.Context, tps []kafka.TopicPartition) (map[kafka.TopicPartition]int64, error) {
+	out := make(map[kafka.TopicPartition]int64, len(tps))
 	if len(tps) == 0 {
 		return out, nil
 	}
@@ -30,7 +31,7 @@ func (c *Connector) fetchCommitted(ctx context.Context, tps []TopicPartition) (m
 		case errors.Is(err, zkutil.ErrMalformed):
 			c.log.WithError(err).WithField("topic", tp.Topic).WithField("partition", tp.Partition).Warn("ignoring malformed committed offset")
 		case err != nil:
-			return nil, fmt.Errorf("zkconsumer: read offset of %s: %w", tp, err)
+			return nil, fmt.Errorf("zkconsumer: read offset of %s: %w", topicAndPartition(tp), err)
 		default:
 			out[tp] = off
 		}
@@ -78,8 +79,8 @@ func (c *Connector) commit(ctx context.Context, attempts int) error {
 // from the last one written. The caller holds commitMu.
 func (c *Connector) commitLocked(ctx context.Context) error {
 	c.mu.Lock()
-	todo := make(map[TopicPartition]int64)
-	states := make(map[TopicPartition]*partState)
+	todo := make(map[kafka.TopicPartition]int64)
+	states := make(map[kafka.TopicPartition]*partState)
 	for tp, ps := range c.mu.owned {
 		if ps.processed >= 0 && ps.processed != ps.committed {
 			todo[tp] = ps.processed
@@ -90,22 +91,22 @@ func (c *Connector) commitLocked(ctx context.Context) error {
 	if len(todo) == 0 {
 		return nil
 	}
-	var done map[TopicPartition]int64
+	var done map[kafka.TopicPartition]int64
 	var err error
 	if c.cfg.OffsetsStorage == StorageKafka {
 		done, err = c.kafkaCommit(ctx, todo)
 		if c.cfg.DualCommitEnabled {
 			for tp, off := range done {
 				if zerr := c.zk.SetConsumerOffset(c.cfg.GroupID, tp.Topic, tp.Partition, off); zerr != nil {
-					err = errors.Join(err, fmt.Errorf("zkconsumer: dual commit of %s: %w", tp, zerr))
+					err = errors.Join(err, fmt.Errorf("zkconsumer: dual commit of %s: %w", topicAndPartition(tp), zerr))
 				}
 			}
 		}
 	} else {
-		done = make(map[TopicPartition]int64, len(todo))
+		done = make(map[kafka.TopicPartition]int64, len(todo))
 		for tp, off := range todo {
 			if zerr := c.zk.SetConsumerOffset(c.cfg.GroupID, tp.Topic, tp.Partition, off); zerr != nil {
-				err = errors.Join(err, fmt.Errorf("zkconsumer: commit offset of %s: %w", tp, zerr))
+				err = errors.Join(err, fmt.Errorf("zkconsumer: commit offset of %s: %w", topicAndPartition(tp), zerr))
 				continue
 			}
 			done[tp] = off
@@ -143,7 +144,7 @@ func (c *Connector) coordinator(ctx context.Context) (sarama.Client, *sarama.Bro
 }
 
 // kafkaFetchOffsets sends OffsetFetch v1 to the coordinator.
-func (c *Connector) kafkaFetchOffsets(ctx context.Context, tps []TopicPartition) (map[TopicPartition]int64, error) {
+func (c *Connector) kafkaFetchOffsets(ctx context.Context, tps []kafka.TopicPartition) (map[kafka.TopicPartition]int64, error) {
 	client, b, err := c.coordinator(ctx)
 	if err != nil {
 		return nil, err
@@ -157,19 +158,19 @@ func (c *Connector) kafkaFetchOffsets(ctx context.Context, tps []TopicPartition)
 		_ = client.RefreshCoordinator(c.cfg.GroupID)
 		return nil, fmt.Errorf("zkconsumer: OffsetFetch v1: %w", err)
 	}
-	out := make(map[TopicPartition]int64, len(tps))
+	out := make(map[kafka.TopicPartition]int64, len(tps))
 	for _, tp := range tps {
 		blk := resp.GetBlock(tp.Topic, tp.Partition)
 		switch {
 		case blk == nil:
-			return nil, fmt.Errorf("zkconsumer: OffsetFetch v1: no answer for %s", tp)
+			return nil, fmt.Errorf("zkconsumer: OffsetFetch v1: no answer for %s", topicAndPartition(tp))
 		case errors.Is(blk.Err, sarama.ErrUnknownTopicOrPartition):
 			out[tp] = -1
 		case blk.Err != sarama.ErrNoError:
 			if errors.Is(blk.Err, sarama.ErrNotCoordinatorForConsumer) {
 				_ = client.RefreshCoordinator(c.cfg.GroupID)
 			}
-			return nil, fmt.Errorf("zkconsumer: OffsetFetch v1 %s: %w", tp, blk.Err)
+			return nil, fmt.Errorf("zkconsumer: OffsetFetch v1 %s: %w", topicAndPartition(tp), blk.Err)
 		default:
 			out[tp] = blk.Offset
 		}
@@ -180,7 +181,7 @@ func (c *Connector) kafkaFetchOffsets(ctx context.Context, tps []TopicPartition)
 // kafkaCommit sends OffsetCommit v1 (generation -1, no member id: the old
 // consumer commits outside any group generation) and returns the offsets
 // that were accepted.
-func (c *Connector) kafkaCommit(ctx context.Context, todo map[TopicPartition]int64) (map[TopicPartition]int64, error) {
+func (c *Connector) kafkaCommit(ctx context.Context, todo map[kafka.TopicPartition]int64) (map[kafka.TopicPartition]int64, error) {
 	client, b, err := c.coordinator(ctx)
 	if err != nil {
 		return nil, err
@@ -194,18 +195,18 @@ func (c *Connector) kafkaCommit(ctx context.Context, todo map[TopicPartition]int
 		_ = client.RefreshCoordinator(c.cfg.GroupID)
 		return nil, fmt.Errorf("zkconsumer: OffsetCommit v1: %w", err)
 	}
-	done := make(map[TopicPartition]int64, len(todo))
+	done := make(map[kafka.TopicPartition]int64, len(todo))
 	var errs []error
 	for tp, off := range todo {
 		kerr, ok := resp.Errors[tp.Topic][tp.Partition]
 		switch {
 		case !ok:
-			errs = append(errs, fmt.Errorf("zkconsumer: OffsetCommit v1: no answer for %s", tp))
+			errs = append(errs, fmt.Errorf("zkconsumer: OffsetCommit v1: no answer for %s", topicAndPartition(tp)))
 		case kerr != sarama.ErrNoError:
 			if errors.Is(kerr, sarama.ErrNotCoordinatorForConsumer) {
 				_ = client.RefreshCoordinator(c.cfg.GroupID)
 			}
-			errs = append(errs, fmt.Errorf("zkconsumer: OffsetCommit v1 %s: %w", tp, kerr))
+			errs = append(errs, fmt.Errorf("zkconsumer: OffsetCommit v1 %s: %w", topicAndPartition(tp), kerr))
 		default:
 			done[tp] = off
 		}

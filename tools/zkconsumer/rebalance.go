@@ -7,6 +7,7 @@ import (
 	"sort"
 	"time"
 
+	"samsa/kafka"
 	"samsa/zkutil"
 )
 
@@ -107,11 +108,11 @@ func (c *Connector) rebalanceOnce(ctx context.Context) error {
 	if l := c.cfg.RebalanceListener; l != nil {
 		l.BeforeStartingFetchers(c.id, global)
 	}
-	tps := make([]TopicPartition, 0, len(mine))
+	tps := make([]kafka.TopicPartition, 0, len(mine))
 	for tp := range mine {
 		tps = append(tps, tp)
 	}
-	sortTopicPartitions(tps)
+	kafka.SortPartitions(tps)
 	committed, err := c.fetchCommitted(ctx, tps)
 	if err != nil {
 		c.releaseClaims(tps)
@@ -121,7 +122,7 @@ func (c *Connector) rebalanceOnce(ctx context.Context) error {
 	c.commitMu.Lock()
 	c.mu.Lock()
 	gen := c.mu.gen
-	owned := make(map[TopicPartition]*partState, len(mine))
+	owned := make(map[kafka.TopicPartition]*partState, len(mine))
 	for _, tp := range tps {
 		off := committed[tp]
 		owned[tp] = &partState{tp: tp, owner: mine[tp], gen: gen, processed: off, committed: off}
@@ -139,7 +140,7 @@ func (c *Connector) rebalanceOnce(ctx context.Context) error {
 		}
 		s := streams[key]
 		if s == nil {
-			return fmt.Errorf("zkconsumer: assignment gives %s to thread %s, which has no stream", tp, mine[tp])
+			return fmt.Errorf("zkconsumer: assignment gives %s to thread %s, which has no stream", topicAndPartition(tp), mine[tp])
 		}
 		c.startFetcher(owned[tp], s)
 	}
@@ -159,7 +160,7 @@ func (c *Connector) releaseAll(ctx context.Context, notify bool) {
 	if l := c.cfg.RebalanceListener; notify && l != nil {
 		// Outside commitMu: the listener may call CommitOffsets.
 		c.mu.Lock()
-		tps := make([]TopicPartition, 0, len(c.mu.owned))
+		tps := make([]kafka.TopicPartition, 0, len(c.mu.owned))
 		for tp := range c.mu.owned {
 			tps = append(tps, tp)
 		}
@@ -177,9 +178,9 @@ func (c *Connector) releaseAll(ctx context.Context, notify bool) {
 	}
 	c.mu.Lock()
 	owned := c.mu.owned
-	c.mu.owned = make(map[TopicPartition]*partState)
+	c.mu.owned = make(map[kafka.TopicPartition]*partState)
 	c.mu.Unlock()
-	tps := make([]TopicPartition, 0, len(owned))
+	tps := make([]kafka.TopicPartition, 0, len(owned))
 	for tp := range owned {
 		tps = append(tps, tp)
 	}
@@ -187,7 +188,7 @@ func (c *Connector) releaseAll(ctx context.Context, notify bool) {
 }
 
 // releaseClaims deletes this session's owner znodes of tps.
-func (c *Connector) releaseClaims(tps []TopicPartition) {
+func (c *Connector) releaseClaims(tps []kafka.TopicPartition) {
 	for _, tp := range tps {
 		if err := c.zk.ReleasePartition(c.cfg.GroupID, tp.Topic, tp.Partition); err != nil {
 			c.log.WithError(err).WithField("topic", tp.Topic).WithField("partition", tp.Partition).Warn("release ownership failed")
@@ -199,11 +200,11 @@ func (c *Connector) releaseClaims(tps []TopicPartition) {
 // conflict it deletes the claims of this attempt (Kafka's
 // reflectPartitionOwnershipDecision).
 func (c *Connector) claim(mine Assignment) error {
-	tps := make([]TopicPartition, 0, len(mine))
+	tps := make([]kafka.TopicPartition, 0, len(mine))
 	for tp := range mine {
 		tps = append(tps, tp)
 	}
-	sortTopicPartitions(tps)
+	kafka.SortPartitions(tps)
 	for i, tp := range tps {
 		err := c.zk.ClaimPartition(c.cfg.GroupID, tp.Topic, tp.Partition, mine[tp].String())
 		if err == nil {
@@ -212,9 +213,9 @@ func (c *Connector) claim(mine Assignment) error {
 		c.releaseClaims(tps[:i])
 		if errors.Is(err, zkutil.ErrNodeExists) {
 			owner, _ := c.zk.GetPartitionOwner(c.cfg.GroupID, tp.Topic, tp.Partition)
-			return fmt.Errorf("%w: %s held by %q", errClaimConflict, tp, owner)
+			return fmt.Errorf("%w: %s held by %q", errClaimConflict, topicAndPartition(tp), owner)
 		}
-		return fmt.Errorf("zkconsumer: claim %s: %w", tp, err)
+		return fmt.Errorf("zkconsumer: claim %s: %w", topicAndPartition(tp), err)
 	}
 	return nil
 }

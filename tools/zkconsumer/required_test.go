@@ -11,6 +11,7 @@ import (
 
 	"samsa/broker/brokertest"
 	"samsa/internal/testwait"
+	"samsa/kafka"
 	"samsa/zkutil"
 	"samsa/zkutil/zktest"
 )
@@ -43,7 +44,7 @@ func TestZKConsumerRequiredRoundRobinOwners(t *testing.T) {
 	testwait.For(t, 25*time.Second, func() error {
 		owners, _ := e.zkOwners("rrg", "rr", 12)
 		for p := int32(0); p < 12; p++ {
-			got := owners[TopicPartition{Topic: "rr", Partition: p}]
+			got := owners[kafka.TopicPartition{Topic: "rr", Partition: p}]
 			if got != want[p] {
 				return fmt.Errorf("partition %d owned by %q, want %q (owners %v)", p, got, want[p], owners)
 			}

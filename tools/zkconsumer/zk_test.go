@@ -11,6 +11,7 @@ import (
 
 	"samsa/broker/brokertest"
 	"samsa/internal/testwait"
+	"samsa/kafka"
 	"samsa/zkutil"
 )
 
@@ -110,7 +111,7 @@ func TestZKConsumerOwnersAndOffsets(t *testing.T) {
 
 	// Pretend the application processed up to offset 41 of t/1.
 	c.mu.Lock()
-	c.mu.owned[TopicPartition{"t", 1}].processed = 42
+	c.mu.owned[kafka.TopicPartition{Topic: "t", Partition: 1}].processed = 42
 	c.mu.Unlock()
 	if err := c.CommitOffsets(context.Background()); err != nil {
 		t.Fatal(err)
@@ -129,7 +130,7 @@ func TestZKConsumerOwnersAndOffsets(t *testing.T) {
 	startStatic(t, c2, map[string]int{"t": 1})
 	testwait.For(t, 20*time.Second, func() error { return e.converged("g", map[string]int{"t": 3}, []*Connector{c2}, StrategyRange) })
 	c2.mu.Lock()
-	got := c2.mu.owned[TopicPartition{"t", 1}].committed
+	got := c2.mu.owned[kafka.TopicPartition{Topic: "t", Partition: 1}].committed
 	c2.mu.Unlock()
 	if got != 42 {
 		t.Fatalf("committed offset read back = %d, want 42", got)

@@ -14,6 +14,7 @@ import (
 	"samsa/broker/fetchsession"
 	"samsa/broker/replica"
 	"samsa/broker/storage"
+	"samsa/kafka"
 	"samsa/peer"
 )
 
@@ -216,7 +217,7 @@ func (s *FetchSource) Fetch(ctx context.Context, leader replica.LeaderEndpoint, 
 	for _, t := range sc.resp.Topics {
 		for _, p := range t.Partitions {
 			resp.Partitions = append(resp.Partitions, replica.FollowerFetchResult{
-				TopicPartition: replica.TopicPartition{Topic: t.Topic, Partition: p.Partition},
+				TopicPartition: kafka.TopicPartition{Topic: t.Topic, Partition: p.Partition},
 				Err:            fetchError(p.ErrorCode), HighWatermark: p.HighWatermark,
 				LogStartOffset: p.LogStartOffset, Records: p.RecordBatches,
 			})
@@ -237,16 +238,16 @@ func (sc *fetchScratch) buildRequest(f replica.FollowerFetch) *kmsg.FetchRequest
 	sc.entries = sc.entries[:0]
 	for _, p := range f.Partitions {
 		sc.entries = append(sc.entries, fetchsession.Entry{
-			TP: fetchsession.TopicPartition{Topic: p.Topic, Partition: p.Partition},
+			TP: p.TopicPartition,
 			Req: fetchsession.PartitionRequest{FetchOffset: p.FetchOffset, LogStartOffset: p.LogStartOffset,
 				MaxBytes: p.MaxBytes, CurrentLeaderEpoch: p.CurrentLeaderEpoch, LastFetchedEpoch: -1}})
 	}
 	var send []fetchsession.Entry
-	var forget []fetchsession.TopicPartition
+	var forget []kafka.TopicPartition
 	req.SessionID, req.SessionEpoch, send, forget = sc.session.Build(sc.entries)
 	clear(sc.topics)
 	for _, e := range send {
-		p := replica.FollowerFetchPartition{TopicPartition: replica.TopicPartition{Topic: e.TP.Topic, Partition: e.TP.Partition},
+		p := replica.FollowerFetchPartition{TopicPartition: e.TP,
 			FetchOffset: e.Req.FetchOffset, CurrentLeaderEpoch: e.Req.CurrentLeaderEpoch,
 			LogStartOffset: e.Req.LogStartOffset, MaxBytes: e.Req.MaxBytes}
 		i, ok := sc.topics[p.Topic]
@@ -274,7 +275,7 @@ func (sc *fetchScratch) buildRequest(f replica.FollowerFetch) *kmsg.FetchRequest
 
 // forgottenTopics groups forget by topic into req's forgotten topics,
 // reusing the previous request's slice.
-func (sc *fetchScratch) forgottenTopics(forget []fetchsession.TopicPartition) []kmsg.FetchRequestForgottenTopic {
+func (sc *fetchScratch) forgottenTopics(forget []kafka.TopicPartition) []kmsg.FetchRequestForgottenTopic {
 	out := sc.req.ForgottenTopics[:0]
 	if len(forget) == 0 {
 		return out
@@ -298,7 +299,7 @@ func (sc *fetchScratch) forgottenTopics(forget []fetchsession.TopicPartition) []
 }
 
 // EndOffsetsForEpoch implements replica.FetchSource.
-func (s *FetchSource) EndOffsetsForEpoch(ctx context.Context, leader replica.LeaderEndpoint, q map[replica.TopicPartition]replica.EpochQuery) (map[replica.TopicPartition]replica.EpochEndOffset, error) {
+func (s *FetchSource) EndOffsetsForEpoch(ctx context.Context, leader replica.LeaderEndpoint, q map[kafka.TopicPartition]replica.EpochQuery) (map[kafka.TopicPartition]replica.EpochEndOffset, error) {
 	c, err := s.client(leader)
 	if err != nil {
 		return nil, err
@@ -327,10 +328,10 @@ func (s *FetchSource) EndOffsetsForEpoch(ctx context.Context, leader replica.Lea
 	if !ok {
 		return nil, fmt.Errorf("remote: OffsetForLeaderEpoch answered with %T", kr)
 	}
-	out := map[replica.TopicPartition]replica.EpochEndOffset{}
+	out := map[kafka.TopicPartition]replica.EpochEndOffset{}
 	for _, t := range resp.Topics {
 		for _, p := range t.Partitions {
-			out[replica.TopicPartition{Topic: t.Topic, Partition: p.Partition}] = replica.EpochEndOffset{
+			out[kafka.TopicPartition{Topic: t.Topic, Partition: p.Partition}] = replica.EpochEndOffset{
 				Err: fetchError(p.ErrorCode), LeaderEpoch: p.LeaderEpoch, EndOffset: p.EndOffset,
 			}
 		}
@@ -340,7 +341,7 @@ func (s *FetchSource) EndOffsetsForEpoch(ctx context.Context, leader replica.Lea
 
 // LogRange implements replica.FetchSource with two ListOffsets requests
 // (earliest, latest) sent as replica s.cfg.BrokerID.
-func (s *FetchSource) LogRange(ctx context.Context, leader replica.LeaderEndpoint, tp replica.TopicPartition) (int64, int64, error) {
+func (s *FetchSource) LogRange(ctx context.Context, leader replica.LeaderEndpoint, tp kafka.TopicPartition) (int64, int64, error) {
 	c, err := s.client(leader)
 	if err != nil {
 		return 0, 0, err

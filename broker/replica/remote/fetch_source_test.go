@@ -18,6 +18,7 @@ import (
 	"samsa/broker/replica"
 	"samsa/broker/storage"
 	"samsa/broker/wire"
+	"samsa/kafka"
 	"samsa/peer"
 )
 
@@ -144,15 +145,15 @@ func TestReplicaFetchSourceReusesResponse(t *testing.T) {
 	defer cancel()
 	var resp replica.FollowerFetchResponse
 	rounds := [][]replica.FollowerFetchPartition{
-		{{TopicPartition: replica.TopicPartition{Topic: "a", Partition: 0}, FetchOffset: 10, MaxBytes: 4096},
-			{TopicPartition: replica.TopicPartition{Topic: "b", Partition: 1}, FetchOffset: 20, MaxBytes: 64},
-			{TopicPartition: replica.TopicPartition{Topic: "a", Partition: 2}, FetchOffset: 30, MaxBytes: 800}},
-		{{TopicPartition: replica.TopicPartition{Topic: "b", Partition: 1}, FetchOffset: 21, MaxBytes: 64 << 10}},
-		{{TopicPartition: replica.TopicPartition{Topic: "a", Partition: 9}, FetchOffset: 5, MaxBytes: 64},
-			{TopicPartition: replica.TopicPartition{Topic: "c", Partition: 0}, FetchOffset: 7, MaxBytes: 8}},
-		{{TopicPartition: replica.TopicPartition{Topic: "a", Partition: 0}, FetchOffset: 11, MaxBytes: 4 << 20}},
-		{{TopicPartition: replica.TopicPartition{Topic: "a", Partition: 0}, FetchOffset: 12, MaxBytes: 64}},
-		{{TopicPartition: replica.TopicPartition{Topic: "a", Partition: 0}, FetchOffset: 13, MaxBytes: 64}},
+		{{TopicPartition: kafka.TopicPartition{Topic: "a", Partition: 0}, FetchOffset: 10, MaxBytes: 4096},
+			{TopicPartition: kafka.TopicPartition{Topic: "b", Partition: 1}, FetchOffset: 20, MaxBytes: 64},
+			{TopicPartition: kafka.TopicPartition{Topic: "a", Partition: 2}, FetchOffset: 30, MaxBytes: 800}},
+		{{TopicPartition: kafka.TopicPartition{Topic: "b", Partition: 1}, FetchOffset: 21, MaxBytes: 64 << 10}},
+		{{TopicPartition: kafka.TopicPartition{Topic: "a", Partition: 9}, FetchOffset: 5, MaxBytes: 64},
+			{TopicPartition: kafka.TopicPartition{Topic: "c", Partition: 0}, FetchOffset: 7, MaxBytes: 8}},
+		{{TopicPartition: kafka.TopicPartition{Topic: "a", Partition: 0}, FetchOffset: 11, MaxBytes: 4 << 20}},
+		{{TopicPartition: kafka.TopicPartition{Topic: "a", Partition: 0}, FetchOffset: 12, MaxBytes: 64}},
+		{{TopicPartition: kafka.TopicPartition{Topic: "a", Partition: 0}, FetchOffset: 13, MaxBytes: 64}},
 	}
 	for i, parts := range rounds {
 		req := replica.FollowerFetch{ReplicaID: 1, MaxWaitMs: 500, MinBytes: 1, MaxBytes: 10 << 20, Partitions: parts}
@@ -162,7 +163,7 @@ func TestReplicaFetchSourceReusesResponse(t *testing.T) {
 		if len(resp.Partitions) != len(parts) {
 			t.Fatalf("round %d: %d results for %d partitions", i, len(resp.Partitions), len(parts))
 		}
-		got := map[replica.TopicPartition]replica.FollowerFetchResult{}
+		got := map[kafka.TopicPartition]replica.FollowerFetchResult{}
 		for _, r := range resp.Partitions {
 			got[r.TopicPartition] = r
 		}
@@ -198,7 +199,7 @@ func BenchmarkReplicaFetchSourceFetch(b *testing.B) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	req := replica.FollowerFetch{ReplicaID: 1, MaxWaitMs: 500, MinBytes: 1, MaxBytes: 10 << 20,
-		Partitions: []replica.FollowerFetchPartition{{TopicPartition: replica.TopicPartition{Topic: "bench", Partition: 0},
+		Partitions: []replica.FollowerFetchPartition{{TopicPartition: kafka.TopicPartition{Topic: "bench", Partition: 0},
 			FetchOffset: 100, MaxBytes: 512}}}
 	var resp replica.FollowerFetchResponse
 	for i := 0; i < 2; i++ { // connect, then warm the leader's cached answer

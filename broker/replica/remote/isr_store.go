@@ -1,7 +1,7 @@
 package remote
 
 import (
-	"samsa/broker/replica"
+	"samsa/kafka"
 	"samsa/zkutil"
 )
 
@@ -10,16 +10,12 @@ import (
 // zkVersion and announces the change under /isr_change_notification).
 type IsrStore struct{ ZK *zkutil.Client }
 
-func (s IsrStore) UpdateIsr(tp replica.TopicPartition, leader, leaderEpoch int32, isr []int32, controllerEpoch, expectedZkVersion int32) (int32, error) {
-	return s.ZK.UpdatePartitionStateFromLeader(zkutil.TopicPartition{Topic: tp.Topic, Partition: tp.Partition},
+func (s IsrStore) UpdateIsr(tp kafka.TopicPartition, leader, leaderEpoch int32, isr []int32, controllerEpoch, expectedZkVersion int32) (int32, error) {
+	return s.ZK.UpdatePartitionStateFromLeader(tp,
 		zkutil.PartitionState{Leader: leader, LeaderEpoch: leaderEpoch, ISR: isr, ControllerEpoch: controllerEpoch},
 		expectedZkVersion)
 }
 
-func (s IsrStore) NotifyIsrChanges(tps []replica.TopicPartition) error {
-	out := make([]zkutil.TopicPartition, len(tps))
-	for i, tp := range tps {
-		out[i] = zkutil.TopicPartition{Topic: tp.Topic, Partition: tp.Partition}
-	}
-	return s.ZK.WriteIsrChangeNotification(out)
+func (s IsrStore) NotifyIsrChanges(tps []kafka.TopicPartition) error {
+	return s.ZK.WriteIsrChangeNotification(tps)
 }

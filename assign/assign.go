@@ -1,4 +1,6 @@
-package controller
+package assign
+
+// Replica assignment: Kafka's assignReplicasToBrokers and the start index for added partitions.
 
 import (
 	"errors"
@@ -9,23 +11,25 @@ import (
 	"sort"
 )
 
-// Errors returned by AssignReplicas. The broker maps ErrInvalidPartitions to
+// Errors returned by Replicas. The broker maps ErrInvalidPartitions to
 // INVALID_PARTITIONS and ErrInvalidReplicationFactor to INVALID_REPLICATION_FACTOR.
 // ErrRackInfoIncomplete is Kafka's AdminOperationException, which reaches clients as
-// UNKNOWN_SERVER_ERROR; the tools print its message.
+// UNKNOWN_SERVER_ERROR; the tools print its message. The texts keep the "controller:"
+// prefix they had when this code lived in the controller: CreateTopics and
+// CreatePartitions carry them in ErrorMessage, and moving the code changed no wire byte.
 var (
 	ErrInvalidPartitions        = errors.New("controller: number of partitions must be larger than 0")
 	ErrInvalidReplicationFactor = errors.New("controller: invalid replication factor")
 	ErrRackInfoIncomplete       = errors.New("controller: not all brokers have rack information for replica rack aware assignment")
 )
 
-// BrokerMeta is the input of replica assignment: a broker id and its rack ("" = none).
-type BrokerMeta struct {
+// Broker is the input of replica assignment: a broker id and its rack ("" = none).
+type Broker struct {
 	ID   int32
 	Rack string
 }
 
-// Rand is the random source of AssignReplicas; *math/rand.Rand satisfies it.
+// Rand is the random source of Replicas; *math/rand.Rand satisfies it.
 type Rand interface {
 	Intn(n int) int
 }
@@ -34,7 +38,7 @@ type globalRand struct{}
 
 func (globalRand) Intn(n int) int { return rand.IntN(n) }
 
-// AssignReplicas computes a replica assignment for nPartitions new partitions with
+// Replicas computes a replica assignment for nPartitions new partitions with
 // replication factor rf, exactly as Kafka's AdminUtils.assignReplicasToBrokers:
 //
 //   - no broker has a rack: the rack-unaware algorithm over brokers in the given order
@@ -48,7 +52,7 @@ func (globalRand) Intn(n int) int { return rand.IntN(n) }
 // Partition ids start at max(0, startPartition). The returned map and slices are new.
 // Errors: ErrInvalidPartitions, ErrInvalidReplicationFactor (rf <= 0 or rf > len(brokers)),
 // ErrRackInfoIncomplete.
-func AssignReplicas(brokers []BrokerMeta, nPartitions, rf int, fixedStart, startPartition int, rnd Rand) (map[int32][]int32, error) {
+func Replicas(brokers []Broker, nPartitions, rf int, fixedStart, startPartition int, rnd Rand) (map[int32][]int32, error) {
 	if nPartitions <= 0 {
 		return nil, ErrInvalidPartitions
 	}
@@ -84,12 +88,29 @@ func AssignReplicas(brokers []BrokerMeta, nPartitions, rf int, fixedStart, start
 
 // StripRacks returns a copy of brokers without rack information, for Kafka's
 // RackAwareMode.Disabled (and Safe when only some brokers have a rack).
-func StripRacks(brokers []BrokerMeta) []BrokerMeta {
-	out := make([]BrokerMeta, len(brokers))
+func StripRacks(brokers []Broker) []Broker {
+	out := make([]Broker, len(brokers))
 	for i, b := range brokers {
-		out[i] = BrokerMeta{ID: b.ID}
+		out[i] = Broker{ID: b.ID}
 	}
 	return out
+}
+
+// StartIndex is the fixedStart Kafka uses when adding partitions to a topic
+// (AdminZkClient.createNewPartitionsAssignment): the index in brokers (sorted by id)
+// of the first broker whose id is at least partition 0's first replica, or 0 when
+// there is none or partition 0 has no replica. The new partitions then continue
+// partition 0's round-robin instead of starting over at a random broker.
+func StartIndex(brokers []Broker, partition0 []int32) int {
+	if len(partition0) == 0 {
+		return 0
+	}
+	for i, b := range brokers {
+		if b.ID >= partition0[0] {
+			return i
+		}
+	}
+	return 0
 }
 
 // startAndShift draws Kafka's startIndex and nextReplicaShift, in that order.
@@ -151,10 +172,10 @@ func assignRackUnaware(ids []int32, nPartitions, rf, fixedStart, startPartition 
 	return out
 }
 
-// RackAlternatedBrokers returns Kafka's rack-alternated broker list: brokers grouped by
+// RackAlternated returns Kafka's rack-alternated broker list: brokers grouped by
 // rack, ids sorted inside each rack, racks sorted by name, then one broker from each rack
 // in turn. Example {0:r1,1:r3,2:r3,3:r2,4:r2,5:r1} → [0,3,1,5,4,2].
-func RackAlternatedBrokers(brokers []BrokerMeta) []int32 {
+func RackAlternated(brokers []Broker) []int32 {
 	byRack := make(map[string][]int32)
 	for _, b := range brokers {
 		byRack[b.Rack] = append(byRack[b.Rack], b.ID)
@@ -177,7 +198,7 @@ func RackAlternatedBrokers(brokers []BrokerMeta) []int32 {
 }
 
 // assignRackAware is AdminUtils.assignReplicasToBrokersRackAware.
-func assignRackAware(brokers []BrokerMeta, nPartitions, rf, fixedStart, startPartition int, rnd Rand) map[int32][]int32 {
+func assignRackAware(brokers []Broker, nPartitions, rf, fixedStart, startPartition int, rnd Rand) map[int32][]int32 {
 	rackOf := make(map[int32]string, len(brokers))
 	racks := make(map[string]struct{})
 	for _, b := range brokers {
@@ -185,7 +206,7 @@ func assignRackAware(brokers []BrokerMeta, nPartitions, rf, fixedStart, startPar
 		racks[b.Rack] = struct{}{}
 	}
 	numRacks := len(racks)
-	list := RackAlternatedBrokers(brokers)
+	list := RackAlternated(brokers)
 	n := len(list)
 	out := make(map[int32][]int32, nPartitions)
 	for pl := range placements(n, nPartitions, fixedStart, startPartition, rnd) {

@@ -1,7 +1,6 @@
-package controller
+package assign
 
 import (
-	"encoding/base64"
 	"errors"
 	"fmt"
 	"math/rand"
@@ -10,10 +9,10 @@ import (
 	"testing"
 )
 
-func ids(n int) []BrokerMeta {
-	out := make([]BrokerMeta, n)
+func ids(n int) []Broker {
+	out := make([]Broker, n)
 	for i := range out {
-		out[i] = BrokerMeta{ID: int32(i)}
+		out[i] = Broker{ID: int32(i)}
 	}
 	return out
 }
@@ -27,12 +26,12 @@ func (r *seqRand) Intn(n int) int {
 	return v
 }
 
-// TestControllerAssignReplicasRackUnaware checks AdminUtils.assignReplicasToBrokersRackUnaware's
+// TestAssignReplicasRackUnaware checks AdminUtils.assignReplicasToBrokersRackUnaware's
 // worked example (reference §4.1) and the start/shift parameters.
-func TestControllerAssignReplicasRackUnaware(t *testing.T) {
+func TestAssignReplicasRackUnaware(t *testing.T) {
 	tests := []struct {
 		name                        string
-		brokers                     []BrokerMeta
+		brokers                     []Broker
 		partitions, rf, fixed, from int
 		rnd                         Rand
 		want                        map[int32][]int32
@@ -59,13 +58,13 @@ func TestControllerAssignReplicasRackUnaware(t *testing.T) {
 			want: map[int32][]int32{3: {1, 2}, 4: {2, 0}, 5: {0, 1}},
 		},
 		{
-			name: "broker order is kept", brokers: []BrokerMeta{{ID: 7}, {ID: 3}, {ID: 5}}, partitions: 3, rf: 2, fixed: 0,
+			name: "broker order is kept", brokers: []Broker{{ID: 7}, {ID: 3}, {ID: 5}}, partitions: 3, rf: 2, fixed: 0,
 			want: map[int32][]int32{0: {7, 3}, 1: {3, 5}, 2: {5, 7}},
 		},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			got, err := AssignReplicas(tc.brokers, tc.partitions, tc.rf, tc.fixed, tc.from, tc.rnd)
+			got, err := Replicas(tc.brokers, tc.partitions, tc.rf, tc.fixed, tc.from, tc.rnd)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -76,13 +75,13 @@ func TestControllerAssignReplicasRackUnaware(t *testing.T) {
 	}
 }
 
-// TestControllerAssignReplicasRackAware checks the KIP-36 algorithm against reference §4.2.
-func TestControllerAssignReplicasRackAware(t *testing.T) {
-	brokers := []BrokerMeta{{0, "r1"}, {1, "r3"}, {2, "r3"}, {3, "r2"}, {4, "r2"}, {5, "r1"}}
-	if got, want := RackAlternatedBrokers(brokers), []int32{0, 3, 1, 5, 4, 2}; !slices.Equal(got, want) {
+// TestAssignReplicasRackAware checks the KIP-36 algorithm against reference §4.2.
+func TestAssignReplicasRackAware(t *testing.T) {
+	brokers := []Broker{{0, "r1"}, {1, "r3"}, {2, "r3"}, {3, "r2"}, {4, "r2"}, {5, "r1"}}
+	if got, want := RackAlternated(brokers), []int32{0, 3, 1, 5, 4, 2}; !slices.Equal(got, want) {
 		t.Fatalf("rack alternated list %v, want %v", got, want)
 	}
-	got, err := AssignReplicas(brokers, 7, 3, 0, 0, nil)
+	got, err := Replicas(brokers, 7, 3, 0, 0, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -92,18 +91,18 @@ func TestControllerAssignReplicasRackAware(t *testing.T) {
 	}
 
 	t.Run("uneven racks", func(t *testing.T) {
-		b := []BrokerMeta{{0, "a"}, {1, "a"}, {2, "a"}, {3, "b"}}
-		if got, want := RackAlternatedBrokers(b), []int32{0, 3, 1, 2}; !slices.Equal(got, want) {
+		b := []Broker{{0, "a"}, {1, "a"}, {2, "a"}, {3, "b"}}
+		if got, want := RackAlternated(b), []int32{0, 3, 1, 2}; !slices.Equal(got, want) {
 			t.Fatalf("got %v, want %v", got, want)
 		}
 	})
 }
 
-// TestControllerAssignReplicasErrors checks the validation errors of assignReplicasToBrokers.
-func TestControllerAssignReplicasErrors(t *testing.T) {
+// TestAssignReplicasErrors checks the validation errors of assignReplicasToBrokers.
+func TestAssignReplicasErrors(t *testing.T) {
 	tests := []struct {
 		name           string
-		brokers        []BrokerMeta
+		brokers        []Broker
 		partitions, rf int
 		want           error
 	}{
@@ -112,25 +111,25 @@ func TestControllerAssignReplicasErrors(t *testing.T) {
 		{"zero rf", ids(3), 1, 0, ErrInvalidReplicationFactor},
 		{"rf above brokers", ids(3), 1, 4, ErrInvalidReplicationFactor},
 		{"no brokers", nil, 1, 1, ErrInvalidReplicationFactor},
-		{"partial racks", []BrokerMeta{{0, "a"}, {1, ""}}, 1, 1, ErrRackInfoIncomplete},
+		{"partial racks", []Broker{{0, "a"}, {1, ""}}, 1, 1, ErrRackInfoIncomplete},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			_, err := AssignReplicas(tc.brokers, tc.partitions, tc.rf, -1, -1, nil)
+			_, err := Replicas(tc.brokers, tc.partitions, tc.rf, -1, -1, nil)
 			if !errors.Is(err, tc.want) {
 				t.Fatalf("err %v, want %v", err, tc.want)
 			}
 		})
 	}
-	if got := StripRacks([]BrokerMeta{{0, "a"}, {1, ""}}); !reflect.DeepEqual(got, []BrokerMeta{{0, ""}, {1, ""}}) {
+	if got := StripRacks([]Broker{{0, "a"}, {1, ""}}); !reflect.DeepEqual(got, []Broker{{0, ""}, {1, ""}}) {
 		t.Fatalf("StripRacks = %v", got)
 	}
 }
 
-// TestControllerAssignReplicasProperties sweeps sizes, starts and shifts: every partition has
+// TestAssignReplicasProperties sweeps sizes, starts and shifts: every partition has
 // rf distinct live replicas, leaders are spread evenly over whole rounds, and with racks
 // each partition spans min(rf, racks) racks (KIP-36's guarantee).
-func TestControllerAssignReplicasProperties(t *testing.T) {
+func TestAssignReplicasProperties(t *testing.T) {
 	rnd := rand.New(rand.NewSource(1))
 	for n := 1; n <= 7; n++ {
 		for rf := 1; rf <= n; rf++ {
@@ -143,7 +142,7 @@ func TestControllerAssignReplicasProperties(t *testing.T) {
 						}
 					}
 					parts := n * 3
-					got, err := AssignReplicas(brokers, parts, rf, -1, -1, rnd)
+					got, err := Replicas(brokers, parts, rf, -1, -1, rnd)
 					if err != nil {
 						t.Fatalf("n=%d rf=%d racks=%d: %v", n, rf, racks, err)
 					}
@@ -178,16 +177,28 @@ func TestControllerAssignReplicasProperties(t *testing.T) {
 	}
 }
 
-// TestControllerNewTopicID: ids are 16 random bytes, never zero, and their 22-character
-// base64 form never starts with '-'.
-func TestControllerNewTopicID(t *testing.T) {
-	seen := map[[16]byte]bool{}
-	for range 1000 {
-		id := newTopicID()
-		s := base64.RawURLEncoding.EncodeToString(id[:])
-		if len(s) != 22 || s[0] == '-' || seen[id] || decodeTopicID(s) != id {
-			t.Fatalf("bad id %q", s)
+// TestAssignStartIndex checks AdminZkClient.createNewPartitionsAssignment's
+// start index: the first broker (by id) at or above partition 0's first
+// replica, including when that broker is gone.
+func TestAssignStartIndex(t *testing.T) {
+	brokers := []Broker{{ID: 1}, {ID: 3}, {ID: 5}, {ID: 7}}
+	for _, c := range []struct {
+		p0   []int32
+		want int
+	}{
+		{[]int32{1, 3}, 0},
+		{[]int32{5, 7}, 2},
+		{[]int32{7}, 3},
+		{[]int32{4, 1}, 2}, // broker 4 is not live: Kafka takes the next id, 5
+		{[]int32{9}, 0},    // above every live id: indexWhere is -1, max(0, -1)
+		{[]int32{0}, 0},
+		{nil, 0},
+	} {
+		if got := StartIndex(brokers, c.p0); got != c.want {
+			t.Errorf("StartIndex(%v) = %d, want %d", c.p0, got, c.want)
 		}
-		seen[id] = true
+	}
+	if got := StartIndex(nil, []int32{1}); got != 0 {
+		t.Errorf("StartIndex with no brokers = %d, want 0", got)
 	}
 }
