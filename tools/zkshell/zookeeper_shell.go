@@ -28,6 +28,8 @@ import (
 	"samsa/zkutil"
 )
 
+const usage = "USAGE: samsa zookeeper-shell host:port[/chroot] [-zk-tls-config-file file] ls|get path"
+
 func Command(env tool.Env) *cli.Command {
 	return &cli.Command{
 		Name:      "zookeeper-shell",
@@ -36,13 +38,17 @@ func Command(env tool.Env) *cli.Command {
 		// ZooKeeperMain's own syntax: the TLS option may follow the host.
 		SkipFlagParsing: true,
 		Action: func(c *cli.Context) error {
+			if a := c.Args().Slice(); len(a) == 1 && (a[0] == "--help" || a[0] == "-h") {
+				fmt.Fprintln(env.Stdout, usage)
+				return nil
+			}
 			args, tlsFile, err := splitTLSOption(c.Args().Slice())
 			if err != nil {
 				fmt.Fprintln(env.Stderr, err)
 				return tool.ExitError{Code: 1}
 			}
 			if len(args) != 3 || (args[1] != "ls" && args[1] != "get") {
-				fmt.Fprintln(env.Stderr, "USAGE: samsa zookeeper-shell host:port[/chroot] [-zk-tls-config-file file] ls|get path")
+				fmt.Fprintln(env.Stderr, usage)
 				return tool.ExitError{Code: 1}
 			}
 			sec := tool.ZKSecurity{Hint: "-zk-tls-config-file", SetACL: new(bool)}
