@@ -50,6 +50,10 @@
 // commits, tombstones) run in a helper goroutine, one at a time per group
 // so records reach the log in decision order; the outcome returns through
 // controlCh. A commit becomes visible to OffsetFetch only once appended.
+// Each append's offsets.commit.timeout.ms runs from when it was queued, so
+// a stuck append cannot delay the ones behind it by a timeout each; the
+// group goroutine never waits for an append, so heartbeats are served (and
+// move session deadlines) while one is stuck.
 //
 // Coordinator.mu guards the partition table (which partitions are owned or
 // loading, and their groups); it is never held while calling OffsetLog or

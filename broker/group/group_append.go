@@ -3,6 +3,8 @@ package group
 import (
 	"context"
 	"errors"
+	"fmt"
+	"time"
 
 	"github.com/twmb/franz-go/pkg/kerr"
 )
@@ -12,6 +14,14 @@ import (
 // in the order it decided them.
 type appendOp struct {
 	batch []byte
+	// deadline is offsets.commit.timeout.ms after the op was queued: time
+	// spent waiting behind earlier appends counts against it (Kafka
+	// writes every commit at once, so its acks=all waits overlap and each
+	// is answered within the timeout of its arrival; a queue that gave
+	// each op a fresh timeout would answer the k-th queued commit after k
+	// timeouts, while the client's heartbeats wait behind it on the same
+	// connection).
+	deadline time.Time
 	// done runs on the group goroutine with the append's outcome.
 	done func(err error)
 	// abort runs on any goroutine when the group stopped before done
@@ -21,13 +31,16 @@ type appendOp struct {
 
 // enqueueAppend queues op and starts it if nothing is in flight.
 func (g *group) enqueueAppend(op *appendOp) {
+	op.deadline = time.Now().Add(g.c.cfg.OffsetsCommitTimeout)
 	g.appendQ = append(g.appendQ, op)
 	g.maybeStartAppend()
 }
 
 // maybeStartAppend starts the next queued append in its own goroutine
 // (owned by the Coordinator's WaitGroup); the outcome comes back through
-// controlCh.
+// controlCh. An op whose deadline passed while it was queued is not
+// written: it fails with ErrTimeout (REQUEST_TIMED_OUT), the answer its
+// caller would have had from a timed-out replication wait.
 func (g *group) maybeStartAppend() {
 	if g.appending || len(g.appendQ) == 0 {
 		return
@@ -36,8 +49,17 @@ func (g *group) maybeStartAppend() {
 	g.appendQ = g.appendQ[1:]
 	g.appending = true
 	g.c.goTracked(func() {
-		ctx, cancel := context.WithTimeout(g.appendCtx, g.c.cfg.OffsetsCommitTimeout)
-		_, err := g.c.olog.Append(ctx, g.partition, op.batch)
+		// Real time, not g.c.clock: the deadline bounds real waits in the
+		// OffsetLog (replication), as ctx deadlines do everywhere.
+		ctx, cancel := context.WithDeadline(g.appendCtx, op.deadline)
+		var err error
+		if ctx.Err() == nil {
+			_, err = g.c.olog.Append(ctx, g.partition, op.batch)
+		} else if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+			err = fmt.Errorf("%w: queued behind earlier appends for offsets.commit.timeout.ms", ErrTimeout)
+		} else {
+			err = ctx.Err()
+		}
 		cancel()
 		select {
 		case g.controlCh <- func() {
@@ -72,4 +94,15 @@ func appendErrorCode(err error, commit bool) int16 {
 	default:
 		return kerr.UnknownServerError.Code
 	}
+}
+
+// storeGroupErrorCode maps the error of a group metadata write (Kafka's
+// storeGroup): as appendErrorCode, except that a timed-out write answers
+// REBALANCE_IN_PROGRESS, so members rejoin instead of retrying a sync.
+func storeGroupErrorCode(err error) int16 {
+	code := appendErrorCode(err, false)
+	if code == kerr.RequestTimedOut.Code {
+		return kerr.RebalanceInProgress.Code
+	}
+	return code
 }

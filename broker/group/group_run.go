@@ -9,28 +9,26 @@ import (
 
 // run is the group's goroutine: it owns every unexported field of g and
 // serves requests, timer and append events until stop. Control events go
-// first so a timer is never starved by a flood of requests.
+// first so a timer is never starved by a flood of requests. After every
+// event, whichever select served it, a Dead group with nothing left to
+// write exits: its last append's completion is a control event, and
+// nothing else may ever arrive to wake it.
 func (g *group) run() {
 	defer close(g.done)
 	for {
 		select {
 		case f := <-g.controlCh:
 			f()
-			g.publishCounts()
-			if invariantsEnabled {
-				g.checkInvariants()
-			}
-			continue
 		default:
-		}
-		select {
-		case f := <-g.controlCh:
-			f()
-		case f := <-g.reqCh:
-			f()
-		case <-g.quit:
-			g.shutdown()
-			return
+			select {
+			case f := <-g.controlCh:
+				f()
+			case f := <-g.reqCh:
+				f()
+			case <-g.quit:
+				g.shutdown()
+				return
+			}
 		}
 		g.publishCounts()
 		if invariantsEnabled {

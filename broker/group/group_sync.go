@@ -205,7 +205,7 @@ func (g *group) storeGroup(assignment map[string][]byte, done func(code int16), 
 	}
 	g.enqueueAppend(&appendOp{
 		batch: batch,
-		done:  func(err error) { done(appendErrorCode(err, false)) },
+		done:  func(err error) { done(storeGroupErrorCode(err)) },
 		abort: abort,
 	})
 }

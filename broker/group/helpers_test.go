@@ -204,11 +204,21 @@ type env struct {
 	olog       *storageOffsetLog
 	c          *Coordinator
 	cfg        Config
+	// wrap, when set before start, wraps olog in what the coordinator
+	// writes through (newEnvWrapped).
+	wrap func(OffsetLog) OffsetLog
 }
 
 func newEnv(t *testing.T, cfg Config) *env {
 	t.Helper()
-	e := &env{t: t, clock: newManualClock(), olog: newStorageOffsetLog(t.TempDir()), cfg: cfg}
+	return newEnvWrapped(t, cfg, nil)
+}
+
+// newEnvWrapped is newEnv with the coordinator writing through
+// wrap(olog) when wrap is not nil.
+func newEnvWrapped(t *testing.T, cfg Config, wrap func(OffsetLog) OffsetLog) *env {
+	t.Helper()
+	e := &env{t: t, clock: newManualClock(), olog: newStorageOffsetLog(t.TempDir()), cfg: cfg, wrap: wrap}
 	e.start()
 	t.Cleanup(func() {
 		e.c.Shutdown()
@@ -232,7 +242,11 @@ func (e *env) start() {
 	} else {
 		l.AddHook(e.logs)
 	}
-	e.c = NewCoordinator(Options{Config: e.cfg, Log: e.olog, Clock: e.clock, Logger: l,
+	var olog OffsetLog = e.olog
+	if e.wrap != nil {
+		olog = e.wrap(e.olog)
+	}
+	e.c = NewCoordinator(Options{Config: e.cfg, Log: olog, Clock: e.clock, Logger: l,
 		OnRebalance: func(g string, r Rebalance) { e.hook("rebalance " + g + " " + string(r.Kind)) },
 		OnGroupGone: func(g string) { e.hook("gone " + g) }})
 	for p := int32(0); p < e.cfg.NumPartitions; p++ {

@@ -32,6 +32,7 @@ import (
 	"github.com/IBM/sarama"
 	"github.com/urfave/cli/v2"
 
+	"samsa/kafka"
 	"samsa/tools/internal/tool"
 )
 
@@ -138,7 +139,7 @@ func runDeleteRecords(c *cli.Context, env tool.Env) error {
 		return targets[i].Partition < targets[j].Partition
 	})
 	for _, t := range targets {
-		r := results[tool.TPKey{Topic: t.Topic, Partition: t.Partition}]
+		r := results[kafka.TopicPartition{Topic: t.Topic, Partition: t.Partition}]
 		if r.err != "" {
 			fmt.Fprintf(env.Stdout, "partition: %s-%d\terror: %s\n", t.Topic, t.Partition, r.err)
 		} else {
@@ -154,13 +155,13 @@ type deleteResult struct {
 }
 
 // deleteRecords sends one DeleteRecords request per partition leader.
-func deleteRecords(client sarama.Client, cfg *sarama.Config, targets []deleteRecordsTarget) map[tool.TPKey]deleteResult {
-	results := make(map[tool.TPKey]deleteResult, len(targets))
+func deleteRecords(client sarama.Client, cfg *sarama.Config, targets []deleteRecordsTarget) map[kafka.TopicPartition]deleteResult {
+	results := make(map[kafka.TopicPartition]deleteResult, len(targets))
 	byLeader := map[*sarama.Broker]*sarama.DeleteRecordsRequest{}
 	for _, t := range targets {
 		leader, err := client.Leader(t.Topic, t.Partition)
 		if err != nil {
-			results[tool.TPKey{Topic: t.Topic, Partition: t.Partition}] = deleteResult{err: tool.JavaErrorText(err)}
+			results[kafka.TopicPartition{Topic: t.Topic, Partition: t.Partition}] = deleteResult{err: tool.JavaErrorText(err)}
 			continue
 		}
 		req := byLeader[leader]
@@ -179,7 +180,7 @@ func deleteRecords(client sarama.Client, cfg *sarama.Config, targets []deleteRec
 		resp, err := sendDeleteRecords(leader, cfg, req)
 		for topic, rt := range req.Topics {
 			for p := range rt.PartitionOffsets {
-				k := tool.TPKey{Topic: topic, Partition: p}
+				k := kafka.TopicPartition{Topic: topic, Partition: p}
 				if err != nil {
 					results[k] = deleteResult{err: tool.JavaErrorText(err)}
 					continue

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"math"
 	"regexp"
-	"sort"
 	"strconv"
 	"strings"
 	"time"
@@ -12,14 +11,9 @@ import (
 	"github.com/IBM/sarama"
 	"github.com/urfave/cli/v2"
 
+	"samsa/kafka"
 	"samsa/tools/internal/tool"
 )
-
-// groupTP is a topic partition of a reset plan.
-type groupTP struct {
-	topic string
-	p     int32
-}
 
 // topicPartitions parses "t" (every partition) or "t:0,1".
 func (s *groupService) topicPartitions(spec string) (string, []int32, error) {
@@ -44,12 +38,12 @@ func (s *groupService) topicPartitions(spec string) (string, []int32, error) {
 
 // resetScope lists the partitions to reset: --all-topics means every
 // partition the group has committed offsets for.
-func (s *groupService) resetScope(c *cli.Context, committed map[string]map[int32]int64) ([]groupTP, error) {
-	var out []groupTP
+func (s *groupService) resetScope(c *cli.Context, committed map[string]map[int32]int64) ([]kafka.TopicPartition, error) {
+	var out []kafka.TopicPartition
 	if c.Bool("all-topics") {
 		for _, t := range groupSortedKeys(committed) {
 			for _, p := range sortedPartitionKeys(committed[t]) {
-				out = append(out, groupTP{t, p})
+				out = append(out, kafka.TopicPartition{Topic: t, Partition: p})
 			}
 		}
 		return out, nil
@@ -60,15 +54,10 @@ func (s *groupService) resetScope(c *cli.Context, committed map[string]map[int32
 			return nil, err
 		}
 		for _, p := range ps {
-			out = append(out, groupTP{t, p})
+			out = append(out, kafka.TopicPartition{Topic: t, Partition: p})
 		}
 	}
-	sort.Slice(out, func(i, j int) bool {
-		if out[i].topic != out[j].topic {
-			return out[i].topic < out[j].topic
-		}
-		return out[i].p < out[j].p
-	})
+	kafka.SortPartitions(out)
 	return out, nil
 }
 
@@ -97,8 +86,8 @@ func (s *groupService) resetOffsets(env tool.Env, groups []string, c *cli.Contex
 	}
 	type plan struct {
 		group string
-		tps   []groupTP
-		to    map[groupTP]int64
+		tps   []kafka.TopicPartition
+		to    map[kafka.TopicPartition]int64
 	}
 	var plans []plan
 	for _, g := range groups {
@@ -119,7 +108,7 @@ func (s *groupService) resetOffsets(env tool.Env, groups []string, c *cli.Contex
 		if err != nil {
 			return err
 		}
-		to := map[groupTP]int64{}
+		to := map[kafka.TopicPartition]int64{}
 		for _, tp := range tps {
 			off, err := s.newOffset(c, tp, committed)
 			if err != nil {
@@ -142,7 +131,7 @@ func (s *groupService) resetOffsets(env tool.Env, groups []string, c *cli.Contex
 	b.WriteString("\n" + fmt.Sprintf(format, "GROUP", "TOPIC", "PARTITION", "NEW-OFFSET") + "\n")
 	for _, pl := range plans {
 		for _, tp := range pl.tps {
-			b.WriteString(fmt.Sprintf(format, pl.group, tp.topic, strconv.Itoa(int(tp.p)), strconv.FormatInt(pl.to[tp], 10)) + "\n")
+			b.WriteString(fmt.Sprintf(format, pl.group, tp.Topic, strconv.Itoa(int(tp.Partition)), strconv.FormatInt(pl.to[tp], 10)) + "\n")
 		}
 	}
 	fmt.Fprint(env.Stdout, b.String())
@@ -151,18 +140,18 @@ func (s *groupService) resetOffsets(env tool.Env, groups []string, c *cli.Contex
 
 // newOffset computes one partition's target offset, clamped to the log's
 // range as Kafka's checkOffsetsRange does.
-func (s *groupService) newOffset(c *cli.Context, tp groupTP, committed map[string]map[int32]int64) (int64, error) {
-	earliest, err := s.client.GetOffset(tp.topic, tp.p, sarama.OffsetOldest)
+func (s *groupService) newOffset(c *cli.Context, tp kafka.TopicPartition, committed map[string]map[int32]int64) (int64, error) {
+	earliest, err := s.client.GetOffset(tp.Topic, tp.Partition, sarama.OffsetOldest)
 	if err != nil {
 		return 0, err
 	}
-	latest, err := s.client.GetOffset(tp.topic, tp.p, sarama.OffsetNewest)
+	latest, err := s.client.GetOffset(tp.Topic, tp.Partition, sarama.OffsetNewest)
 	if err != nil {
 		return 0, err
 	}
 	clamp := func(o int64) int64 { return min(max(o, earliest), latest) }
 	byTime := func(t time.Time) (int64, error) {
-		o, err := s.client.GetOffset(tp.topic, tp.p, t.UnixMilli())
+		o, err := s.client.GetOffset(tp.Topic, tp.Partition, t.UnixMilli())
 		if err != nil {
 			return 0, err
 		}
@@ -171,7 +160,7 @@ func (s *groupService) newOffset(c *cli.Context, tp groupTP, committed map[strin
 		}
 		return o, nil
 	}
-	cur, hasCur := committed[tp.topic][tp.p]
+	cur, hasCur := committed[tp.Topic][tp.Partition]
 	switch {
 	case c.Bool("to-earliest"):
 		return earliest, nil
@@ -186,7 +175,7 @@ func (s *groupService) newOffset(c *cli.Context, tp groupTP, committed map[strin
 		return clamp(c.Int64("to-offset")), nil
 	case c.IsSet("shift-by"):
 		if !hasCur {
-			return 0, tool.Errorf("Cannot shift offset for partition %s-%d since there is no current committed offset", tp.topic, tp.p)
+			return 0, tool.Errorf("Cannot shift offset for partition %s-%d since there is no current committed offset", tp.Topic, tp.Partition)
 		}
 		return clamp(cur + c.Int64("shift-by")), nil
 	case c.IsSet("to-datetime"):
@@ -243,14 +232,14 @@ func parseJavaDuration(s string) (time.Duration, error) {
 
 // commitOffsets commits offsets for an inactive group (generation -1, no
 // member id) at its coordinator.
-func (s *groupService) commitOffsets(group string, to map[groupTP]int64) error {
+func (s *groupService) commitOffsets(group string, to map[kafka.TopicPartition]int64) error {
 	coord, err := s.client.Coordinator(group)
 	if err != nil {
 		return err
 	}
 	req := &sarama.OffsetCommitRequest{Version: 2, ConsumerGroup: group, ConsumerGroupGeneration: -1, RetentionTime: -1}
 	for tp, off := range to {
-		req.AddBlock(tp.topic, tp.p, off, 0, "")
+		req.AddBlock(tp.Topic, tp.Partition, off, 0, "")
 	}
 	resp, err := coord.CommitOffset(req)
 	if err != nil {

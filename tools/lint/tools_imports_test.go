@@ -60,6 +60,7 @@ var toolsImports = map[string][]toolsDep{
 	},
 	"tools/admin": {
 		{dep: "tools/internal/tool", why: "shared CLI plumbing"},
+		{dep: "kafka", why: "kafka.TopicPartition keys the per-partition results"},
 	},
 	"tools/configs": {
 		{dep: "tools/internal/tool", why: "shared CLI plumbing"},
@@ -87,6 +88,7 @@ var toolsImports = map[string][]toolsDep{
 	"tools/groups": {
 		{dep: "tools/internal/tool", why: "shared CLI plumbing"},
 		{dep: "zkutil", why: "the --zookeeper (old consumer) groups live in ZooKeeper"},
+		{dep: "kafka", why: "kafka.TopicPartition names the partitions of a reset plan"},
 	},
 	"tools/perf": {
 		{dep: "tools/internal/tool", why: "shared CLI plumbing"},
@@ -102,6 +104,7 @@ var toolsImports = map[string][]toolsDep{
 	},
 	"tools/replicaverify": {
 		{dep: "tools/internal/tool", why: "shared CLI plumbing"},
+		{dep: "kafka", why: "kafka.TopicPartition keys the per-partition results"},
 	},
 	"tools/serverstart": {
 		{dep: "tools/internal/tool", why: "shared CLI plumbing"},
@@ -122,6 +125,7 @@ var toolsImports = map[string][]toolsDep{
 	"tools/verifiable": {
 		{dep: "tools/internal/tool", why: "shared CLI plumbing"},
 		{dep: "config", why: "--producer.config / --consumer.config properties files"},
+		{dep: "kafka", why: "kafka.TopicPartition keys the consumer's claimed partitions and offsets"},
 	},
 	"tools/zkshell": {
 		{dep: "tools/internal/tool", why: "shared CLI plumbing"},

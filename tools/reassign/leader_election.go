@@ -98,13 +98,13 @@ func runLeaderElection(c *cli.Context, env tool.Env) error {
 	if sources != 1 {
 		return usageFail(env, "One and only one of the following options is required: all-topic-partitions, topic, path-to-json-file")
 	}
-	var tps []reassignTP // nil: every partition
+	var tps []kafka.TopicPartition // nil: every partition
 	switch {
 	case c.String("topic") != "":
 		if c.Int("partition") < 0 {
 			return usageFail(env, "Missing required option(s) [partition]")
 		}
-		tps = []reassignTP{{c.String("topic"), int32(c.Int("partition"))}}
+		tps = []kafka.TopicPartition{{Topic: c.String("topic"), Partition: int32(c.Int("partition"))}}
 	case c.String("path-to-json-file") != "":
 		var err error
 		if tps, err = readElectionJSON(c.String("path-to-json-file")); err != nil {
@@ -141,7 +141,7 @@ func runPreferredReplicaElection(c *cli.Context, env tool.Env) error {
 		return usageFail(env, "Exactly one of '--bootstrap-server' or '--zookeeper' must be provided")
 	}
 	fmt.Fprintln(env.Stdout, "This tool is deprecated. Please use kafka-leader-election tool. Tool usage: kafka-leader-election.sh --help")
-	var tps []reassignTP
+	var tps []kafka.TopicPartition
 	if f := c.String("path-to-json-file"); f != "" {
 		var err error
 		if tps, err = readElectionJSON(f); err != nil {
@@ -176,7 +176,7 @@ func runPreferredReplicaElection(c *cli.Context, env tool.Env) error {
 }
 
 // preferredElectionZK writes /admin/preferred_replica_election.
-func preferredElectionZK(connect string, tps []reassignTP, env tool.Env) error {
+func preferredElectionZK(connect string, tps []kafka.TopicPartition, env tool.Env) error {
 	svc, err := topics.NewZKTopicService(connect, tool.Logger(env, "kafka-preferred-replica-election"))
 	if err != nil {
 		fmt.Fprintln(env.Stderr, err)
@@ -194,16 +194,16 @@ func preferredElectionZK(connect string, tps []reassignTP, env tool.Env) error {
 		}
 		for t, va := range as {
 			for p := range va.Assignment.Partitions {
-				tps = append(tps, reassignTP{t, p})
+				tps = append(tps, kafka.TopicPartition{Topic: t, Partition: p})
 			}
 		}
 	}
-	sortTPs(tps)
+	kafka.SortPartitions(tps)
 	zkTPs := make([]kafka.TopicPartition, len(tps))
 	names := make([]string, len(tps))
 	entries := make([]string, len(tps))
 	for i, tp := range tps {
-		zkTPs[i] = kafka.TopicPartition{Topic: tp.Topic, Partition: tp.Partition}
+		zkTPs[i] = tp
 		names[i] = tp.String()
 		topic, _ := json.Marshal(tp.Topic)
 		entries[i] = fmt.Sprintf(`{"topic":%s,"partition":%d}`, topic, tp.Partition)
@@ -224,7 +224,7 @@ func preferredElectionZK(connect string, tps []reassignTP, env tool.Env) error {
 
 // electLeaders sends ElectLeaders (v1+ with the election type) to the
 // controller; tps nil elects every partition.
-func electLeaders(boot, clientID string, typ int8, tps []reassignTP) (succeeded, noop []reassignTP, failed map[reassignTP]string, err error) {
+func electLeaders(boot, clientID string, typ int8, tps []kafka.TopicPartition) (succeeded, noop []kafka.TopicPartition, failed map[kafka.TopicPartition]string, err error) {
 	a, err := newKafkaAdmin(boot, clientID)
 	if err != nil {
 		return nil, nil, nil, err
@@ -239,7 +239,7 @@ func electLeaders(boot, clientID string, typ int8, tps []reassignTP) (succeeded,
 			rt := kmsg.NewElectLeadersRequestTopic()
 			rt.Topic = topic
 			req.Topics = append(req.Topics, rt)
-		}, func(i int, tp reassignTP) {
+		}, func(i int, tp kafka.TopicPartition) {
 			req.Topics[i].Partitions = append(req.Topics[i].Partitions, tp.Partition)
 		})
 	}
@@ -251,10 +251,10 @@ func electLeaders(boot, clientID string, typ int8, tps []reassignTP) (succeeded,
 	if er.ErrorCode != 0 {
 		return nil, nil, nil, adminCodeError(er.ErrorCode, nil)
 	}
-	failed = map[reassignTP]string{}
+	failed = map[kafka.TopicPartition]string{}
 	for _, t := range er.Topics {
 		for _, p := range t.Partitions {
-			tp := reassignTP{t.Topic, p.Partition}
+			tp := kafka.TopicPartition{Topic: t.Topic, Partition: p.Partition}
 			switch p.ErrorCode {
 			case 0:
 				succeeded = append(succeeded, tp)
@@ -269,13 +269,13 @@ func electLeaders(boot, clientID string, typ int8, tps []reassignTP) (succeeded,
 			}
 		}
 	}
-	sortTPs(succeeded)
-	sortTPs(noop)
+	kafka.SortPartitions(succeeded)
+	kafka.SortPartitions(noop)
 	return succeeded, noop, failed, nil
 }
 
 // readElectionJSON parses {"partitions":[{"topic":"t","partition":0}]}.
-func readElectionJSON(file string) ([]reassignTP, error) {
+func readElectionJSON(file string) ([]kafka.TopicPartition, error) {
 	data, err := os.ReadFile(file)
 	if err != nil {
 		return nil, tool.NoSuchFile(file, err)
@@ -291,8 +291,8 @@ func readElectionJSON(file string) ([]reassignTP, error) {
 	if err := dec.Decode(&doc); err != nil || doc.Partitions == nil {
 		return nil, tool.JavaException{Class: "kafka.common.AdminCommandFailedException", Msg: "Replica election data is empty"}
 	}
-	seen := map[reassignTP]bool{}
-	var out, dups []reassignTP
+	seen := map[kafka.TopicPartition]bool{}
+	var out, dups []kafka.TopicPartition
 	for _, p := range *doc.Partitions {
 		if p.Topic == nil || p.Partition == nil {
 			return nil, tool.JavaException{Class: "kafka.common.AdminOperationException", Msg: "each partition needs topic and partition"}
@@ -301,7 +301,7 @@ func readElectionJSON(file string) ([]reassignTP, error) {
 		if err != nil || n < 0 || n > 1<<31-1 {
 			return nil, tool.JavaException{Class: "kafka.common.AdminOperationException", Msg: "bad partition " + p.Partition.String()}
 		}
-		tp := reassignTP{*p.Topic, int32(n)}
+		tp := kafka.TopicPartition{Topic: *p.Topic, Partition: int32(n)}
 		if seen[tp] {
 			dups = append(dups, tp)
 			continue
@@ -326,7 +326,7 @@ func electionExceptionText(err error) string {
 	return err.Error()
 }
 
-func joinTPsComma(tps []reassignTP) string {
+func joinTPsComma(tps []kafka.TopicPartition) string {
 	s := make([]string, len(tps))
 	for i, tp := range tps {
 		s[i] = tp.String()

@@ -42,6 +42,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"samsa/assign"
+	"samsa/kafka"
 	"samsa/tools/internal/tool"
 	"samsa/tools/topics"
 	"samsa/zkutil"
@@ -163,7 +164,7 @@ func runReassign(c *cli.Context, env tool.Env) error {
 	}
 }
 
-func (o *reassignOpts) readReassignmentFile() (map[reassignTP][]int32, error) {
+func (o *reassignOpts) readReassignmentFile() (map[kafka.TopicPartition][]int32, error) {
 	file := o.c.String("reassignment-json-file")
 	if file == "" {
 		return nil, tool.Error(`Missing required argument "[reassignment-json-file]"`)
@@ -211,7 +212,7 @@ func (o *reassignOpts) generate() error {
 		metas = append(metas, live[i])
 	}
 	slices.SortFunc(metas, func(x, y assign.Broker) int { return int(x.ID - y.ID) })
-	proposed := map[reassignTP][]int32{}
+	proposed := map[kafka.TopicPartition][]int32{}
 	for _, t := range toMove {
 		n, rf := 0, 0
 		for tp, r := range current {
@@ -228,7 +229,7 @@ func (o *reassignOpts) generate() error {
 			return topics.AssignmentError(err)
 		}
 		for p, r := range a {
-			proposed[reassignTP{t, p}] = r
+			proposed[kafka.TopicPartition{Topic: t, Partition: p}] = r
 		}
 	}
 	fmt.Fprintf(o.env.Stdout, "Current partition replica assignment\n%s\n\n", formatReassignmentJSON(current))
@@ -264,7 +265,7 @@ func (o *reassignOpts) execute() error {
 	if err != nil {
 		return err
 	}
-	current := map[reassignTP][]int32{}
+	current := map[kafka.TopicPartition][]int32{}
 	for _, tp := range tps {
 		r, ok := all[tp]
 		if !ok {
@@ -294,7 +295,7 @@ func (o *reassignOpts) execute() error {
 }
 
 // setThrottles is modifyReassignmentThrottles plus modifyInterBrokerThrottle.
-func (o *reassignOpts) setThrottles(proposed, current map[reassignTP][]int32, ongoing map[reassignTP]ongoingReassignment) error {
+func (o *reassignOpts) setThrottles(proposed, current map[kafka.TopicPartition][]int32, ongoing map[kafka.TopicPartition]ongoingReassignment) error {
 	leader, follower := map[string][]string{}, map[string][]string{}
 	brokers := map[int32]bool{}
 	for _, tp := range sortedTPs(proposed) {
@@ -372,7 +373,7 @@ func (o *reassignOpts) verify() error {
 
 // clearAllThrottles removes the broker throttles of every live broker and
 // target replica, and the topic throttles of every target topic.
-func (o *reassignOpts) clearAllThrottles(targets map[reassignTP][]int32) error {
+func (o *reassignOpts) clearAllThrottles(targets map[kafka.TopicPartition][]int32) error {
 	live, err := o.backend.liveBrokers(true)
 	if err != nil {
 		return err
@@ -424,7 +425,7 @@ func (o *reassignOpts) cancel() error {
 	if err != nil {
 		return err
 	}
-	active := map[reassignTP][]int32{}
+	active := map[kafka.TopicPartition][]int32{}
 	for tp, og := range ongoing {
 		if len(og.adding) > 0 || len(og.removing) > 0 {
 			active[tp] = nil
@@ -450,15 +451,15 @@ func (o *reassignOpts) cancel() error {
 
 // list is listReassignments: every reassignment in progress.
 func (o *reassignOpts) list() error {
-	var tps []reassignTP // nil: all (API)
+	var tps []kafka.TopicPartition // nil: all (API)
 	if z, ok := o.backend.(zkReassignBackend); ok {
 		pending, err := z.zk.Client().GetPartitionReassignment()
 		if err != nil && !errors.Is(err, zkutil.ErrNoNode) {
 			return err
 		}
-		tps = []reassignTP{}
+		tps = []kafka.TopicPartition{}
 		for tp := range pending {
-			tps = append(tps, reassignTP{tp.Topic, tp.Partition})
+			tps = append(tps, tp)
 		}
 	}
 	ongoing, err := o.backend.ongoing(tps)
@@ -487,7 +488,7 @@ func (o *reassignOpts) list() error {
 
 // assignmentsOf reads the current replicas of every partition of the
 // topics of tps.
-func (o *reassignOpts) assignmentsOf(tps []reassignTP) (map[reassignTP][]int32, error) {
+func (o *reassignOpts) assignmentsOf(tps []kafka.TopicPartition) (map[kafka.TopicPartition][]int32, error) {
 	topics := map[string]bool{}
 	for _, tp := range tps {
 		topics[tp.Topic] = true
@@ -497,7 +498,7 @@ func (o *reassignOpts) assignmentsOf(tps []reassignTP) (map[reassignTP][]int32, 
 
 // failureLines words failed partitions "topic-partition: error", one a
 // line, in partition order.
-func failureLines(failed map[reassignTP]error) string {
+func failureLines(failed map[kafka.TopicPartition]error) string {
 	var lines []string
 	for _, tp := range sortedTPs(failed) {
 		lines = append(lines, fmt.Sprintf("%s: %v", tp, failed[tp]))

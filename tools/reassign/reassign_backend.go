@@ -33,13 +33,13 @@ type reassignBackend interface {
 	// liveBrokers returns the registered brokers (ids, racks).
 	liveBrokers(disableRack bool) ([]assign.Broker, error)
 	// assignments returns the current replicas of every partition of topics.
-	assignments(topics []string) (map[reassignTP][]int32, error)
+	assignments(topics []string) (map[kafka.TopicPartition][]int32, error)
 	// ongoing returns the reassignments in progress among tps.
-	ongoing(tps []reassignTP) (map[reassignTP]ongoingReassignment, error)
+	ongoing(tps []kafka.TopicPartition) (map[kafka.TopicPartition]ongoingReassignment, error)
 	// alter starts (target non-nil) or cancels (nil) reassignments; the
 	// map holds per-partition failures. logEnd asks Samsa to start the new
 	// replicas at the leader's log end.
-	alter(targets map[reassignTP][]int32, logEnd bool) (map[reassignTP]error, error)
+	alter(targets map[kafka.TopicPartition][]int32, logEnd bool) (map[kafka.TopicPartition]error, error)
 	// alterConfig sets and deletes keys of a topic or broker entity.
 	alterConfig(entityType, name string, set map[string]string, del []string) error
 }
@@ -65,11 +65,11 @@ func (b adminReassignBackend) liveBrokers(disableRack bool) ([]assign.Broker, er
 	return out, nil
 }
 
-func (b adminReassignBackend) assignments(topics []string) (map[reassignTP][]int32, error) {
+func (b adminReassignBackend) assignments(topics []string) (map[kafka.TopicPartition][]int32, error) {
 	if err := b.a.refresh(topics); err != nil {
 		return nil, err
 	}
-	out := map[reassignTP][]int32{}
+	out := map[kafka.TopicPartition][]int32{}
 	for _, t := range b.a.meta.Topics {
 		if t.ErrorCode == kerr.UnknownTopicOrPartition.Code {
 			continue
@@ -78,13 +78,13 @@ func (b adminReassignBackend) assignments(topics []string) (map[reassignTP][]int
 			return nil, adminCodeError(t.ErrorCode, nil)
 		}
 		for _, p := range t.Partitions {
-			out[reassignTP{*t.Topic, p.Partition}] = slices.Clone(p.Replicas)
+			out[kafka.TopicPartition{Topic: *t.Topic, Partition: p.Partition}] = slices.Clone(p.Replicas)
 		}
 	}
 	return out, nil
 }
 
-func (b adminReassignBackend) ongoing(tps []reassignTP) (map[reassignTP]ongoingReassignment, error) {
+func (b adminReassignBackend) ongoing(tps []kafka.TopicPartition) (map[kafka.TopicPartition]ongoingReassignment, error) {
 	req := kmsg.NewPtrListPartitionReassignmentsRequest()
 	req.TimeoutMillis = int32(adminRequestTimeout.Milliseconds())
 	if tps != nil {
@@ -93,7 +93,7 @@ func (b adminReassignBackend) ongoing(tps []reassignTP) (map[reassignTP]ongoingR
 			rt := kmsg.NewListPartitionReassignmentsRequestTopic()
 			rt.Topic = topic
 			req.Topics = append(req.Topics, rt)
-		}, func(i int, tp reassignTP) {
+		}, func(i int, tp kafka.TopicPartition) {
 			req.Topics[i].Partitions = append(req.Topics[i].Partitions, tp.Partition)
 		})
 	}
@@ -105,23 +105,23 @@ func (b adminReassignBackend) ongoing(tps []reassignTP) (map[reassignTP]ongoingR
 	if lr.ErrorCode != 0 {
 		return nil, adminCodeError(lr.ErrorCode, lr.ErrorMessage)
 	}
-	out := map[reassignTP]ongoingReassignment{}
+	out := map[kafka.TopicPartition]ongoingReassignment{}
 	for _, t := range lr.Topics {
 		for _, p := range t.Partitions {
-			out[reassignTP{t.Topic, p.Partition}] = ongoingReassignment{p.Replicas, p.AddingReplicas, p.RemovingReplicas}
+			out[kafka.TopicPartition{Topic: t.Topic, Partition: p.Partition}] = ongoingReassignment{p.Replicas, p.AddingReplicas, p.RemovingReplicas}
 		}
 	}
 	return out, nil
 }
 
-func (b adminReassignBackend) alter(targets map[reassignTP][]int32, logEnd bool) (map[reassignTP]error, error) {
+func (b adminReassignBackend) alter(targets map[kafka.TopicPartition][]int32, logEnd bool) (map[kafka.TopicPartition]error, error) {
 	req := kmsg.NewPtrAlterPartitionAssignmentsRequest()
 	req.TimeoutMillis = int32(adminRequestTimeout.Milliseconds())
 	byTopic(sortedTPs(targets), func(topic string) {
 		rt := kmsg.NewAlterPartitionAssignmentsRequestTopic()
 		rt.Topic = topic
 		req.Topics = append(req.Topics, rt)
-	}, func(i int, tp reassignTP) {
+	}, func(i int, tp kafka.TopicPartition) {
 		rp := kmsg.NewAlterPartitionAssignmentsRequestTopicPartition()
 		rp.Partition, rp.Replicas = tp.Partition, targets[tp]
 		if logEnd && rp.Replicas != nil {
@@ -137,11 +137,11 @@ func (b adminReassignBackend) alter(targets map[reassignTP][]int32, logEnd bool)
 	if ar.ErrorCode != 0 {
 		return nil, adminCodeError(ar.ErrorCode, ar.ErrorMessage)
 	}
-	out := map[reassignTP]error{}
+	out := map[kafka.TopicPartition]error{}
 	for _, t := range ar.Topics {
 		for _, p := range t.Partitions {
 			if p.ErrorCode != 0 {
-				out[reassignTP{t.Topic, p.Partition}] = adminCodeError(p.ErrorCode, p.ErrorMessage)
+				out[kafka.TopicPartition{Topic: t.Topic, Partition: p.Partition}] = adminCodeError(p.ErrorCode, p.ErrorMessage)
 			}
 		}
 	}
@@ -159,7 +159,7 @@ func (b adminReassignBackend) alterConfig(entityType, name string, set map[strin
 // byTopic groups tps by topic in first-seen order, as the admin requests
 // list them: newTopic is called once per topic (to append the request's
 // topic entry), then add for each partition with the index of its topic.
-func byTopic(tps []reassignTP, newTopic func(topic string), add func(i int, tp reassignTP)) {
+func byTopic(tps []kafka.TopicPartition, newTopic func(topic string), add func(i int, tp kafka.TopicPartition)) {
 	idx := map[string]int{}
 	for _, tp := range tps {
 		i, ok := idx[tp.Topic]
@@ -181,21 +181,21 @@ func (b zkReassignBackend) liveBrokers(disableRack bool) ([]assign.Broker, error
 	return b.zk.BrokerMetas(disableRack)
 }
 
-func (b zkReassignBackend) assignments(topics []string) (map[reassignTP][]int32, error) {
+func (b zkReassignBackend) assignments(topics []string) (map[kafka.TopicPartition][]int32, error) {
 	as, err := b.zk.Client().GetTopicAssignments(topics)
 	if err != nil {
 		return nil, err
 	}
-	out := map[reassignTP][]int32{}
+	out := map[kafka.TopicPartition][]int32{}
 	for t, va := range as {
 		for p, r := range va.Assignment.Partitions {
-			out[reassignTP{t, p}] = slices.Clone(r)
+			out[kafka.TopicPartition{Topic: t, Partition: p}] = slices.Clone(r)
 		}
 	}
 	return out, nil
 }
 
-func (b zkReassignBackend) ongoing(tps []reassignTP) (map[reassignTP]ongoingReassignment, error) {
+func (b zkReassignBackend) ongoing(tps []kafka.TopicPartition) (map[kafka.TopicPartition]ongoingReassignment, error) {
 	pending, err := b.zk.Client().GetPartitionReassignment()
 	if err != nil && !errors.Is(err, zkutil.ErrNoNode) {
 		return nil, err
@@ -212,14 +212,14 @@ func (b zkReassignBackend) ongoing(tps []reassignTP) (map[reassignTP]ongoingReas
 	if err != nil {
 		return nil, err
 	}
-	out := map[reassignTP]ongoingReassignment{}
+	out := map[kafka.TopicPartition]ongoingReassignment{}
 	for _, tp := range tps {
 		va, ok := as[tp.Topic]
 		if !ok {
 			continue
 		}
 		a := va.Assignment
-		_, queued := pending[kafka.TopicPartition{Topic: tp.Topic, Partition: tp.Partition}]
+		_, queued := pending[tp]
 		if queued || len(a.AddingReplicas[tp.Partition]) > 0 || len(a.RemovingReplicas[tp.Partition]) > 0 {
 			out[tp] = ongoingReassignment{a.Partitions[tp.Partition], a.AddingReplicas[tp.Partition], a.RemovingReplicas[tp.Partition]}
 		}
@@ -227,13 +227,13 @@ func (b zkReassignBackend) ongoing(tps []reassignTP) (map[reassignTP]ongoingReas
 	return out, nil
 }
 
-func (b zkReassignBackend) alter(targets map[reassignTP][]int32, logEnd bool) (map[reassignTP]error, error) {
+func (b zkReassignBackend) alter(targets map[kafka.TopicPartition][]int32, logEnd bool) (map[kafka.TopicPartition]error, error) {
 	r := map[kafka.TopicPartition][]int32{}
 	for tp, replicas := range targets {
 		if replicas == nil {
 			return nil, tool.Error("Cancelling a reassignment is not supported with --zookeeper; use --bootstrap-server")
 		}
-		r[kafka.TopicPartition{Topic: tp.Topic, Partition: tp.Partition}] = replicas
+		r[tp] = replicas
 	}
 	if exists, err := b.zk.Client().ReassignmentInProgress(); err != nil {
 		return nil, err
@@ -252,8 +252,8 @@ func (b zkReassignBackend) alter(targets map[reassignTP][]int32, logEnd bool) (m
 
 // writeLogEndEntries records (logEnd) or removes the log-end entries of the
 // targets' partitions, as the broker does for API reassignments.
-func (b zkReassignBackend) writeLogEndEntries(targets map[reassignTP][]int32, logEnd bool) error {
-	byTopic := map[string][]reassignTP{}
+func (b zkReassignBackend) writeLogEndEntries(targets map[kafka.TopicPartition][]int32, logEnd bool) error {
+	byTopic := map[string][]kafka.TopicPartition{}
 	for tp := range targets {
 		byTopic[tp.Topic] = append(byTopic[tp.Topic], tp)
 	}

@@ -12,42 +12,25 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
-	"sort"
 	"strconv"
 	"strings"
 
+	"samsa/kafka"
 	"samsa/tools/internal/tool"
 )
 
-// reassignTP names one partition in the tool.
-type reassignTP struct {
-	Topic     string
-	Partition int32
-}
-
-func (tp reassignTP) String() string { return tp.Topic + "-" + strconv.Itoa(int(tp.Partition)) }
-
 // sortedTPs returns the keys of m sorted by topic, then partition
 // (Kafka's compareTopicPartitions).
-func sortedTPs[V any](m map[reassignTP]V) []reassignTP {
-	out := make([]reassignTP, 0, len(m))
+func sortedTPs[V any](m map[kafka.TopicPartition]V) []kafka.TopicPartition {
+	out := make([]kafka.TopicPartition, 0, len(m))
 	for tp := range m {
 		out = append(out, tp)
 	}
-	sortTPs(out)
+	kafka.SortPartitions(out)
 	return out
 }
 
-func sortTPs(tps []reassignTP) {
-	sort.Slice(tps, func(i, j int) bool {
-		if tps[i].Topic != tps[j].Topic {
-			return tps[i].Topic < tps[j].Topic
-		}
-		return tps[i].Partition < tps[j].Partition
-	})
-}
-
-func joinTPs(tps []reassignTP) string {
+func joinTPs(tps []kafka.TopicPartition) string {
 	s := make([]string, len(tps))
 	for i, tp := range tps {
 		s[i] = tp.String()
@@ -60,7 +43,7 @@ const maxReassignEntries = 1 << 20
 
 // parseReassignmentJSON is parsePartitionReassignmentData with Kafka's
 // validation (empty list, empty or duplicate replicas, duplicate partitions).
-func parseReassignmentJSON(data []byte) (map[reassignTP][]int32, []reassignTP, error) {
+func parseReassignmentJSON(data []byte) (map[kafka.TopicPartition][]int32, []kafka.TopicPartition, error) {
 	var doc struct {
 		Version    *json.Number `json:"version"`
 		Partitions *[]struct {
@@ -84,8 +67,8 @@ func parseReassignmentJSON(data []byte) (map[reassignTP][]int32, []reassignTP, e
 	if len(*doc.Partitions) > maxReassignEntries {
 		return nil, nil, tool.Errorf("Partition reassignment list is too long (%d entries)", len(*doc.Partitions))
 	}
-	out := map[reassignTP][]int32{}
-	var order, dupParts []reassignTP
+	out := map[kafka.TopicPartition][]int32{}
+	var order, dupParts []kafka.TopicPartition
 	var dupReplicas []string
 	for _, p := range *doc.Partitions {
 		if p.Topic == nil || p.Partition == nil || p.Replicas == nil {
@@ -95,7 +78,7 @@ func parseReassignmentJSON(data []byte) (map[reassignTP][]int32, []reassignTP, e
 		if err != nil || part < 0 || part > 1<<31-1 {
 			return nil, nil, tool.JavaException{Class: "kafka.utils.json.JsonMappingException", Msg: "bad partition " + p.Partition.String()}
 		}
-		tp := reassignTP{*p.Topic, int32(part)}
+		tp := kafka.TopicPartition{Topic: *p.Topic, Partition: int32(part)}
 		if len(*p.Replicas) == 0 {
 			return nil, nil, tool.Error("Partition replica list cannot be empty")
 		}
@@ -187,7 +170,7 @@ func parseBrokerList(s string) ([]int32, error) {
 
 // formatReassignmentJSON is formatAsReassignmentJson: partitions sorted,
 // log_dirs "any" for every replica.
-func formatReassignmentJSON(parts map[reassignTP][]int32) string {
+func formatReassignmentJSON(parts map[kafka.TopicPartition][]int32) string {
 	type entry struct {
 		Topic     string   `json:"topic"`
 		Partition int32    `json:"partition"`

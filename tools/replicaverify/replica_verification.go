@@ -44,6 +44,7 @@ import (
 	"github.com/IBM/sarama"
 	"github.com/urfave/cli/v2"
 
+	"samsa/kafka"
 	"samsa/tools/internal/tool"
 )
 
@@ -82,8 +83,8 @@ func kafkaIncludeRegex(raw string) (*regexp.Regexp, error) {
 // rvPlan is what the metadata says: the partitions to verify, which broker
 // holds which, and where each broker listens.
 type rvPlan struct {
-	partitions []tool.TPKey
-	byBroker   map[int32][]tool.TPKey
+	partitions []kafka.TopicPartition
+	byBroker   map[int32][]kafka.TopicPartition
 	addrs      map[int32]string
 }
 
@@ -154,7 +155,7 @@ func replicaVerificationPlan(client sarama.Client, include *regexp.Regexp) (*rvP
 	if err != nil {
 		return nil, err
 	}
-	plan := &rvPlan{byBroker: map[int32][]tool.TPKey{}, addrs: map[int32]string{}}
+	plan := &rvPlan{byBroker: map[int32][]kafka.TopicPartition{}, addrs: map[int32]string{}}
 	for _, b := range client.Brokers() {
 		plan.addrs[b.ID()] = b.Addr()
 	}
@@ -172,7 +173,7 @@ func replicaVerificationPlan(client sarama.Client, include *regexp.Regexp) (*rvP
 			if err != nil {
 				return nil, err
 			}
-			tp := tool.TPKey{Topic: topic, Partition: p}
+			tp := kafka.TopicPartition{Topic: topic, Partition: p}
 			plan.partitions = append(plan.partitions, tp)
 			for _, r := range replicas {
 				plan.byBroker[r] = append(plan.byBroker[r], tp)
@@ -192,15 +193,15 @@ func replicaVerificationPlan(client sarama.Client, include *regexp.Regexp) (*rvP
 
 // replicaInitialOffsets asks the leaders for the offsets at t (-1 latest,
 // -2 earliest, else a timestamp, falling back to the log end).
-func replicaInitialOffsets(client sarama.Client, parts []tool.TPKey, t int64) (map[tool.TPKey]int64, error) {
-	out := make(map[tool.TPKey]int64, len(parts))
+func replicaInitialOffsets(client sarama.Client, parts []kafka.TopicPartition, t int64) (map[kafka.TopicPartition]int64, error) {
+	out := make(map[kafka.TopicPartition]int64, len(parts))
 	for _, tp := range parts {
 		off, err := client.GetOffset(tp.Topic, tp.Partition, t)
 		if err == nil && off < 0 && t >= 0 {
 			off, err = client.GetOffset(tp.Topic, tp.Partition, sarama.OffsetNewest)
 		}
 		if err != nil {
-			return nil, fmt.Errorf("tools: initial offset of %s: %w", tpString(tp), err)
+			return nil, fmt.Errorf("tools: initial offset of %s: %w", tp.String(), err)
 		}
 		out[tp] = off
 	}

@@ -11,7 +11,7 @@ import (
 	"sort"
 	"time"
 
-	"samsa/tools/internal/tool"
+	"samsa/kafka"
 )
 
 // rvDateLayout is Kafka's "yyyy-MM-dd HH:mm:ss,SSS" (local time).
@@ -71,26 +71,19 @@ type rvBuffer struct {
 	out            io.Writer
 	now            func() time.Time
 	reportInterval time.Duration
-	fetchOffsets   map[tool.TPKey]int64
-	partitions     []tool.TPKey // sorted
+	fetchOffsets   map[kafka.TopicPartition]int64
+	partitions     []kafka.TopicPartition // sorted
 	lastReport     time.Time
 }
 
-func newRVBuffer(out io.Writer, now func() time.Time, reportInterval time.Duration, initial map[tool.TPKey]int64) *rvBuffer {
+func newRVBuffer(out io.Writer, now func() time.Time, reportInterval time.Duration, initial map[kafka.TopicPartition]int64) *rvBuffer {
 	b := &rvBuffer{out: out, now: now, reportInterval: reportInterval, fetchOffsets: initial, lastReport: now()}
 	for tp := range initial {
 		b.partitions = append(b.partitions, tp)
 	}
-	sort.Slice(b.partitions, func(i, j int) bool { return tpLess(b.partitions[i], b.partitions[j]) })
+	kafka.SortPartitions(b.partitions)
 	return b
 }
-
-func tpLess(a, b tool.TPKey) bool {
-	return a.Topic < b.Topic || a.Topic == b.Topic && a.Partition < b.Partition
-}
-
-// tpString is Kafka's TopicPartition.toString, "<topic>-<partition>".
-func tpString(tp tool.TPKey) string { return fmt.Sprintf("%s-%d", tp.Topic, tp.Partition) }
 
 // rvMismatch is the offset mismatch that ends Kafka's tool (exit 1).
 type rvMismatch struct{ line string }
@@ -101,9 +94,9 @@ func (e rvMismatch) Error() string { return e.line }
 // advances the verified offsets; it prints the checksum mismatches and,
 // once the report interval has passed, the max lag line. An offset
 // mismatch is printed and returned as rvMismatch.
-func (b *rvBuffer) verify(data map[tool.TPKey]map[int32]rvReplicaData) error {
+func (b *rvBuffer) verify(data map[kafka.TopicPartition]map[int32]rvReplicaData) error {
 	maxLag, offsetWithMaxLag := int64(-1), int64(-1)
-	var maxLagTP *tool.TPKey
+	var maxLagTP *kafka.TopicPartition
 	for i := range b.partitions {
 		tp := b.partitions[i]
 		perReplica := data[tp]
@@ -115,7 +108,7 @@ func (b *rvBuffer) verify(data map[tool.TPKey]map[int32]rvReplicaData) error {
 			maxHW = max(maxHW, d.highWatermark)
 			bs, err := rvShallowBatches(d.records)
 			if err != nil {
-				return fmt.Errorf("Error in processing replica %d in partition %s at offset %d.: %v", id, tpString(tp), b.fetchOffsets[tp], err)
+				return fmt.Errorf("Error in processing replica %d in partition %s at offset %d.: %v", id, tp.String(), b.fetchOffsets[tp], err)
 			}
 			batches[id] = bs
 		}
@@ -141,13 +134,13 @@ func (b *rvBuffer) verify(data map[tool.TPKey]map[int32]rvReplicaData) error {
 				}
 				if first.lastOffset != batch.lastOffset {
 					line := fmt.Sprintf("%s: partition %s: replica %d's offset %d doesn't match replica %d's offset %d",
-						b.now().Format(rvDateLayout), tpString(tp), firstID, first.lastOffset, id, batch.lastOffset)
+						b.now().Format(rvDateLayout), tp.String(), firstID, first.lastOffset, id, batch.lastOffset)
 					fmt.Fprintln(b.out, line)
 					return rvMismatch{line}
 				}
 				if first.checksum != batch.checksum {
 					fmt.Fprintf(b.out, "%s: partition %s has unmatched checksum at offset %d; replica %d's checksum %d; replica %d's checksum %d\n",
-						b.now().Format(rvDateLayout), tpString(tp), batch.lastOffset, firstID, first.checksum, id, batch.checksum)
+						b.now().Format(rvDateLayout), tp.String(), batch.lastOffset, firstID, first.checksum, id, batch.checksum)
 				}
 			}
 			if !inAll || first == nil {
@@ -165,7 +158,7 @@ func (b *rvBuffer) verify(data map[tool.TPKey]map[int32]rvReplicaData) error {
 	if now.Sub(b.lastReport) > b.reportInterval {
 		name := "null"
 		if maxLagTP != nil {
-			name = tpString(*maxLagTP)
+			name = maxLagTP.String()
 		}
 		fmt.Fprintf(b.out, "%s: max lag is %d for partition %s at offset %d among %d partitions\n",
 			now.Format(rvDateLayout), maxLag, name, offsetWithMaxLag, len(b.partitions))

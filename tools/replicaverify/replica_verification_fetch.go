@@ -17,6 +17,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kmsg"
 
+	"samsa/kafka"
 	"samsa/tools/internal/tool"
 )
 
@@ -33,7 +34,7 @@ const (
 type rvFetcher struct {
 	id         int32
 	addr       string
-	partitions []tool.TPKey
+	partitions []kafka.TopicPartition
 	fetchSize  int32
 	maxWaitMs  int32
 	stderr     io.Writer
@@ -53,10 +54,10 @@ func (f *rvFetcher) close() {
 // fetchRound fetches every broker once, in parallel, and returns
 // data[tp][broker]. A broker that failed answers empty data with high
 // watermark -1.
-func fetchRound(ctx context.Context, fetchers map[int32]*rvFetcher, offsets map[tool.TPKey]int64) map[tool.TPKey]map[int32]rvReplicaData {
+func fetchRound(ctx context.Context, fetchers map[int32]*rvFetcher, offsets map[kafka.TopicPartition]int64) map[kafka.TopicPartition]map[int32]rvReplicaData {
 	type result struct {
 		id   int32
-		data map[tool.TPKey]rvReplicaData
+		data map[kafka.TopicPartition]rvReplicaData
 		err  error
 	}
 	results := make(chan result, len(fetchers))
@@ -72,7 +73,7 @@ func fetchRound(ctx context.Context, fetchers map[int32]*rvFetcher, offsets map[
 	}
 	wg.Wait()
 	close(results)
-	out := map[tool.TPKey]map[int32]rvReplicaData{}
+	out := map[kafka.TopicPartition]map[int32]rvReplicaData{}
 	failed := false
 	for r := range results {
 		f := fetchers[r.id]
@@ -104,7 +105,7 @@ func fetchRound(ctx context.Context, fetchers map[int32]*rvFetcher, offsets map[
 	return out
 }
 
-func (f *rvFetcher) request(offsets map[tool.TPKey]int64) *kmsg.FetchRequest {
+func (f *rvFetcher) request(offsets map[kafka.TopicPartition]int64) *kmsg.FetchRequest {
 	req := kmsg.NewPtrFetchRequest()
 	req.Version = rvFetchVersion
 	req.ReplicaID = rvDebuggingID
@@ -134,7 +135,7 @@ func (f *rvFetcher) request(offsets map[tool.TPKey]int64) *kmsg.FetchRequest {
 
 // fetch sends one Fetch and returns each partition's answer; partitions
 // answered with an error code get empty data and are reported once.
-func (f *rvFetcher) fetch(ctx context.Context, req *kmsg.FetchRequest) (map[tool.TPKey]rvReplicaData, error) {
+func (f *rvFetcher) fetch(ctx context.Context, req *kmsg.FetchRequest) (map[kafka.TopicPartition]rvReplicaData, error) {
 	if f.conn == nil {
 		d := net.Dialer{Timeout: rvSocketTimeout}
 		c, err := d.DialContext(ctx, "tcp", f.addr)
@@ -176,10 +177,10 @@ func (f *rvFetcher) fetch(ctx context.Context, req *kmsg.FetchRequest) (map[tool
 	if resp.ErrorCode != 0 {
 		return nil, fmt.Errorf("tools: fetch from broker %d: %w", f.id, kerr.ErrorForCode(resp.ErrorCode))
 	}
-	out := map[tool.TPKey]rvReplicaData{}
+	out := map[kafka.TopicPartition]rvReplicaData{}
 	for _, t := range resp.Topics {
 		for _, p := range t.Partitions {
-			tp := tool.TPKey{Topic: t.Topic, Partition: p.Partition}
+			tp := kafka.TopicPartition{Topic: t.Topic, Partition: p.Partition}
 			if p.ErrorCode != 0 {
 				f.warnOnce(tp, p.ErrorCode)
 				out[tp] = rvReplicaData{highWatermark: -1}
@@ -191,12 +192,12 @@ func (f *rvFetcher) fetch(ctx context.Context, req *kmsg.FetchRequest) (map[tool
 	return out, nil
 }
 
-func (f *rvFetcher) warnOnce(tp tool.TPKey, code int16) {
-	key := fmt.Sprintf("%s/%d", tpString(tp), code)
+func (f *rvFetcher) warnOnce(tp kafka.TopicPartition, code int16) {
+	key := fmt.Sprintf("%s/%d", tp.String(), code)
 	if f.warned[key] {
 		return
 	}
 	f.warned[key] = true
 	name := tool.JavaExceptionClass(code)
-	fmt.Fprintf(f.stderr, "WARN Replica %d of partition %s answered the verification fetch with %s; its data cannot be compared\n", f.id, tpString(tp), name)
+	fmt.Fprintf(f.stderr, "WARN Replica %d of partition %s answered the verification fetch with %s; its data cannot be compared\n", f.id, tp.String(), name)
 }

@@ -13,7 +13,7 @@ import (
 	"github.com/IBM/sarama"
 
 	"samsa/broker/brokertest"
-	"samsa/tools/internal/tool"
+	"samsa/kafka"
 	"samsa/tools/internal/tooltest"
 )
 
@@ -72,10 +72,10 @@ func TestToolReplicaVerificationVerify(t *testing.T) {
 	now := time.Date(2026, 1, 2, 3, 4, 5, 6e6, time.Local)
 	clock := func() time.Time { return now }
 	var out bytes.Buffer
-	a, b := tool.TPKey{Topic: "t", Partition: 0}, tool.TPKey{Topic: "t", Partition: 1}
-	buf := newRVBuffer(&out, clock, time.Second, map[tool.TPKey]int64{a: 0, b: 0})
-	data := func(a1, a2, b1, b2 []byte, hwA1, hwA2, hwB1, hwB2 int64) map[tool.TPKey]map[int32]rvReplicaData {
-		return map[tool.TPKey]map[int32]rvReplicaData{
+	a, b := kafka.TopicPartition{Topic: "t", Partition: 0}, kafka.TopicPartition{Topic: "t", Partition: 1}
+	buf := newRVBuffer(&out, clock, time.Second, map[kafka.TopicPartition]int64{a: 0, b: 0})
+	data := func(a1, a2, b1, b2 []byte, hwA1, hwA2, hwB1, hwB2 int64) map[kafka.TopicPartition]map[int32]rvReplicaData {
+		return map[kafka.TopicPartition]map[int32]rvReplicaData{
 			a: {1: {hwA1, a1}, 2: {hwA2, a2}},
 			b: {1: {hwB1, b1}, 2: {hwB2, b2}},
 		}

@@ -41,6 +41,7 @@ import (
 	"github.com/IBM/sarama"
 	"github.com/urfave/cli/v2"
 
+	"samsa/kafka"
 	"samsa/tools/internal/tool"
 )
 
@@ -185,7 +186,7 @@ type pollItem struct {
 }
 
 type pollBarrier struct {
-	parts   []tool.TPKey
+	parts   []kafka.TopicPartition
 	closing bool
 	done    chan struct{}
 }
@@ -363,12 +364,12 @@ func (v *verifiableConsumer) onPoll(items []pollItem) {
 	if v.isFinished() {
 		return
 	}
-	byTP := map[tool.TPKey][]*sarama.ConsumerMessage{}
-	var order []tool.TPKey
+	byTP := map[kafka.TopicPartition][]*sarama.ConsumerMessage{}
+	var order []kafka.TopicPartition
 	total := 0
 	for _, it := range items {
 		for _, m := range it.msgs {
-			k := tool.TPKey{Topic: m.Topic, Partition: m.Partition}
+			k := kafka.TopicPartition{Topic: m.Topic, Partition: m.Partition}
 			if _, ok := byTP[k]; !ok {
 				order = append(order, k)
 			}
@@ -380,12 +381,12 @@ func (v *verifiableConsumer) onPoll(items []pollItem) {
 		return order[i].Topic < order[j].Topic || order[i].Topic == order[j].Topic && order[i].Partition < order[j].Partition
 	})
 	type summary struct {
-		tp       tool.TPKey
+		tp       kafka.TopicPartition
 		count    int64
 		min, max int64
 	}
 	var sums []summary
-	offsets := map[tool.TPKey]int64{}
+	offsets := map[kafka.TopicPartition]int64{}
 	for _, tp := range order {
 		recs := byTP[tp]
 		if v.maxMessages >= 0 && v.consumed+int64(len(recs)) > v.maxMessages {

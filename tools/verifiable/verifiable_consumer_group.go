@@ -15,6 +15,7 @@ import (
 
 	"github.com/IBM/sarama"
 
+	"samsa/kafka"
 	"samsa/tools/internal/tool"
 )
 
@@ -33,11 +34,11 @@ type verifiableHandler struct {
 	ctx context.Context // the tool's context: its end means close
 }
 
-func sortedClaims(s sarama.ConsumerGroupSession) []tool.TPKey {
-	var out []tool.TPKey
+func sortedClaims(s sarama.ConsumerGroupSession) []kafka.TopicPartition {
+	var out []kafka.TopicPartition
 	for topic, parts := range s.Claims() {
 		for _, p := range parts {
-			out = append(out, tool.TPKey{Topic: topic, Partition: p})
+			out = append(out, kafka.TopicPartition{Topic: topic, Partition: p})
 		}
 	}
 	sort.Slice(out, func(i, j int) bool {
@@ -119,7 +120,7 @@ func (v *verifiableConsumer) fail(err error) {
 
 // uncommitted returns the partitions (as "topic-partition") that have no
 // committed offset.
-func (v *verifiableConsumer) uncommitted(parts []tool.TPKey) ([]string, error) {
+func (v *verifiableConsumer) uncommitted(parts []kafka.TopicPartition) ([]string, error) {
 	coord, err := v.client.Coordinator(v.group)
 	if err != nil {
 		return nil, err
@@ -143,8 +144,8 @@ func (v *verifiableConsumer) uncommitted(parts []tool.TPKey) ([]string, error) {
 
 // commitSync commits offsets for the session's generation and prints
 // offsets_committed, as the Kafka tool's commitSync and onComplete.
-func (v *verifiableConsumer) commitSync(s sarama.ConsumerGroupSession, offsets map[tool.TPKey]int64) {
-	parts := make([]tool.TPKey, 0, len(offsets))
+func (v *verifiableConsumer) commitSync(s sarama.ConsumerGroupSession, offsets map[kafka.TopicPartition]int64) {
+	parts := make([]kafka.TopicPartition, 0, len(offsets))
 	for tp := range offsets {
 		parts = append(parts, tp)
 	}
@@ -166,7 +167,7 @@ func (v *verifiableConsumer) commitSync(s sarama.ConsumerGroupSession, offsets m
 
 // commit sends one OffsetCommit and words a failure as Kafka's exception
 // message; coordinator moves and network errors are retried (bounded).
-func (v *verifiableConsumer) commit(s sarama.ConsumerGroupSession, parts []tool.TPKey, offsets map[tool.TPKey]int64) error {
+func (v *verifiableConsumer) commit(s sarama.ConsumerGroupSession, parts []kafka.TopicPartition, offsets map[kafka.TopicPartition]int64) error {
 	req := sarama.NewOffsetCommitRequest(v.client.Config(), v.group)
 	req.ConsumerGroupGeneration = s.GenerationID()
 	req.ConsumerID = s.MemberID()

@@ -1,8 +1,8 @@
 package tool
 
-// Partition-level helpers several families share: the (topic, partition)
-// key, Kafka's comma-joined id lists, a partition consumer's forwarding loop
-// and a failed send worded as ErrorLoggingCallback.
+// Partition-level helpers several families share: Kafka's comma-joined id
+// lists, a partition consumer's forwarding loop and a failed send worded as
+// ErrorLoggingCallback.
 
 import (
 	"context"
@@ -13,12 +13,6 @@ import (
 
 	"github.com/IBM/sarama"
 )
-
-// TPKey is a topic partition as a map key.
-type TPKey struct {
-	Topic     string
-	Partition int32
-}
 
 // JoinInt32 joins ids with commas, as Kafka's tools print replica lists.
 func JoinInt32(ids []int32) string {
