@@ -58,7 +58,9 @@ func startTLSZooKeeper(t *testing.T) (*zktest.Server, string) {
 // port with Kafka's --zk-tls-config-file (and kafka-acls' inline
 // zookeeper.ssl.* properties); what they write is there afterwards, owned
 // by the tool's certificate identity (a plaintext session cannot change it).
+// ZooKeeper's client system properties in KAFKA_OPTS configure TLS too.
 func TestToolsZooKeeperTLS(t *testing.T) {
+	t.Setenv("KAFKA_OPTS", "")
 	srv, tlsFile := startTLSZooKeeper(t)
 	connect := srv.SecureAddr + "/tls"
 
@@ -129,6 +131,30 @@ func TestToolsZooKeeperTLS(t *testing.T) {
 		t.Fatalf("kafka-acls --list over TLS: %d %q %q", code, out, errOut)
 	}
 
+
+	// ZooKeeper's own client system properties in KAFKA_OPTS work too, as
+	// a Kafka tool's ZKClientConfig starts from them.
+	data, err := os.ReadFile(tlsFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sysProp := map[string]string{
+		"zookeeper.ssl.client.enable":       "zookeeper.client.secure",
+		"zookeeper.ssl.keystore.location":   "zookeeper.ssl.keyStore.location",
+		"zookeeper.ssl.keystore.password":   "zookeeper.ssl.keyStore.password",
+		"zookeeper.ssl.truststore.location": "zookeeper.ssl.trustStore.location",
+	}
+	var opts []string
+	for _, l := range strings.Split(string(data), "\n") {
+		if k, v, ok := strings.Cut(l, "="); ok && sysProp[k] != "" {
+			opts = append(opts, "-D"+sysProp[k]+"="+v)
+		}
+	}
+	t.Setenv("KAFKA_OPTS", strings.Join(opts, " "))
+	out, errOut, code = runTool(t, "", "zookeeper-shell", connect, "ls", zkutil.EntityTypeConfigPath(zkutil.ConfigTypeUser))
+	if code != 0 || strings.TrimSpace(out) != "[alice]" {
+		t.Fatalf("zookeeper-shell with -Dzookeeper.client.secure=true in KAFKA_OPTS: %d %q %q", code, out, errOut)
+	}
 }
 
 // TestToolsZooKeeperTLSPortWithoutTLS: a tool pointed at the TLS port
@@ -136,6 +162,7 @@ func TestToolsZooKeeperTLS(t *testing.T) {
 // the command's TLS option, within its connection bound (here the
 // command's context, 3 s).
 func TestToolsZooKeeperTLSPortWithoutTLS(t *testing.T) {
+	t.Setenv("KAFKA_OPTS", "")
 	srv, _ := startTLSZooKeeper(t)
 	for _, tc := range []struct {
 		args []string

@@ -18,6 +18,11 @@
 //	zookeeper.ssl.endpoint.identification.algorithm  HTTPS (default): the certificate names the host; "": chain only
 //	zookeeper.ssl.crl.enable, zookeeper.ssl.ocsp.enable  accepted, no effect
 //
+// The tools also take these keys as the JVM system properties ZooKeeper's
+// client reads, from KAFKA_OPTS (-Dzookeeper.client.secure=true,
+// -Dzookeeper.ssl.keyStore.location=..., JavaOptionTLS); a TLS file or
+// authorizer property overrides them, as in Kafka.
+//
 // A store type left unset follows ZooKeeper's X509Util: the file extension
 // (.p12/.pfx PKCS12, .pem PEM), else JKS.
 //

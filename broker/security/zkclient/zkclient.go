@@ -32,6 +32,50 @@ var TLSKeys = []string{
 	"zookeeper.ssl.ocsp.enable",
 }
 
+// systemProps maps each TLS key to the JVM system property ZooKeeper's own
+// client reads (Kafka's ZkSslConfigToSystemPropertyMap).
+var systemProps = map[string]string{
+	"zookeeper.clientCnxnSocket":                      "zookeeper.clientCnxnSocket",
+	"zookeeper.ssl.client.enable":                     "zookeeper.client.secure",
+	"zookeeper.ssl.keystore.location":                 "zookeeper.ssl.keyStore.location",
+	"zookeeper.ssl.keystore.password":                 "zookeeper.ssl.keyStore.password",
+	"zookeeper.ssl.keystore.type":                     "zookeeper.ssl.keyStore.type",
+	"zookeeper.ssl.truststore.location":               "zookeeper.ssl.trustStore.location",
+	"zookeeper.ssl.truststore.password":               "zookeeper.ssl.trustStore.password",
+	"zookeeper.ssl.truststore.type":                   "zookeeper.ssl.trustStore.type",
+	"zookeeper.ssl.protocol":                          "zookeeper.ssl.protocol",
+	"zookeeper.ssl.enabled.protocols":                 "zookeeper.ssl.enabledProtocols",
+	"zookeeper.ssl.cipher.suites":                     "zookeeper.ssl.ciphersuites",
+	"zookeeper.ssl.endpoint.identification.algorithm": "zookeeper.ssl.hostnameVerification",
+	"zookeeper.ssl.crl.enable":                        "zookeeper.ssl.crl",
+	"zookeeper.ssl.ocsp.enable":                       "zookeeper.ssl.ocsp",
+}
+
+// JavaOptionTLS is the TLS keys set as ZooKeeper client system properties
+// in KAFKA_OPTS (-Dzookeeper.client.secure=true,
+// -Dzookeeper.ssl.keyStore.location=..., ...), under their Kafka names:
+// what a Kafka tool's ZKClientConfig starts from before its
+// --zk-tls-config-file overrides it. -Dzookeeper.ssl.hostnameVerification
+// is a boolean: false maps to an empty endpoint identification algorithm.
+func JavaOptionTLS() map[string]string {
+	out := map[string]string{}
+	for _, k := range TLSKeys {
+		v, ok := javaOptLookup(systemProps[k])
+		if !ok {
+			continue
+		}
+		if k == "zookeeper.ssl.endpoint.identification.algorithm" {
+			if strings.EqualFold(v, "false") {
+				v = ""
+			} else {
+				v = "HTTPS"
+			}
+		}
+		out[k] = v
+	}
+	return out
+}
+
 // TLS builds the ZooKeeper client's TLS configuration from zookeeper.ssl.*
 // keys (Kafka's names, values as written in a properties file); nil when
 // zookeeper.ssl.client.enable is not true. An absent
@@ -82,13 +126,18 @@ func StoreType(typ, location string) string {
 // javaOpt is the value of -D<name>=<value> in KAFKA_OPTS (the last one
 // wins, as on a JVM command line); "" when absent.
 func javaOpt(name string) string {
-	v := ""
+	v, _ := javaOptLookup(name)
+	return v
+}
+
+// javaOptLookup is javaOpt, telling an absent option from an empty one.
+func javaOptLookup(name string) (v string, ok bool) {
 	for _, f := range strings.Fields(os.Getenv("KAFKA_OPTS")) {
-		if s, ok := strings.CutPrefix(f, "-D"+name+"="); ok {
-			v = s
+		if s, found := strings.CutPrefix(f, "-D"+name+"="); found {
+			v, ok = s, true
 		}
 	}
-	return v
+	return v, ok
 }
 
 // LoadJAAS reads the JAAS file: path (the broker's

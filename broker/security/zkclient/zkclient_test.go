@@ -89,3 +89,30 @@ ZkAdmin {
 		t.Fatal("a missing JAAS file loaded")
 	}
 }
+
+// TestJavaOptionTLS: ZooKeeper's client system properties in KAFKA_OPTS map
+// to the Kafka keys; hostnameVerification=false turns host checks off.
+func TestJavaOptionTLS(t *testing.T) {
+	t.Setenv("KAFKA_OPTS", "-Dzookeeper.client.secure=true -Dzookeeper.ssl.keyStore.location=/k/a.p12 "+
+		"-Dzookeeper.ssl.trustStore.location=/k/ca.pem -Dzookeeper.ssl.enabledProtocols=TLSv1.3 -Dzookeeper.ssl.hostnameVerification=false")
+	got := JavaOptionTLS()
+	want := map[string]string{
+		"zookeeper.ssl.client.enable":                     "true",
+		"zookeeper.ssl.keystore.location":                 "/k/a.p12",
+		"zookeeper.ssl.truststore.location":               "/k/ca.pem",
+		"zookeeper.ssl.enabled.protocols":                 "TLSv1.3",
+		"zookeeper.ssl.endpoint.identification.algorithm": "",
+	}
+	if len(got) != len(want) {
+		t.Fatalf("JavaOptionTLS = %v, want %v", got, want)
+	}
+	for k, v := range want {
+		if got[k] != v {
+			t.Fatalf("JavaOptionTLS = %v, want %v", got, want)
+		}
+	}
+	t.Setenv("KAFKA_OPTS", "-Xmx1G")
+	if got := JavaOptionTLS(); len(got) != 0 {
+		t.Fatalf("no system properties: %v", got)
+	}
+}

@@ -6,6 +6,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"path"
 	"time"
 
@@ -71,7 +72,11 @@ func ReadZKTLSFile(path string, prefixes ...string) (map[string]string, error) {
 // words and, without TLS, suggests the TLS option: a plaintext client on a
 // TLS-only port sees nothing but closed connections.
 func ConnectZK(env Env, component, connect string, sec ZKSecurity) (*zkutil.Client, error) {
-	tlsCfg, err := zkclient.TLS(sec.TLSProps)
+	// ZKClientConfig starts from the JVM's zookeeper.* system properties;
+	// the command's own settings override them.
+	props := zkclient.JavaOptionTLS()
+	maps.Copy(props, sec.TLSProps)
+	tlsCfg, err := zkclient.TLS(props)
 	if err != nil {
 		return nil, err
 	}
