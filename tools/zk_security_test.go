@@ -15,6 +15,7 @@ import (
 	"samsa/broker/acl"
 	"samsa/broker/security/scram"
 	"samsa/broker/security/tlsconf/tlstest"
+	"samsa/tools/internal/tooltest"
 	"samsa/zkutil"
 	"samsa/zkutil/zktest"
 )
@@ -190,7 +191,7 @@ func TestToolsZooKeeperTLSPortWithoutTLS(t *testing.T) {
 }
 
 // TestToolsZooKeeperJAASClient: with -Djava.security.auth.login.config in
-// KAFKA_OPTS (how Kafka's scripts pass JVM options), kafka-configs
+// KAFKA_OPTS (how Kafka's scripts pass JVM options), bin/kafka-configs.sh
 // --zookeeper authenticates as the JAAS Client section's user and, as
 // Kafka's tools do then, creates its znodes with secure ACLs: only that
 // identity can change the SCRAM credential it wrote.
@@ -210,11 +211,11 @@ func TestToolsZooKeeperJAASClient(t *testing.T) {
 	}
 	t.Cleanup(srv.Stop)
 	connect := srv.Addr + "/jaas"
-	t.Setenv("KAFKA_OPTS", "-Xmx512M -Djava.security.auth.login.config="+jaas)
-	out, errOut, code := runTool(t, "", "kafka-configs", "--zookeeper", connect,
-		"--alter", "--entity-type", "users", "--entity-name", "bob", "--add-config", "SCRAM-SHA-512=[password=bob-secret]")
+	// Through the real script: bin/kafka-configs.sh hands KAFKA_OPTS on.
+	out, code := tooltest.RunScript(t, []string{"KAFKA_OPTS=-Xmx512M -Djava.security.auth.login.config=" + jaas}, "kafka-configs.sh",
+		"--zookeeper", connect, "--alter", "--entity-type", "users", "--entity-name", "bob", "--add-config", "SCRAM-SHA-512=[password=bob-secret]")
 	if code != 0 {
-		t.Fatalf("kafka-configs with the JAAS Client identity: %d %q %q", code, out, errOut)
+		t.Fatalf("kafka-configs.sh with the JAAS Client identity: %d %q", code, out)
 	}
 	path := zkutil.EntityConfigPath(zkutil.ConfigTypeUser, "bob")
 	anon, err := zkutil.Connect(context.Background(), zkutil.Config{Connect: connect, SessionTimeout: 10 * time.Second})
