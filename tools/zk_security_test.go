@@ -132,7 +132,6 @@ func TestToolsZooKeeperTLS(t *testing.T) {
 		t.Fatalf("kafka-acls --list over TLS: %d %q %q", code, out, errOut)
 	}
 
-
 	// ZooKeeper's own client system properties in KAFKA_OPTS work too, as
 	// a Kafka tool's ZKClientConfig starts from them.
 	data, err := os.ReadFile(tlsFile)
