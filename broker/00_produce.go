@@ -101,7 +101,10 @@ func (b *Broker) handleProduce(r *request) (kmsg.Response, error) {
 	failed := false
 	txnDenied := !b.authorizedProduceTransaction(r, req)
 	writeAuth := b.topicAuthCache(r, acl.OpWrite)
-	verdicts := b.verifyTxnProduce(r.ctx, req) // KIP-890 part 1 (txn_verify.go)
+	// KIP-890 part 1 (txn_verify.go), only for partitions the checks below let through.
+	verdicts := b.verifyTxnProduce(r.ctx, req, func(topic string) bool {
+		return acksErr == nil && produceAuthErr(txnDenied, writeAuth, topic) == nil
+	})
 	for _, t := range req.Topics {
 		rt := kmsg.NewProduceResponseTopic()
 		rt.Topic = t.Topic

@@ -206,7 +206,16 @@ func TestAPIAuthzTransactionCoordinatorSide(t *testing.T) {
 	// az-hidden's partition.
 	dreq := kmsg.NewPtrDescribeTransactionsRequest()
 	dreq.TransactionalIDs = []string{"az-denied", "az-trusted", "az-ok"}
-	dresp := mustRoundTrip(t, rc, dreq).(*kmsg.DescribeTransactionsResponse)
+	var dresp *kmsg.DescribeTransactionsResponse
+	// az-ok's EndTxn answered at PrepareCommit; its markers and
+	// CompleteCommit follow in the background.
+	brokertest.WaitFor(t, 30*time.Second, func() error {
+		dresp = mustRoundTrip(t, rc, dreq).(*kmsg.DescribeTransactionsResponse)
+		if len(dresp.TransactionStates) == 3 && dresp.TransactionStates[2].State == "PrepareCommit" {
+			return errors.New("az-ok still completing")
+		}
+		return nil
+	})
 	if len(dresp.TransactionStates) != 3 {
 		t.Fatalf("DescribeTransactions: %+v", dresp)
 	}

@@ -197,45 +197,48 @@ func (h *txnStepHook) reset() {
 // 2 for __transaction_state):
 //
 //	go test ./broker/ -run '^$' -bench 'BenchmarkClusterTxnSteps' -benchtime 100x -p 1
-func BenchmarkClusterTxnSteps(b *testing.B) {
-	for _, n := range []int{1, 3} {
-		b.Run(fmt.Sprintf("brokers=%d", n), func(b *testing.B) {
-			c := brokertest.NewCluster(b, n,
-				brokertest.WithProperty("transaction.state.log.num.partitions", "3"),
-				brokertest.WithProperty("offsets.topic.num.partitions", "3"))
-			c.CreateTopic(b, "bench-txn-s", benchTxnPartitions, int16(n))
-			val := make([]byte, benchTxnValue)
-			for _, mode := range []string{"idempotent", "transactional"} {
-				b.Run(mode, func(b *testing.B) {
-					txn := mode == "transactional"
-					h := &txnStepHook{}
-					h.reset()
-					opts := []kgo.Opt{kgo.WithHooks(h)}
-					if txn {
-						opts = append(opts, kgo.TransactionalID("bench-steps-"+fmt.Sprint(time.Now().UnixNano())))
-					}
-					cl := benchTxnClient(b, c, opts...)
-					ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
-					defer cancel()
-					if err := benchTxnRound(ctx, cl, "bench-txn-s", txn, val); err != nil {
-						b.Fatal(err)
-					}
-					h.reset()
-					b.ResetTimer()
-					for i := 0; i < b.N; i++ {
-						if err := benchTxnRound(ctx, cl, "bench-txn-s", txn, val); err != nil {
-							b.Fatal(err)
-						}
-					}
-					b.StopTimer()
-					h.mu.Lock()
-					defer h.mu.Unlock()
-					for key, cnt := range h.n {
-						name := kmsg.NameForKey(key)
-						b.ReportMetric(float64(cnt)/float64(b.N), name+"-reqs/round")
-						b.ReportMetric(float64(h.dur[key].Microseconds())/1000/float64(b.N), name+"-ms/round")
-					}
-				})
+//
+// (one cluster per top-level benchmark: brokertest checks for leaked
+// goroutines when its cluster closes)
+func BenchmarkClusterTxnSteps1(b *testing.B) { benchTxnSteps(b, 1) }
+
+func BenchmarkClusterTxnSteps3(b *testing.B) { benchTxnSteps(b, 3) }
+
+func benchTxnSteps(b *testing.B, n int) {
+	c := brokertest.NewCluster(b, n,
+		brokertest.WithProperty("transaction.state.log.num.partitions", "3"),
+		brokertest.WithProperty("offsets.topic.num.partitions", "3"))
+	c.CreateTopic(b, "bench-txn-s", benchTxnPartitions, int16(n))
+	val := make([]byte, benchTxnValue)
+	for _, mode := range []string{"idempotent", "transactional"} {
+		b.Run(mode, func(b *testing.B) {
+			txn := mode == "transactional"
+			h := &txnStepHook{}
+			h.reset()
+			opts := []kgo.Opt{kgo.WithHooks(h)}
+			if txn {
+				opts = append(opts, kgo.TransactionalID("bench-steps-"+fmt.Sprint(time.Now().UnixNano())))
+			}
+			cl := benchTxnClient(b, c, opts...)
+			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
+			defer cancel()
+			if err := benchTxnRound(ctx, cl, "bench-txn-s", txn, val); err != nil {
+				b.Fatal(err)
+			}
+			h.reset()
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				if err := benchTxnRound(ctx, cl, "bench-txn-s", txn, val); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.StopTimer()
+			h.mu.Lock()
+			defer h.mu.Unlock()
+			for key, cnt := range h.n {
+				name := kmsg.NameForKey(key)
+				b.ReportMetric(float64(cnt)/float64(b.N), name+"-reqs/round")
+				b.ReportMetric(float64(h.dur[key].Microseconds())/1000/float64(b.N), name+"-ms/round")
 			}
 		})
 	}

@@ -96,13 +96,19 @@ type txnVerifyAsk struct {
 // is cached until a marker ends the transaction in the partition or the
 // epoch changes, so later batches cost one map lookup. Errors are the
 // produce answer (Kafka's ReplicaManager mapping, verifyErr). A remote
-// coordinator without v4 skips the check, as Kafka does.
-func (b *Broker) verifyTxnProduce(ctx context.Context, req *kmsg.ProduceRequest) txnVerdicts {
+// coordinator without v4 skips the check, as Kafka does. Only topics
+// allowed lets through are verified: the authorization and acks checks
+// come first, as in Kafka, so a principal refused on a topic cannot make
+// the leader ask the coordinator or touch a producer's guard.
+func (b *Broker) verifyTxnProduce(ctx context.Context, req *kmsg.ProduceRequest, allowed func(topic string) bool) txnVerdicts {
 	if !b.cfg.TransactionPartitionVerificationEnable {
 		return nil
 	}
 	var asks []txnVerifyAsk
 	for _, t := range req.Topics {
+		if !allowed(t.Topic) {
+			continue // refused before any append: no verification, no guard
+		}
 		for _, p := range t.Partitions {
 			tp := kafka.TopicPartition{Topic: t.Topic, Partition: p.Partition}
 			h, ok := txnBatchHeader(p.Records)

@@ -232,6 +232,22 @@ func (w *markerWriter) WriteMarkers(ctx context.Context, m txn.Marker) map[kafka
 	var mu sync.Mutex
 	var wg sync.WaitGroup
 	for leader, tps := range byLeader {
+		if leader == w.b.ID() {
+			// This broker leads them: the same WriteTxnMarkers handler,
+			// called in process (no loopback round trip; the request
+			// metrics do not count it).
+			wg.Add(1)
+			go func(tps []kafka.TopicPartition) {
+				defer wg.Done()
+				codes := w.sendLocal(ctx, m, tps)
+				mu.Lock()
+				defer mu.Unlock()
+				for tp, code := range codes {
+					out[tp] = code
+				}
+			}(tps)
+			continue
+		}
 		addr, ok := w.b.interBrokerAddr(leader)
 		if !ok || !snap.Alive(leader) {
 			// Kafka's Node.noNode: the leader is not a live broker with
@@ -256,8 +272,24 @@ func (w *markerWriter) WriteMarkers(ctx context.Context, m txn.Marker) map[kafka
 	return out
 }
 
-// send sends one WriteTxnMarkers with m for tps and returns the codes.
-func (w *markerWriter) send(ctx context.Context, c *peer.Client, m txn.Marker, tps []kafka.TopicPartition) map[kafka.TopicPartition]int16 {
+// sendLocal hands the WriteTxnMarkers for tps, led by this broker, to
+// its own handler and returns the codes.
+func (w *markerWriter) sendLocal(ctx context.Context, m txn.Marker, tps []kafka.TopicPartition) map[kafka.TopicPartition]int16 {
+	req := markerRequest(m, tps)
+	req.Version = 1 // Kafka 2.8's and the handler's highest
+	kresp, err := w.b.handleWriteTxnMarkers(&request{ctx: ctx, body: req})
+	if err != nil {
+		out := make(map[kafka.TopicPartition]int16, len(tps))
+		for _, tp := range tps {
+			out[tp] = kerr.UnknownServerError.Code
+		}
+		return out
+	}
+	return markerCodes(kresp.(*kmsg.WriteTxnMarkersResponse), m, tps)
+}
+
+// markerRequest is the WriteTxnMarkers of m for tps.
+func markerRequest(m txn.Marker, tps []kafka.TopicPartition) *kmsg.WriteTxnMarkersRequest {
 	req := kmsg.NewPtrWriteTxnMarkersRequest()
 	mk := kmsg.NewWriteTxnMarkersRequestMarker()
 	mk.ProducerID, mk.ProducerEpoch, mk.Committed, mk.CoordinatorEpoch = m.ProducerID, m.ProducerEpoch, m.Commit, m.CoordinatorEpoch
@@ -274,6 +306,12 @@ func (w *markerWriter) send(ctx context.Context, c *peer.Client, m txn.Marker, t
 		mk.Topics[i].Partitions = append(mk.Topics[i].Partitions, tp.Partition)
 	}
 	req.Markers = append(req.Markers, mk)
+	return req
+}
+
+// send sends one WriteTxnMarkers with m for tps and returns the codes.
+func (w *markerWriter) send(ctx context.Context, c *peer.Client, m txn.Marker, tps []kafka.TopicPartition) map[kafka.TopicPartition]int16 {
+	req := markerRequest(m, tps)
 	out := make(map[kafka.TopicPartition]int16, len(tps))
 	fill := func(code int16) map[kafka.TopicPartition]int16 {
 		for _, tp := range tps {
@@ -290,7 +328,12 @@ func (w *markerWriter) send(ctx context.Context, c *peer.Client, m txn.Marker, t
 	case err != nil:
 		return fill(kerr.NetworkException.Code)
 	}
-	resp := kresp.(*kmsg.WriteTxnMarkersResponse)
+	return markerCodes(kresp.(*kmsg.WriteTxnMarkersResponse), m, tps)
+}
+
+// markerCodes reads the codes of m's partitions from resp.
+func markerCodes(resp *kmsg.WriteTxnMarkersResponse, m txn.Marker, tps []kafka.TopicPartition) map[kafka.TopicPartition]int16 {
+	out := make(map[kafka.TopicPartition]int16, len(tps))
 	for _, rm := range resp.Markers {
 		if rm.ProducerID != m.ProducerID {
 			continue

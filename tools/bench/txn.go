@@ -127,7 +127,11 @@ func saramaConsumeIsolation(ctx context.Context, bin, work, bootstrap, topic str
 	if err := os.WriteFile(cfg, []byte("isolation.level="+level+"\nauto.offset.reset=earliest\n"), 0o644); err != nil {
 		return throughput{}, fmt.Errorf("bench: %w", err)
 	}
-	out, err := runTool(ctx, bin, append(saramaConsumerArgs(bootstrap, topic, n), "--consumer.config", cfg), timeout)
+	// A longer --timeout than the plain consume cells: the tool counts its
+	// group join (group.initial.rebalance.delay.ms, 3 s) in it.
+	args := []string{"kafka-consumer-perf-test", "--bootstrap-server", bootstrap, "--topic", topic,
+		"--messages", strconv.Itoa(n), "--timeout", "30000", "--hide-header", "--consumer.config", cfg}
+	out, err := runTool(ctx, bin, args, timeout)
 	if err != nil {
 		return throughput{}, err
 	}
@@ -182,7 +186,11 @@ func runTxn(ctx context.Context, o options, res *results, c *cluster, sys string
 	if topic == "" {
 		return nil
 	}
-	for _, client := range []string{"sarama", "kgo"} {
+	// kgo only: Samsa's kafka-consumer-perf-test (Sarama, a consumer
+	// group) read 0 of the 100,000 records at either isolation level
+	// (1,000 it reads; a Sarama partition consumer reads them all): not
+	// understood yet, left out rather than guessed.
+	for _, client := range []string{"kgo"} {
 		for _, mode := range []string{modeUncommitted, modeCommitted} {
 			cell := &cell{Kind: "txn-consume", System: sys, Topo: topo, Size: 100, Acks: mode, Client: client, N: n}
 			c.rss.reset()
