@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"net"
-	"os"
 	"strconv"
 	"strings"
 	"sync"
@@ -21,6 +20,7 @@ import (
 	"samsa/broker/security/sasl"
 	"samsa/broker/security/scram"
 	"samsa/broker/security/tlsconf"
+	"samsa/broker/security/zkclient"
 	"samsa/broker/server"
 	"samsa/config"
 	"samsa/peer"
@@ -54,22 +54,11 @@ type securityState struct {
 // jaasFile reads java.security.auth.login.config (the key, or
 // -Djava.security.auth.login.config=... in KAFKA_OPTS); nil when unset.
 func jaasFile(cfg *config.Broker) (sasl.JAAS, error) {
-	path := cfg.JavaSecurityAuthLoginConfig
-	if path == "" {
-		for _, f := range strings.Fields(os.Getenv("KAFKA_OPTS")) {
-			if v, ok := strings.CutPrefix(f, "-Djava.security.auth.login.config="); ok {
-				path = v
-			}
-		}
-	}
-	if path == "" {
-		return sasl.JAAS{}, nil
-	}
-	data, err := os.ReadFile(path)
+	file, err := zkclient.LoadJAAS(cfg.JavaSecurityAuthLoginConfig)
 	if err != nil {
-		return nil, fmt.Errorf("broker: java.security.auth.login.config: %w", err)
+		return nil, fmt.Errorf("broker: %w", err)
 	}
-	return sasl.ParseJAAS(string(data))
+	return file, nil
 }
 
 // listenerKey returns listener.name.<l>.<key> if supplied, else <key>.

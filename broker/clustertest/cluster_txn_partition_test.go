@@ -202,6 +202,10 @@ func TestClusterTxnPartitionHardKill(t *testing.T) {
 	open := txnProduce(t, rc, topic, 2000, 0, 0, true, "o0")
 	c.Kill(0)
 	c.Start(0)
+	// Until its LeaderAndIsr is applied the restarted broker answers
+	// NOT_LEADER_OR_FOLLOWER (even to Fetch v11, which any replica may
+	// serve); from then on, as in Kafka, its high watermark is the log end
+	// (makeLeader with an ISR of one), so the first good answer is final.
 	var fp kmsg.FetchResponseTopicPartition
 	brokertest.WaitFor(t, 60*time.Second, func() error {
 		rc = brokertest.DialRaw(t, c.Addr(0))

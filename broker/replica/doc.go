@@ -3,8 +3,9 @@
 // watermark, appends with acks semantics and min.insync.replicas, reads for
 // consumers and followers (read.go; a consumer read with
 // ReadParams.AnyReplica may also be served by a follower replica up to its
-// own high watermark, KIP-392), and (fetcher.go) the follower fetchers that
-// copy the leaders' logs.
+// own high watermark, KIP-392, but never by a replica whose LeaderAndIsr
+// state is not applied yet: its high watermark is still the checkpoint's),
+// and (fetcher.go) the follower fetchers that copy the leaders' logs.
 //
 // Domain types only: LeaderAndIsr and StopReplica arrive as the plain
 // structs of types.go; the broker's API handlers translate kmsg requests

@@ -126,10 +126,21 @@ func (p *Partition) read(rp ReadParams) (res ReadResult, hwMoved, expand bool, e
 // the epoch); a replica without a log answers NOT_LEADER_OR_FOLLOWER, and the
 // read stops at this replica's high watermark (its last stable offset for
 // read_committed). Nothing is recorded about the reader.
+//
+// A replica whose log is open but that has no LeaderAndIsr state yet (a
+// wave's log-opening stage, applyWave, has run but not its second stage)
+// answers NOT_LEADER_OR_FOLLOWER too: its high watermark is still the
+// checkpoint's, which a restarted leader's makeLeader is about to move up,
+// so serving it would show a consumer a high watermark and last stable
+// offset that go backwards. Kafka has no such state: its Partition creates
+// the log inside makeLeader/makeFollower, under the same lock.
 func (p *Partition) readAsFollowerLocked(rp ReadParams) (ReadResult, bool, bool, error) {
 	l := p.mu.data
 	if l == nil {
 		return ReadResult{}, false, false, fmt.Errorf("%w: %s (no local log)", ErrNotLeader, p.tp)
+	}
+	if p.mu.leaderEpoch < 0 {
+		return ReadResult{}, false, false, fmt.Errorf("%w: %s (no leader or follower state yet)", ErrNotLeader, p.tp)
 	}
 	hw := l.HighWatermark()
 	res := ReadResult{HighWatermark: hw, LastStableOffset: l.LastStableOffset(), LogStartOffset: l.LogStartOffset()}

@@ -64,7 +64,7 @@ func (m *Manager) flushLoop() {
 			m.flushRolled()
 		case <-t.C:
 			m.flushRolled()
-			for _, l := range m.Logs() {
+			for _, l := range m.logsUnordered() {
 				if _, err := l.FlushIfDue(); err != nil && !errors.Is(err, ErrClosed) {
 					l.logger.WithError(err).Error("storage: flush failed")
 				}

@@ -18,8 +18,14 @@ package acls
 //	 	(principal=User:alice, host=*, operation=READ, permissionType=ALLOW)
 //
 // Resources print sorted by type, pattern and name, entries as stored
-// (Kafka prints hash-set order). --zk-tls-config-file and --authorizer
-// classes other than Kafka's AclAuthorizer are refused.
+// (Kafka prints hash-set order). --authorizer classes other than Kafka's
+// AclAuthorizer are refused.
+//
+// ZooKeeper security, as AclAuthorizer configures its client: TLS from the
+// zookeeper.ssl.* keys of --authorizer-properties (authorizer.zookeeper.ssl.*
+// wins) and of --zk-tls-config-file (which wins over both, as Kafka merges
+// it last); the digest identity of the JAAS Client section in KAFKA_OPTS;
+// zookeeper.set.acl defaults to true when that section exists.
 
 import (
 	"bufio"
@@ -42,7 +48,7 @@ func Command(env tool.Env) *cli.Command {
 			&cli.StringFlag{Name: "command-config", Usage: "A property file containing configs to be passed to Admin Client (only with --bootstrap-server)."},
 			&cli.StringFlag{Name: "authorizer", Usage: "Fully qualified class name of the authorizer (default kafka.security.authorizer.AclAuthorizer)."},
 			&cli.StringSliceFlag{Name: "authorizer-properties", Usage: "key=val pairs passed to the authorizer; zookeeper.connect=host:port is required."},
-			&cli.StringFlag{Name: "zk-tls-config-file", Usage: "Not supported by Samsa."},
+			&cli.StringFlag{Name: "zk-tls-config-file", Usage: "DEPRECATED: Identifies the file where ZooKeeper client TLS connectivity properties are defined for the default authorizer kafka.security.authorizer.AclAuthorizer. Any properties other than zookeeper.ssl.* and zookeeper.clientCnxnSocket (with or without an \"authorizer.\" prefix) are ignored."},
 			&cli.BoolFlag{Name: "add", Usage: "Indicates you are trying to add ACLs."},
 			&cli.BoolFlag{Name: "remove", Usage: "Indicates you are trying to remove ACLs."},
 			&cli.BoolFlag{Name: "list", Usage: "List ACLs for the specified resource, use --topic <topic> or --group <group> or --cluster to specify a resource."},
@@ -84,7 +90,7 @@ func runAcls(c *cli.Context, env tool.Env) error {
 	if c.IsSet("bootstrap-server") {
 		be, err = newAdminACLBackend(c.String("bootstrap-server"), c.String("command-config"))
 	} else {
-		be, err = newZKACLBackend(c.StringSlice("authorizer-properties"), env)
+		be, err = newZKACLBackend(c.StringSlice("authorizer-properties"), c.String("zk-tls-config-file"), env)
 	}
 	if err != nil {
 		return err
@@ -120,8 +126,6 @@ func checkAclsArgs(c *cli.Context) error {
 		return die("The --command-config option can only be used with --bootstrap-server option")
 	case has("authorizer-properties") && has("bootstrap-server"):
 		return die("The --authorizer-properties option can only be used with --authorizer option")
-	case has("zk-tls-config-file"):
-		return die("--zk-tls-config-file is not supported by Samsa")
 	case has("authorizer") && c.String("authorizer") != acl.ClassAclAuthorizer && c.String("authorizer") != acl.ClassSimpleAclAuthorizer:
 		return die("Samsa supports only the authorizer " + acl.ClassAclAuthorizer)
 	}

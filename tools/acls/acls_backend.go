@@ -1,9 +1,9 @@
 package acls
 
 import (
-	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"strings"
 
 	"github.com/IBM/sarama"
@@ -20,26 +20,48 @@ type zkACLBackend struct {
 	store *acl.Store
 }
 
-func newZKACLBackend(props []string, env tool.Env) (*zkACLBackend, error) {
+func newZKACLBackend(props []string, tlsFile string, env tool.Env) (*zkACLBackend, error) {
 	kv, err := tool.ParsePropertyArgs(props)
 	if err != nil {
 		return nil, err
 	}
-	connect := kv["zookeeper.connect"]
-	if v, ok := kv["authorizer.zookeeper.connect"]; ok {
-		connect = v
+	if tlsFile != "" {
+		// Kafka loads the file's keys with and without "authorizer." and
+		// merges them over the command line's.
+		fileProps, err := tool.ReadZKTLSFile(tlsFile, "authorizer.")
+		if err != nil {
+			return nil, err
+		}
+		maps.Copy(kv, fileProps)
 	}
+	connect := authorizerProp(kv, "zookeeper.connect")
 	if connect == "" {
 		return nil, tool.Error("Missing required argument \"[authorizer-properties]\": zookeeper.connect")
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), tool.ZKTimeout)
-	defer cancel()
-	zk, err := zkutil.Connect(ctx, zkutil.Config{Connect: connect, SessionTimeout: tool.ZKTimeout,
-		ConnectionTimeout: tool.ZKTimeout, Logger: tool.Logger(env, "kafka-acls")})
+	sec := tool.ZKSecurity{TLSProps: map[string]string{}, Hint: "--authorizer-properties or --zk-tls-config-file"}
+	for _, k := range tool.ZKTLSKeys {
+		if v := authorizerProp(kv, k); v != "" {
+			sec.TLSProps[k] = v
+		}
+	}
+	if v, ok := kv["zookeeper.set.acl"]; ok {
+		b := strings.EqualFold(strings.TrimSpace(v), "true")
+		sec.SetACL = &b
+	}
+	zk, err := tool.ConnectZK(env, "kafka-acls", connect, sec)
 	if err != nil {
 		return nil, err
 	}
 	return &zkACLBackend{zk: zk, store: acl.NewStore(zk)}, nil
+}
+
+// authorizerProp is AclAuthorizer's lookup of a ZooKeeper client key:
+// authorizer.<key> first, then <key>.
+func authorizerProp(kv map[string]string, key string) string {
+	if v, ok := kv["authorizer."+key]; ok {
+		return v
+	}
+	return kv[key]
 }
 
 func (z *zkACLBackend) create(bindings []acl.Binding) []error {

@@ -117,3 +117,18 @@ func TestToolBenchSVGIsWellFormed(t *testing.T) {
 		t.Fatalf("SVG has too little in it:\n%s", svg)
 	}
 }
+
+func TestToolBenchParseStatCPU(t *testing.T) {
+	// A command name with spaces and parentheses: fields count from the last ')'.
+	stat := "4242 (sam sa) (x)) S 1 4242 4242 0 -1 4194560 900 0 0 0 150 50 0 0 20 0 12 0 100 1000 200\n"
+	got, err := parseStatCPU(stat)
+	if err != nil || got != 2.0 {
+		t.Fatalf("parseStatCPU = %v, %v; want 2.0 s (150+50 ticks)", got, err)
+	}
+	if _, err := parseStatCPU("4242 (samsa) S 1 2"); err == nil {
+		t.Fatal("a short stat line was accepted")
+	}
+	if _, err := parseStatCPU("no parenthesis"); err == nil {
+		t.Fatal("a stat line without a command name was accepted")
+	}
+}

@@ -43,6 +43,9 @@ type clusterSpec struct {
 	samsaBin string
 	kfakeBin string
 	zk       string // ZooKeeper connect string (Samsa only)
+	// pprofPort, when > 0, gives Samsa broker i SAMSA_PPROF_ADDR
+	// 127.0.0.1:pprofPort+i (the scale measurements profile idle CPU).
+	pprofPort int
 }
 
 func startCluster(ctx context.Context, s clusterSpec) (*cluster, error) {
@@ -75,7 +78,11 @@ log.segment.delete.delay.ms=1000
 			if err := os.WriteFile(props, []byte(cfg), 0o644); err != nil {
 				return nil, fmt.Errorf("bench: %w", err)
 			}
-			cmd, err := startProcess(s.samsaBin, filepath.Join(s.work, fmt.Sprintf("server-%d.out", i+1)), "kafka-server-start", props)
+			var env []string
+			if s.pprofPort > 0 {
+				env = append(env, fmt.Sprintf("SAMSA_PPROF_ADDR=127.0.0.1:%d", s.pprofPort+i))
+			}
+			cmd, err := startProcess(s.samsaBin, filepath.Join(s.work, fmt.Sprintf("server-%d.out", i+1)), env, "kafka-server-start", props)
 			if err != nil {
 				c.stop()
 				return nil, err
@@ -87,7 +94,7 @@ log.segment.delete.delay.ms=1000
 		for i := range s.brokers {
 			ports = append(ports, strconv.Itoa(s.basePort+i))
 		}
-		cmd, err := startProcess(s.kfakeBin, filepath.Join(s.work, "kfakepeer.out"), "-ports", strings.Join(ports, ","))
+		cmd, err := startProcess(s.kfakeBin, filepath.Join(s.work, "kfakepeer.out"), nil, "-ports", strings.Join(ports, ","))
 		if err != nil {
 			return nil, err
 		}
@@ -107,12 +114,17 @@ log.segment.delete.delay.ms=1000
 	return c, nil
 }
 
-func startProcess(bin, out string, args ...string) (*proc, error) {
+// startProcess starts bin with args and this process's environment plus
+// env, its output appended to out.
+func startProcess(bin, out string, env []string, args ...string) (*proc, error) {
 	f, err := os.Create(out)
 	if err != nil {
 		return nil, fmt.Errorf("bench: %w", err)
 	}
 	cmd := exec.Command(bin, args...)
+	if len(env) > 0 {
+		cmd.Env = append(os.Environ(), env...)
+	}
 	cmd.Stdout, cmd.Stderr = f, f
 	if err := cmd.Start(); err != nil {
 		f.Close()
@@ -334,4 +346,96 @@ func readRSS(pid int) int64 {
 		}
 	}
 	return 0
+}
+
+// createTopics creates topics of partitions each at RF rf, perRequest
+// topics per CreateTopics request (the scale measurements create 10,000
+// partitions as 100 topics), without waiting for leaders: waitLed does.
+func (c *cluster) createTopics(ctx context.Context, names []string, partitions, rf, perRequest int) error {
+	cl, err := c.client(kgo.RequestTimeoutOverhead(5 * time.Minute))
+	if err != nil {
+		return err
+	}
+	defer cl.Close()
+	for len(names) > 0 {
+		batch := names[:min(perRequest, len(names))]
+		names = names[len(batch):]
+		req := kmsg.NewPtrCreateTopicsRequest()
+		for _, name := range batch {
+			t := kmsg.NewCreateTopicsRequestTopic()
+			t.Topic, t.NumPartitions, t.ReplicationFactor = name, int32(partitions), int16(rf)
+			req.Topics = append(req.Topics, t)
+		}
+		req.TimeoutMillis = 120000
+		resp, err := req.RequestWith(ctx, cl)
+		if err != nil {
+			return fmt.Errorf("bench: create %d topics: %w", len(batch), err)
+		}
+		for _, t := range resp.Topics {
+			// 7 REQUEST_TIMED_OUT: created in ZooKeeper, not yet all led
+			// within the request's timeout; waitLed waits for the rest.
+			if t.ErrorCode != 0 && t.ErrorCode != 36 && t.ErrorCode != 7 { // 36 TOPIC_ALREADY_EXISTS
+				return fmt.Errorf("bench: create %s: error code %d", t.Topic, t.ErrorCode)
+			}
+		}
+	}
+	return nil
+}
+
+// waitLed polls one Metadata request for topics every second until every
+// one of their want partitions has a leader and rf ISR members, up to
+// limit, and returns the replicas each broker id holds.
+func (c *cluster) waitLed(ctx context.Context, topics []string, want, rf int, limit time.Duration) (map[int32]int, error) {
+	cl, err := c.client(kgo.RequestTimeoutOverhead(time.Minute))
+	if err != nil {
+		return nil, err
+	}
+	defer cl.Close()
+	deadline := time.Now().Add(limit)
+	var last string
+	for time.Now().Before(deadline) {
+		req := kmsg.NewPtrMetadataRequest()
+		for _, name := range topics {
+			t := kmsg.NewMetadataRequestTopic()
+			t.Topic = kmsg.StringPtr(name)
+			req.Topics = append(req.Topics, t)
+		}
+		resp, err := req.RequestWith(ctx, cl)
+		if err != nil {
+			last = err.Error()
+		} else {
+			replicas := map[int32]int{}
+			ready, total := 0, 0
+			for _, t := range resp.Topics {
+				for _, p := range t.Partitions {
+					total++
+					for _, r := range p.Replicas {
+						replicas[r]++
+					}
+					if p.ErrorCode == 0 && p.Leader >= 0 && len(p.ISR) >= rf {
+						ready++
+					}
+				}
+			}
+			if ready == want && total == want {
+				return replicas, nil
+			}
+			last = fmt.Sprintf("%d of %d partitions led with ISR %d (%d listed)", ready, want, rf, total)
+		}
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		time.Sleep(time.Second)
+	}
+	return nil, fmt.Errorf("bench: not every partition led after %s: %s", limit, last)
+}
+
+// apiVersionsFrame is one length-prefixed ApiVersions v0 request (the
+// idle-connection measurement sends it once per connection, so that each
+// connection has been served like a real client's first request).
+func apiVersionsFrame(correlationID int32) []byte {
+	f := kmsg.NewRequestFormatter(kmsg.FormatterClientID("samsa-bench-idle"))
+	req := kmsg.NewPtrApiVersionsRequest()
+	req.Version = 0
+	return f.AppendRequest(nil, req, correlationID)
 }

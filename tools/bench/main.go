@@ -31,7 +31,7 @@ type options struct {
 
 func main() {
 	if len(os.Args) < 2 {
-		fmt.Fprintln(os.Stderr, "usage: samsa-bench probe|run|rtt|e2e|produce [flags]")
+		fmt.Fprintln(os.Stderr, "usage: samsa-bench probe|run|rtt|e2e|produce|scale-idle|scale-series [flags]")
 		os.Exit(2)
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
@@ -104,6 +104,18 @@ func main() {
 			os.Exit(1)
 		}
 		fmt.Printf("e2e acks=%s at %d/s: p50 %.3f ms, p99 %.3f ms, p99.9 %.3f ms (%d of %d)\n", *acks, *rate, l.P50, l.P99, l.P999, l.Received, l.Sent)
+	case "scale-idle", "scale-series":
+		// Issue 18 point 3 (docs/benchmarks.md "Cost per partition"):
+		// bin/samsa-scale-benchmark.sh starts ZooKeeper and runs these.
+		o := parseScaleFlags(os.Args[1], os.Args[2:])
+		run := runScaleIdle
+		if os.Args[1] == "scale-series" {
+			run = runScaleSeries
+		}
+		if err := run(ctx, o); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(1)
+		}
 	case "run":
 		var o options
 		fs := flag.NewFlagSet("run", flag.ExitOnError)

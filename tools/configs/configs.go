@@ -83,6 +83,7 @@ func desanitizeEntityName(s string) string { return zkutil.Desanitize(s) }
 
 type configsOpts struct {
 	zookeeper, bootstrap, commandConfig string
+	zkTLSFile                           string // --zk-tls-config-file
 	entity                              configEntity
 	describe, alter, all                bool
 	add                                 map[string]string
@@ -97,6 +98,7 @@ func Command(env tool.Env) *cli.Command {
 		Usage: "describe or alter dynamic configs of topics, brokers, users and clients",
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "zookeeper", Usage: "DEPRECATED: ZooKeeper connection string host:port[/chroot]"},
+			&cli.StringFlag{Name: "zk-tls-config-file", Usage: "Identifies the file where ZooKeeper client TLS connectivity properties are defined (zookeeper.ssl.*, zookeeper.clientCnxnSocket); any other properties are ignored."},
 			&cli.StringFlag{Name: "bootstrap-server", Usage: "broker(s) to connect to, host:port[,host:port]"},
 			&cli.StringFlag{Name: "command-config", Usage: "properties file with Admin client settings"},
 			&cli.StringFlag{Name: "entity-type", Usage: "topics, brokers, users, clients or broker-loggers"},
@@ -210,9 +212,12 @@ func parseConfigEntity(c *cli.Context) (configEntity, error) {
 
 func parseConfigsOpts(c *cli.Context) (*configsOpts, error) {
 	o := &configsOpts{zookeeper: c.String("zookeeper"), bootstrap: c.String("bootstrap-server"), commandConfig: c.String("command-config"),
-		describe: c.Bool("describe"), alter: c.Bool("alter"), all: c.Bool("all")}
+		describe: c.Bool("describe"), alter: c.Bool("alter"), all: c.Bool("all"), zkTLSFile: c.String("zk-tls-config-file")}
 	if (o.zookeeper == "") == (o.bootstrap == "") {
 		return nil, tool.Error("Only one of --bootstrap-server or --zookeeper must be specified")
+	}
+	if c.IsSet("zk-tls-config-file") && o.zookeeper == "" {
+		return nil, tool.Error("Only the --zookeeper option can be used with the --zk-tls-config-file option.")
 	}
 	if o.describe == o.alter {
 		return nil, tool.Error("Command must include exactly one action: --describe, --alter")

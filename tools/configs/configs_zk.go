@@ -11,7 +11,6 @@ package configs
 //	Completed updating config for entity: user-principal 'alice'.
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -121,10 +120,15 @@ func findBrokerKey(name string) (config.Key, bool) {
 func runConfigsZK(o *configsOpts, env tool.Env) error {
 	fmt.Fprintln(env.Stdout, "Warning: --zookeeper is deprecated and will be removed in a future version of Kafka.")
 	fmt.Fprintln(env.Stdout, "Use --bootstrap-server instead to specify a broker to connect to.")
-	ctx, cancel := context.WithTimeout(context.Background(), tool.ZKTimeout)
-	defer cancel()
-	zk, err := zkutil.Connect(ctx, zkutil.Config{Connect: o.zookeeper, SessionTimeout: tool.ZKTimeout,
-		ConnectionTimeout: tool.ZKTimeout, Logger: tool.Logger(env, "kafka-configs")})
+	sec := tool.ZKSecurity{Hint: "--zk-tls-config-file"}
+	if o.zkTLSFile != "" {
+		props, err := tool.ReadZKTLSFile(o.zkTLSFile)
+		if err != nil {
+			return err
+		}
+		sec.TLSProps = props
+	}
+	zk, err := tool.ConnectZK(env, "kafka-configs", o.zookeeper, sec)
 	if err != nil {
 		return err
 	}

@@ -145,6 +145,10 @@ func TestLintTiers(t *testing.T) {
 		{pkg: "broker/security/sasl", allowed: func(dep string) bool { return dep == "broker/security/scram" }},
 		{pkg: "broker/security/tlsconf", allowed: func(dep string) bool { return dep == "broker/principal" }},
 		{pkg: "broker/security/tlsconf/tlstest"},
+		// The ZooKeeper client's security, shared by the broker and the tools.
+		{pkg: "broker/security/zkclient", allowed: func(dep string) bool {
+			return dep == "broker/security/tlsconf" || dep == "broker/security/sasl" || dep == "zkutil"
+		}},
 		{pkg: "broker/acl", allowed: func(dep string) bool {
 			return dep == "zkutil" || dep == "broker/principal" || under(dep, "broker/acl")
 		}},

@@ -44,7 +44,8 @@ var toolsImports = map[string][]toolsDep{
 	},
 	"tools/internal/tool": {
 		{dep: "config", why: "Java client properties files for the Sarama configuration"},
-		{dep: "zkutil", why: "the old consumer's offsets directory, spelled by zkutil (S8.1)"},
+		{dep: "zkutil", why: "the old consumer's offsets directory, spelled by zkutil (S8.1), and the --zookeeper tools' sessions"},
+		{dep: "broker/security/zkclient", why: "the --zookeeper tools reach ZooKeeper with the broker's own TLS (zookeeper.ssl.*) and JAAS Client identity"},
 	},
 	"tools/internal/tooltest": {
 		{dep: "tools/internal/tool", why: "runs a test's commands through tool.Run"},

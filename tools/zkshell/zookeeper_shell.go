@@ -6,12 +6,17 @@ package zkshell
 //	samsa zookeeper-shell localhost:2181[/chroot] ls <path>   → [a, b, c]
 //	samsa zookeeper-shell localhost:2181[/chroot] get <path>  → the data
 //
+//	samsa zookeeper-shell localhost:2182 -zk-tls-config-file zk-tls.properties ls /
+//
 // Behaviour: only ls and get are supported; a missing znode prints
 // "Node does not exist: <path>" on stderr and exits with 1. Unlike
 // ZooKeeperMain there is no interactive mode and no connection chatter.
+// -zk-tls-config-file <file> may stand anywhere after the program name, as
+// in Kafka's ZooKeeperMainWithTlsSupportForKafka: the file's zookeeper.ssl.*
+// keys switch the session to TLS; the JAAS Client section named in
+// KAFKA_OPTS gives it its digest identity.
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"sort"
@@ -23,21 +28,37 @@ import (
 	"samsa/zkutil"
 )
 
+const usage = "USAGE: samsa zookeeper-shell host:port[/chroot] [-zk-tls-config-file file] ls|get path"
+
 func Command(env tool.Env) *cli.Command {
 	return &cli.Command{
 		Name:      "zookeeper-shell",
 		Usage:     "run one ZooKeeper command: host:port[/chroot] ls|get path",
-		ArgsUsage: "host:port[/chroot] ls|get path",
+		ArgsUsage: "host:port[/chroot] [-zk-tls-config-file file] ls|get path",
+		// ZooKeeperMain's own syntax: the TLS option may follow the host.
+		SkipFlagParsing: true,
 		Action: func(c *cli.Context) error {
-			args := c.Args().Slice()
-			if len(args) != 3 || (args[1] != "ls" && args[1] != "get") {
-				fmt.Fprintln(env.Stderr, "USAGE: samsa zookeeper-shell host:port[/chroot] ls|get path")
+			if a := c.Args().Slice(); len(a) == 1 && (a[0] == "--help" || a[0] == "-h") {
+				fmt.Fprintln(env.Stdout, usage)
+				return nil
+			}
+			args, tlsFile, err := splitTLSOption(c.Args().Slice())
+			if err != nil {
+				fmt.Fprintln(env.Stderr, err)
 				return tool.ExitError{Code: 1}
 			}
-			ctx, cancel := context.WithTimeout(context.Background(), tool.ZKTimeout)
-			defer cancel()
-			zk, err := zkutil.Connect(ctx, zkutil.Config{Connect: args[0], SessionTimeout: tool.ZKTimeout,
-				ConnectionTimeout: tool.ZKTimeout, Logger: tool.Logger(env, "zookeeper-shell")})
+			if len(args) != 3 || (args[1] != "ls" && args[1] != "get") {
+				fmt.Fprintln(env.Stderr, usage)
+				return tool.ExitError{Code: 1}
+			}
+			sec := tool.ZKSecurity{Hint: "-zk-tls-config-file", SetACL: new(bool)}
+			if tlsFile != "" {
+				if sec.TLSProps, err = tool.ReadZKTLSFile(tlsFile); err != nil {
+					fmt.Fprintln(env.Stderr, err)
+					return tool.ExitError{Code: 1}
+				}
+			}
+			zk, err := tool.ConnectZK(env, "zookeeper-shell", args[0], sec)
 			if err != nil {
 				fmt.Fprintln(env.Stderr, err)
 				return tool.ExitError{Code: 1}
@@ -69,4 +90,21 @@ func Command(env tool.Env) *cli.Command {
 			return nil
 		},
 	}
+}
+
+// splitTLSOption removes -zk-tls-config-file <file> (or --zk-tls-config-file)
+// from args, as ZooKeeperMainWithTlsSupportForKafka does.
+func splitTLSOption(args []string) (rest []string, file string, err error) {
+	for i := 0; i < len(args); i++ {
+		if args[i] != "-zk-tls-config-file" && args[i] != "--zk-tls-config-file" {
+			rest = append(rest, args[i])
+			continue
+		}
+		if i == len(args)-1 {
+			return nil, "", fmt.Errorf("No filename provided with option %s", args[i])
+		}
+		file = args[i+1]
+		i++
+	}
+	return rest, file, nil
 }
