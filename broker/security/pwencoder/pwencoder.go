@@ -1,3 +1,5 @@
+// The Encoder: Encode and Decode of Kafka's stored format, with its parameter checks.
+
 package pwencoder
 
 import (
