@@ -17,6 +17,8 @@ package broker
 //     /config/brokers/<default> are shown with sources DYNAMIC_BROKER_CONFIG
 //     and DYNAMIC_DEFAULT_BROKER_CONFIG. The empty name (the cluster-wide
 //     default entity) lists only the dynamic defaults, as Kafka 2.8.
+//     Password keys (ssl.keystore.password, password.encoder.secret, ...)
+//     are answered sensitive with null values and synonym values.
 //   - Broker loggers (KIP-412, resource name = this broker's id): log4j's
 //     "root" logger and its level (broker_logger.go).
 //   - config_names filters the keys (null or empty: all); synonyms (v1+) and documentation
@@ -75,10 +77,11 @@ func (b *Broker) handleDescribeConfigs(r *request) (kmsg.Response, error) {
 			}
 			c := kmsg.NewDescribeConfigsResponseResourceConfig()
 			c.Name = e.name
-			if !e.null {
+			if !e.null && !e.sensitive {
 				v := e.value
 				c.Value = &v
 			}
+			c.IsSensitive = e.sensitive
 			c.ReadOnly = e.readOnly
 			c.Source = e.source
 			c.IsDefault = e.source == kmsg.ConfigSourceDefaultConfig
@@ -86,7 +89,10 @@ func (b *Broker) handleDescribeConfigs(r *request) (kmsg.Response, error) {
 				for _, s := range e.synonyms {
 					cs := kmsg.NewDescribeConfigsResponseResourceConfigConfigSynonym()
 					sv := s.value
-					cs.Name, cs.Value, cs.Source = s.name, &sv, s.source
+					cs.Name, cs.Source = s.name, s.source
+					if !e.sensitive {
+						cs.Value = &sv
+					}
 					c.ConfigSynonyms = append(c.ConfigSynonyms, cs)
 				}
 			}

@@ -179,3 +179,66 @@ func TestAPIMetadataAutoCreate(t *testing.T) {
 	// Sarama producing to a new topic relies on it too.
 	brokertest.ProduceConsume(t, c, brokertest.SaramaConfig(sarama.V2_1_0_0), "auto-sarama", 3, 10)
 }
+
+// TestAPIMetadataAutoCreateInternal: a Metadata request naming
+// __consumer_offsets or __transaction_state before first use creates it with
+// its own settings (offsets.topic.num.partitions, compact; Kafka's
+// createInternalTopic), not num.partitions: otherwise every group hashing
+// past the last partition never finds its coordinator (what left
+// kafka-consumer-perf-test reading 0 records in bin/samsa-benchmark.sh
+// -txn-only, where Sarama's transactional producer asked first).
+func TestAPIMetadataAutoCreateInternal(t *testing.T) {
+	c := brokertest.NewCluster(t, 1, brokertest.WithProperty("auto.create.topics.enable", "true"),
+		brokertest.WithProperty("num.partitions", "1"), brokertest.WithProperty("offsets.topic.num.partitions", "5"),
+		brokertest.WithProperty("transaction.state.log.num.partitions", "4"))
+	rc := brokertest.DialRaw(t, c.Addr(0))
+	req := kmsg.NewPtrMetadataRequest()
+	req.SetVersion(9)
+	req.AllowAutoTopicCreation = true
+	for _, name := range []string{"__consumer_offsets", "__transaction_state"} {
+		rt := kmsg.NewMetadataRequestTopic()
+		rt.Topic = kmsg.StringPtr(name)
+		req.Topics = append(req.Topics, rt)
+	}
+	if _, err := rc.RoundTrip(req); err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]int{"__consumer_offsets": 5, "__transaction_state": 4}
+	brokertest.WaitFor(t, 30*time.Second, func() error {
+		for name, n := range want {
+			if got := len(c.Broker(0).Metadata().Partitions(name)); got != n {
+				return fmt.Errorf("%s: %d partitions, want %d", name, got, n)
+			}
+		}
+		return nil
+	})
+	dc := kmsg.NewPtrDescribeConfigsRequest()
+	dr := kmsg.NewDescribeConfigsRequestResource()
+	dr.ResourceType, dr.ResourceName, dr.ConfigNames = kmsg.ConfigResourceTypeTopic, "__consumer_offsets", []string{"cleanup.policy"}
+	dc.Resources = append(dc.Resources, dr)
+	kr, err := rc.RoundTrip(dc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res := kr.(*kmsg.DescribeConfigsResponse).Resources; len(res) != 1 || len(res[0].Configs) != 1 ||
+		res[0].Configs[0].Value == nil || *res[0].Configs[0].Value != "compact" {
+		t.Fatalf("__consumer_offsets cleanup.policy: %+v", res)
+	}
+	// Every group finds its coordinator, whichever partition it hashes to.
+	for i := 0; i < 20; i++ {
+		group := fmt.Sprintf("g-%d", i)
+		brokertest.WaitFor(t, 30*time.Second, func() error {
+			fc := kmsg.NewPtrFindCoordinatorRequest()
+			fc.SetVersion(2)
+			fc.CoordinatorKey = group
+			kr, err := rc.RoundTrip(fc)
+			if err != nil {
+				return err
+			}
+			if code := kr.(*kmsg.FindCoordinatorResponse).ErrorCode; code != 0 {
+				return fmt.Errorf("%s: FindCoordinator code %d", group, code)
+			}
+			return nil
+		})
+	}
+}

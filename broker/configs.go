@@ -15,6 +15,7 @@ import (
 type describedConfig struct {
 	name, value string
 	null        bool // the value is Kafka's null (a key without default, unset)
+	sensitive   bool // a password: value and synonyms answered null, as Kafka
 	source      kmsg.ConfigSource
 	readOnly    bool
 	typ         config.Type
@@ -143,7 +144,7 @@ func (b *Broker) describeBrokerConfigs(name string) ([]describedConfig, error) {
 			if dv, ok := clusterDefault[k.Name]; ok {
 				src := kmsg.ConfigSourceDynamicDefaultBrokerConfig
 				out = append(out, describedConfig{name: k.Name, value: dv, source: src, readOnly: !k.Dynamic,
-					typ: k.Type, doc: k.Doc, synonyms: []configSynonym{{k.Name, dv, src}}})
+					sensitive: k.Password, typ: k.Type, doc: k.Doc, synonyms: []configSynonym{{k.Name, dv, src}}})
 			}
 			continue
 		}
@@ -165,6 +166,7 @@ func (b *Broker) describeBrokerConfigs(name string) ([]describedConfig, error) {
 			}
 			d.synonyms = append(d.synonyms, configSynonym{k.Name, v, kmsg.ConfigSourceStaticBrokerConfig})
 		}
+		d.sensitive = k.Password
 		if k.Null {
 			d.null = d.source == kmsg.ConfigSourceDefaultConfig
 		} else {

@@ -1,14 +1,17 @@
 package broker
 
 import (
+	"errors"
 	"fmt"
 	"maps"
 	"slices"
 	"strconv"
 	"strings"
 
+	"github.com/sirupsen/logrus"
 	"github.com/twmb/franz-go/pkg/kmsg"
 
+	"samsa/broker/security/pwencoder"
 	"samsa/config"
 	"samsa/zkutil"
 )
@@ -17,7 +20,12 @@ import (
 // IncrementalAlterConfigs and AlterConfigs on a broker resource validate the
 // change and store it in /config/brokers/<id> (or /config/brokers/<default>
 // for the empty resource name), announced under /config/changes as "brokers/<id>",
-// exactly where kafka-configs.sh --entity-type brokers writes. Running
+// exactly where kafka-configs.sh --entity-type brokers writes. Password
+// configs (ssl.*.password, ssl.keystore.key, *.sasl.jaas.config, with or
+// without a listener prefix) are stored encrypted with password.encoder.secret
+// in Kafka's PasswordEncoder format (broker/security/pwencoder), refused
+// without a secret and refused on the cluster-default entity, as Kafka 2.8's
+// DynamicBrokerConfig.toPersistentProps. Running
 // brokers apply the topic-default keys among them at once
 // (dynamic_config_apply.go lists what is and is not applied).
 
@@ -49,6 +57,9 @@ func (b *Broker) incrementalAlterBroker(res kmsg.IncrementalAlterConfigsRequestR
 	if err != nil {
 		return err
 	}
+	// The stored passwords are merged in clear and encrypted again on
+	// write (Kafka's fromPersistentProps, which drops undecodable ones).
+	overrides, _ = b.decodePasswords(entity, overrides)
 	seen := map[string]bool{}
 	for _, c := range res.Configs {
 		if seen[c.Name] {
@@ -122,8 +133,89 @@ func (b *Broker) storeBrokerOverrides(resName, entity string, overrides map[stri
 	if validateOnly {
 		return nil
 	}
+	stored, err := b.encodePasswords(entity, overrides)
+	if err != nil {
+		return fmt.Errorf("%w: Invalid config value for resource ConfigResource(type=BROKER, name='%s'): %w", errInvalidRequest, resName, err)
+	}
 	// SetEntityConfig also writes the /config/changes notification.
-	return b.zk.SetEntityConfig(zkutil.ConfigTypeBroker, entity, overrides)
+	return b.zk.SetEntityConfig(zkutil.ConfigTypeBroker, entity, stored)
+}
+
+// isPasswordConfig is Kafka's DynamicBrokerConfig.isPasswordConfig: a
+// PASSWORD key, with or without a listener prefix; a listener's
+// <mechanism>.sasl.jaas.config is one too.
+func isPasswordConfig(name string) bool {
+	if strings.HasSuffix(name, ".sasl.jaas.config") {
+		return true
+	}
+	key, known := brokerKey(name)
+	return known && key.Password
+}
+
+// passwordEncoder is the encoder of password.encoder.secret (old: of
+// password.encoder.old.secret).
+func (b *Broker) passwordEncoder(old bool) (*pwencoder.Encoder, error) {
+	secret := b.cfg.PasswordEncoderSecret
+	if old {
+		secret = b.cfg.PasswordEncoderOldSecret
+	}
+	return pwencoder.New(secret, b.cfg.PasswordEncoderKeyFactoryAlgorithm, b.cfg.PasswordEncoderCipherAlgorithm,
+		int(b.cfg.PasswordEncoderKeyLength), int(b.cfg.PasswordEncoderIterations))
+}
+
+// encodePasswords returns overrides with every password config encrypted,
+// as Kafka's toPersistentProps: refused without a secret ("Password encoder
+// secret not configured") and at the cluster-default entity.
+func (b *Broker) encodePasswords(entity string, overrides map[string]string) (map[string]string, error) {
+	out := maps.Clone(overrides)
+	for _, name := range slices.Sorted(maps.Keys(overrides)) {
+		if !isPasswordConfig(name) {
+			continue
+		}
+		if entity == defaultBrokerEntity {
+			return nil, errors.New("Password config can be defined only at broker level")
+		}
+		enc, err := b.passwordEncoder(false)
+		if err != nil {
+			return nil, err
+		}
+		if out[name], err = enc.Encode(overrides[name]); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+// decodePasswords returns overrides with every password config decrypted,
+// with password.encoder.secret or else password.encoder.old.secret; one
+// that neither decodes is dropped with an error logged (Kafka: "Dynamic
+// password config X could not be decoded, ignoring."). reencode lists the
+// names only the old secret decoded.
+func (b *Broker) decodePasswords(entity string, overrides map[string]string) (clear map[string]string, reencode []string) {
+	clear = maps.Clone(overrides)
+	for _, name := range slices.Sorted(maps.Keys(overrides)) {
+		if !isPasswordConfig(name) {
+			continue
+		}
+		var err error
+		enc, encErr := b.passwordEncoder(false)
+		if err = encErr; err == nil {
+			if clear[name], err = enc.Decode(overrides[name]); err == nil {
+				continue
+			}
+		}
+		if old, oerr := b.passwordEncoder(true); oerr == nil {
+			if v, derr := old.Decode(overrides[name]); derr == nil {
+				clear[name] = v
+				reencode = append(reencode, name)
+				continue
+			}
+		}
+		b.log.WithError(err).WithFields(logrus.Fields{"entity": "brokers/" + entity, "key": name}).
+			Error("dynamic password config could not be decoded, ignoring")
+		delete(clear, name)
+	}
+	return clear, reencode
 }
 
 func brokerKey(name string) (config.Key, bool) {

@@ -8,6 +8,7 @@ import (
 
 	"github.com/sirupsen/logrus"
 
+	"samsa/broker/security/pwencoder"
 	"samsa/config"
 	"samsa/zkutil"
 )
@@ -65,9 +66,13 @@ var otherDynamicKeys = map[string]bool{
 func (b *Broker) loadDynamicBrokerConfig() ([]string, error) {
 	props := b.cfg.Supplied()
 	for _, entity := range []string{defaultBrokerEntity, strconv.Itoa(int(b.ID()))} {
-		overrides, err := b.zk.GetEntityConfig(zkutil.ConfigTypeBroker, entity)
+		stored, err := b.zk.GetEntityConfig(zkutil.ConfigTypeBroker, entity)
 		if err != nil && !errors.Is(err, zkutil.ErrNoNode) {
 			return nil, err
+		}
+		overrides, reencode := b.decodePasswords(entity, stored)
+		if len(reencode) > 0 && entity != defaultBrokerEntity {
+			b.reencodePasswords(entity, overrides, reencode)
 		}
 		for _, name := range slices.Sorted(maps.Keys(overrides)) {
 			if otherDynamicKeys[name] {
@@ -146,4 +151,30 @@ func (b *Broker) applyDynamicBrokerConfig() {
 		}
 	}
 	b.log.WithFields(logrus.Fields{"keys": applied, "topics": len(topics)}).Info("applied dynamic broker config change")
+}
+
+// reencodePasswords stores again, encrypted with password.encoder.secret,
+// the password configs only password.encoder.old.secret decoded (Kafka's
+// maybeReEncodePasswords, which runs at start; here at every reload, which
+// finds nothing left to do once the znode was rewritten).
+func (b *Broker) reencodePasswords(entity string, clear map[string]string, names []string) {
+	stored, err := b.zk.GetEntityConfig(zkutil.ConfigTypeBroker, entity)
+	if err == nil {
+		var enc *pwencoder.Encoder
+		if enc, err = b.passwordEncoder(false); err == nil {
+			for _, name := range names {
+				if stored[name], err = enc.Encode(clear[name]); err != nil {
+					break
+				}
+			}
+		}
+	}
+	if err == nil {
+		err = b.zk.SetEntityConfig(zkutil.ConfigTypeBroker, entity, stored)
+	}
+	if err != nil {
+		b.log.WithError(err).WithField("keys", names).Warn("re-encoding dynamic password configs with the new secret failed")
+		return
+	}
+	b.log.WithField("keys", names).Info("dynamic password configs re-encoded with password.encoder.secret")
 }

@@ -164,7 +164,18 @@ func (b *Broker) createTopic(spec topicSpec, assignment map[int32][]int32) error
 
 // autoCreateTopic creates topic with num.partitions and
 // default.replication.factor (Metadata with auto.create.topics.enable).
+// An internal topic gets its own settings instead, as Kafka's
+// KafkaApis.getTopicMetadata → createInternalTopic: a __consumer_offsets
+// made with num.partitions would leave every group that hashes past its
+// last partition (offsets.topic.num.partitions is what the coordinator
+// divides by) with COORDINATOR_NOT_AVAILABLE for good.
 func (b *Broker) autoCreateTopic(_ context.Context, topic string) error {
+	switch topic {
+	case consumerOffsetsTopic:
+		return b.createOffsetsTopic()
+	case transactionStateTopic:
+		return b.createTxnStateTopic()
+	}
 	spec := topicSpec{name: topic, partitions: -1, rf: -1}
 	a, err := b.planTopic(spec)
 	if err != nil {

@@ -166,6 +166,12 @@ type Broker struct {
 	SASLEnabledMechanisms                                []string // sasl.enabled.mechanisms
 	SASLMechanismInterBrokerProtocol                     string   // sasl.mechanism.inter.broker.protocol
 	SASLJaasConfig                                       string   // sasl.jaas.config
+	PasswordEncoderSecret                                string   // password.encoder.secret
+	PasswordEncoderOldSecret                             string   // password.encoder.old.secret
+	PasswordEncoderKeyFactoryAlgorithm                   string   // password.encoder.keyfactory.algorithm
+	PasswordEncoderCipherAlgorithm                       string   // password.encoder.cipher.algorithm
+	PasswordEncoderKeyLength                             int32    // password.encoder.key.length
+	PasswordEncoderIterations                            int32    // password.encoder.iterations
 	SASLServerMaxReceiveSize                             int32    // sasl.server.max.receive.size
 	ConnectionFailedAuthenticationDelayMs                int32    // connection.failed.authentication.delay.ms
 	ConnectionsMaxReauthMs                               int64    // connections.max.reauth.ms

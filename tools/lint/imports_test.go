@@ -142,6 +142,7 @@ func TestLintTiers(t *testing.T) {
 		{pkg: "broker/configchange", allowed: func(dep string) bool { return dep == "zkutil" }},
 		{pkg: "broker/security"},
 		{pkg: "broker/security/scram"},
+		{pkg: "broker/security/pwencoder"},
 		{pkg: "broker/security/sasl", allowed: func(dep string) bool { return dep == "broker/security/scram" }},
 		{pkg: "broker/security/tlsconf", allowed: func(dep string) bool { return dep == "broker/principal" }},
 		{pkg: "broker/security/tlsconf/tlstest"},
