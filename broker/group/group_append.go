@@ -52,13 +52,16 @@ func (g *group) maybeStartAppend() {
 		// Real time, not g.c.clock: the deadline bounds real waits in the
 		// OffsetLog (replication), as ctx deadlines do everywhere.
 		ctx, cancel := context.WithDeadline(g.appendCtx, op.deadline)
+		// Only the op's own deadline skips the write. A cancelled appendCtx
+		// (the coordinator resigning or shutting down) still hands the batch
+		// to the log, as before: the local write of a tombstone the group
+		// already applied in memory must not be dropped by a shutdown that
+		// races the append goroutine's start (Kafka issues that write inline).
 		var err error
-		if ctx.Err() == nil {
+		if time.Now().Before(op.deadline) {
 			_, err = g.c.olog.Append(ctx, g.partition, op.batch)
-		} else if errors.Is(ctx.Err(), context.DeadlineExceeded) {
-			err = fmt.Errorf("%w: queued behind earlier appends for offsets.commit.timeout.ms", ErrTimeout)
 		} else {
-			err = ctx.Err()
+			err = fmt.Errorf("%w: queued behind earlier appends for offsets.commit.timeout.ms", ErrTimeout)
 		}
 		cancel()
 		select {
