@@ -66,17 +66,9 @@ type ReadResult struct {
 // Errors: ErrUnknownPartition, ErrNotLeader, ErrFencedLeaderEpoch,
 // ErrUnknownLeaderEpoch, storage.ErrOffsetOutOfRange.
 func (m *Manager) Read(tp kafka.TopicPartition, rp ReadParams) (ReadResult, error) {
-	res, _, err := m.ReadFrom(tp, rp)
-	return res, err
-}
-
-// ReadFrom is Read that also returns the partition it read (nil when tp is
-// unknown or offline), for the fetch purgatory's cheap checks
-// (Partition.ReadReady) without another lookup.
-func (m *Manager) ReadFrom(tp kafka.TopicPartition, rp ReadParams) (ReadResult, *Partition, error) {
 	p, err := m.getPartition(tp)
 	if err != nil {
-		return ReadResult{}, nil, err
+		return ReadResult{}, err
 	}
 	res, hwMoved, expand, err := p.read(rp)
 	if expand {
@@ -86,7 +78,7 @@ func (m *Manager) ReadFrom(tp kafka.TopicPartition, rp ReadParams) (ReadResult, 
 		m.Produce.Notify(tp)
 		m.Fetch.Notify(tp)
 	}
-	return res, p, err
+	return res, err
 }
 
 func (p *Partition) read(rp ReadParams) (res ReadResult, hwMoved, expand bool, err error) {
