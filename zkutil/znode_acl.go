@@ -102,3 +102,35 @@ func (c *Client) GetACL(path string) ([]ZnodeACL, error) {
 	}
 	return out, nil
 }
+
+// delegationTokenPath is Kafka's DelegationTokenAuthZNode; Samsa has no
+// delegation tokens, but a migrated cluster's znodes may be there.
+const delegationTokenPath = "/delegation_token"
+
+// SecureRootPaths are Kafka 2.8's ZkData.SecureRootPaths, in its order:
+// the trees zookeeper-security-migration walks to set every znode's ACL.
+func SecureRootPaths() []string {
+	return []string{adminPath, brokersPath, clusterPath, configPath, controllerPath, controllerEpochPath,
+		isrChangeNotificationPath, latestProducerIDBlockPath, logDirEventNotificationPath, delegationTokenPath,
+		aclExtendedPath, aclLiteralPath, aclLiteralChangesPath, ACLStorePath(ACLPatternPrefixed), aclExtendedChangesPath}
+}
+
+// SetDefaultACL replaces path's ACL, whatever its ACL version, with
+// DefaultACL(secure, path): what Kafka's ZkSecurityMigrator does to each
+// znode. Secure ACLs name the session's authenticated identities, so they
+// need one (ZooKeeper answers INVALIDACL otherwise); changing an ACL needs
+// the admin permission of the current one (ErrNoAuth).
+func (c *Client) SetDefaultACL(path string, secure bool) error {
+	if err := c.checkPath(path); err != nil {
+		return err
+	}
+	acl := DefaultACL(secure, path)
+	err := c.retry(func() error {
+		_, err := c.conn.SetACL(c.abs(path), acl, -1)
+		return err
+	})
+	if err != nil {
+		return translate(err, "setacl", path)
+	}
+	return nil
+}
