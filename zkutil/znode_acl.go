@@ -19,8 +19,9 @@ import (
 //	  /consumers                   world:anyone cdrwa            (old consumers write under it)
 //
 // Paths are chroot-relative. Only znodes created by this Client get these
-// ACLs; a cluster switched to secure ACLs later needs Kafka's
-// zookeeper-security-migration tool for the existing ones.
+// ACLs; a cluster switched to secure ACLs later needs
+// zookeeper-security-migration (tools/zkmigrate: SecureRootPaths and
+// SetDefaultACL below) for the existing ones.
 
 // Credential is one ZooKeeper authentication added to the session
 // (AddAuth): Scheme "digest" with Auth "user:password". go-zookeeper sends
