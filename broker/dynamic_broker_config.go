@@ -26,8 +26,9 @@ import (
 // in Kafka's PasswordEncoder format (broker/security/pwencoder), refused
 // without a secret and refused on the cluster-default entity, as Kafka 2.8's
 // DynamicBrokerConfig.toPersistentProps. Running
-// brokers apply the topic-default keys among them at once
-// (dynamic_config_apply.go lists what is and is not applied).
+// brokers apply the topic-default keys, the connection limits and the
+// listener keystores among them at once (dynamic_config_apply.go lists
+// what is and is not applied).
 
 // defaultBrokerEntity is Kafka's ConfigEntityName.Default.
 const defaultBrokerEntity = "<default>"
@@ -127,8 +128,8 @@ func (b *Broker) storeBrokerOverrides(resName, entity string, overrides map[stri
 	// Kafka validates the values by building a full broker config with them.
 	props := b.cfg.Supplied()
 	maps.Copy(props, overrides)
-	if _, _, err := config.NewBroker(props); err != nil {
-		return fmt.Errorf("%w: invalid config value for resource broker %q: %w", errInvalidRequest, resName, err)
+	if err := validateBrokerProps(props); err != nil {
+		return fmt.Errorf("%w: Invalid config value for resource ConfigResource(type=BROKER, name='%s'): %w", errInvalidRequest, resName, err)
 	}
 	if validateOnly {
 		return nil
@@ -139,6 +140,16 @@ func (b *Broker) storeBrokerOverrides(resName, entity string, overrides map[stri
 	}
 	// SetEntityConfig also writes the /config/changes notification.
 	return b.zk.SetEntityConfig(zkutil.ConfigTypeBroker, entity, stored)
+}
+
+// validateBrokerProps checks a full broker config with dynamic overrides
+// as Kafka builds a KafkaConfig from it: every value, and the listener
+// connection limits under their base names (validateConfigTypes).
+func validateBrokerProps(props map[string]string) error {
+	if _, _, err := config.NewBroker(props); err != nil {
+		return err
+	}
+	return validateListenerLimits(props)
 }
 
 // isPasswordConfig is Kafka's DynamicBrokerConfig.isPasswordConfig: a

@@ -44,6 +44,8 @@ type Options struct {
 	// within it, or whose peer does not take a response within it, is closed. Default
 	// DefaultIdleTimeout; negative disables it.
 	IdleTimeout time.Duration
+	// The connection limits below are the initial ones: SetLimits replaces them at run time.
+	//
 	// MaxConnectionsPerIP is max.connections.per.ip: a new connection from an address that
 	// already has this many is closed at once (Kafka's TooManyConnectionsException). Zero or
 	// negative means no limit (Kafka's default is Int.MaxValue).
@@ -96,7 +98,7 @@ type Server struct {
 	connSeq atomic.Int64       // atomic
 	wg      sync.WaitGroup     // accept loops and connection goroutines
 	quit    chan struct{}      // closed when Shutdown starts or Serve's ctx ends
-	rate    *rateLimiter       // immutable after New; nil: no broker-wide creation rate
+	rate    *rateLimiter       // immutable after New (its rate changes with SetLimits)
 	slots   *sync.Cond         // on mu; signalled when a connection closes or the server stops
 	once    sync.Once          // closes quit
 	mu      struct {
@@ -105,19 +107,23 @@ type Server struct {
 		conns       map[*Conn]struct{} // guarded by mu
 		perIP       map[string]int32   // guarded by mu; open connections by remote IP
 		perListener map[string]int32   // guarded by mu; open connections by listener name
+		limits      Limits             // guarded by mu; the broker-wide limits (SetLimits)
 		ctx         context.Context    // guarded by mu; non-nil once Serve started
 		cancel      context.CancelFunc // guarded by mu
 		serving     bool               // guarded by mu
 	}
 }
 
-// listener is one named listener; immutable after Listen.
+// listener is one named listener; immutable after Listen but for its limits.
 type listener struct {
 	name  string
 	ln    net.Listener
 	sec   *Security     // never nil; the zero Security is PLAINTEXT
-	rate  *rateLimiter  // nil: no listener creation rate
+	rate  *rateLimiter  // the listener's creation rate (its rate changes with SetListenerLimits)
 	count metrics.Gauge // the listener's open connections (updated under Server.mu)
+	// maxConns is listener.name.<l>.max.connections, 0: none; guarded by
+	// Server.mu (SetListenerLimits).
+	maxConns int32
 }
 
 // New returns a Server that is not yet listening.
@@ -159,6 +165,7 @@ func New(opts Options) (*Server, error) {
 	s.mu.perListener = make(map[string]int32)
 	s.slots = sync.NewCond(&s.mu.Mutex)
 	s.rate = newRateLimiter(opts.MaxConnectionCreationRate)
+	s.mu.limits = limitsOf(&opts)
 	return s, nil
 }
 
@@ -185,7 +192,8 @@ func (s *Server) addListener(name string, ln net.Listener) (net.Addr, error) {
 // accepting on it if Serve is running.
 func (s *Server) addSecureListener(name string, ln net.Listener, sec Security) (net.Addr, error) {
 	l := &listener{name: name, ln: ln, sec: &sec, rate: newRateLimiter(sec.MaxConnectionCreationRate),
-		count: metrics.GetOrRegisterGauge(MetricListenerConnectionCount+name, s.opts.Metrics)}
+		count:    metrics.GetOrRegisterGauge(MetricListenerConnectionCount+name, s.opts.Metrics),
+		maxConns: sec.MaxConnections}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.closing.Load() {
