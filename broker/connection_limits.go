@@ -142,7 +142,8 @@ func (b *Broker) listenerLimits(l config.Listener, sec *server.Security) error {
 	// The inter-broker listener is exempt from the broker-wide limits, as
 	// in Kafka; Samsa exempts the control plane listener too, so the
 	// controller's connections never wait for client ones to close.
-	sec.InterBroker = l.Name == b.cfg.InterBrokerListenerNameResolved() || l.Name == b.cfg.ControlPlaneListenerNameResolved()
+	sec.ControlPlane = l.Name == b.cfg.ControlPlaneListenerNameResolved()
+	sec.InterBroker = l.Name == b.cfg.InterBrokerListenerNameResolved() || sec.ControlPlane
 	return nil
 }
 

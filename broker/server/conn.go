@@ -50,6 +50,7 @@ type Conn struct {
 	br       *bufio.Reader      // reader goroutine only
 	sec      *Security          // immutable; the listener's security
 	count    metrics.Gauge      // immutable; the listener's connection count
+	plane    *plane             // immutable; the request plane's metrics
 	sasl     saslState          // reader goroutine only; used on SASL listeners
 	clientID atomic.Pointer[string]
 	// principal is who the connection authenticated as (TLS certificate, SASL); nil means
@@ -78,7 +79,7 @@ type queued struct {
 	req    *wire.Request
 	resp   kmsg.Response // possibly a Pending
 	start  time.Time     // when the request frame had been read
-	decode time.Duration // parse time, when Options.NetworkTime is set
+	decode time.Duration // parse time
 }
 
 func newConn(ctx context.Context, s *Server, listenerName string, nc net.Conn) *Conn {
@@ -272,10 +273,7 @@ func (c *Conn) readLoop() {
 			c.logRequest(req).WithError(err).Info("closing connection: undecodable request")
 			return
 		}
-		var decode time.Duration
-		if s.opts.NetworkTime != nil {
-			decode = time.Since(start)
-		}
+		decode := time.Since(start)
 		c.clientID.Store(req.ClientID)
 		if c.sec.SASL != nil {
 			var handled, ok bool
@@ -292,10 +290,12 @@ func (c *Conn) readLoop() {
 				continue
 			}
 		}
-		if req.Key != produceKey && !c.waitDrained() {
+		if req.Key != produceKey && !c.waitDrainedQueued() {
 			return
 		}
+		hstart := time.Now()
 		resp, err := s.opts.Handler.Serve(c.ctx, c, req)
+		c.plane.handlerBusy.Add(int64(time.Since(hstart)))
 		if err != nil {
 			c.logRequest(req).WithError(err).Info("closing connection: handler error")
 			return
@@ -314,10 +314,7 @@ func (c *Conn) readLoop() {
 			c.enqueue(&queued{req: req, resp: resp, start: start, decode: decode})
 			continue
 		}
-		var wstart time.Time
-		if s.opts.NetworkTime != nil {
-			wstart = time.Now()
-		}
+		wstart := time.Now()
 		if err := c.writeResponse(req, resp, &wbuf); err != nil {
 			c.logRequest(req).WithError(err).Debug("closing connection: writing response")
 			c.forceClose()
@@ -330,15 +327,15 @@ func (c *Conn) readLoop() {
 }
 
 // networkTime reports a request's decode time plus, when wstart is set, the time since its
-// write began to Options.NetworkTime.
+// write began to the plane's metrics and Options.NetworkTime.
 func (c *Conn) networkTime(req *wire.Request, decode time.Duration, wstart time.Time) {
-	if c.srv.opts.NetworkTime == nil {
-		return
-	}
 	if !wstart.IsZero() {
 		decode += time.Since(wstart)
 	}
-	c.srv.opts.NetworkTime(c, req, decode)
+	c.plane.networkBusy.Add(int64(decode))
+	if c.srv.opts.NetworkTime != nil {
+		c.srv.opts.NetworkTime(c, req, decode)
+	}
 }
 
 // writeResponse writes resp for req to the socket, encoding it into *wbuf unless it writes

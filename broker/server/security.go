@@ -39,6 +39,9 @@ type Security struct {
 	MaxConnections            int32
 	MaxConnectionCreationRate int32
 	InterBroker               bool
+	// ControlPlane marks the control.plane.listener.name listener: its
+	// connections count in the ControlPlane metrics (plane_metrics.go).
+	ControlPlane bool
 }
 
 // ListenSecure is Listen for a listener with transport security.

@@ -99,6 +99,8 @@ type Server struct {
 	wg      sync.WaitGroup     // accept loops and connection goroutines
 	quit    chan struct{}      // closed when Shutdown starts or Serve's ctx ends
 	rate    *rateLimiter       // immutable after New (its rate changes with SetLimits)
+	data    *plane             // immutable after New; the data plane's metrics
+	control *plane             // immutable after New; the control plane's (plane_metrics.go)
 	slots   *sync.Cond         // on mu; signalled when a connection closes or the server stops
 	once    sync.Once          // closes quit
 	mu      struct {
@@ -166,6 +168,7 @@ func New(opts Options) (*Server, error) {
 	s.slots = sync.NewCond(&s.mu.Mutex)
 	s.rate = newRateLimiter(opts.MaxConnectionCreationRate)
 	s.mu.limits = limitsOf(&opts)
+	s.data, s.control = newPlanes(opts.Metrics)
 	return s, nil
 }
 
@@ -201,6 +204,9 @@ func (s *Server) addSecureListener(name string, ln net.Listener, sec Security) (
 		return nil, ErrServerClosed
 	}
 	s.mu.listeners = append(s.mu.listeners, l)
+	if sec.ControlPlane {
+		s.control.register(s.opts.Metrics, ControlPlaneName)
+	}
 	if s.mu.serving {
 		s.startAcceptLocked(l)
 	}
@@ -359,6 +365,10 @@ func (s *Server) startConn(ctx context.Context, l *listener, nc net.Conn) {
 	c := newConn(ctx, s, l.name, nc)
 	c.sec = l.sec
 	c.count = l.count
+	c.plane = s.data
+	if l.sec.ControlPlane {
+		c.plane = s.control
+	}
 	s.mu.Lock()
 	if s.closing.Load() {
 		s.mu.Unlock()
