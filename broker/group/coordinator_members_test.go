@@ -115,17 +115,8 @@ func TestGroupOpaqueProtocolMetadata(t *testing.T) {
 		return r
 	}
 	m1, m2 := []byte{0, 1, 0xff, 0, 'x'}, []byte{}
-	j1 := e.joinAsync(mk("c1", m1))
-	e.waitMembers(g, 1)
-	j2 := e.joinAsync(mk("c2", m2))
-	e.waitMembers(g, 2)
-	e.advance(3*time.Second, g)
-	e.advance(3*time.Second, g)
-	r1, r2 := recv(t, j1), recv(t, j2)
-	leader := r1
-	if r2.LeaderID == r2.MemberID {
-		leader = r2
-	}
+	r1, r2 := e.joinPair(g, mk("c1", m1), mk("c2", m2))
+	leader, _ := leaderFirst(r1, r2)
 	if leader.Protocol != "cooperative-sticky" || len(leader.Members) != 2 {
 		t.Fatalf("leader = %+v", leader)
 	}

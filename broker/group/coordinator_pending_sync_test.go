@@ -26,13 +26,7 @@ func (e *env) lastRebalance(group string) Rebalance {
 // returns both join answers (c1 leads).
 func (e *env) joinTwo(group string, reqs ...JoinRequest) (JoinResult, JoinResult) {
 	e.t.Helper()
-	j1 := e.joinAsync(reqs[0])
-	e.waitMembers(group, 1)
-	j2 := e.joinAsync(reqs[1])
-	e.waitMembers(group, 2)
-	e.advance(3*time.Second, group)
-	e.advance(3*time.Second, group)
-	r1, r2 := recv(e.t, j1), recv(e.t, j2)
+	r1, r2 := e.joinPair(group, reqs[0], reqs[1])
 	if r1.ErrorCode != 0 || r2.ErrorCode != 0 || r1.LeaderID != r1.MemberID {
 		e.t.Fatalf("joins = %+v / %+v", r1, r2)
 	}

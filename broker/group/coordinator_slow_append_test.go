@@ -266,30 +266,10 @@ func TestGroupSyncStoreTimeout(t *testing.T) {
 	var hl *holdLog
 	e := newEnvWrapped(t, cfg, func(l OffsetLog) OffsetLog { hl = newHoldLog(l); return hl })
 	const g = "synctimeout"
-	j1 := e.joinAsync(consumerJoin(g, "", "c1"))
-	e.waitMembers(g, 1)
-	j2 := e.joinAsync(consumerJoin(g, "", "c2"))
-	e.waitMembers(g, 2)
-	e.advance(3*time.Second, g)
-	e.advance(3*time.Second, g)
-	r1, r2 := recv(t, j1), recv(t, j2)
-	leader, follower := r1, r2
-	if r2.LeaderID == r2.MemberID {
-		leader, follower = r2, r1
-	}
-	sf := e.syncAsync(SyncRequest{Group: g, Generation: follower.Generation, MemberID: follower.MemberID})
-	e.waitFor(func() error {
-		var waiting bool
-		e.inspect(g, func(gr *group) { waiting = gr.members[follower.MemberID].syncReply != nil })
-		if !waiting {
-			return fmt.Errorf("follower not waiting in SyncGroup yet")
-		}
-		return nil
-	})
+	leader, follower, sf := e.followerWaitingInSync(g)
 	hl.hold()
 	defer hl.unhold()
-	sl := e.c.SyncGroup(bg, SyncRequest{Group: g, Generation: leader.Generation, MemberID: leader.MemberID,
-		Assignments: map[string][]byte{leader.MemberID: {1}, follower.MemberID: {2}}})
+	sl := e.leaderSync(g, leader, follower)
 	if sl.ErrorCode != kerr.RebalanceInProgress.Code {
 		t.Fatalf("leader sync after a timed-out store = %s, want REBALANCE_IN_PROGRESS", kerr.ErrorForCode(sl.ErrorCode))
 	}
