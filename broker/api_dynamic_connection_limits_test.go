@@ -105,7 +105,13 @@ func (l *limitConn) answer(d time.Duration) bool {
 // and returns its error code and message.
 func alterBroker(t *testing.T, rc *brokertest.RawConn, name string, set map[string]string) (int16, string) {
 	t.Helper()
+	return alterBrokerValidate(t, rc, name, set, false)
+}
+
+func alterBrokerValidate(t *testing.T, rc *brokertest.RawConn, name string, set map[string]string, validateOnly bool) (int16, string) {
+	t.Helper()
 	req := kmsg.NewPtrIncrementalAlterConfigsRequest()
+	req.ValidateOnly = validateOnly
 	res := kmsg.NewIncrementalAlterConfigsRequestResource()
 	res.ResourceType, res.ResourceName = kmsg.ConfigResourceTypeBroker, name
 	for k, v := range set {
@@ -211,5 +217,27 @@ func TestAPIDynamicConnectionLimits(t *testing.T) {
 	}
 	if !dialFrom(t, "127.0.0.3", client).ask(20 * time.Second) {
 		t.Fatal("a connection from 127.0.0.3 (override 3) was not served")
+	}
+}
+
+// TestAPIDynamicConnectionLimitsValidation: a change is validated with the
+// other entity's dynamic configs, as Kafka's DynamicBrokerConfig.validate
+// does: max.connections.per.ip=0 at the cluster default is refused while
+// no max.connections.per.ip.overrides is set anywhere, and accepted once
+// this broker's entity has overrides.
+func TestAPIDynamicConnectionLimitsValidation(t *testing.T) {
+	c := brokertest.NewCluster(t, 1)
+	admin := brokertest.DialRaw(t, c.Addr(0))
+	zero := map[string]string{"max.connections.per.ip": "0"}
+	if code, msg := alterBrokerValidate(t, admin, "", zero, true); code != kerr.InvalidRequest.Code ||
+		!strings.Contains(msg, "max.connections.per.ip can be set to zero only if max.connections.per.ip.overrides property is set") {
+		t.Fatalf("max.connections.per.ip=0 without overrides: %d %q", code, msg)
+	}
+	id := strconv.Itoa(int(c.Broker(0).ID()))
+	if code, msg := alterBroker(t, admin, id, map[string]string{"max.connections.per.ip.overrides": "127.0.0.9:5"}); code != 0 {
+		t.Fatalf("per-broker overrides: %d %s", code, msg)
+	}
+	if code, msg := alterBrokerValidate(t, admin, "", zero, true); code != 0 {
+		t.Fatalf("max.connections.per.ip=0 at the default with per-broker overrides: %d %s", code, msg)
 	}
 }

@@ -126,8 +126,10 @@ func (b *Broker) storeBrokerOverrides(resName, entity string, overrides map[stri
 		return fmt.Errorf("%w: cannot update these configs dynamically: Set(%s)", errInvalidRequest, strings.Join(static, ", "))
 	}
 	// Kafka validates the values by building a full broker config with them.
-	props := b.cfg.Supplied()
-	maps.Copy(props, overrides)
+	props, err := b.validationProps(entity, overrides)
+	if err != nil {
+		return err
+	}
 	if err := validateBrokerProps(props); err != nil {
 		return fmt.Errorf("%w: Invalid config value for resource ConfigResource(type=BROKER, name='%s'): %w", errInvalidRequest, resName, err)
 	}
@@ -140,6 +142,32 @@ func (b *Broker) storeBrokerOverrides(resName, entity string, overrides map[stri
 	}
 	// SetEntityConfig also writes the /config/changes notification.
 	return b.zk.SetEntityConfig(zkutil.ConfigTypeBroker, entity, stored)
+}
+
+// validationProps is the full config Kafka's DynamicBrokerConfig.validate
+// checks new overrides of entity in: server.properties, then for this
+// broker's entity the cluster default's dynamic keys and the new
+// overrides, for the cluster default the new overrides and this broker's
+// own dynamic keys (which win over them).
+func (b *Broker) validationProps(entity string, overrides map[string]string) (map[string]string, error) {
+	other := defaultBrokerEntity
+	if entity == defaultBrokerEntity {
+		other = strconv.Itoa(int(b.ID()))
+	}
+	stored, err := b.zk.GetEntityConfig(zkutil.ConfigTypeBroker, other)
+	if err != nil && !errors.Is(err, zkutil.ErrNoNode) {
+		return nil, err
+	}
+	maps.DeleteFunc(stored, func(name, _ string) bool { key, known := brokerKey(name); return !known || !key.Dynamic })
+	props := b.cfg.Supplied()
+	if entity == defaultBrokerEntity {
+		maps.Copy(props, overrides)
+		maps.Copy(props, stored)
+	} else {
+		maps.Copy(props, stored)
+		maps.Copy(props, overrides)
+	}
+	return props, nil
 }
 
 // validateBrokerProps checks a full broker config with dynamic overrides
