@@ -28,7 +28,8 @@ import (
 //     max.connections.per.ip.overrides, max.connection.creation.rate and
 //     listener.name.<l>.max.connections /
 //     listener.name.<l>.max.connection.creation.rate, given to the running
-//     server (new connections obey them, open ones stay, as in Kafka);
+//     server (new connections obey them; open ones stay but for the least
+//     recently active ones above a lowered max.connections, as in Kafka);
 //   - the listeners' keystores and truststores (listener.name.<l>.ssl.*;
 //     security_wiring.go reloadTLS).
 //

@@ -51,8 +51,12 @@ type Conn struct {
 	sec      *Security          // immutable; the listener's security
 	count    metrics.Gauge      // immutable; the listener's connection count
 	plane    *plane             // immutable; the request plane's metrics
-	sasl     saslState          // reader goroutine only; used on SASL listeners
-	clientID atomic.Pointer[string]
+	// lastActive is when the latest request was read (UnixNano; at first, when the connection
+	// was accepted): the least recently active one is closed above max.connections.
+	lastActive atomic.Int64
+	evicted    bool      // guarded by Server.mu; being closed for max.connections
+	sasl       saslState // reader goroutine only; used on SASL listeners
+	clientID   atomic.Pointer[string]
 	// principal is who the connection authenticated as (TLS certificate, SASL); nil means
 	// User:ANONYMOUS. Set by the authentication layer, read by every request's handler.
 	principal atomic.Pointer[principal.Principal]
@@ -93,6 +97,7 @@ func newConn(ctx context.Context, s *Server, listenerName string, nc net.Conn) *
 	c.ctx, c.cancel = context.WithCancel(ctx)
 	c.log = s.log.WithFields(logrus.Fields{"peer": nc.RemoteAddr().String(), "listener": listenerName})
 	c.drained = make(chan struct{}, 1)
+	c.lastActive.Store(time.Now().UnixNano())
 	return c
 }
 
@@ -262,6 +267,7 @@ func (c *Conn) readLoop() {
 			return
 		}
 		start := time.Now()
+		c.lastActive.Store(start.UnixNano())
 		if c.sasl.raw {
 			if !c.saslRaw(frame) {
 				return

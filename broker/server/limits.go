@@ -17,13 +17,19 @@ import (
 // its own) makes it wait before the next accept; max.connections.per.ip and
 // its overrides close a connection at once (startConn).
 //
+// Above max.connections (an inter-broker connection accepted at the limit,
+// or the limit lowered below the open count) the server closes the least
+// recently active connections of the other listeners until the count
+// fits: Kafka's Processor.closeExcessConnections (closeExcessLocked).
+//
 // Every limit can change while the server runs (SetLimits,
 // SetListenerLimits; Kafka's SocketServer.reconfigure and its
-// ListenerConnectionQuota): a lowered limit holds back new connections
-// only, the open ones stay (as in Kafka); a raised one wakes the accept
-// loops waiting for a slot. A new creation rate applies from the next
-// accept; one already waiting out the old rate's delay keeps it (Kafka
-// does the same).
+// ListenerConnectionQuota): a lowered listener or per-address limit holds
+// back new connections only, the open ones stay (as in Kafka); a lowered
+// max.connections also closes the excess as above; a raised one wakes the
+// accept loops waiting for a slot. A new creation rate applies from the
+// next accept; one already waiting out the old rate's delay keeps it
+// (Kafka does the same).
 
 // Limits are a server's broker-wide connection limits (see Options for
 // each field's meaning). Zero or negative: no limit.
@@ -62,7 +68,33 @@ func (s *Server) SetLimits(l Limits) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.mu.limits = l
+	s.closeExcessLocked()
 	s.slots.Broadcast() // a raised max.connections lets waiting accepts through
+}
+
+// closeExcessLocked closes, while the server has more connections than
+// max.connections (not counting those it is already closing for it), the
+// least recently active one (Conn.lastActive: the last request read) of a
+// listener other than the inter-broker ones, as Kafka's processors of the
+// unprotected listeners do (Selector.lowestPriorityChannel). Called with
+// s.mu held; Conn.forceClose only closes the socket.
+func (s *Server) closeExcessLocked() {
+	limit := s.mu.limits.MaxConnections
+	for limit > 0 && int32(len(s.mu.conns)-s.mu.evicted) > limit {
+		var lru *Conn
+		for c := range s.mu.conns {
+			if !c.sec.InterBroker && !c.evicted && (lru == nil || c.lastActive.Load() < lru.lastActive.Load()) {
+				lru = c
+			}
+		}
+		if lru == nil {
+			return // only inter-broker connections: nothing Kafka would close
+		}
+		lru.evicted = true
+		s.mu.evicted++
+		lru.log.Infof("closing connection: the least recently active above max.connections=%d", limit)
+		lru.forceClose()
+	}
 }
 
 // ListenerLimits returns listener name's own limits in force

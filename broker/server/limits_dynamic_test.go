@@ -21,9 +21,9 @@ func served(t *testing.T, c *client) {
 }
 
 // TestServerSetLimitsMaxConnections: raising max.connections at run time
-// lets the waiting accept through; lowering it below the open count keeps
-// the open connections (Kafka's behaviour) and holds new ones until enough
-// have closed.
+// lets the waiting accept through; lowering it below the open count closes
+// the least recently active connections until the count fits (Kafka's
+// closeExcessConnections) and holds new ones until one closes.
 func TestServerSetLimitsMaxConnections(t *testing.T) {
 	checkNoGoroutineLeak(t)
 	s, addr, _ := startServer(t, newTestHandler(), func(o *Options) { o.MaxConnections = 2 })
@@ -40,22 +40,47 @@ func TestServerSetLimitsMaxConnections(t *testing.T) {
 		t.Fatalf("Limits().MaxConnections = %d, want 3", got)
 	}
 
+	c1.roundTrip(metadataReq(1)) // c2 is now the least recently active, then c3
 	s.SetLimits(Limits{MaxConnections: 1})
-	for _, c := range []*client{c1, c2, c3} {
-		c.roundTrip(metadataReq(1)) // open connections stay
-	}
-	c4 := dial(t, addr)
-	if answered(c4, 300*time.Millisecond) {
-		t.Fatal("a connection was served with 3 open and max.connections lowered to 1")
-	}
-	c1.conn.Close()
-	c2.conn.Close()
+	c2.expectClosed()
+	c3.expectClosed()
+	c1.roundTrip(metadataReq(1))
 	testwait.For(t, 10*time.Second, func() error { return openConns(s, 1) })
+	c4 := dial(t, addr)
 	if answered(c4, 300*time.Millisecond) {
 		t.Fatal("a second connection was served at max.connections=1")
 	}
-	c3.conn.Close()
+	c1.conn.Close()
 	served(t, c4)
+}
+
+// TestServerInterBrokerClosesLRU: an inter-broker connection accepted at
+// max.connections makes the server close the least recently active client
+// connection, never an inter-broker one.
+func TestServerInterBrokerClosesLRU(t *testing.T) {
+	checkNoGoroutineLeak(t)
+	s, addr, _ := startServer(t, newTestHandler(), func(o *Options) { o.MaxConnections = 2 })
+	ib, err := s.ListenSecure("INTERNAL", "127.0.0.1:0", Security{InterBroker: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c1, c2 := dial(t, addr), dial(t, addr)
+	c1.roundTrip(metadataReq(1))
+	c2.roundTrip(metadataReq(1))
+	c1.roundTrip(metadataReq(1)) // c2 is the least recently active
+	ib1 := dial(t, ib.String())
+	ib1.roundTrip(metadataReq(1))
+	c2.expectClosed()
+	c1.roundTrip(metadataReq(1))
+	ib2 := dial(t, ib.String())
+	ib2.roundTrip(metadataReq(1))
+	c1.expectClosed()
+	// Only inter-broker connections left: none is closed for a third.
+	ib3 := dial(t, ib.String())
+	ib3.roundTrip(metadataReq(1))
+	for _, c := range []*client{ib1, ib2} {
+		c.roundTrip(metadataReq(1))
+	}
 }
 
 // openConns fails unless s has n open connections.

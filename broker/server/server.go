@@ -110,6 +110,7 @@ type Server struct {
 		perIP       map[string]int32   // guarded by mu; open connections by remote IP
 		perListener map[string]int32   // guarded by mu; open connections by listener name
 		limits      Limits             // guarded by mu; the broker-wide limits (SetLimits)
+		evicted     int                // guarded by mu; connections closing for max.connections (Conn.evicted)
 		ctx         context.Context    // guarded by mu; non-nil once Serve started
 		cancel      context.CancelFunc // guarded by mu
 		serving     bool               // guarded by mu
@@ -388,6 +389,9 @@ func (s *Server) startConn(ctx context.Context, l *listener, nc net.Conn) {
 	l.count.Update(int64(s.mu.perListener[l.name]))
 	s.mu.conns[c] = struct{}{}
 	s.conns.Update(int64(len(s.mu.conns)))
+	if l.sec.InterBroker {
+		s.closeExcessLocked() // the inter-broker listener does not wait for a slot
+	}
 	s.wg.Add(1)
 	s.mu.Unlock()
 	go c.serve()
@@ -398,6 +402,9 @@ func (s *Server) removeConn(c *Conn) {
 	delete(s.mu.conns, c)
 	if s.mu.perIP[c.ip]--; s.mu.perIP[c.ip] <= 0 {
 		delete(s.mu.perIP, c.ip)
+	}
+	if c.evicted {
+		s.mu.evicted--
 	}
 	s.mu.perListener[c.listener]--
 	c.count.Update(int64(s.mu.perListener[c.listener]))
