@@ -71,22 +71,22 @@ func dialFrom(t *testing.T, from, addr string) *limitConn {
 // ask sends an ApiVersions request and reports whether it is answered
 // within d (an error or EOF: not answered).
 func (l *limitConn) ask(d time.Duration) bool {
+	return l.send(d) == nil && l.answer(d)
+}
+
+// send writes an ApiVersions request, with d as the deadline.
+func (l *limitConn) send(d time.Duration) error {
 	id := "limits"
-	req := kmsg.NewPtrApiVersionsRequest()
 	l.c.SetDeadline(time.Now().Add(d))
-	if _, err := l.c.Write(wire.AppendRequest(nil, req, 1, &id)); err != nil {
-		return false
-	}
-	return l.answer(d)
+	_, err := l.c.Write(wire.AppendRequest(nil, kmsg.NewPtrApiVersionsRequest(), 1, &id))
+	return err
 }
 
 // closedOnAsk sends an ApiVersions request and reports whether the broker
 // closes the connection (rather than answer or leave it waiting) within
 // 20 s.
 func (l *limitConn) closedOnAsk() bool {
-	id := "limits"
-	l.c.SetDeadline(time.Now().Add(20 * time.Second))
-	if _, err := l.c.Write(wire.AppendRequest(nil, kmsg.NewPtrApiVersionsRequest(), 1, &id)); err != nil {
+	if l.send(20*time.Second) != nil {
 		return true
 	}
 	_, err := wire.ReadFrame(l.c, 1<<20, nil)
