@@ -241,3 +241,36 @@ func TestAPIDynamicConnectionLimitsValidation(t *testing.T) {
 		t.Fatalf("max.connections.per.ip=0 at the default with per-broker overrides: %d %s", code, msg)
 	}
 }
+
+// TestAPIMaxConnectionsSingleListener: a broker's only listener is also
+// its inter-broker one, and is held by max.connections as in Kafka
+// (protectedListener needs another listener): at the limit a new client
+// waits, unanswered, until a connection closes.
+func TestAPIMaxConnectionsSingleListener(t *testing.T) {
+	applied := &logLines{substr: "connection limits updated", ch: make(chan string, 16)}
+	c := brokertest.NewCluster(t, 1, brokertest.WithProperty("metrics.listener", "http://127.0.0.1:0"),
+		brokertest.WithLogHook(applied))
+	admin := brokertest.DialRaw(t, c.Addr(0))
+	if _, err := admin.RoundTrip(kmsg.NewPtrApiVersionsRequest()); err != nil {
+		t.Fatal(err)
+	}
+	// The admin connection and the controller's own.
+	open := brokertest.WaitMetric(t, c, 0, "kafka_server_socket_server_metrics_connection_count", func(v float64) bool { return v >= 2 })
+	limit := strconv.Itoa(int(open) + 1)
+	if code, msg := alterBroker(t, admin, "", map[string]string{"max.connections": limit}); code != 0 {
+		t.Fatalf("max.connections=%s: %d %s", limit, code, msg)
+	}
+	applied.wait(t, "connection limits", "max.connections="+limit)
+	c1 := dialFrom(t, "127.0.0.1", c.Addr(0))
+	if !c1.ask(20 * time.Second) {
+		t.Fatal("a connection under max.connections was not served")
+	}
+	c2 := dialFrom(t, "127.0.0.1", c.Addr(0))
+	if c2.ask(500 * time.Millisecond) {
+		t.Fatalf("a connection above max.connections=%s was served on the only listener", limit)
+	}
+	c1.c.Close()
+	if !c2.answer(20 * time.Second) {
+		t.Fatal("the waiting connection was not served after one closed")
+	}
+}

@@ -139,11 +139,13 @@ func (b *Broker) listenerLimits(l config.Listener, sec *server.Security) error {
 	if err != nil {
 		return fmt.Errorf("broker: listener %s: %w", l.Name, err)
 	}
-	// The inter-broker listener is exempt from the broker-wide limits, as
-	// in Kafka; Samsa exempts the control plane listener too, so the
-	// controller's connections never wait for client ones to close.
+	// The inter-broker listener is exempt from the broker-wide limits when
+	// there are other listeners, as in Kafka (ConnectionQuotas.
+	// protectedListener: a broker's only listener is held like any);
+	// Samsa exempts the control plane listener too, so the controller's
+	// connections never wait for client ones to close.
 	sec.ControlPlane = l.Name == b.cfg.ControlPlaneListenerNameResolved()
-	sec.InterBroker = l.Name == b.cfg.InterBrokerListenerNameResolved() || sec.ControlPlane
+	sec.InterBroker = sec.ControlPlane || (l.Name == b.cfg.InterBrokerListenerNameResolved() && len(b.cfg.Listeners()) > 1)
 	return nil
 }
 
