@@ -66,10 +66,19 @@ func (s *Server) SetLimits(l Limits) {
 	l.MaxConnectionsPerIPOverrides = maps.Clone(l.MaxConnectionsPerIPOverrides)
 	s.rate.setRate(l.MaxConnectionCreationRate)
 	s.mu.Lock()
-	defer s.mu.Unlock()
 	s.mu.limits = l
-	s.closeExcessLocked()
+	closed := s.closeExcessLocked()
 	s.slots.Broadcast() // a raised max.connections lets waiting accepts through
+	s.mu.Unlock()
+	logExcess(closed, l.MaxConnections)
+}
+
+// logExcess logs the connections closeExcessLocked closed (outside
+// Server.mu, which holds no I/O but Close).
+func logExcess(closed []*Conn, limit int32) {
+	for _, c := range closed {
+		c.log.Infof("closing connection: the least recently active above max.connections=%d", limit)
+	}
 }
 
 // closeExcessLocked closes, while the server has more connections than
@@ -77,8 +86,9 @@ func (s *Server) SetLimits(l Limits) {
 // least recently active one (Conn.lastActive: the last request read) of a
 // listener other than the inter-broker ones, as Kafka's processors of the
 // unprotected listeners do (Selector.lowestPriorityChannel). Called with
-// s.mu held; Conn.forceClose only closes the socket.
-func (s *Server) closeExcessLocked() {
+// s.mu held (Conn.forceClose only closes the socket); returns the closed
+// connections for logExcess.
+func (s *Server) closeExcessLocked() (closed []*Conn) {
 	limit := s.mu.limits.MaxConnections
 	for limit > 0 && int32(len(s.mu.conns)-s.mu.evicted) > limit {
 		var lru *Conn
@@ -88,13 +98,14 @@ func (s *Server) closeExcessLocked() {
 			}
 		}
 		if lru == nil {
-			return // only inter-broker connections: nothing Kafka would close
+			return closed // only inter-broker connections: nothing Kafka would close
 		}
 		lru.evicted = true
 		s.mu.evicted++
-		lru.log.Infof("closing connection: the least recently active above max.connections=%d", limit)
 		lru.forceClose()
+		closed = append(closed, lru)
 	}
+	return closed
 }
 
 // ListenerLimits returns listener name's own limits in force

@@ -389,11 +389,14 @@ func (s *Server) startConn(ctx context.Context, l *listener, nc net.Conn) {
 	l.count.Update(int64(s.mu.perListener[l.name]))
 	s.mu.conns[c] = struct{}{}
 	s.conns.Update(int64(len(s.mu.conns)))
+	var closed []*Conn
 	if l.sec.InterBroker {
-		s.closeExcessLocked() // the inter-broker listener does not wait for a slot
+		closed = s.closeExcessLocked() // the inter-broker listener does not wait for a slot
 	}
+	limit := s.mu.limits.MaxConnections
 	s.wg.Add(1)
 	s.mu.Unlock()
+	logExcess(closed, limit)
 	go c.serve()
 }
 
