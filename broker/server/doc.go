@@ -78,9 +78,10 @@
 // decode/write nanoseconds, queued requests and responses, expired sessions); a reading turns
 // the busy nanoseconds into an idle fraction under the gauge's own mutex.
 //
-// Locks: Server.mu (listeners, connection set, per-IP counts) is taken before Conn.mu (reading
-// and closed flags, queue counts), never the other way round; no I/O other than Close happens
-// under either.
+// Locks: Server.mu (listeners, connection set, per-IP counts, limits) is taken before Conn.mu
+// (reading and closed flags, queue counts) and before a listener's rateLimiter.mu, never the
+// other way round; no I/O other than Close happens under either (the connections closed above
+// max.connections are logged after Server.mu is released).
 //
 // # Errors and the connection
 //
