@@ -39,6 +39,13 @@ const (
 	MetricRequestQueueSize               = "kafka.network:type=RequestChannel,name=RequestQueueSize"
 	MetricResponseQueueSize              = "kafka.network:type=RequestChannel,name=ResponseQueueSize"
 	MetricRequestHandlerAvgIdlePercent   = "kafka.server:type=KafkaRequestHandlerPool,name=RequestHandlerAvgIdlePercent"
+	// MetricAcceptorBlockedPercent, followed by the listener name, is the
+	// fraction (0-1) of the time since the previous reading that the
+	// listener's accept loop waited for a connection slot or the creation
+	// rate (Kafka's Acceptor meter of blocked nanoseconds, whose rate is
+	// this fraction; ControlPlaneAcceptorBlockedPercent for the control
+	// plane listener).
+	MetricAcceptorBlockedPercent = "kafka.network:type=Acceptor,name=AcceptorBlockedPercent,listener="
 	// ControlPlanePrefix goes before the name= value of each metric above
 	// for the control plane (Kafka's SocketServer.ControlPlaneMetricPrefix).
 	ControlPlanePrefix = "ControlPlane"
@@ -120,4 +127,15 @@ func newPlanes(reg metrics.Registry) (data, control *plane) {
 	data, control = newPlane(runtime.GOMAXPROCS(0)), newPlane(1)
 	data.register(reg, func(m string) string { return m })
 	return data, control
+}
+
+// registerAcceptorBlocked registers l's AcceptorBlockedPercent gauge.
+func (s *Server) registerAcceptorBlocked(l *listener) {
+	name := MetricAcceptorBlockedPercent + l.name
+	if l.sec.ControlPlane {
+		name = ControlPlaneName(name)
+	}
+	_ = s.opts.Metrics.Register(name, metrics.NewFunctionalGaugeFloat64(func() float64 {
+		return 1 - l.blockedWindow.idle(time.Now(), l.blocked.Load(), 1)
+	}))
 }

@@ -85,6 +85,9 @@ func TestServerControlPlaneMetrics(t *testing.T) {
 			t.Fatalf("%s = %v", ControlPlaneName(m), v)
 		}
 	}
+	if reg.Get("kafka.network:type=Acceptor,name=ControlPlaneAcceptorBlockedPercent,listener=CONTROLLER") == nil {
+		t.Fatal("no ControlPlaneAcceptorBlockedPercent for the control plane listener")
+	}
 	c := dial(t, ctrl.String())
 	first := c.send(acksAll(1))
 	waitGauge(t, reg, cpResp, 1)
@@ -141,4 +144,32 @@ func TestServerControlPlaneExpiredConnections(t *testing.T) {
 	if got := gaugeValue(reg, MetricExpiredConnectionsKilledCount); got != 0 {
 		t.Fatalf("data plane %s = %d", MetricExpiredConnectionsKilledCount, got)
 	}
+}
+
+// TestServerAcceptorBlockedPercent: the time an accept loop waits at
+// max.connections shows in its listener's AcceptorBlockedPercent.
+func TestServerAcceptorBlockedPercent(t *testing.T) {
+	checkNoGoroutineLeak(t)
+	_, addr, reg := startServer(t, newTestHandler(), func(o *Options) { o.MaxConnections = 1 })
+	g, ok := reg.Get(MetricAcceptorBlockedPercent + "PLAINTEXT").(metrics.GaugeFloat64)
+	if !ok {
+		t.Fatal("no AcceptorBlockedPercent for PLAINTEXT")
+	}
+	if v := g.Value(); v != 0 {
+		t.Fatalf("AcceptorBlockedPercent %v before any wait", v)
+	}
+	c1 := dial(t, addr)
+	c1.roundTrip(metadataReq(1))
+	c2 := dial(t, addr)
+	if answered(c2, 300*time.Millisecond) {
+		t.Fatal("a second connection was served at max.connections=1")
+	}
+	c1.conn.Close()
+	served(t, c2)
+	testwait.For(t, 10*time.Second, func() error {
+		if v := g.Value(); v <= 0 || v > 1 {
+			return fmt.Errorf("AcceptorBlockedPercent = %v after a 300 ms wait", v)
+		}
+		return nil
+	})
 }

@@ -127,6 +127,10 @@ type listener struct {
 	// maxConns is listener.name.<l>.max.connections, 0: none; guarded by
 	// Server.mu (SetListenerLimits).
 	maxConns int32
+	// blocked is the nanoseconds the accept loop waited on the limits
+	// (AcceptorBlockedPercent, read through blockedWindow).
+	blocked       atomic.Int64
+	blockedWindow idleWindow
 }
 
 // New returns a Server that is not yet listening.
@@ -197,7 +201,8 @@ func (s *Server) addListener(name string, ln net.Listener) (net.Addr, error) {
 func (s *Server) addSecureListener(name string, ln net.Listener, sec Security) (net.Addr, error) {
 	l := &listener{name: name, ln: ln, sec: &sec, rate: newRateLimiter(sec.MaxConnectionCreationRate),
 		count:    metrics.GetOrRegisterGauge(MetricListenerConnectionCount+name, s.opts.Metrics),
-		maxConns: sec.MaxConnections}
+		maxConns: sec.MaxConnections, blockedWindow: idleWindow{at: time.Now(), last: 1}}
+	s.registerAcceptorBlocked(l)
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.closing.Load() {
@@ -323,9 +328,11 @@ func (s *Server) acceptLoop(ctx context.Context, l *listener) {
 	defer s.wg.Done()
 	var backoff time.Duration
 	for {
+		wait := time.Now()
 		if !s.waitConnectionSlot(l) || !s.waitCreationRate(ctx, l) {
 			return
 		}
+		l.blocked.Add(int64(time.Since(wait)))
 		nc, err := l.ln.Accept()
 		if err != nil {
 			if s.closing.Load() || errors.Is(err, net.ErrClosed) {
