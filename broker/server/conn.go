@@ -54,9 +54,11 @@ type Conn struct {
 	// lastActive is when the latest request was read (UnixNano; at first, when the connection
 	// was accepted): the least recently active one is closed above max.connections.
 	lastActive atomic.Int64
-	evicted    bool      // guarded by Server.mu; being closed for max.connections
-	sasl       saslState // reader goroutine only; used on SASL listeners
-	clientID   atomic.Pointer[string]
+	// parked is what the Handler reported with Parked for the request being served.
+	parked   atomic.Int64
+	evicted  bool      // guarded by Server.mu; being closed for max.connections
+	sasl     saslState // reader goroutine only; used on SASL listeners
+	clientID atomic.Pointer[string]
 	// principal is who the connection authenticated as (TLS certificate, SASL); nil means
 	// User:ANONYMOUS. Set by the authentication layer, read by every request's handler.
 	principal atomic.Pointer[principal.Principal]
@@ -133,6 +135,11 @@ func (c *Conn) Principal() principal.Principal {
 // SetPrincipal records who the connection authenticated as. The authentication layer calls it
 // (after a TLS handshake, or a SASL exchange that succeeded); later requests see it.
 func (c *Conn) SetPrincipal(p principal.Principal) { c.principal.Store(&p) }
+
+// Parked tells the server that the handler of the request being served spent d of its Serve
+// call waiting (a long-poll fetch in a purgatory, a group rebalance): time Kafka spends off its
+// handler threads, left out of RequestHandlerAvgIdlePercent. Call it from Serve.
+func (c *Conn) Parked(d time.Duration) { c.parked.Add(int64(d)) }
 
 // NetConn returns the underlying connection (a *net.TCPConn for TCP listeners). Handlers use it
 // only through a wire.ResponseWriterTo; reading from it or writing outside WriteResponse breaks
@@ -301,7 +308,7 @@ func (c *Conn) readLoop() {
 		}
 		hstart := time.Now()
 		resp, err := s.opts.Handler.Serve(c.ctx, c, req)
-		c.plane.handlerBusy.Add(int64(time.Since(hstart)))
+		c.plane.handlerBusy.Add(int64(time.Since(hstart)) - c.parked.Swap(0))
 		if err != nil {
 			c.logRequest(req).WithError(err).Info("closing connection: handler error")
 			return

@@ -25,8 +25,12 @@ import (
 //     for the data plane, 1 for the control plane (Kafka's single
 //     control-plane processor and handler thread); clamped to [0, 1].
 //   - RequestHandlerAvgIdlePercent: the same with the time spent in
-//     Handler.Serve. Kafka exports it as a Meter whose rate is this
-//     fraction; Samsa as a gauge of it.
+//     Handler.Serve less what the handler reported as parked (Conn.Parked:
+//     a long-poll fetch, a group rebalance, which Kafka spends in
+//     purgatories off its handler threads). Kafka exports it as a Meter
+//     whose rate is this fraction; Samsa as a gauge of it. Writing to a
+//     slow peer counts as network work (Kafka's processors never block on
+//     one), so a data plane with slow consumers reads busier than Kafka's.
 //   - RequestQueueSize: requests read and waiting to be handled (a request
 //     other than Produce waits until its connection owes nothing).
 //   - ResponseQueueSize: responses queued for connections' writers

@@ -1,13 +1,16 @@
 package server
 
 import (
+	"context"
 	"fmt"
 	"testing"
 	"time"
 
 	metrics "github.com/rcrowley/go-metrics"
+	"github.com/twmb/franz-go/pkg/kmsg"
 
 	"samsa/broker/security/sasl"
+	"samsa/broker/wire"
 	"samsa/internal/testwait"
 )
 
@@ -172,4 +175,41 @@ func TestServerAcceptorBlockedPercent(t *testing.T) {
 		}
 		return nil
 	})
+}
+
+// parkHandler waits for release in Serve and reports the wait with Parked,
+// as the broker reports a long-poll fetch.
+type parkHandler struct {
+	*testHandler
+	release chan struct{}
+}
+
+func (h parkHandler) Serve(ctx context.Context, c *Conn, req *wire.Request) (kmsg.Response, error) {
+	t0 := time.Now()
+	<-h.release
+	c.Parked(time.Since(t0))
+	return h.testHandler.Serve(ctx, c, req)
+}
+
+// TestServerParkedNotBusy: the time a handler reports as parked is left
+// out of the handler busy time behind RequestHandlerAvgIdlePercent.
+func TestServerParkedNotBusy(t *testing.T) {
+	checkNoGoroutineLeak(t)
+	h := parkHandler{testHandler: newTestHandler(), release: make(chan struct{})}
+	s, addr, _ := startServer(t, h, nil)
+	c := dial(t, addr)
+	req := metadataReq(1)
+	corr := c.send(req)
+	sent := time.Now()
+	testwait.For(t, 10*time.Second, func() error {
+		if time.Since(sent) < 300*time.Millisecond {
+			return fmt.Errorf("the handler has parked for less than 300 ms")
+		}
+		return nil
+	})
+	close(h.release)
+	c.recv(req, corr)
+	if busy := time.Duration(s.data.handlerBusy.Load()); busy <= 0 || busy >= 150*time.Millisecond {
+		t.Fatalf("handler busy %v for a request parked over 300 ms", busy)
+	}
 }
