@@ -42,6 +42,16 @@ func WithProperty(key, value string) Option {
 	return func(o *options) { o.props[key] = value }
 }
 
+// WithInternalTopicPartitions gives __transaction_state and
+// __consumer_offsets n partitions each (Kafka's 50 make a test's
+// coordinator start slow).
+func WithInternalTopicPartitions(n int) Option {
+	return func(o *options) {
+		o.props["transaction.state.log.num.partitions"] = strconv.Itoa(n)
+		o.props["offsets.topic.num.partitions"] = strconv.Itoa(n)
+	}
+}
+
 // WithLogLevel sets the brokers' log level (default: warning, or
 // SAMSA_TEST_LOG=debug|info from the environment).
 func WithLogLevel(l logrus.Level) Option { return func(o *options) { o.logLevel = l } }
