@@ -108,13 +108,20 @@ func QuotaProduce(t testing.TB, topic string, acks int16) *kmsg.ProduceRequest {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return ProduceRequest(8, acks, 10000, topic, 0, batch)
+}
+
+// ProduceRequest is a Produce of version with records (one or more
+// encoded batches, used as they are) for one partition of topic.
+func ProduceRequest(version, acks int16, timeoutMs int32, topic string, partition int32, records []byte) *kmsg.ProduceRequest {
 	req := kmsg.NewPtrProduceRequest()
-	req.SetVersion(8)
-	req.Acks, req.TimeoutMillis = acks, 10000
+	req.SetVersion(version)
+	req.Acks, req.TimeoutMillis = acks, timeoutMs
 	rt := kmsg.NewProduceRequestTopic()
 	rt.Topic = topic
 	rp := kmsg.NewProduceRequestTopicPartition()
-	rp.Records = batch
+	rp.Partition = partition
+	rp.Records = records
 	rt.Partitions = append(rt.Partitions, rp)
 	req.Topics = append(req.Topics, rt)
 	return req

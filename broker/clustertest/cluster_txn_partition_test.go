@@ -44,18 +44,11 @@ func txnProduceRequest(t *testing.T, topic string, pid int64, epoch int16, seq i
 	if err != nil {
 		t.Fatal(err)
 	}
-	req := kmsg.NewPtrProduceRequest()
-	req.Version, req.Acks, req.TimeoutMillis = 8, -1, 10000
+	req := brokertest.ProduceRequest(8, -1, 10000, topic, 0, b)
 	if txn {
 		id := fmt.Sprintf("txn-%d", pid)
 		req.TransactionID = &id
 	}
-	rt := kmsg.NewProduceRequestTopic()
-	rt.Topic = topic
-	rp := kmsg.NewProduceRequestTopicPartition()
-	rp.Records = b
-	rt.Partitions = append(rt.Partitions, rp)
-	req.Topics = append(req.Topics, rt)
 	return req
 }
 
