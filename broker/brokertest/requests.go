@@ -126,3 +126,19 @@ func ProduceRequest(version, acks int16, timeoutMs int32, topic string, partitio
 	req.Topics = append(req.Topics, rt)
 	return req
 }
+
+// FetchRequest is a Fetch v11 from offset 0 of partition 0 of topic, as
+// replicaID (-1 for a consumer), waiting up to maxWaitMs for one byte
+// (1 MiB at most, no leader epoch, no session).
+func FetchRequest(replicaID, maxWaitMs int32, topic string) *kmsg.FetchRequest {
+	req := kmsg.NewPtrFetchRequest()
+	req.SetVersion(11)
+	req.ReplicaID, req.MaxWaitMillis, req.MinBytes, req.MaxBytes = replicaID, maxWaitMs, 1, 1<<20
+	ft := kmsg.NewFetchRequestTopic()
+	ft.Topic = topic
+	fp := kmsg.NewFetchRequestTopicPartition()
+	fp.PartitionMaxBytes, fp.CurrentLeaderEpoch, fp.LogStartOffset = 1<<20, -1, -1
+	ft.Partitions = append(ft.Partitions, fp)
+	req.Topics = append(req.Topics, ft)
+	return req
+}
