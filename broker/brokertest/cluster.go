@@ -363,7 +363,7 @@ func (c *Cluster) ZooKeeper(t testing.TB) *zkutil.Client {
 }
 
 // close stops every broker, then checks for panics and leaked goroutines.
-func (c *Cluster) close(before map[string]bool) {
+func (c *Cluster) close(before map[string]string) {
 	c.mu.Lock()
 	bs := append([]*broker.Broker(nil), c.brokers...)
 	for i := range c.brokers {

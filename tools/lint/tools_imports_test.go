@@ -67,6 +67,7 @@ var toolsImports = map[string][]toolsDep{
 		{dep: "config", why: "Kafka's topic and broker property names and defaults"},
 		{dep: "zkutil", why: "every znode path and JSON codec for --zookeeper (S8.1)"},
 		{dep: "broker/security/scram", why: "kafka-configs --zookeeper derives SCRAM credentials with the broker's own formatter and format"},
+		{dep: "broker/security/pwencoder", why: "kafka-configs --zookeeper encrypts broker password configs in the format the broker decodes (Kafka's PasswordEncoder)"},
 	},
 	"tools/console": {
 		{dep: "tools/internal/tool", why: "shared CLI plumbing"},
