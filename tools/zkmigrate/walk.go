@@ -7,6 +7,7 @@ package zkmigrate
 // requests in flight and the paths held.
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"io"
@@ -32,6 +33,7 @@ type tree interface {
 type migrator struct {
 	zk        tree
 	secure    bool
+	workers   int       // requests in flight; 0 is walkWorkers
 	pathCheck bool      // --enable.path.check
 	out       io.Writer // Kafka's println lines
 	errOut    io.Writer // Kafka's WARN log lines
@@ -117,7 +119,7 @@ func (m *migrator) visitLevel(level []string) ([]string, error) {
 		firstErr error
 	)
 	work := make(chan string)
-	for range min(walkWorkers, len(level)) {
+	for range min(cmp.Or(m.workers, walkWorkers), len(level)) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
