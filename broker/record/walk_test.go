@@ -73,6 +73,7 @@ func TestRecordWalkMatchesDecoder(t *testing.T) {
 			t.Fatalf("seed %d: valid section of %d records rejected", si, n)
 		}
 		check := func(p []byte, count int32) {
+			agreeCommon(t, p)
 			for _, gaps := range []bool{false, true} {
 				if got, want := walkRecords(p, count, last, gaps), slowWalk(p, count, last, gaps); got != want {
 					t.Fatalf("seed %d: walk %t, decoder %t on % x (count %d, gaps %t)", si, got, want, p, count, gaps)
@@ -136,6 +137,8 @@ func TestRecordValidateDeepRejectsLikeDecoder(t *testing.T) {
 //   - nothing panics;
 //   - skipRecord accepts a record exactly when decodeRecord does, with the
 //     same size and offset delta;
+//   - skipRecordCommon accepts only records skipRecord accepts, with the
+//     same size and offset delta;
 //   - walkRecords accepts a section exactly when decoding it with
 //     RecordIter and applying the offset rules succeeds.
 func FuzzRecordWalk(f *testing.F) {
@@ -151,8 +154,62 @@ func FuzzRecordWalk(f *testing.F) {
 		if ok != (err == nil) || (ok && (n != k || d != r.OffsetDelta)) {
 			t.Fatalf("skipRecord = %d, %d, %t; decodeRecord = %d, %d, %v", n, d, ok, k, r.OffsetDelta, err)
 		}
+		if cn, cd, cok := skipRecordCommon(data); cok && (!ok || cn != n || cd != d) {
+			t.Fatalf("skipRecordCommon = %d, %d; skipRecord = %d, %d, %t", cn, cd, n, d, ok)
+		}
 		if got, want := walkRecords(data, int32(count), last, gaps), slowWalk(data, int32(count), last, gaps); got != want {
 			t.Fatalf("walkRecords = %t, decoder %t", got, want)
 		}
 	})
+}
+
+// agreeCommon fails t unless skipRecordCommon, wherever it accepts a record
+// of p, agrees with skipRecord on its size and offset delta.
+func agreeCommon(t *testing.T, p []byte) {
+	t.Helper()
+	for len(p) > 0 {
+		cn, cd, cok := skipRecordCommon(p)
+		n, d, ok := skipRecord(p)
+		if cok && (!ok || cn != n || cd != d) {
+			t.Fatalf("skipRecordCommon = %d, %d; skipRecord = %d, %d, %t on % x", cn, cd, n, d, ok, p)
+		}
+		if !ok {
+			return
+		}
+		p = p[n:]
+	}
+}
+
+// TestRecordWalkCommonShape checks that the producer records the fast path
+// is for (null or short key, 100 B value, no headers, timestamp and offset
+// deltas past the one-byte range) take it, and that a record with headers
+// does not.
+func TestRecordWalkCommonShape(t *testing.T) {
+	recs := testRecords(8000, 100)
+	for i := range recs {
+		recs[i].TimestampDelta = int64(i % 1000) // one or two bytes
+	}
+	recs[5].Key = nil
+	recs[7].Headers = []Header{{Key: "h", Value: []byte("v")}}
+	b, err := Build(NewBuildHeader(0, 1600000000000), recs, CodecNone)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sec := b.RecordsSection()
+	for i := 0; len(sec) > 0; i++ {
+		n, d, ok := skipRecordCommon(sec)
+		if want := i != 7; ok != want {
+			t.Fatalf("record %d: skipRecordCommon ok %t, want %t", i, ok, want)
+		}
+		if !ok {
+			n, d, _ = skipRecord(sec)
+		}
+		if d != int32(i) {
+			t.Fatalf("record %d: delta %d", i, d)
+		}
+		sec = sec[n:]
+	}
+	if err := b.Validate(Limits{Deep: true}); err != nil {
+		t.Fatal(err)
+	}
 }
