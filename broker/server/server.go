@@ -111,9 +111,14 @@ type Server struct {
 		perListener map[string]int32   // guarded by mu; open connections by listener name
 		limits      Limits             // guarded by mu; the broker-wide limits (SetLimits)
 		evicted     int                // guarded by mu; connections closing for max.connections (Conn.evicted)
-		ctx         context.Context    // guarded by mu; non-nil once Serve started
-		cancel      context.CancelFunc // guarded by mu
-		serving     bool               // guarded by mu
+		// The per-address connection creation rate quotas (ip_rate.go).
+		ipRateDefault int32                    // guarded by mu; negative: none
+		ipRates       map[string]int32         // guarded by mu; by IP address
+		ipBuckets     map[string]*rateLimiter  // guarded by mu
+		throttled     map[net.Conn]*time.Timer // guarded by mu; held before their close
+		ctx           context.Context          // guarded by mu; non-nil once Serve started
+		cancel        context.CancelFunc       // guarded by mu
+		serving       bool                     // guarded by mu
 	}
 }
 
@@ -170,6 +175,9 @@ func New(opts Options) (*Server, error) {
 	s.mu.conns = make(map[*Conn]struct{})
 	s.mu.perIP = make(map[string]int32)
 	s.mu.perListener = make(map[string]int32)
+	s.mu.ipBuckets = make(map[string]*rateLimiter)
+	s.mu.ipRateDefault = -1
+	s.mu.throttled = make(map[net.Conn]*time.Timer)
 	s.slots = sync.NewCond(&s.mu.Mutex)
 	s.rate = newRateLimiter(opts.MaxConnectionCreationRate)
 	s.mu.limits = limitsOf(&opts)
@@ -303,6 +311,7 @@ func (s *Server) stopAccepting() {
 	for _, l := range s.mu.listeners {
 		l.ln.Close()
 	}
+	s.closeThrottledLocked()
 }
 
 // forceClose closes every connection and cancels the request contexts.
@@ -381,6 +390,13 @@ func (s *Server) startConn(ctx context.Context, l *listener, nc net.Conn) {
 	if s.closing.Load() {
 		s.mu.Unlock()
 		nc.Close()
+		c.cancel()
+		return
+	}
+	if d := s.ipThrottleLocked(c.ip); d > 0 {
+		s.throttleCloseLocked(nc, d)
+		s.mu.Unlock()
+		c.log.Debugf("holding then closing connection: %s is over its connection_creation_rate quota for %v", c.ip, d)
 		c.cancel()
 		return
 	}
