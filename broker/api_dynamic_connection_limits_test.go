@@ -274,3 +274,47 @@ func TestAPIMaxConnectionsSingleListener(t *testing.T) {
 		t.Fatal("the waiting connection was not served after one closed")
 	}
 }
+
+// TestAPIDynamicConnectionLimitsAtStart: the connection limits stored in
+// /config/brokers before the broker starts (with no /config/changes
+// notification left to replay) are in force from the start (Kafka reads
+// the dynamic configs before its SocketServer starts).
+func TestAPIDynamicConnectionLimitsAtStart(t *testing.T) {
+	c := brokertest.NewCluster(t, 1,
+		brokertest.WithProperty("listeners", "PLAINTEXT://127.0.0.1:0,CLIENT://127.0.0.1:0"),
+		brokertest.WithProperty("listener.security.protocol.map", "PLAINTEXT:PLAINTEXT,CLIENT:PLAINTEXT"),
+		brokertest.WithProperty("inter.broker.listener.name", "PLAINTEXT"),
+		brokertest.WithZooKeeperSetup(func(zk *zkutil.Client) {
+			if err := zk.SetEntityConfig(zkutil.ConfigTypeBroker, "<default>", map[string]string{
+				"listener.name.client.max.connections": "1",
+				"max.connections.per.ip":               "1",
+				"max.connections.per.ip.overrides":     "127.0.0.1:100",
+			}); err != nil {
+				t.Error(err)
+			}
+			// No notification: only the start reads the entity.
+			changes, err := zk.GetConfigChanges()
+			for _, n := range changes {
+				if err == nil {
+					err = zk.DeleteConfigChange(n)
+				}
+			}
+			if err != nil {
+				t.Error(err)
+			}
+		}))
+	client := c.Broker(0).Addr("CLIENT").String()
+	first := dialFrom(t, "127.0.0.1", client)
+	if !first.ask(20 * time.Second) {
+		t.Fatal("the first CLIENT connection was not served")
+	}
+	if dialFrom(t, "127.0.0.1", client).ask(500 * time.Millisecond) {
+		t.Fatal("a second CLIENT connection was served with listener.name.client.max.connections=1 stored before start")
+	}
+	if !dialFrom(t, "127.0.0.2", c.Addr(0)).ask(20 * time.Second) {
+		t.Fatal("the first connection from 127.0.0.2 was not served")
+	}
+	if !dialFrom(t, "127.0.0.2", c.Addr(0)).closedOnAsk() {
+		t.Fatal("a second connection from 127.0.0.2 was not closed with max.connections.per.ip=1 stored before start")
+	}
+}
