@@ -11,6 +11,8 @@
 # Other arguments go to `samsa-bench scale-*` (tools/bench/scale.go), for
 # example -pprof-port 23400 -profile 20s or -total-mib 128. Work files go to
 # $SAMSA_SCALE_DIR (default /tmp/samsa-scale-benchmark), emptied first.
+# $SAMSA_SCALE_BIN runs another samsa binary than this tree's (for example
+# one built from an older commit, to measure before and after a change).
 # ZooKeeper runs on port $SAMSA_SCALE_ZK_PORT (default 23281), brokers on
 # 23392-23394; all are stopped at the end.
 set -euo pipefail
@@ -35,4 +37,4 @@ export LOG_DIR="$work/logs"
 samsa_start_bench_zookeeper "$work" "$zk_port" SAMSA_SCALE_ZK_PORT
 
 cd "$SAMSA_HOME"
-.build/samsa-bench "$@" -samsa "$SAMSA_BIN" -zk "localhost:$zk_port" -work "$work"
+.build/samsa-bench "$@" -samsa "${SAMSA_SCALE_BIN:-$SAMSA_BIN}" -zk "localhost:$zk_port" -work "$work"
