@@ -54,7 +54,7 @@ func parseScaleFlags(name string, args []string) scaleOptions {
 	counts := fs.String("counts", "6,600,6000,12000,6", "scale-series: partition counts, one fresh cluster each, in this order")
 	fs.IntVar(&o.totalMiB, "total-mib", 64, "scale-series: MiB of record values produced and consumed per run")
 	fs.IntVar(&o.size, "size", 1024, "scale-series: record value bytes")
-	fs.BoolVar(&o.warm, "warm", false, "scale-series: before the timed run, produce one record to every partition (untimed), so that no partition's first append (its leader-epoch-checkpoint write and fsync, on the leader and each follower) falls in the timed run")
+	fs.BoolVar(&o.warm, "warm", false, "scale-series: before the timed run, produce one record to every partition (untimed), so that no partition's first append falls in the timed run (before issue 18 it wrote and fsynced the leader-epoch-checkpoint, on the leader and each follower)")
 	fs.StringVar(&o.partitioner, "partitioner", "sticky", "scale-series: sticky (franz-go's and Kafka 2.8's default for unkeyed records) or roundrobin")
 	_ = fs.Parse(args)
 	for _, s := range strings.Split(*counts, ",") {
