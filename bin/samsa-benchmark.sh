@@ -128,33 +128,7 @@ if [[ $main == 0 ]]; then
   exit 0
 fi
 
-port_open() { (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
-if port_open "$zk_port"; then
-  echo "error: port $zk_port is in use; set SAMSA_BENCH_ZK_PORT" >&2
-  exit 1
-fi
-printf 'dataDir=%s/zookeeper\nclientPort=%s\nmaxClientCnxns=0\nadmin.enableServer=false\n' "$work" "$zk_port" >"$work/zookeeper.properties"
-"$SAMSA_HOME/bin/zookeeper-server-start.sh" -daemon "$work/zookeeper.properties"
-stop_zk() {
-  local pid
-  pid="$(cat "$LOG_DIR/zookeeper.pid" 2>/dev/null || true)"
-  if [[ -n "$pid" ]] && kill -0 "$pid" 2>/dev/null; then
-    kill -s TERM "$pid"
-    for _ in $(seq 1 30); do
-      kill -0 "$pid" 2>/dev/null || break
-      sleep 1
-    done
-  fi
-}
-trap stop_zk EXIT
-for i in $(seq 1 60); do
-  port_open "$zk_port" && break
-  if [[ $i == 60 ]]; then
-    echo "error: ZooKeeper did not open port $zk_port (see $LOG_DIR/zookeeper.out)" >&2
-    exit 1
-  fi
-  sleep 1
-done
+samsa_start_bench_zookeeper "$work" "$zk_port" SAMSA_BENCH_ZK_PORT
 
 cd "$SAMSA_HOME"
 .build/samsa-bench run -samsa "$SAMSA_BIN" -kfakepeer .build/kfakepeer -zk "localhost:$zk_port" -work "$work" \
