@@ -32,8 +32,7 @@ func TestGroupSyncStoreFailure(t *testing.T) {
 // A commit waiting for replication when the partition moves is answered
 // NOT_COORDINATOR and never becomes visible.
 func TestGroupCommitInFlightDuringResign(t *testing.T) {
-	var hl *holdLog
-	e := newEnvWrapped(t, testConfig(), func(l OffsetLog) OffsetLog { hl = newHoldLog(l); return hl })
+	e, hl := newHeldEnv(t, testConfig())
 	p := e.c.PartitionFor("inflight")
 	hl.hold() // never released: the append waits until its context ends
 	done := make(chan []int16, 1)

@@ -75,13 +75,7 @@ func TestGroupStaticRejoinDuringCompletingRebalance(t *testing.T) {
 	a.GroupInstanceID = "ia"
 	b := consumerJoin(g, "", "c2")
 	b.GroupInstanceID = "ib"
-	ja := e.joinAsync(a)
-	e.waitMembers(g, 1)
-	jb := e.joinAsync(b)
-	e.waitMembers(g, 2)
-	e.advance(3*time.Second, g)
-	e.advance(3*time.Second, g)
-	ra, rb := recv(t, ja), recv(t, jb)
+	ra, rb := e.joinPair(g, a, b)
 	if ra.ErrorCode != 0 || rb.ErrorCode != 0 || e.state(g) != "CompletingRebalance" {
 		t.Fatalf("joins = %+v %+v", ra, rb)
 	}

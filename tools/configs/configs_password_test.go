@@ -185,3 +185,34 @@ func TestToolConfigsZKPasswordBrokerDecodes(t *testing.T) {
 		t.Errorf("describe --bootstrap-server: exit %d, stdout %q, stderr %q", code, out, errOut)
 	}
 }
+
+// TestToolConfigsBrokerConfigLevels: Kafka's per-listener and per-broker
+// rules on the names alone.
+func TestToolConfigsBrokerConfigLevels(t *testing.T) {
+	for _, tc := range []struct {
+		name, base          string
+		prefixed, password  bool
+		atDefault, atBroker bool // allowed
+	}{
+		{"listener.name.sasl_ssl.scram-sha-512.sasl.jaas.config", "sasl.jaas.config", true, true, false, true},
+		{"listener.name.internal.ssl.keystore.password", "ssl.keystore.password", true, true, false, true},
+		{"listener.name.internal.ssl.keystore.location", "ssl.keystore.location", true, false, false, true},
+		{"listener.name.internal.max.connections", "max.connections", true, false, true, true},
+		{"ssl.truststore.password", "ssl.truststore.password", false, true, false, false},
+		{"advertised.listeners", "advertised.listeners", false, false, false, true},
+		{"log.retention.ms", "log.retention.ms", false, false, true, true},
+		{"listener.name.nodot", "listener.name.nodot", false, false, true, true},
+	} {
+		base, prefixed := listenerBaseName(tc.name)
+		if base != tc.base || prefixed != tc.prefixed || isPasswordConfig(tc.name) != tc.password {
+			t.Errorf("%s: base %q prefixed %v password %v", tc.name, base, prefixed, isPasswordConfig(tc.name))
+		}
+		cfg := map[string]string{tc.name: "v"}
+		if err := checkBrokerConfigLevels(cfg, false); (err == nil) != tc.atDefault {
+			t.Errorf("%s at the default: %v", tc.name, err)
+		}
+		if err := checkBrokerConfigLevels(cfg, true); (err == nil) != tc.atBroker {
+			t.Errorf("%s on a broker: %v", tc.name, err)
+		}
+	}
+}
