@@ -112,7 +112,7 @@ func (b *Broker) handleFetch(r *request) (kmsg.Response, error) {
 	reqTopics := req.Topics
 	var session *fetchsession.Context
 	if req.Version >= 7 {
-		session = b.fetchSessionContext(req)
+		session = b.fetchSessionContext(r, req)
 	}
 	if session != nil {
 		switch session.Kind {
@@ -123,15 +123,28 @@ func (b *Broker) handleFetch(r *request) (kmsg.Response, error) {
 			reqTopics = sessionTopics(session)
 		}
 	}
-	plan := b.planFetch(r, req, resp, reqTopics)
-	if !plan.read() && req.MaxWaitMillis > 0 && plan.allowed > 0 {
-		if err := plan.wait(r); err != nil {
+	var plan fetchPlan
+	if session != nil && session.Wake() != nil {
+		// A changed-only incremental fetch (01_fetch_changed.go).
+		var err error
+		if plan, err = b.serveChanged(r, req, resp, session); err != nil {
 			return nil, err // the connection is closing
+		}
+	} else {
+		plan = b.planFetch(r, req, resp, reqTopics)
+		if !plan.read() && req.MaxWaitMillis > 0 && plan.allowed > 0 {
+			if err := plan.wait(r); err != nil {
+				return nil, err // the connection is closing
+			}
 		}
 	}
 	spliced := b.buildFetchResponse(r, req, resp, plan.parts)
 	if session != nil {
-		finishFetchSession(session, resp)
+		var hot []bool
+		if session.Kind == fetchsession.Incremental {
+			hot = plan.hot()
+		}
+		finishFetchSession(session, resp, hot)
 	}
 	if spliced != nil && spliced.Regions() > 0 {
 		return spliced, nil
