@@ -1,6 +1,9 @@
 package broker
 
-// Fetch: the changed-only incremental fetch of a session (KIP-227).
+// Fetch: v0-12
+//
+// The changed-only incremental fetch of a session (v7+, KIP-227; the rest
+// of the handler is in 01_fetch.go).
 //
 // An idle follower fetch of a big session is the broker's most frequent
 // request (each follower fetcher sends one at least every

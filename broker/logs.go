@@ -72,6 +72,7 @@ func (b *Broker) openLogs() error {
 		OnLogStartMoved: func(tp kafka.TopicPartition) {
 			if b.replicasUp.Load() {
 				b.replicas.Fetch.Notify(tp)
+				b.replicas.LogStartMoved(tp) // and for the follower fetchers
 			}
 		},
 		OnDirOffline: func(dir string, err error, online int) {
