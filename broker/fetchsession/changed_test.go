@@ -70,6 +70,12 @@ func TestFetchSessionChangedOnly(t *testing.T) {
 	if x.Grow() {
 		t.Fatal("Grow with nothing new")
 	}
+	// A partition already examined that changes again is read again
+	// (Grow reports it although the set does not grow).
+	c.Changed(tpOf(2))
+	if !x.Grow() || !equal(names(x), []int32{2}) {
+		t.Fatalf("after a second Changed(2): grow false or %v", names(x))
+	}
 	// Partition 2 is sent with records: it moves to the end and is
 	// examined again next time (the client's offset moves).
 	if got, _ := answer(t, x, 6, 0); !equal(toInt32(got), []int32{0}) {

@@ -146,7 +146,8 @@ func (x *Context) Wake() <-chan struct{} {
 
 // Grow adds to Partitions the session's partitions marked dirty since the
 // context was made (or last grew), keeping session order, and reports
-// whether there were any. The handler then reads Partitions again.
+// whether there were any, already examined or not: the handler then reads
+// Partitions again.
 func (x *Context) Grow() bool {
 	if x.Kind != Incremental || !x.changedOnly {
 		return false
@@ -168,11 +169,12 @@ func (x *Context) Grow() bool {
 			all = append(all, c)
 		}
 	}
-	if len(all) == len(x.examined) {
-		return false
+	// A partition already examined that changed again must be read again
+	// too: true even when nothing was added.
+	if len(all) > len(x.examined) {
+		sortBySeq(all)
+		x.setExamined(all)
 	}
-	sortBySeq(all)
-	x.setExamined(all)
 	return true
 }
 
