@@ -33,12 +33,21 @@ func reportLatency(b *testing.B, lat []time.Duration) {
 	if len(lat) == 0 {
 		return
 	}
+	p50, p99 := quantilesµs(lat)
+	b.ReportMetric(p50, "p50-µs")
+	b.ReportMetric(p99, "p99-µs")
+}
+
+// quantilesµs sorts lat and returns its p50 and p99 in µs (0, 0 when empty).
+func quantilesµs(lat []time.Duration) (p50, p99 float64) {
+	if len(lat) == 0 {
+		return 0, 0
+	}
 	slices.Sort(lat)
 	at := func(q float64) float64 {
 		return float64(lat[min(len(lat)-1, int(q*float64(len(lat))))].Nanoseconds()) / 1e3
 	}
-	b.ReportMetric(at(0.50), "p50-µs")
-	b.ReportMetric(at(0.99), "p99-µs")
+	return at(0.50), at(0.99)
 }
 
 // BenchmarkAPIProduceAcks1 measures one connection producing 100 x 100 B

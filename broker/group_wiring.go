@@ -101,7 +101,7 @@ func (o offsetLog) Append(ctx context.Context, partition int32, batch []byte) (i
 	if acks == -1 {
 		deadline := b.opts.Now().Add(time.Duration(b.cfg.OffsetsCommitTimeoutMs) * time.Millisecond)
 		if err := b.replicas.WaitReplicated(ctx, o.tp(partition), res.LastOffset+1, deadline); err != nil {
-			return 0, groupErr(err)
+			return 0, fmt.Errorf("%w: %w", group.ErrAppended, groupErr(err))
 		}
 	}
 	return res.BaseOffset, nil

@@ -121,14 +121,19 @@ func txnErr(err error) error {
 	return err
 }
 
-// Append implements txn.Log: acks=all, waiting at most timeout.
-func (l txnLog) Append(ctx context.Context, p int32, batch []byte, timeout time.Duration) error {
-	b := l.b
-	res, err := b.replicas.AppendAsLeader(txnTP(p), batch, -1)
+// Append implements txn.Log: acks=all's min.insync.replicas check, then
+// the local append; WaitReplicated is the rest of acks=all.
+func (l txnLog) Append(p int32, batch []byte) (int64, error) {
+	res, err := l.b.replicas.AppendAsLeader(txnTP(p), batch, -1)
 	if err != nil {
-		return txnErr(err)
+		return 0, txnErr(err)
 	}
-	return txnErr(b.replicas.WaitReplicated(ctx, txnTP(p), res.LastOffset+1, b.opts.Now().Add(timeout)))
+	return res.LastOffset + 1, nil
+}
+
+// WaitReplicated implements txn.Log.
+func (l txnLog) WaitReplicated(ctx context.Context, p int32, next int64, timeout time.Duration) error {
+	return txnErr(l.b.replicas.WaitReplicated(ctx, txnTP(p), next, l.b.opts.Now().Add(timeout)))
 }
 
 // ReadFrom implements txn.Log.

@@ -33,17 +33,7 @@ func rawProduce(t *testing.T, addr, topic, value string, wait time.Duration) (an
 	if err != nil {
 		t.Fatal(err)
 	}
-	req := kmsg.NewPtrProduceRequest()
-	req.Version = 7
-	req.Acks = -1
-	req.TimeoutMillis = int32(wait / time.Millisecond / 2)
-	rt := kmsg.NewProduceRequestTopic()
-	rt.Topic = topic
-	rp := kmsg.NewProduceRequestTopicPartition()
-	rp.Partition = 0
-	rp.Records = batch
-	rt.Partitions = append(rt.Partitions, rp)
-	req.Topics = append(req.Topics, rt)
+	req := brokertest.ProduceRequest(7, -1, int32(wait/time.Millisecond/2), topic, 0, batch)
 	id := "fault2"
 	if err := conn.SetDeadline(time.Now().Add(wait)); err != nil {
 		t.Fatal(err)

@@ -84,6 +84,13 @@ func TestClusterReassignUnderAcksAllLoad(t *testing.T) {
 
 	mu.Lock()
 	defer mu.Unlock()
+	checkAckedPresent(t, c, "load", acked)
+}
+
+// checkAckedPresent reads partition 0 of topic from the start and checks
+// that every acknowledged offset holds its value (acked: offset -> value).
+func checkAckedPresent(t *testing.T, c *brokertest.Cluster, topic string, acked map[int64]string) {
+	t.Helper()
 	var maxOff int64
 	for off := range acked {
 		maxOff = max(maxOff, off)
@@ -93,7 +100,7 @@ func TestClusterReassignUnderAcksAllLoad(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer cons.Close()
-	pc, err := cons.ConsumePartition("load", 0, sarama.OffsetOldest)
+	pc, err := cons.ConsumePartition(topic, 0, sarama.OffsetOldest)
 	if err != nil {
 		t.Fatal(err)
 	}

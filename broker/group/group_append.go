@@ -14,6 +14,9 @@ import (
 // in the order it decided them.
 type appendOp struct {
 	batch []byte
+	// write, when set, writes the op instead of batch (a transactional
+	// offset batch takes its producer sequence at write time).
+	write func(ctx context.Context) error
 	// deadline is offsets.commit.timeout.ms after the op was queued: time
 	// spent waiting behind earlier appends counts against it (Kafka
 	// writes every commit at once, so its acks=all waits overlap and each
@@ -59,7 +62,7 @@ func (g *group) maybeStartAppend() {
 		// races the append goroutine's start (Kafka issues that write inline).
 		var err error
 		if time.Now().Before(op.deadline) {
-			_, err = g.c.olog.Append(ctx, g.partition, op.batch)
+			err = op.run(ctx, g)
 		} else {
 			err = fmt.Errorf("%w: queued behind earlier appends for offsets.commit.timeout.ms", ErrTimeout)
 		}
@@ -74,6 +77,15 @@ func (g *group) maybeStartAppend() {
 			op.abort(int16(g.exitCode.Load()))
 		}
 	})
+}
+
+// run hands op to the log: its own write if it has one, else its batch.
+func (op *appendOp) run(ctx context.Context, g *group) error {
+	if op.write != nil {
+		return op.write(ctx)
+	}
+	_, err := g.c.olog.Append(ctx, g.partition, op.batch)
+	return err
 }
 
 // appendErrorCode maps an OffsetLog.Append error to the code Kafka's

@@ -9,6 +9,7 @@ package group
 
 import (
 	"context"
+	"errors"
 	"sync"
 	"time"
 
@@ -92,25 +93,22 @@ func (g *group) storeTxnOffsets(req TxnCommitRequest, reply chan<- []int16) {
 		reply <- codes
 		return
 	}
-	seq := g.c.txnSeqs.next(g.partition, req.ProducerID, req.ProducerEpoch)
 	h := record.NewBuildHeader(0, now)
-	h.Transactional, h.ProducerID, h.ProducerEpoch, h.BaseSequence = true, req.ProducerID, req.ProducerEpoch, seq
-	batch, err := record.Build(h, recs, record.Codec(g.c.cfg.CompressionCodec))
-	if err != nil {
+	h.Transactional, h.ProducerID, h.ProducerEpoch = true, req.ProducerID, req.ProducerEpoch
+	codec := record.Codec(g.c.cfg.CompressionCodec)
+	if _, err := record.Build(h, recs, codec); err != nil {
 		for _, i := range idx {
 			codes[i] = kerr.InvalidCommitOffsetSize.Code
 		}
 		reply <- codes
 		return
 	}
-	last := seq + int32(len(recs)) - 1
 	g.enqueueAppend(&appendOp{
-		batch: []byte(batch),
+		write: func(ctx context.Context) error {
+			return g.c.txnSeqs.write(ctx, g.c.olog, g.partition, h, recs, codec)
+		},
 		done: func(err error) {
 			code := appendErrorCode(err, true)
-			if code == 0 {
-				g.c.txnSeqs.appended(g.partition, req.ProducerID, req.ProducerEpoch, last)
-			}
 			for j, i := range idx {
 				codes[i] = code
 				if code == 0 && !g.is(Dead) {
@@ -233,12 +231,76 @@ func (c *Coordinator) FetchOffsetsStable(ctx context.Context, groupID string, pa
 // txnSequences tracks, per offsets partition and producer, the epoch and
 // last sequence of the transactional offset batches in the log. The log's
 // producer-state checks (broker/storage) apply to the coordinator's own
-// appends too, so each batch continues its producer's sequence (Kafka
-// writes no sequence and skips the check for coordinator appends; the
-// bytes differ only in base_sequence). Rebuilt by loading.
+// appends too: a batch out of sequence is refused, and one repeating the
+// sequences of one of the producer's last batches is taken for a retry and
+// not written (a lost commit). So each batch takes the next sequence when
+// it is written (write), one write per partition and producer at a time,
+// whatever group and append queue it comes from (Kafka writes sequence 0
+// and skips the check for coordinator appends; the bytes differ only in
+// base_sequence). Rebuilt by loading.
 type txnSequences struct {
 	mu sync.Mutex
 	m  map[int32]map[int64]txnSeq // guarded by mu
+	// busy holds, per partition and producer with a write in flight, a
+	// channel closed when it ends; guarded by mu.
+	busy map[txnSeqKey]chan struct{}
+}
+
+type txnSeqKey struct {
+	p   int32
+	pid int64
+}
+
+// write appends the transactional offset batch of recs (header h, its
+// sequence filled here) to partition p after every earlier write of the
+// producer there, with the next sequence, and advances the sequence once
+// the batch is in the log (also when only its replication failed:
+// ErrAppended).
+func (s *txnSequences) write(ctx context.Context, olog OffsetLog, p int32, h record.BuildHeader, recs []record.Record, codec record.Codec) error {
+	release, err := s.claim(ctx, txnSeqKey{p, h.ProducerID})
+	if err != nil {
+		return err
+	}
+	defer release()
+	h.BaseSequence = s.next(p, h.ProducerID, h.ProducerEpoch)
+	batch, err := record.Build(h, recs, codec)
+	if err != nil {
+		return err
+	}
+	_, err = olog.Append(ctx, p, []byte(batch))
+	if err == nil || errors.Is(err, ErrAppended) {
+		s.appended(p, h.ProducerID, h.ProducerEpoch, h.BaseSequence+int32(len(recs))-1)
+	}
+	return err
+}
+
+// claim waits until no write of k is in flight (or ctx ends) and makes
+// the caller's the one; release ends it.
+func (s *txnSequences) claim(ctx context.Context, k txnSeqKey) (release func(), err error) {
+	for {
+		s.mu.Lock()
+		ch, busy := s.busy[k]
+		if !busy {
+			if s.busy == nil {
+				s.busy = map[txnSeqKey]chan struct{}{}
+			}
+			ch = make(chan struct{})
+			s.busy[k] = ch
+			s.mu.Unlock()
+			return func() {
+				s.mu.Lock()
+				delete(s.busy, k)
+				s.mu.Unlock()
+				close(ch)
+			}, nil
+		}
+		s.mu.Unlock()
+		select {
+		case <-ch:
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
+	}
 }
 
 type txnSeq struct {

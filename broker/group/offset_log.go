@@ -48,4 +48,8 @@ var (
 	// (→ INVALID_COMMIT_OFFSET_SIZE for commits, UNKNOWN_SERVER_ERROR for
 	// group metadata).
 	ErrRecordTooLarge = errors.New("group: offsets record too large")
+	// ErrAppended wraps an error that came after the batch reached the
+	// leader's log (its replication wait failed): the producer sequence
+	// of a transactional offset batch has advanced (group_txn.go).
+	ErrAppended = errors.New("group: appended to the leader's log")
 )

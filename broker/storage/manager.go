@@ -100,6 +100,10 @@ type Manager struct {
 	// not directories; Load takes them offline. Immutable after NewManager.
 	createErrs map[string]error
 
+	// createSync holds the log-dir fsyncs deferred to the end of a wave
+	// (manager_create_wave.go).
+	createSync createSyncs
+
 	createMu sync.Mutex // serialises GetOrCreateLog / DeleteLog I/O
 	wg       sync.WaitGroup
 	quit     chan struct{}
@@ -317,10 +321,13 @@ func (m *Manager) GetOrCreateLog(tp kafka.TopicPartition, cfg Config) (*Log, err
 	if err != nil {
 		return nil, err
 	}
-	// Durable: the new partition directory's entry in the log dir.
-	if err := m.cfg.FS.SyncDir(root); err != nil {
-		l.Close()
-		return nil, storageError("sync log dir", err)
+	// Durable: the new partition directory's entry in the log dir (now,
+	// or once for the whole wave when one is open).
+	if !m.createSync.deferSync(root, tp) {
+		if err := m.cfg.FS.SyncDir(root); err != nil {
+			l.Close()
+			return nil, storageError("sync log dir", err)
+		}
 	}
 	m.mu.Lock()
 	m.mu.logs[tp] = &managedLog{log: l, root: root}

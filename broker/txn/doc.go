@@ -41,16 +41,39 @@
 //	int64  transaction_last_update_timestamp_ms
 //	int64  transaction_start_timestamp_ms (-1: none)
 //
-// Each record is one uncompressed batch v2 appended with acks=all.
+// Each record is one uncompressed batch v2 appended with acks=all
+// (Complete* is applied before its replication: Invariants).
 // The partition of an id is abs(javaStringHash(id)) %
 // transaction.state.log.num.partitions (the group coordinator's helper).
 //
 // # Invariants
 //
-//   - A state change is computed from the committed state, marked
+//   - A state change is computed from the applied state, marked
 //     pending, written, and applied only if the partition is still led at
 //     the same coordinator epoch; while pending, other requests for the id
-//     get CONCURRENT_TRANSACTIONS.
+//     wait (pending_wait.go) and then get CONCURRENT_TRANSACTIONS.
+//   - Every transition is applied once its record is replicated (acks=all,
+//     below the high watermark), except CompleteCommit/CompleteAbort,
+//     applied once appended to the local log, so the id's next
+//     transaction starts without waiting for that replication. This is
+//     safe because the Complete* decides nothing (PrepareX, replicated
+//     before EndTxn answered, fixed the outcome; every marker landed
+//     before Complete* is written) and because of log order: every later
+//     record of the id (the next AddPartitions' Ongoing, InitProducerId's
+//     Empty, a tombstone) is appended after it in the same partition and
+//     is applied, and answered, only once replicated, which implies the
+//     Complete* before it is replicated. A coordinator deposed in between
+//     answers that later request NOT_COORDINATOR (its replication wait
+//     ends with the leadership), and the next one loads either Complete*
+//     or PrepareX (then resends the markers, which leaders accept again,
+//     and writes Complete*): never an Ongoing nobody acknowledged, so no
+//     partition can be in a transaction the new coordinator does not
+//     know. Readers that must not see a state that could be undone get
+//     the replicated one: Verify (KIP-890) answers NONE only for an
+//     applied Ongoing (replicated), and DescribeTransactions /
+//     ListTransactions report the PrepareX that an unreplicated Complete*
+//     replaced (metadata.unreplicated) until settleComplete sees it
+//     replicated or a later record of the id replicates.
 //   - The coordinator epoch is the leader epoch of the id's partition;
 //     every marker carries it, so a leader can refuse a deposed
 //     coordinator's markers.
@@ -71,7 +94,8 @@
 // the partitions and every metadata; nothing blocks while holding it (the
 // log append, producer id allocation and marker sends happen outside).
 // Goroutines: the two timers, one loader per partition being loaded and
-// one marker loop per transaction in Prepare*; Resign stops a partition's
+// one marker loop per transaction in Prepare* (which then waits for its
+// Complete* to replicate, settleComplete); Resign stops a partition's
 // loops, Shutdown stops all and waits.
 //
 // Lock order: Coordinator.mu is a leaf; callbacks (Log, MarkerWriter,

@@ -17,15 +17,21 @@ import (
 )
 
 // storageLog is a Log over real storage.Logs, one per partition, with a
-// high watermark that follows the log end (a single replica).
+// high watermark that follows the log end (a single replica) unless
+// holdHW stopped it (followers that do not fetch).
 type storageLog struct {
 	dir  string
 	mu   sync.Mutex
 	logs map[int32]*storage.Log // guarded by mu
+	held bool                   // guarded by mu: the HW stays where it is
+	gen  int                    // guarded by mu: bumped by depose
+	// hwMoved is closed (and replaced) when a high watermark moves;
+	// guarded by mu.
+	hwMoved chan struct{}
 }
 
 func newStorageLog(t *testing.T) *storageLog {
-	s := &storageLog{dir: t.TempDir(), logs: map[int32]*storage.Log{}}
+	s := &storageLog{dir: t.TempDir(), logs: map[int32]*storage.Log{}, hwMoved: make(chan struct{})}
 	t.Cleanup(func() {
 		s.mu.Lock()
 		defer s.mu.Unlock()
@@ -53,16 +59,104 @@ func (s *storageLog) log(p int32) (*storage.Log, error) {
 	return l, nil
 }
 
-func (s *storageLog) Append(_ context.Context, p int32, batch []byte, _ time.Duration) error {
+func (s *storageLog) Append(p int32, batch []byte) (int64, error) {
+	l, err := s.log(p)
+	if err != nil {
+		return 0, err
+	}
+	info, err := l.AppendAsLeader(batch, 0)
+	if err != nil {
+		return 0, err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if !s.held {
+		s.moveHWLocked(l)
+	}
+	return info.LastOffset + 1, nil
+}
+
+// moveHWLocked sets l's high watermark to its log end and wakes waiters.
+func (s *storageLog) moveHWLocked(l *storage.Log) {
+	l.SetHighWatermark(l.LogEndOffset())
+	close(s.hwMoved)
+	s.hwMoved = make(chan struct{})
+}
+
+func (s *storageLog) WaitReplicated(ctx context.Context, p int32, next int64, timeout time.Duration) error {
 	l, err := s.log(p)
 	if err != nil {
 		return err
 	}
-	if _, err := l.AppendAsLeader(batch, 0); err != nil {
-		return err
+	t := time.NewTimer(timeout)
+	defer t.Stop()
+	s.mu.Lock()
+	gen := s.gen
+	s.mu.Unlock()
+	for {
+		s.mu.Lock()
+		hw, ch, deposed := l.HighWatermark(), s.hwMoved, s.gen != gen
+		s.mu.Unlock()
+		if deposed {
+			return ErrNotLeader // the replica became a follower (replica.WaitReplicated)
+		}
+		if hw >= next {
+			return nil
+		}
+		select {
+		case <-ch:
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-t.C:
+			return ErrTimeout
+		}
 	}
-	l.SetHighWatermark(l.LogEndOffset())
-	return nil
+}
+
+// holdHW stops the high watermarks (appends stay unreplicated);
+// releaseHW moves each to its log end and lets them follow again.
+func (s *storageLog) holdHW() {
+	s.mu.Lock()
+	s.held = true
+	s.mu.Unlock()
+}
+
+func (s *storageLog) releaseHW() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.held = false
+	for _, l := range s.logs {
+		s.moveHWLocked(l)
+	}
+}
+
+// depose makes partition p's replica a follower that truncated to
+// offset (a new leader without the records from offset): waiting
+// replications end with ErrNotLeader, as replica.WaitReplicated's.
+func (s *storageLog) depose(t *testing.T, p int32, offset int64) {
+	t.Helper()
+	l, err := s.log(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := l.TruncateTo(offset); err != nil {
+		t.Fatal(err)
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.gen++
+	close(s.hwMoved)
+	s.hwMoved = make(chan struct{})
+}
+
+// end returns partition p's log end offset.
+func (s *storageLog) end(t *testing.T, p int32) int64 {
+	t.Helper()
+	l, err := s.log(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return l.LogEndOffset()
 }
 
 func (s *storageLog) ReadFrom(p int32, off int64, maxBytes int) (ReadResult, error) {

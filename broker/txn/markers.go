@@ -41,7 +41,11 @@ func (c *Coordinator) startMarkersLocked(p int32, part *partition, md *metadata)
 		return
 	}
 	md.markerRunning = true
-	c.goTracked(func() { c.completeTxn(p, part, md) })
+	c.goTracked(func() {
+		if c.completeTxn(p, part, md) {
+			c.settleComplete(p, part, md)
+		}
+	})
 }
 
 // completeTxn sends md's markers until every partition's leader has one,
@@ -49,8 +53,8 @@ func (c *Coordinator) startMarkersLocked(p int32, part *partition, md *metadata)
 // completion handler). It stops when the partition is resigned (the next
 // coordinator resumes from its log), or when a leader answers that the
 // producer epoch or coordinator epoch is stale (a newer coordinator owns
-// the transaction).
-func (c *Coordinator) completeTxn(p int32, part *partition, md *metadata) {
+// the transaction). It reports whether it wrote Complete*.
+func (c *Coordinator) completeTxn(p int32, part *partition, md *metadata) bool {
 	defer func() {
 		c.mu.Lock()
 		md.markerRunning = false
@@ -62,7 +66,7 @@ func (c *Coordinator) completeTxn(p int32, part *partition, md *metadata) {
 		c.mu.Lock()
 		if c.mu.parts[p] != part || part.txns[md.id] != md || (md.state != PrepareCommit && md.state != PrepareAbort) {
 			c.mu.Unlock()
-			return
+			return false
 		}
 		m := Marker{ProducerID: md.pid, ProducerEpoch: md.epoch, Commit: md.state == PrepareCommit,
 			CoordinatorEpoch: part.epoch, Partitions: md.partitionList()}
@@ -73,22 +77,22 @@ func (c *Coordinator) completeTxn(p int32, part *partition, md *metadata) {
 			switch code := c.write(part.ctx, p, part, md, t); code {
 			case 0:
 				c.lg.WithFields(logrus.Fields{"transactional_id": md.id, "state": t.state}).Debug("txn: transaction completed")
-				return
+				return true
 			case kerr.NotCoordinator.Code:
-				return
+				return false
 			}
 			c.mu.Lock()
 			md.appendRetry = true // Kafka's txnLogAppendRetryQueue
 			c.mu.Unlock()
 			if !sleepCtx(part.ctx, backoff) {
-				return
+				return false
 			}
 			continue
 		}
 		c.mu.Unlock()
 		if len(m.Partitions) == 0 { // another transition is pending: wait for it
 			if !sleepCtx(part.ctx, backoff) {
-				return
+				return false
 			}
 			continue
 		}
@@ -116,10 +120,10 @@ func (c *Coordinator) completeTxn(p int32, part *partition, md *metadata) {
 		c.mu.Unlock()
 		if stop {
 			c.lg.WithField("transactional_id", md.id).Info("txn: a leader fenced the markers; a newer coordinator owns the transaction")
-			return
+			return false
 		}
 		if retry && !sleepCtx(part.ctx, backoff) {
-			return
+			return false
 		}
 	}
 }

@@ -34,8 +34,13 @@ type metadata struct {
 	updateMs      int64
 	pending       State // noState unless a transition's append is in flight
 	markerRunning bool  // a marker loop owns the Prepare* → Complete* step
-	unknownDest   int   // partitions whose last marker round found no leader
-	appendRetry   bool  // the Complete* append failed and is being retried
+	// unreplicated is the Prepare* state a Complete* record applied
+	// before its replication replaced, until the record is replicated
+	// (noState otherwise); unreplicatedNext is the offset after it.
+	unreplicated     State
+	unreplicatedNext int64
+	unknownDest      int  // partitions whose last marker round found no leader
+	appendRetry      bool // the Complete* append failed and is being retried
 	// changed is closed (and reset to nil) when state or pending changes;
 	// requests waiting for an in-flight step select on it (pending_wait.go).
 	changed chan struct{}
@@ -106,7 +111,7 @@ func (t transit) value() Value {
 
 // fromValue rebuilds a metadata from a loaded record.
 func fromValue(id string, v *Value) *metadata {
-	md := &metadata{id: id, lastPID: noProducerID, lastEpoch: noProducerEpoch, pending: noState}
+	md := &metadata{id: id, lastPID: noProducerID, lastEpoch: noProducerEpoch, pending: noState, unreplicated: noState}
 	md.apply(transit{pid: v.ProducerID, lastPID: noProducerID, epoch: v.ProducerEpoch, lastEpoch: noProducerEpoch,
 		timeoutMs: v.TimeoutMs, state: v.State, partitions: v.Partitions, startMs: v.StartMs, updateMs: v.UpdateMs})
 	return md

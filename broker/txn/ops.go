@@ -2,6 +2,7 @@ package txn
 
 import (
 	"context"
+	"errors"
 	"time"
 
 	"github.com/sirupsen/logrus"
@@ -69,7 +70,7 @@ func (c *Coordinator) initOnce(ctx context.Context, id string, timeoutMs int32, 
 		if md = part.txns[id]; md == nil {
 			md = &metadata{id: id, pid: pid, lastPID: noProducerID, epoch: noProducerEpoch, lastEpoch: noProducerEpoch,
 				timeoutMs: timeoutMs, state: Empty, partitions: map[kafka.TopicPartition]struct{}{},
-				startMs: -1, updateMs: c.now().UnixMilli(), pending: noState}
+				startMs: -1, updateMs: c.now().UnixMilli(), pending: noState, unreplicated: noState}
 			part.txns[id] = md
 		}
 		c.mu.Unlock()
@@ -123,7 +124,11 @@ func (c *Coordinator) clearPending(part *partition, md *metadata) {
 
 // write appends t for md, whose pending state the caller set, and applies
 // it if the partition is still led at the same coordinator epoch (else
-// NOT_COORDINATOR). The pending state is cleared either way.
+// NOT_COORDINATOR). The pending state is cleared either way. Every
+// transition is applied once replicated, except Complete*, applied once
+// appended (the next transaction may start; its own record's replication
+// implies this one's, doc.go) and shown to readers once replicated
+// (settleComplete).
 func (c *Coordinator) write(ctx context.Context, p int32, part *partition, md *metadata, t transit) int16 {
 	nowMs := c.now().UnixMilli()
 	batch, err := buildRecord(EncodeKey(md.id), EncodeValue(t.value()), nowMs)
@@ -132,8 +137,11 @@ func (c *Coordinator) write(ctx context.Context, p int32, part *partition, md *m
 		c.lg.WithError(err).Error("txn: cannot encode a transaction state record")
 		return kerr.UnknownServerError.Code
 	}
-	timeout := time.Duration(t.timeoutMs) * time.Millisecond
-	err = c.log.Append(ctx, p, batch, timeout)
+	next, err := c.log.Append(p, batch)
+	early := t.state == CompleteCommit || t.state == CompleteAbort
+	if err == nil && !early {
+		err = c.log.WaitReplicated(ctx, p, next, time.Duration(t.timeoutMs)*time.Millisecond)
+	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	md.pending = noState
@@ -148,11 +156,57 @@ func (c *Coordinator) write(ctx context.Context, p int32, part *partition, md *m
 	}
 	from := md.state
 	md.apply(t)
+	md.unreplicated, md.unreplicatedNext = noState, 0 // a replicated record: every earlier one is too
+	if early {
+		md.unreplicated, md.unreplicatedNext = from, next
+	}
 	if t.state != Ongoing {
 		md.queuedAdds = nil // asked for in a transaction that is over
 	}
 	c.metrics.transition(from, t.state)
 	return 0
+}
+
+// settleComplete waits until md's Complete* record, applied before its
+// replication, is below the high watermark and then shows it to
+// DescribeTransactions and ListTransactions (until then they report the
+// Prepare* state it replaced, the one a coordinator elected meanwhile
+// would load). It returns when the partition's tenure ends, or when a
+// later record of the id replicated (which settles it too).
+func (c *Coordinator) settleComplete(p int32, part *partition, md *metadata) {
+	for {
+		c.mu.Lock()
+		next, timeout := md.unreplicatedNext, time.Duration(md.timeoutMs)*time.Millisecond
+		if md.unreplicated == noState || c.mu.parts[p] != part {
+			c.mu.Unlock()
+			return
+		}
+		c.mu.Unlock()
+		err := c.log.WaitReplicated(part.ctx, p, next, timeout)
+		switch {
+		case err == nil, errors.Is(err, ErrNotEnoughReplicas):
+			// ErrNotEnoughReplicas: the high watermark passed it, with the
+			// ISR below min.insync.replicas: replicated to the whole ISR.
+			c.mu.Lock()
+			if md.unreplicatedNext == next {
+				md.unreplicated, md.unreplicatedNext = noState, 0
+			}
+			c.mu.Unlock()
+			return
+		case errors.Is(err, ErrTimeout):
+			continue // a slow follower: the record stays in the log, wait again
+		}
+		return // not the leader any more, or resigned: the next coordinator reloads
+	}
+}
+
+// readerState is md's state as DescribeTransactions and
+// ListTransactions report it: the replicated one.
+func (md *metadata) readerState() State {
+	if md.unreplicated != noState {
+		return md.unreplicated
+	}
+	return md.state
 }
 
 // lockTxn takes c.mu and finds id's partition and metadata. On success it
@@ -287,7 +341,7 @@ func (c *Coordinator) Describe(id string) Description {
 	if md == nil || md.state == Dead {
 		return Description{Code: kerr.TransactionalIDNotFound.Code}
 	}
-	return Description{State: md.state, TimeoutMs: md.timeoutMs, StartMs: md.startMs, ProducerID: md.pid,
+	return Description{State: md.readerState(), TimeoutMs: md.timeoutMs, StartMs: md.startMs, ProducerID: md.pid,
 		ProducerEpoch: md.epoch, Partitions: md.partitionList()}
 }
 
@@ -326,8 +380,8 @@ func (c *Coordinator) List(states []State, pids []int64) ([]Listing, int16) {
 			return nil, kerr.CoordinatorLoadInProgress.Code
 		}
 		for id, md := range part.txns {
-			if md.state != Dead && stateOK(md.state) && pidOK(md.pid) {
-				out = append(out, Listing{ID: id, ProducerID: md.pid, State: md.state})
+			if st := md.readerState(); st != Dead && stateOK(st) && pidOK(md.pid) {
+				out = append(out, Listing{ID: id, ProducerID: md.pid, State: st})
 			}
 		}
 	}

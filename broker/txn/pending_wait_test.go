@@ -105,13 +105,14 @@ func TestTxnPendingWaitBounded(t *testing.T) {
 	}
 }
 
-// heldLog is a Log whose appends block while held, counting them.
+// heldLog is a Log whose replication waits block while held, counting
+// the appends.
 type heldLog struct {
 	Log
 	mu      sync.Mutex
-	held    chan struct{} // non-nil: appends wait for it to close; guarded by mu
+	held    chan struct{} // non-nil: replication waits wait for it to close; guarded by mu
 	appends int           // guarded by mu
-	waiting int           // appends blocked now; guarded by mu
+	waiting int           // replication waits blocked now; guarded by mu
 }
 
 func (g *heldLog) hold() {
@@ -135,9 +136,15 @@ func (g *heldLog) counts() (appends, waiting int) {
 	return g.appends, g.waiting
 }
 
-func (g *heldLog) Append(ctx context.Context, p int32, batch []byte, timeout time.Duration) error {
+func (g *heldLog) Append(p int32, batch []byte) (int64, error) {
 	g.mu.Lock()
 	g.appends++
+	g.mu.Unlock()
+	return g.Log.Append(p, batch)
+}
+
+func (g *heldLog) WaitReplicated(ctx context.Context, p int32, next int64, timeout time.Duration) error {
+	g.mu.Lock()
 	h := g.held
 	g.waiting++
 	g.mu.Unlock()
@@ -150,7 +157,7 @@ func (g *heldLog) Append(ctx context.Context, p int32, batch []byte, timeout tim
 	g.mu.Lock()
 	g.waiting--
 	g.mu.Unlock()
-	return g.Log.Append(ctx, p, batch, timeout)
+	return g.Log.WaitReplicated(ctx, p, next, timeout)
 }
 
 // TestTxnPendingWaitMergesAdds: AddPartitionsToTxn requests of one

@@ -71,7 +71,7 @@ func (c *Coordinator) removeExpired() {
 	for _, j := range jobs {
 		batch, err := buildRecord(EncodeKey(j.md.id), nil, nowMs)
 		if err == nil {
-			err = c.log.Append(j.part.ctx, j.p, batch, 30*time.Second)
+			err = appendReplicated(j.part.ctx, c.log, j.p, batch, 30*time.Second)
 		}
 		c.mu.Lock()
 		j.md.pending = noState

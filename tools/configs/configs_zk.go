@@ -108,7 +108,10 @@ func parseQuotaValue(k, v string) (float64, error) {
 	return f, nil
 }
 
+// findBrokerKey is the key a broker config name sets: itself, or the key a
+// listener.name.<l>.[<mechanism>.] override stands for.
 func findBrokerKey(name string) (config.Key, bool) {
+	name, _ = listenerBaseName(name)
 	for _, k := range config.BrokerKeys {
 		if k.Name == name {
 			return k, true
@@ -206,8 +209,13 @@ func alterConfigsZK(zk *zkutil.Client, o *configsOpts, out io.Writer) error {
 	if len(invalid) > 0 {
 		return tool.Errorf("Invalid config(s): %s", strings.Join(invalid, ","))
 	}
-	if e.typ == zkutil.ConfigTypeUser {
+	switch e.typ {
+	case zkutil.ConfigTypeUser:
 		if err := scramToStored(o.add); err != nil {
+			return err
+		}
+	case zkutil.ConfigTypeBroker:
+		if err := preProcessBrokerConfigs(o.add, !e.isDefault); err != nil {
 			return err
 		}
 	}
