@@ -97,34 +97,7 @@ func TestAPIFetchParkedAcrossLeaderChange(t *testing.T) {
 		return nil
 	})
 
-	// Move the leadership away (the same replicas, another one first, then
-	// a preferred election): the old leader gets a LeaderAndIsr making it a
-	// follower at the next leader epoch while its connections stay open.
-	admin := c.Admin(t, brokertest.SaramaConfig(sarama.V2_8_0_0))
-	next := (li + 1) % c.N()
-	order := []int32{c.Broker(next).ID()}
-	for i := 0; i < c.N(); i++ {
-		if i != next {
-			order = append(order, c.Broker(i).ID())
-		}
-	}
-	if err := admin.AlterPartitionReassignments(topic, [][]int32{order}); err != nil {
-		t.Fatalf("reassign %v: %v", order, err)
-	}
-	moved := time.Now()
-	brokertest.WaitFor(t, 30*time.Second, func() error {
-		res, err := admin.ElectLeaders(sarama.PreferredElection, map[string][]int32{topic: {0}})
-		if err != nil {
-			return err
-		}
-		if r := res[topic][0]; r == nil || (r.ErrorCode != 0 && r.ErrorCode != sarama.ErrElectionNotNeeded) {
-			return fmt.Errorf("preferred election: %+v", r)
-		}
-		if st := c.Broker(li).Replicas().Partition(tp).State(); st.IsLeader {
-			return fmt.Errorf("broker %d still leads", leader)
-		}
-		return nil
-	})
+	moved := moveLeadership(t, c, topic, li)
 	for name, ch := range map[string]<-chan *kmsg.FetchResponse{"sessionless": sessionless, "incremental": incremental} {
 		select {
 		case r := <-ch:
@@ -157,4 +130,40 @@ func TestAPIFetchParkedAcrossLeaderChange(t *testing.T) {
 		}
 	}
 	c.WaitForISR(t, topic, 0, 3)
+}
+
+// moveLeadership makes another replica lead topic-partition 0 (the same
+// replicas with another one first, then a preferred election), so that
+// broker li gets a LeaderAndIsr making it a follower at a later leader
+// epoch while its connections stay open. It returns when li no longer
+// leads, with the time the reassignment was accepted.
+func moveLeadership(t *testing.T, c *brokertest.Cluster, topic string, li int) time.Time {
+	t.Helper()
+	tp := kafka.TopicPartition{Topic: topic, Partition: 0}
+	admin := c.Admin(t, brokertest.SaramaConfig(sarama.V2_8_0_0))
+	next := (li + 1) % c.N()
+	order := []int32{c.Broker(next).ID()}
+	for i := 0; i < c.N(); i++ {
+		if i != next {
+			order = append(order, c.Broker(i).ID())
+		}
+	}
+	if err := admin.AlterPartitionReassignments(topic, [][]int32{order}); err != nil {
+		t.Fatalf("reassign %v: %v", order, err)
+	}
+	moved := time.Now()
+	brokertest.WaitFor(t, 30*time.Second, func() error {
+		res, err := admin.ElectLeaders(sarama.PreferredElection, map[string][]int32{topic: {0}})
+		if err != nil {
+			return err
+		}
+		if r := res[topic][0]; r == nil || (r.ErrorCode != 0 && r.ErrorCode != sarama.ErrElectionNotNeeded) {
+			return fmt.Errorf("preferred election: %+v", r)
+		}
+		if st := c.Broker(li).Replicas().Partition(tp).State(); st.IsLeader {
+			return fmt.Errorf("broker %d still leads", c.Broker(li).ID())
+		}
+		return nil
+	})
+	return moved
 }
