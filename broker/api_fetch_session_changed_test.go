@@ -10,43 +10,10 @@ import (
 	"samsa/broker/brokertest"
 )
 
-// produceTo appends batch to topic-partition p (acks=all) and returns the
-// error code.
-func produceTo(t *testing.T, rc *brokertest.RawConn, topic string, p int32, batch []byte) int16 {
-	t.Helper()
-	req := kmsg.NewPtrProduceRequest()
-	req.Version, req.Acks, req.TimeoutMillis = 8, -1, 10000
-	rt := kmsg.NewProduceRequestTopic()
-	rt.Topic = topic
-	rp := kmsg.NewProduceRequestTopicPartition()
-	rp.Partition, rp.Records = p, batch
-	rt.Partitions = append(rt.Partitions, rp)
-	req.Topics = append(req.Topics, rt)
-	resp, err := rc.RoundTrip(req)
-	if err != nil {
-		t.Fatalf("produce: %v", err)
-	}
-	return resp.(*kmsg.ProduceResponse).Topics[0].Partitions[0].ErrorCode
-}
-
 // longPoll sends an incremental fetch of session id at epoch that parks
 // (min_bytes 1, max_wait_ms wait) and returns its answer on the channel.
 func longPoll(t *testing.T, rc *brokertest.RawConn, id, epoch int32, wait time.Duration) <-chan *kmsg.FetchResponse {
-	req := kmsg.NewPtrFetchRequest()
-	req.Version, req.ReplicaID, req.MinBytes, req.MaxBytes = 12, -1, 1, 1<<20
-	req.MaxWaitMillis = int32(wait / time.Millisecond)
-	req.SessionID, req.SessionEpoch = id, epoch
-	out := make(chan *kmsg.FetchResponse, 1)
-	go func() {
-		resp, err := rc.RoundTrip(req)
-		if err != nil {
-			t.Errorf("long poll: %v", err)
-			out <- nil
-			return
-		}
-		out <- resp.(*kmsg.FetchResponse)
-	}()
-	return out
+	return goFetch(t, rc, epochFetch("", 0, -1, id, epoch, false, wait))
 }
 
 // TestAPIFetchSessionChangedOnly: an incremental fetch examines only the
@@ -71,7 +38,7 @@ func TestAPIFetchSessionChangedOnly(t *testing.T) {
 		t.Fatalf("idle long poll answered %v", r)
 	}
 
-	// A parked long poll is woken by an append to partition 1 and answers
+	// A parked long poll is woken by an append to partition 0 and answers
 	// it alone, long before its 60 s deadline.
 	ch := longPoll(t, rc, id, 2, 60*time.Second)
 	brokertest.WaitFor(t, 10*time.Second, func() error {
@@ -80,51 +47,33 @@ func TestAPIFetchSessionChangedOnly(t *testing.T) {
 		}
 		return nil
 	})
-	if code := produceTo(t, prc, "fc", 1, oneBatch(t, "x")); code != 0 {
+	if code, _ := produceRaw(t, prc, "fc", oneBatch(t, "x")); code != 0 {
 		t.Fatalf("produce: %d", code)
 	}
 	select {
 	case r := <-ch:
-		if got := answered(r); len(got) != 1 || got[1] != [2]int64{1, 1} {
-			t.Fatalf("woken long poll answered %v, want partition 1 with HW 1 and records", got)
+		if got := answered(r); len(got) != 1 || got[0] != [2]int64{1, 1} {
+			t.Fatalf("woken long poll answered %v, want partition 0 with HW 1 and records", got)
 		}
 	case <-time.After(30 * time.Second):
 		t.Fatal("the long poll was not woken by the append")
 	}
-	// The client moves partition 1's offset: nothing new.
-	if got := answered(sessionFetch(t, rc, id, 3, "fc", map[int32]int64{1: 1}, nil)); len(got) != 0 {
+	// The client moves partition 0's offset: nothing new.
+	if got := answered(sessionFetch(t, rc, id, 3, "fc", map[int32]int64{0: 1}, nil)); len(got) != 0 {
 		t.Fatalf("epoch 3: answered %v, want nothing", got)
 	}
 
-	// DeleteRecords moves partition 1's log start: the next incremental
+	// DeleteRecords moves partition 0's log start: the next incremental
 	// answer carries it (no record, same high watermark).
-	deleteRecordsBefore(t, prc, "fc", 1, 1)
+	if code := deleteRecordsOne(t, c.Addr(0), "fc", 1); code != 0 {
+		t.Fatalf("delete records: error %d", code)
+	}
 	r := sessionFetch(t, rc, id, 4, "fc", nil, nil)
-	if len(r.Topics) != 1 || len(r.Topics[0].Partitions) != 1 || r.Topics[0].Partitions[0].Partition != 1 ||
+	if len(r.Topics) != 1 || len(r.Topics[0].Partitions) != 1 || r.Topics[0].Partitions[0].Partition != 0 ||
 		r.Topics[0].Partitions[0].LogStartOffset != 1 {
-		t.Fatalf("epoch 4 after DeleteRecords: %+v, want partition 1 with log start 1", r.Topics)
+		t.Fatalf("epoch 4 after DeleteRecords: %+v, want partition 0 with log start 1", r.Topics)
 	}
 	if got := answered(sessionFetch(t, rc, id, 5, "fc", nil, nil)); len(got) != 0 {
 		t.Fatalf("epoch 5: answered %v, want nothing", got)
-	}
-}
-
-// deleteRecordsBefore moves topic-partition p's log start to offset.
-func deleteRecordsBefore(t *testing.T, rc *brokertest.RawConn, topic string, p int32, offset int64) {
-	t.Helper()
-	req := kmsg.NewPtrDeleteRecordsRequest()
-	req.TimeoutMillis = 10000
-	rt := kmsg.NewDeleteRecordsRequestTopic()
-	rt.Topic = topic
-	rp := kmsg.NewDeleteRecordsRequestTopicPartition()
-	rp.Partition, rp.Offset = p, offset
-	rt.Partitions = append(rt.Partitions, rp)
-	req.Topics = append(req.Topics, rt)
-	resp, err := rc.RoundTrip(req)
-	if err != nil {
-		t.Fatalf("delete records: %v", err)
-	}
-	if code := resp.(*kmsg.DeleteRecordsResponse).Topics[0].Partitions[0].ErrorCode; code != 0 {
-		t.Fatalf("delete records: error %d", code)
 	}
 }
