@@ -167,6 +167,10 @@ func (c *Coordinator) write(ctx context.Context, p int32, part *partition, md *m
 	return 0
 }
 
+// settleWait bounds one replication wait of settleComplete (it waits
+// again after a timeout, for as long as the partition is led here).
+const settleWait = 30 * time.Second
+
 // settleComplete waits until md's Complete* record, applied before its
 // replication, is below the high watermark and then shows it to
 // DescribeTransactions and ListTransactions (until then they report the
@@ -176,13 +180,13 @@ func (c *Coordinator) write(ctx context.Context, p int32, part *partition, md *m
 func (c *Coordinator) settleComplete(p int32, part *partition, md *metadata) {
 	for {
 		c.mu.Lock()
-		next, timeout := md.unreplicatedNext, time.Duration(md.timeoutMs)*time.Millisecond
+		next := md.unreplicatedNext
 		if md.unreplicated == noState || c.mu.parts[p] != part {
 			c.mu.Unlock()
 			return
 		}
 		c.mu.Unlock()
-		err := c.log.WaitReplicated(part.ctx, p, next, timeout)
+		err := c.log.WaitReplicated(part.ctx, p, next, settleWait)
 		switch {
 		case err == nil, errors.Is(err, ErrNotEnoughReplicas):
 			// ErrNotEnoughReplicas: the high watermark passed it, with the
