@@ -82,9 +82,11 @@
 //     with epoch+1.
 //   - A transaction in PrepareCommit/PrepareAbort always has a marker loop
 //     while its partition is led here: EndTxn starts it, and load starts
-//     one for every such entry left by the previous coordinator. Complete*
-//     is written only after every partition's leader acknowledged its
-//     marker (or the partition no longer exists).
+//     one for every such entry left by the previous coordinator, and a
+//     loop ending after its Complete* starts the next transaction's if
+//     that one reached Prepare* while the loop was still marked running.
+//     Complete* is written only after every partition's leader
+//     acknowledged its marker (or the partition no longer exists).
 //   - lastProducerId/lastProducerEpoch are not persisted (-1 after a
 //     reload), as in Kafka.
 //
