@@ -74,6 +74,11 @@
 //     ListTransactions report the PrepareX that an unreplicated Complete*
 //     replaced (metadata.unreplicated) until settleComplete sees it
 //     replicated or a later record of the id replicates.
+//   - Concurrent AddPartitions of one producer epoch are chained on the
+//     latest decided Ongoing record once it is in the local log (chain.go,
+//     the same argument); records are applied in log order only
+//     (chainState.appliedNext), each holding the partitions of the one it
+//     was decided from.
 //   - The coordinator epoch is the leader epoch of the id's partition;
 //     every marker carries it, so a leader can refuse a deposed
 //     coordinator's markers.
