@@ -23,6 +23,7 @@ case "$class" in
   kafka.admin.LogDirsCommand) cmd=kafka-log-dirs ;;
   kafka.admin.TopicCommand) cmd=kafka-topics ;;
   kafka.admin.ConfigCommand) cmd=kafka-configs ;;
+  kafka.admin.ZkSecurityMigrator) cmd=zookeeper-security-migration ;;
   kafka.admin.ConsumerGroupCommand) cmd=kafka-consumer-groups ;;
   kafka.admin.ReassignPartitionsCommand) cmd=kafka-reassign-partitions ;;
   kafka.admin.LeaderElectionCommand) cmd=kafka-leader-election ;;

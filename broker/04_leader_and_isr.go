@@ -21,6 +21,9 @@ package broker
 //     created in a failed dir.
 //   - Follower fetchers start for the partitions this broker follows (see
 //     docs/broker.md for what replication does and does not do yet).
+//   - The logs one request creates are made durable together: one log-dir
+//     fsync per log dir before the answer, not one per partition
+//     (storage.Manager.BeginCreateWave).
 //
 // Version notes:
 //   - v1: IsNew. v2: broker epoch and grouping by topic (KIP-380).
@@ -66,7 +69,17 @@ func (b *Broker) handleLeaderAndISR(r *request) (kmsg.Response, error) {
 	for _, l := range req.LiveLeaders {
 		in.LiveLeaders = append(in.LiveLeaders, replica.LeaderEndpoint{ID: l.BrokerID, Host: l.Host, Port: l.Port})
 	}
+	// The logs this request creates share one fsync per log dir, made
+	// before the answer (storage/manager_create_wave.go says why that
+	// keeps Kafka's guarantees); a log dir whose fsync fails goes offline
+	// and its new logs answer KAFKA_STORAGE_ERROR.
+	endWave := b.logs.BeginCreateWave()
 	results, err := b.replicas.BecomeLeaderOrFollower(r.ctx, in)
+	for tp, werr := range endWave() {
+		if err == nil && results[tp] == nil {
+			results[tp] = werr
+		}
+	}
 	if err != nil {
 		resp.ErrorCode = b.errorCode(err)
 		return resp, nil

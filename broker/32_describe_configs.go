@@ -17,6 +17,9 @@ package broker
 //     /config/brokers/<default> are shown with sources DYNAMIC_BROKER_CONFIG
 //     and DYNAMIC_DEFAULT_BROKER_CONFIG. The empty name (the cluster-wide
 //     default entity) lists only the dynamic defaults, as Kafka 2.8.
+//     Listener overrides (listener.name.<l>.<key>) set statically or
+//     dynamically follow under their full names, with the synonyms of
+//     their base key after their own (configs_listener.go).
 //     Password keys (ssl.keystore.password, password.encoder.secret, ...)
 //     are answered sensitive with null values and synonym values.
 //   - Broker loggers (KIP-412, resource name = this broker's id): log4j's

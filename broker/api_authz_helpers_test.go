@@ -110,22 +110,9 @@ func metadataReq(topics ...string) *kmsg.MetadataRequest {
 	return req
 }
 
-func fetchReq(replicaID int32, topic string) *kmsg.FetchRequest {
-	req := kmsg.NewPtrFetchRequest()
-	req.SetVersion(11)
-	req.ReplicaID, req.MaxWaitMillis, req.MinBytes, req.MaxBytes = replicaID, 10, 1, 1<<20
-	ft := kmsg.NewFetchRequestTopic()
-	ft.Topic = topic
-	fp := kmsg.NewFetchRequestTopicPartition()
-	fp.PartitionMaxBytes, fp.CurrentLeaderEpoch, fp.LogStartOffset = 1<<20, -1, -1
-	ft.Partitions = append(ft.Partitions, fp)
-	req.Topics = append(req.Topics, ft)
-	return req
-}
-
 func fetchErr(t testing.TB, rc *brokertest.RawConn, replicaID int32, topic string) int16 {
 	t.Helper()
-	resp := mustRoundTrip(t, rc, fetchReq(replicaID, topic)).(*kmsg.FetchResponse)
+	resp := mustRoundTrip(t, rc, brokertest.FetchRequest(replicaID, 10, topic)).(*kmsg.FetchResponse)
 	if len(resp.Topics) != 1 || len(resp.Topics[0].Partitions) != 1 {
 		t.Fatalf("fetch answer %+v", resp)
 	}

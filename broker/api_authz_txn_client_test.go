@@ -43,8 +43,23 @@ func TestAPIAuthzTransactionCoordinatorSide(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
 
-	// The trusted host opens transactions under "az-denied" and
-	// "az-trusted" (the latter on az-out and az-hidden, left open).
+	azOpenTrustedTxns(t, ctx, c)
+	azClientTxns(t, ctx, c)
+	// Raw requests from the client: the refusals come before the
+	// coordinator looks at the (bogus) producer id, which would otherwise
+	// answer INVALID_PRODUCER_ID_MAPPING.
+	rc := dialRawFrom(t, c.Addr(0), authzClientIP)
+	azCheckAddPartitions(t, rc)
+	azCheckAddOffsetsAndEnd(t, rc)
+	azCheckTxnOffsetCommit(t, rc)
+	azCheckDescribeAndList(t, c, rc)
+}
+
+// azOpenTrustedTxns: the trusted host commits a transaction under
+// az-denied and leaves one open under az-trusted, both on az-out and
+// az-hidden.
+func azOpenTrustedTxns(t *testing.T, ctx context.Context, c *brokertest.Cluster) {
+	t.Helper()
 	for _, id := range []string{"az-denied", "az-trusted"} {
 		tc := kgoFrom(t, c.Addrs(), authzTrustedIP, kgo.TransactionalID(id))
 		if err := tc.BeginTransaction(); err != nil {
@@ -61,8 +76,12 @@ func TestAPIAuthzTransactionCoordinatorSide(t *testing.T) {
 			}
 		}
 	}
+}
 
-	// A real transactional client: refused az-other, allowed az-out.
+// azClientTxns: the client's franz-go transactional producer is refused
+// az-other, commits to az-out, and may not use az-denied.
+func azClientTxns(t *testing.T, ctx context.Context, c *brokertest.Cluster) {
+	t.Helper()
 	cl := kgoFrom(t, c.Addrs(), authzClientIP, kgo.TransactionalID("az-ok"), kgo.RecordRetries(2))
 	if err := cl.BeginTransaction(); err != nil {
 		t.Fatal(err)
@@ -93,11 +112,12 @@ func TestAPIAuthzTransactionCoordinatorSide(t *testing.T) {
 	if err := denied.BeginTransaction(); !errors.Is(err, kerr.TransactionalIDAuthorizationFailed) {
 		t.Fatalf("BeginTransaction under az-denied: %v, want TRANSACTIONAL_ID_AUTHORIZATION_FAILED", err)
 	}
+}
 
-	// Raw requests from the client: the refusals come before the
-	// coordinator looks at the (bogus) producer id, which would otherwise
-	// answer INVALID_PRODUCER_ID_MAPPING.
-	rc := dialRawFrom(t, c.Addr(0), authzClientIP)
+// azCheckAddPartitions: AddPartitionsToTxn's transactional id and topic
+// checks, and v4 (verify only) refused to a client.
+func azCheckAddPartitions(t *testing.T, rc *brokertest.RawConn) {
+	t.Helper()
 	addParts := func(id string, topics ...string) map[string]int16 {
 		req := kmsg.NewPtrAddPartitionsToTxnRequest()
 		req.SetVersion(3)
@@ -137,7 +157,12 @@ func TestAPIAuthzTransactionCoordinatorSide(t *testing.T) {
 	if r := mustRoundTrip(t, rc, v4).(*kmsg.AddPartitionsToTxnResponse); r.ErrorCode != kerr.ClusterAuthorizationFailed.Code {
 		t.Fatalf("AddPartitionsToTxn v4 from a client: %v", kerr.ErrorForCode(r.ErrorCode))
 	}
+}
 
+// azCheckAddOffsetsAndEnd: AddOffsetsToTxn's transactional id and group
+// checks, and EndTxn's transactional id check.
+func azCheckAddOffsetsAndEnd(t *testing.T, rc *brokertest.RawConn) {
+	t.Helper()
 	addOffsets := func(id, group string) int16 {
 		req := kmsg.NewPtrAddOffsetsToTxnRequest()
 		req.SetVersion(3)
@@ -169,7 +194,12 @@ func TestAPIAuthzTransactionCoordinatorSide(t *testing.T) {
 	if code := endTxnCode("az-ok"); code != kerr.InvalidProducerIDMapping.Code {
 		t.Fatalf("EndTxn az-ok with a bogus producer: %v", kerr.ErrorForCode(code))
 	}
+}
 
+// azCheckTxnOffsetCommit: TxnOffsetCommit's transactional id, group and
+// topic checks.
+func azCheckTxnOffsetCommit(t *testing.T, rc *brokertest.RawConn) {
+	t.Helper()
 	txnCommit := func(id, group string, topics ...string) map[string]int16 {
 		req := kmsg.NewPtrTxnOffsetCommitRequest()
 		req.SetVersion(3)
@@ -194,16 +224,19 @@ func TestAPIAuthzTransactionCoordinatorSide(t *testing.T) {
 	if got := txnCommit("az-ok", "az-g2", "az-in"); got["az-in"] != kerr.GroupAuthorizationFailed.Code {
 		t.Fatalf("TxnOffsetCommit az-ok/az-g2: %v", got)
 	}
-	got = txnCommit("az-ok", "az-g", "az-in", "az-other")
+	got := txnCommit("az-ok", "az-g", "az-in", "az-other")
 	if got["az-other"] != kerr.TopicAuthorizationFailed.Code {
 		t.Fatalf("TxnOffsetCommit az-other without Read: %v", got)
 	}
 	if code := got["az-in"]; code == kerr.TopicAuthorizationFailed.Code || code == kerr.GroupAuthorizationFailed.Code || code == kerr.TransactionalIDAuthorizationFailed.Code {
 		t.Fatalf("TxnOffsetCommit az-in with every grant refused: %v", kerr.ErrorForCode(code))
 	}
+}
 
-	// DescribeTransactions: az-denied refused; az-trusted shown without
-	// az-hidden's partition.
+// azCheckDescribeAndList: DescribeTransactions and ListTransactions show
+// the client only what it may describe; the trusted host sees everything.
+func azCheckDescribeAndList(t *testing.T, c *brokertest.Cluster, rc *brokertest.RawConn) {
+	t.Helper()
 	dreq := kmsg.NewPtrDescribeTransactionsRequest()
 	dreq.TransactionalIDs = []string{"az-denied", "az-trusted", "az-ok"}
 	var dresp *kmsg.DescribeTransactionsResponse

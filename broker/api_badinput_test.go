@@ -89,17 +89,7 @@ func TestAPIProduceCorruptBatch(t *testing.T) {
 	batch[len(batch)-1] ^= 0xff // the value's last byte, covered by the CRC
 	rc := brokertest.DialRaw(t, c.Addr(0))
 	produce := func(records []byte) int16 {
-		req := kmsg.NewPtrProduceRequest()
-		req.SetVersion(7)
-		req.Acks = 1
-		req.TimeoutMillis = 5000
-		rt := kmsg.NewProduceRequestTopic()
-		rt.Topic = "crc"
-		rp := kmsg.NewProduceRequestTopicPartition()
-		rp.Records = records
-		rt.Partitions = append(rt.Partitions, rp)
-		req.Topics = append(req.Topics, rt)
-		kr, err := rc.RoundTrip(req)
+		kr, err := rc.RoundTrip(brokertest.ProduceRequest(7, 1, 5000, "crc", 0, records))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -143,18 +133,7 @@ func TestAPIProduceUnknownPartitionAndAcks(t *testing.T) {
 	}
 	rc := brokertest.DialRaw(t, c.Addr(0))
 	send := func(topic string, part int32, acks int16) int16 {
-		req := kmsg.NewPtrProduceRequest()
-		req.SetVersion(8)
-		req.Acks = acks
-		req.TimeoutMillis = 5000
-		rt := kmsg.NewProduceRequestTopic()
-		rt.Topic = topic
-		rp := kmsg.NewProduceRequestTopicPartition()
-		rp.Partition = part
-		rp.Records = append([]byte(nil), batch...)
-		rt.Partitions = append(rt.Partitions, rp)
-		req.Topics = append(req.Topics, rt)
-		kr, err := rc.RoundTrip(req)
+		kr, err := rc.RoundTrip(brokertest.ProduceRequest(8, acks, 5000, topic, part, append([]byte(nil), batch...)))
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -150,18 +150,7 @@ func TestAPIEdgeProduceInvalidAcks(t *testing.T) {
 	// Nothing was appended: the next good batch gets offset 0 on both
 	// partitions.
 	for _, p := range []int32{0, 1} {
-		req := kmsg.NewPtrProduceRequest()
-		req.SetVersion(8)
-		req.Acks = 1
-		req.TimeoutMillis = 5000
-		rt := kmsg.NewProduceRequestTopic()
-		rt.Topic = "p"
-		rp := kmsg.NewProduceRequestTopicPartition()
-		rp.Partition = p
-		rp.Records = append([]byte(nil), good...)
-		rt.Partitions = append(rt.Partitions, rp)
-		req.Topics = append(req.Topics, rt)
-		kr, err := rc.RoundTrip(req)
+		kr, err := rc.RoundTrip(brokertest.ProduceRequest(8, 1, 5000, "p", p, append([]byte(nil), good...)))
 		if err != nil {
 			t.Fatal(err)
 		}

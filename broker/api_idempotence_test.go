@@ -94,15 +94,7 @@ func idemRecords(t *testing.T, pid int64, epoch int16, seq int32, n int) []byte 
 // partition's error code and base offset.
 func produceRaw(t *testing.T, rc *brokertest.RawConn, topic string, batch []byte) (int16, int64) {
 	t.Helper()
-	req := kmsg.NewPtrProduceRequest()
-	req.Version, req.Acks, req.TimeoutMillis = 8, -1, 10000
-	rt := kmsg.NewProduceRequestTopic()
-	rt.Topic = topic
-	rp := kmsg.NewProduceRequestTopicPartition()
-	rp.Records = batch
-	rt.Partitions = append(rt.Partitions, rp)
-	req.Topics = append(req.Topics, rt)
-	resp, err := rc.RoundTrip(req)
+	resp, err := rc.RoundTrip(brokertest.ProduceRequest(8, -1, 10000, topic, 0, batch))
 	if err != nil {
 		t.Fatalf("produce: %v", err)
 	}

@@ -32,19 +32,8 @@ func TestAPIFetchLongPoll(t *testing.T) {
 	c.CreateTopic(t, "lp", 1, 1)
 	fetch := func(maxWait int32) (*kmsg.FetchResponse, time.Duration) {
 		rc := brokertest.DialRaw(t, c.Addr(0))
-		req := kmsg.NewPtrFetchRequest()
-		req.SetVersion(11)
-		req.ReplicaID = -1
-		req.MaxWaitMillis, req.MinBytes, req.MaxBytes = maxWait, 1, 1<<20
-		ft := kmsg.NewFetchRequestTopic()
-		ft.Topic = "lp"
-		fp := kmsg.NewFetchRequestTopicPartition()
-		fp.PartitionMaxBytes = 1 << 20
-		fp.CurrentLeaderEpoch = -1
-		ft.Partitions = append(ft.Partitions, fp)
-		req.Topics = append(req.Topics, ft)
 		start := time.Now()
-		kr, err := rc.RoundTrip(req)
+		kr, err := rc.RoundTrip(brokertest.FetchRequest(-1, maxWait, "lp"))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -89,16 +78,7 @@ func TestAPIShutdownAnswersParkedFetch(t *testing.T) {
 	rc := brokertest.DialRaw(t, c.Addr(0))
 	done := make(chan error, 1)
 	go func() {
-		req := kmsg.NewPtrFetchRequest()
-		req.SetVersion(11)
-		req.ReplicaID, req.MaxWaitMillis, req.MinBytes, req.MaxBytes = -1, 60000, 1, 1<<20
-		ft := kmsg.NewFetchRequestTopic()
-		ft.Topic = "sd"
-		fp := kmsg.NewFetchRequestTopicPartition()
-		fp.PartitionMaxBytes, fp.CurrentLeaderEpoch = 1<<20, -1
-		ft.Partitions = append(ft.Partitions, fp)
-		req.Topics = append(req.Topics, ft)
-		_, err := rc.RoundTrip(req)
+		_, err := rc.RoundTrip(brokertest.FetchRequest(-1, 60000, "sd"))
 		done <- err
 	}()
 	b := c.Broker(0)

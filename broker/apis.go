@@ -29,11 +29,9 @@ type request struct {
 	// marking them: the quota layer marks them only if the answer is sent (a throttled fetch
 	// is answered empty, and Kafka counts the bytes of the response it sends).
 	heldBytesOut *[]topicBytes
-	// quotaTimed is set while request_percentage quotas are enforced: the
-	// handler's waits (park) are then timed into parked, which the
-	// request's handler time leaves out (quota_request.go).
-	quotaTimed bool
-	parked     time.Duration
+	// parked is the time the handler waited (park), which the request's
+	// handler time leaves out (quota_request.go, server.Conn.Parked).
+	parked time.Duration
 	// denied: an inter-broker request refused for want of ClusterAction
 	// (throttled like a client's, not exempt).
 	denied bool

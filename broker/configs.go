@@ -178,7 +178,28 @@ func (b *Broker) describeBrokerConfigs(name string) ([]describedConfig, error) {
 		}
 		out = append(out, d)
 	}
-	return out, nil
+	return append(out, describeListenerConfigs(b.listenerSources(name == "", perBroker, clusterDefault))...), nil
+}
+
+// listenerSource is one place listener overrides are read from and the
+// source they are described with (configs_listener.go).
+type listenerSource struct {
+	vals map[string]string
+	src  kmsg.ConfigSource
+}
+
+// listenerSources are the places the listener overrides of a broker
+// resource come from, in precedence order, and the default's source (nil
+// for the cluster-default resource, which shows its dynamic values only).
+func (b *Broker) listenerSources(defaultOnly bool, perBroker, clusterDefault map[string]string) ([]listenerSource, *listenerSource) {
+	if defaultOnly {
+		return []listenerSource{{clusterDefault, kmsg.ConfigSourceDynamicDefaultBrokerConfig}}, nil
+	}
+	return []listenerSource{
+		{perBroker, kmsg.ConfigSourceDynamicBrokerConfig},
+		{clusterDefault, kmsg.ConfigSourceDynamicDefaultBrokerConfig},
+		{b.cfg.Supplied(), kmsg.ConfigSourceStaticBrokerConfig},
+	}, &listenerSource{src: kmsg.ConfigSourceDefaultConfig}
 }
 
 // newTopicOverrides validates a full set of overrides for a topic.

@@ -26,8 +26,9 @@ import (
 // in Kafka's PasswordEncoder format (broker/security/pwencoder), refused
 // without a secret and refused on the cluster-default entity, as Kafka 2.8's
 // DynamicBrokerConfig.toPersistentProps. Running
-// brokers apply the topic-default keys among them at once
-// (dynamic_config_apply.go lists what is and is not applied).
+// brokers apply the topic-default keys, the connection limits and the
+// listener keystores among them at once (dynamic_config_apply.go lists
+// what is and is not applied).
 
 // defaultBrokerEntity is Kafka's ConfigEntityName.Default.
 const defaultBrokerEntity = "<default>"
@@ -125,10 +126,12 @@ func (b *Broker) storeBrokerOverrides(resName, entity string, overrides map[stri
 		return fmt.Errorf("%w: cannot update these configs dynamically: Set(%s)", errInvalidRequest, strings.Join(static, ", "))
 	}
 	// Kafka validates the values by building a full broker config with them.
-	props := b.cfg.Supplied()
-	maps.Copy(props, overrides)
-	if _, _, err := config.NewBroker(props); err != nil {
-		return fmt.Errorf("%w: invalid config value for resource broker %q: %w", errInvalidRequest, resName, err)
+	props, err := b.validationProps(entity, overrides)
+	if err != nil {
+		return err
+	}
+	if err := validateBrokerProps(props); err != nil {
+		return fmt.Errorf("%w: Invalid config value for resource ConfigResource(type=BROKER, name='%s'): %w", errInvalidRequest, resName, err)
 	}
 	if validateOnly {
 		return nil
@@ -139,6 +142,42 @@ func (b *Broker) storeBrokerOverrides(resName, entity string, overrides map[stri
 	}
 	// SetEntityConfig also writes the /config/changes notification.
 	return b.zk.SetEntityConfig(zkutil.ConfigTypeBroker, entity, stored)
+}
+
+// validationProps is the full config Kafka's DynamicBrokerConfig.validate
+// checks new overrides of entity in: server.properties, then for this
+// broker's entity the cluster default's dynamic keys and the new
+// overrides, for the cluster default the new overrides and this broker's
+// own dynamic keys (which win over them).
+func (b *Broker) validationProps(entity string, overrides map[string]string) (map[string]string, error) {
+	other := defaultBrokerEntity
+	if entity == defaultBrokerEntity {
+		other = strconv.Itoa(int(b.ID()))
+	}
+	stored, err := b.zk.GetEntityConfig(zkutil.ConfigTypeBroker, other)
+	if err != nil && !errors.Is(err, zkutil.ErrNoNode) {
+		return nil, err
+	}
+	maps.DeleteFunc(stored, func(name, _ string) bool { key, known := brokerKey(name); return !known || !key.Dynamic })
+	props := b.cfg.Supplied()
+	if entity == defaultBrokerEntity {
+		maps.Copy(props, overrides)
+		maps.Copy(props, stored)
+	} else {
+		maps.Copy(props, stored)
+		maps.Copy(props, overrides)
+	}
+	return props, nil
+}
+
+// validateBrokerProps checks a full broker config with dynamic overrides
+// as Kafka builds a KafkaConfig from it: every value, and the listener
+// connection limits under their base names (validateConfigTypes).
+func validateBrokerProps(props map[string]string) error {
+	if _, _, err := config.NewBroker(props); err != nil {
+		return err
+	}
+	return validateListenerLimits(props)
 }
 
 // isPasswordConfig is Kafka's DynamicBrokerConfig.isPasswordConfig: a

@@ -18,16 +18,28 @@ import (
 // at start and again whenever /config/changes announces a change of either
 // entity. Precedence is Kafka's: per-broker dynamic > cluster-default
 // dynamic > server.properties, merged before the ms > minutes > hours
-// resolution. Samsa applies, without restart, the dynamic keys that supply
-// the topic defaults its logs and replicas use (appliedBrokerKeys): every
-// hosted partition's log gets its new effective config (storage.Log.SetConfig
-// through replica.Manager.UpdateTopicConfig), and new logs use it too.
-// Other dynamic keys (log.cleaner.threads, num.replica.fetchers,
-// max.connections.per.ip, the thread pools, listeners, compression.type,
-// unclean.leader.election.enable, log.message.downconversion.enable) are
-// stored and described but not applied: Samsa reads those once at start
-// from server.properties. Keys that are unknown or not dynamic are ignored
-// with a warning, as are values that do not validate.
+// resolution. Samsa applies, without restart:
+//   - the dynamic keys that supply the topic defaults its logs and replicas
+//     use (topicDefaultKeys): every hosted partition's log gets its new
+//     effective config (storage.Log.SetConfig through
+//     replica.Manager.UpdateTopicConfig), and new logs use it too;
+//   - the connection limits (connectionLimitKeys; connection_limits.go):
+//     max.connections, max.connections.per.ip,
+//     max.connections.per.ip.overrides, max.connection.creation.rate and
+//     listener.name.<l>.max.connections /
+//     listener.name.<l>.max.connection.creation.rate, given to the running
+//     server (new connections obey them; open ones stay but for the least
+//     recently active ones above a lowered max.connections, as in Kafka);
+//   - the listeners' keystores and truststores (listener.name.<l>.ssl.*;
+//     security_wiring.go reloadTLS).
+//
+// Other dynamic keys (log.cleaner.threads, num.replica.fetchers, the
+// thread pools, listeners and advertised.listeners, compression.type,
+// unclean.leader.election.enable, log.message.downconversion.enable,
+// listener.name.<l>.<mechanism>.sasl.jaas.config, which Kafka 2.8 too
+// reads only when a listener is created) are stored and described but not
+// applied: Samsa reads those once at start. Keys that are unknown or not
+// dynamic are ignored with a warning, as are values that do not validate.
 
 // topicDefaults returns the broker config topic configs default to: the
 // static config with the dynamic broker overrides.
@@ -38,10 +50,10 @@ func (b *Broker) topicDefaults() *config.Broker {
 	return b.cfg
 }
 
-// appliedBrokerKeys are the dynamic broker keys a running broker applies:
-// the defaults of the topic keys that storageConfig and the replica
-// manager use (storage.Config, min.insync.replicas).
-var appliedBrokerKeys = map[string]bool{
+// topicDefaultKeys are the dynamic broker keys a running broker applies to
+// its logs: the defaults of the topic keys that storageConfig and the
+// replica manager use (storage.Config, min.insync.replicas).
+var topicDefaultKeys = map[string]bool{
 	"log.retention.ms": true, "log.retention.bytes": true, "log.segment.bytes": true,
 	"log.roll.ms": true, "log.roll.jitter.ms": true, "log.index.size.max.bytes": true,
 	"log.index.interval.bytes": true, "log.flush.interval.messages": true, "log.flush.interval.ms": true,
@@ -50,6 +62,14 @@ var appliedBrokerKeys = map[string]bool{
 	"log.segment.delete.delay.ms": true, "log.message.timestamp.type": true,
 	"log.message.timestamp.difference.max.ms": true, "log.preallocate": true,
 	"message.max.bytes": true, "min.insync.replicas": true,
+}
+
+// connectionLimitKeys are the broker-wide connection limits a running
+// broker applies (applyConnectionLimits); the listener ones are
+// listener.name.<l>.max.connections and .max.connection.creation.rate.
+var connectionLimitKeys = map[string]bool{
+	"max.connections": true, "max.connections.per.ip": true,
+	"max.connections.per.ip.overrides": true, "max.connection.creation.rate": true,
 }
 
 // otherDynamicKeys are Kafka's dynamic broker keys that have no place in
@@ -86,7 +106,7 @@ func (b *Broker) loadDynamicBrokerConfig() ([]string, error) {
 			}
 			trial := maps.Clone(props)
 			trial[name] = overrides[name]
-			if _, _, err := config.NewBroker(trial); err != nil {
+			if err := validateBrokerProps(trial); err != nil {
 				b.log.WithError(err).WithFields(logrus.Fields{"entity": "brokers/" + entity, "key": name}).
 					Warn("ignoring invalid dynamic broker config")
 				continue
@@ -120,14 +140,16 @@ func (b *Broker) applyDynamicBrokerConfig() {
 		return
 	}
 	b.reloadTLS()
+	b.applyConnectionLimits()
 	if len(changed) == 0 {
 		return
 	}
 	applied, notApplied := []string{}, []string{}
 	for _, k := range changed {
-		if appliedBrokerKeys[k] {
+		switch {
+		case topicDefaultKeys[k]:
 			applied = append(applied, k)
-		} else {
+		case !connectionLimitKeys[k]:
 			notApplied = append(notApplied, k)
 		}
 	}

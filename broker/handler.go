@@ -42,10 +42,15 @@ func (h handler) Serve(ctx context.Context, c *server.Conn, req *wire.Request) (
 	r := &request{ctx: ctx, hdr: &req.Header, body: req.Body, listener: c.ListenerName(),
 		principal: c.Principal(), clientHost: clientHost(c)}
 	b.debugRequest(r)
+	var resp kmsg.Response
+	var err error
 	if b.quotas.AnyEnabled() {
-		return b.serveWithQuota(c, req, row, r) // client quotas (quota_serve.go)
+		resp, err = b.serveWithQuota(c, req, row, r) // client quotas (quota_serve.go)
+	} else {
+		resp, err = b.serveRow(row, r)
 	}
-	return b.serveRow(row, r)
+	c.Parked(r.parked) // left out of RequestHandlerAvgIdlePercent (server/plane_metrics.go)
+	return resp, err
 }
 
 // serveRow answers an inter-broker request without ClusterAction with its

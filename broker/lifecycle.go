@@ -177,7 +177,7 @@ func (b *Broker) startServer(ctx context.Context) error {
 		IdleTimeout:    time.Duration(b.cfg.ConnectionsMaxIdleMs) * time.Millisecond,
 		NetworkTime:    b.recordNetworkTime, // request_percentage (quota_request.go)
 	}
-	if err := connectionLimits(b.cfg, &sopts); err != nil {
+	if err := b.startLimits(&sopts); err != nil {
 		return err
 	}
 	srv, err := server.New(sopts)

@@ -107,21 +107,8 @@ func checkUnthrottled(t *testing.T, name string, r quotaRun) {
 func TestQuotaProduceByteRate(t *testing.T) {
 	c := brokertest.NewCluster(t, 1)
 	c.CreateTopic(t, "q", 1, 1)
-	admin := c.Admin(t, brokertest.SaramaConfig(sarama.V2_8_0_0))
-	setClientQuota(t, admin, "slow", "producer_byte_rate", quotaSmall)
-	setClientQuota(t, admin, "probe", "producer_byte_rate", 1)
-	awaitProbeThrottle(t, c, "q", true) // also: a raw Produce v8 answer carries throttle_time_ms
-
-	slow, fast := inParallel(
-		func() quotaRun { return produceAll(t, c, "q", "slow") },
-		func() quotaRun { return produceAll(t, c, "q", "fast") })
-	checkThrottled(t, "slow", slow)
-	checkUnthrottled(t, "fast", fast)
-
-	setClientQuota(t, admin, "slow", "producer_byte_rate", 0)
-	setClientQuota(t, admin, "probe", "producer_byte_rate", 0)
-	awaitProbeThrottle(t, c, "q", false)
-	checkUnthrottled(t, "slow without quota", produceAll(t, c, "q", "slow"))
+	checkByteRateQuota(t, c, "q", "producer_byte_rate", "slow", "fast",
+		func(id string) quotaRun { return produceAll(t, c, "q", id) })
 }
 
 // TestQuotaFetchByteRate: the same for consumer_byte_rate and Sarama
@@ -130,21 +117,30 @@ func TestQuotaFetchByteRate(t *testing.T) {
 	c := brokertest.NewCluster(t, 1)
 	c.CreateTopic(t, "qc", 1, 1)
 	produceAll(t, c, "qc", "filler")
+	checkByteRateQuota(t, c, "qc", "consumer_byte_rate", "slowc", "fastc",
+		func(id string) quotaRun { return consumeAll(t, c, "qc", id) })
+}
+
+// checkByteRateQuota: with quotaKey at quotaSmall for client slow, slow's
+// run is throttled while fast's, beside it, is not; removing the quota
+// lifts the throttle without a restart. Client "probe", throttled to 1 B/s
+// on produce meanwhile, shows when a quota change is in force (a raw
+// Produce v8 answer carries throttle_time_ms).
+func checkByteRateQuota(t *testing.T, c *brokertest.Cluster, topic, quotaKey, slow, fast string, run func(clientID string) quotaRun) {
+	t.Helper()
 	admin := c.Admin(t, brokertest.SaramaConfig(sarama.V2_8_0_0))
-	setClientQuota(t, admin, "slowc", "consumer_byte_rate", quotaSmall)
+	setClientQuota(t, admin, slow, quotaKey, quotaSmall)
 	setClientQuota(t, admin, "probe", "producer_byte_rate", 1)
-	awaitProbeThrottle(t, c, "qc", true)
+	awaitProbeThrottle(t, c, topic, true)
 
-	slow, fast := inParallel(
-		func() quotaRun { return consumeAll(t, c, "qc", "slowc") },
-		func() quotaRun { return consumeAll(t, c, "qc", "fastc") })
-	checkThrottled(t, "slowc", slow)
-	checkUnthrottled(t, "fastc", fast)
+	slowRun, fastRun := inParallel(func() quotaRun { return run(slow) }, func() quotaRun { return run(fast) })
+	checkThrottled(t, slow, slowRun)
+	checkUnthrottled(t, fast, fastRun)
 
-	setClientQuota(t, admin, "slowc", "consumer_byte_rate", 0)
+	setClientQuota(t, admin, slow, quotaKey, 0)
 	setClientQuota(t, admin, "probe", "producer_byte_rate", 0)
-	awaitProbeThrottle(t, c, "qc", false)
-	checkUnthrottled(t, "slowc without quota", consumeAll(t, c, "qc", "slowc"))
+	awaitProbeThrottle(t, c, topic, false)
+	checkUnthrottled(t, slow+" without quota", run(slow))
 }
 
 // TestQuotaMutesConnection: over its quota a client's answer leaves at
@@ -274,16 +270,7 @@ func TestQuotaFollowersNeverThrottled(t *testing.T) {
 	}
 	// A consumer under the default quota is throttled.
 	leader := c.Index(c.WaitForLeader(t, "qf", 0))
-	fr := kmsg.NewPtrFetchRequest()
-	fr.SetVersion(11)
-	fr.ReplicaID, fr.MaxWaitMillis, fr.MinBytes, fr.MaxBytes = -1, 0, 1, 1<<20
-	ft := kmsg.NewFetchRequestTopic()
-	ft.Topic = "qf"
-	fp := kmsg.NewFetchRequestTopicPartition()
-	fp.PartitionMaxBytes, fp.CurrentLeaderEpoch = 1<<20, -1
-	ft.Partitions = append(ft.Partitions, fp)
-	fr.Topics = append(fr.Topics, ft)
-	resp := rawRoundTrip(t, c.Addr(leader), "some-consumer", fr).(*kmsg.FetchResponse)
+	resp := rawRoundTrip(t, c.Addr(leader), "some-consumer", brokertest.FetchRequest(-1, 0, "qf")).(*kmsg.FetchResponse)
 	if resp.ThrottleMillis <= 0 || len(resp.Topics) != 0 {
 		t.Fatalf("consumer fetch under 1 B/s: throttle %d ms, %d topics; want throttled and empty", resp.ThrottleMillis, len(resp.Topics))
 	}

@@ -49,7 +49,6 @@ func (b *Broker) serveWithQuota(c *server.Conn, req *wire.Request, row api, r *r
 	var start time.Time
 	if timed {
 		start = time.Now()
-		r.quotaTimed = true
 	}
 	user, client := zkutil.Sanitize(r.principal.Name), req.ClientIDString()
 	r.mutation = b.newMutationQuota(req, user, client)

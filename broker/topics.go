@@ -155,7 +155,8 @@ func validateAssignment(snap *metadata.Snapshot, a map[int32][]int32) (map[int32
 
 // createTopic writes the topic to ZooKeeper (the controller does the rest).
 func (b *Broker) createTopic(spec topicSpec, assignment map[int32][]int32) error {
-	if err := b.zk.CreateTopic(spec.name, assignment, spec.configs); err != nil {
+	// The topic id is written with the assignment, as Kafka 2.8 does.
+	if err := b.zk.CreateTopicWithID(spec.name, zkutil.NewTopicID(), assignment, spec.configs); err != nil {
 		return err
 	}
 	b.log.WithField("topic", spec.name).WithField("partitions", len(assignment)).Info("created topic")

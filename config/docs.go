@@ -19,8 +19,10 @@ overrides single keys. Unknown keys are logged as a warning and ignored; all inv
 reported together and stop the broker.
 
 "Dynamic" marks keys Kafka 2.8 can change at run time (kafka-configs.sh --entity-type brokers);
-running Samsa brokers apply the dynamic keys that supply topic defaults and store the others (see
-docs/operations.md). Keys marked "Samsa-specific" do not exist in Kafka.
+running Samsa brokers apply the dynamic keys that supply topic defaults, the connection limits
+(max.connections, max.connections.per.ip, max.connections.per.ip.overrides,
+max.connection.creation.rate and their listener.name.<l>. forms) and the listeners' ssl.* keystores,
+and store the others (see docs/operations.md). Keys marked "Samsa-specific" do not exist in Kafka.
 A null default means the key is unset and another key supplies the value, as described.
 `
 

@@ -144,39 +144,47 @@ func (b *requestBatch) send(cc *controllerContext, controllerID int32, ch reques
 	if hooks == nil {
 		hooks = &responseHooks{}
 	}
-	hdr := func(id int32) requestHeader {
-		return requestHeader{controllerID: controllerID, controllerEpoch: cc.epoch, brokerEpoch: cc.liveBrokers[id].Epoch}
-	}
-	for _, id := range slices.Sorted(maps.Keys(b.leaderAndIsr)) {
+	s := batchSend{cc: cc, controllerID: controllerID, ch: ch, vers: vers, log: log, hooks: hooks}
+	s.leaderAndIsr(b.leaderAndIsr)
+	s.updateMetadata(b.umBrokers, b.umParts)
+	s.stopReplica(b.stopReplica)
+	*b = *newRequestBatch()
+}
+
+// batchSend is what requestBatch.send's steps share.
+type batchSend struct {
+	cc           *controllerContext
+	controllerID int32
+	ch           requestSender
+	vers         requestVersions
+	log          logrus.FieldLogger
+	hooks        *responseHooks
+}
+
+// header is what every control request to broker id carries.
+func (s *batchSend) header(id int32) requestHeader {
+	return requestHeader{controllerID: s.controllerID, controllerEpoch: s.cc.epoch, brokerEpoch: s.cc.liveBrokers[id].Epoch}
+}
+
+// leaderAndIsr sends one LeaderAndIsr to each live broker with queued entries.
+func (s *batchSend) leaderAndIsr(queued map[int32]map[kafka.TopicPartition]laiEntry) {
+	cc := s.cc
+	for _, id := range slices.Sorted(maps.Keys(queued)) {
 		if !cc.isLive(id) {
 			continue
 		}
-		var parts []laiPartition
-		leaderIDs := map[int32]struct{}{}
-		for tp, e := range b.leaderAndIsr[id] {
-			parts = append(parts, laiPartition{tp: tp, topicID: cc.topicIDs[tp.Topic], state: e.state, replicas: e.replicas,
-				adding: e.adding, removing: e.removing, isNew: e.isNew})
-			leaderIDs[e.state.Leader] = struct{}{}
-		}
-		sortByPartition(parts)
-		var leaders []liveLeader
-		for _, lid := range slices.Sorted(maps.Keys(leaderIDs)) {
-			if lb, ok := cc.liveBrokers[lid]; ok {
-				if ep, ok := lb.endpoint(ch.interBrokerListener()); ok {
-					leaders = append(leaders, liveLeader{id: lid, host: ep.Host, port: ep.Port})
-				}
-			}
-		}
-		h := hdr(id)
-		log.WithFields(logrus.Fields{"broker": id, "controller_epoch": cc.epoch, "partitions": len(parts)}).
+		parts, leaders := s.leaderAndIsrParts(queued[id])
+		h := s.header(id)
+		s.log.WithFields(logrus.Fields{"broker": id, "controller_epoch": cc.epoch, "partitions": len(parts)}).
 			Debug("controller: sending LeaderAndIsr request")
 		names := make(map[[16]byte]string) // v5 answers name topics by id
 		for _, p := range parts {
 			names[p.topicID] = p.tp.Topic
 		}
-		ch.send(id, outbound{
+		log, hooks := s.log, s.hooks
+		s.ch.send(id, outbound{
 			key:        4,
-			maxVersion: vers.leaderAndIsr,
+			maxVersion: s.vers.leaderAndIsr,
 			build:      func(v int16) kmsg.Request { return buildLeaderAndIsr(v, h, parts, leaders) },
 			onResponse: func(resp kmsg.Response, err error) {
 				logLeaderAndIsrResponse(log, id, resp, err, names)
@@ -188,49 +196,83 @@ func (b *requestBatch) send(cc *controllerContext, controllerID int32, ch reques
 			},
 		})
 	}
+}
 
-	if len(b.umBrokers) > 0 {
-		var parts []umPartition
-		for tp := range b.umParts {
-			l, ok := cc.leadership[tp]
-			if !ok {
-				continue
+// leaderAndIsrParts snapshots one broker's queued entries, sorted, and the live leaders
+// they name (with their inter-broker endpoints).
+func (s *batchSend) leaderAndIsrParts(entries map[kafka.TopicPartition]laiEntry) ([]laiPartition, []liveLeader) {
+	cc := s.cc
+	parts := make([]laiPartition, 0, len(entries))
+	leaderIDs := map[int32]struct{}{}
+	for tp, e := range entries {
+		parts = append(parts, laiPartition{tp: tp, topicID: cc.topicIDs[tp.Topic], state: e.state, replicas: e.replicas,
+			adding: e.adding, removing: e.removing, isNew: e.isNew})
+		leaderIDs[e.state.Leader] = struct{}{}
+	}
+	sortByPartition(parts)
+	var leaders []liveLeader
+	for _, lid := range slices.Sorted(maps.Keys(leaderIDs)) {
+		if lb, ok := cc.liveBrokers[lid]; ok {
+			if ep, ok := lb.endpoint(s.ch.interBrokerListener()); ok {
+				leaders = append(leaders, liveLeader{id: lid, host: ep.Host, port: ep.Port})
 			}
-			if _, deleting := cc.topicsToBeDeleted[tp.Topic]; deleting {
-				l = l.clone()
-				l.Leader = LeaderDuringDelete
-			}
-			parts = append(parts, umPartition{tp: tp, topicID: cc.topicIDs[tp.Topic], state: l,
-				replicas: slices.Clone(cc.replicas(tp)), offline: cc.offlineReplicas(tp)})
-		}
-		sortByPartition(parts)
-		brokers := make([]LiveBroker, 0, len(cc.liveBrokers))
-		for _, id := range cc.liveBrokerIDs() {
-			brokers = append(brokers, cc.liveBrokers[id])
-		}
-		for _, id := range slices.Sorted(maps.Keys(b.umBrokers)) {
-			if !cc.isLive(id) {
-				continue
-			}
-			h := hdr(id)
-			log.WithFields(logrus.Fields{"broker": id, "controller_epoch": cc.epoch, "partitions": len(parts)}).
-				Debug("controller: sending UpdateMetadata request")
-			ch.send(id, outbound{
-				key:        6,
-				maxVersion: vers.updateMetadata,
-				build:      func(v int16) kmsg.Request { return buildUpdateMetadata(v, h, parts, brokers) },
-				onResponse: func(resp kmsg.Response, err error) { logUpdateMetadataResponse(log, id, resp, err) },
-			})
 		}
 	}
+	return parts, leaders
+}
 
-	for _, id := range slices.Sorted(maps.Keys(b.stopReplica)) {
+// updateMetadata sends one UpdateMetadata, the same snapshot of tps, to each live broker of
+// brokers.
+func (s *batchSend) updateMetadata(brokers map[int32]struct{}, tps map[kafka.TopicPartition]struct{}) {
+	if len(brokers) == 0 {
+		return
+	}
+	cc := s.cc
+	parts := make([]umPartition, 0, len(tps))
+	for tp := range tps {
+		l, ok := cc.leadership[tp]
+		if !ok {
+			continue
+		}
+		if _, deleting := cc.topicsToBeDeleted[tp.Topic]; deleting {
+			l = l.clone()
+			l.Leader = LeaderDuringDelete
+		}
+		parts = append(parts, umPartition{tp: tp, topicID: cc.topicIDs[tp.Topic], state: l,
+			replicas: slices.Clone(cc.replicas(tp)), offline: cc.offlineReplicas(tp)})
+	}
+	sortByPartition(parts)
+	live := make([]LiveBroker, 0, len(cc.liveBrokers))
+	for _, id := range cc.liveBrokerIDs() {
+		live = append(live, cc.liveBrokers[id])
+	}
+	for _, id := range slices.Sorted(maps.Keys(brokers)) {
 		if !cc.isLive(id) {
+			continue
+		}
+		h := s.header(id)
+		s.log.WithFields(logrus.Fields{"broker": id, "controller_epoch": cc.epoch, "partitions": len(parts)}).
+			Debug("controller: sending UpdateMetadata request")
+		log := s.log
+		s.ch.send(id, outbound{
+			key:        6,
+			maxVersion: s.vers.updateMetadata,
+			build:      func(v int16) kmsg.Request { return buildUpdateMetadata(v, h, parts, live) },
+			onResponse: func(resp kmsg.Response, err error) { logUpdateMetadataResponse(log, id, resp, err) },
+		})
+	}
+}
+
+// stopReplica sends each live broker with queued entries up to two StopReplica requests:
+// delete=false first, then delete=true.
+func (s *batchSend) stopReplica(queued map[int32]map[kafka.TopicPartition]stopEntry) {
+	for _, id := range slices.Sorted(maps.Keys(queued)) {
+		if !s.cc.isLive(id) {
 			continue
 		}
 		for _, del := range []bool{false, true} {
 			var parts []stopPartition
-			for tp, e := range b.stopReplica[id] {
+			for tp, e := range queued[id] {
 				if e.deletePartition == del {
 					parts = append(parts, stopPartition{tp: tp, leaderEpoch: e.leaderEpoch})
 				}
@@ -239,10 +281,11 @@ func (b *requestBatch) send(cc *controllerContext, controllerID int32, ch reques
 				continue
 			}
 			sortByPartition(parts)
-			h := hdr(id)
-			ch.send(id, outbound{
+			h := s.header(id)
+			log, hooks := s.log, s.hooks
+			s.ch.send(id, outbound{
 				key:        5,
-				maxVersion: vers.stopReplica,
+				maxVersion: s.vers.stopReplica,
 				build:      func(v int16) kmsg.Request { return buildStopReplica(v, h, del, parts) },
 				onResponse: func(resp kmsg.Response, err error) {
 					logStopReplicaResponse(log, id, resp, err)
@@ -253,7 +296,6 @@ func (b *requestBatch) send(cc *controllerContext, controllerID int32, ch reques
 			})
 		}
 	}
-	*b = *newRequestBatch()
 }
 
 // responseHooks are the control answers the event goroutine needs, called on the sender

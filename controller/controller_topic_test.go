@@ -63,51 +63,9 @@ func TestControllerTopicCreation(t *testing.T) {
 	assignment := map[int32][]int32{0: {2, 3, 1}, 1: {3, 1, 2}}
 	createTopic(t, zc, "orders", assignment)
 	for p, replicas := range assignment {
-		testwait.For(t, waitTimeout, func() error {
-			st, err := partitionState(t, zc, "orders", p)
-			if err != nil {
-				return err
-			}
-			if st.Leader != replicas[0] || !slices.Equal(st.ISR, replicas) || st.LeaderEpoch != 0 || st.ControllerEpoch != 1 {
-				return fmt.Errorf("partition %d state %+v", p, st)
-			}
-			return nil
-		})
-		for _, b := range replicas {
-			testwait.For(t, waitTimeout, func() error {
-				got := leaderAndIsrFor(cl.rec, b, "orders", p)
-				if len(got) == 0 {
-					return fmt.Errorf("broker %d: no LeaderAndIsr for orders-%d", b, p)
-				}
-				ps := got[len(got)-1]
-				if !ps.IsNew || ps.Leader != replicas[0] || !slices.Equal(ps.Replicas, replicas) || !slices.Equal(ps.ISR, replicas) ||
-					ps.ControllerEpoch != 1 || ps.ZKVersion != 0 {
-					return fmt.Errorf("broker %d: partition state %+v", b, ps)
-				}
-				return nil
-			})
-		}
-		for _, b := range []int32{1, 2, 3} {
-			testwait.For(t, waitTimeout, func() error {
-				got, reqs := updateMetadataFor(cl.rec, b, "orders", p)
-				if len(got) == 0 {
-					return fmt.Errorf("broker %d: no UpdateMetadata for orders-%d", b, p)
-				}
-				ps, req := got[len(got)-1], reqs[len(reqs)-1]
-				if ps.Leader != replicas[0] || !slices.Equal(ps.Replicas, replicas) || len(ps.OfflineReplicas) != 0 {
-					return fmt.Errorf("broker %d: partition state %+v", b, ps)
-				}
-				if req.ControllerID != 1 || req.ControllerEpoch != 1 || len(req.LiveBrokers) != 3 || req.BrokerEpoch <= 0 {
-					return fmt.Errorf("broker %d: request header %+v", b, req)
-				}
-				for _, lb := range req.LiveBrokers {
-					if len(lb.Endpoints) != 1 || lb.Endpoints[0].Port != brokerPort(lb.ID) || lb.Endpoints[0].ListenerName != "PLAINTEXT" {
-						return fmt.Errorf("broker %d: live broker %+v", b, lb)
-					}
-				}
-				return nil
-			})
-		}
+		waitCreatedState(t, zc, p, replicas)
+		waitCreatedLeaderAndIsr(t, cl, p, replicas)
+		waitCreatedUpdateMetadata(t, cl, p, replicas)
 	}
 	// Each LeaderAndIsr carries the leaders it names, with their inter-broker endpoints.
 	for _, r := range cl.rec.requests(2, 4) {
@@ -121,8 +79,82 @@ func TestControllerTopicCreation(t *testing.T) {
 			}
 		}
 	}
-	// The controller gave the topic an id (Kafka 2.8's processTopicIds) and sends it in
-	// LeaderAndIsr v5 and UpdateMetadata v7.
+	waitCreatedTopicID(t, cl, zc)
+	testwait.For(t, waitTimeout, func() error {
+		if v := n1.c.metrics.partitions.Load(); v != 2 {
+			return fmt.Errorf("GlobalPartitionCount %d", v)
+		}
+		if v := n1.c.metrics.topics.Load(); v != 1 {
+			return fmt.Errorf("GlobalTopicCount %d", v)
+		}
+		return nil
+	})
+}
+
+// waitCreatedState waits for orders-p's new /state: the first replica
+// leads, every replica in the ISR, leader epoch 0.
+func waitCreatedState(t *testing.T, zc *zkutil.Client, p int32, replicas []int32) {
+	testwait.For(t, waitTimeout, func() error {
+		st, err := partitionState(t, zc, "orders", p)
+		if err != nil {
+			return err
+		}
+		if st.Leader != replicas[0] || !slices.Equal(st.ISR, replicas) || st.LeaderEpoch != 0 || st.ControllerEpoch != 1 {
+			return fmt.Errorf("partition %d state %+v", p, st)
+		}
+		return nil
+	})
+}
+
+// waitCreatedLeaderAndIsr waits for each replica's LeaderAndIsr of the new
+// orders-p (IsNew, the full ISR, ZooKeeper version 0).
+func waitCreatedLeaderAndIsr(t *testing.T, cl *cluster, p int32, replicas []int32) {
+	for _, b := range replicas {
+		testwait.For(t, waitTimeout, func() error {
+			got := leaderAndIsrFor(cl.rec, b, "orders", p)
+			if len(got) == 0 {
+				return fmt.Errorf("broker %d: no LeaderAndIsr for orders-%d", b, p)
+			}
+			ps := got[len(got)-1]
+			if !ps.IsNew || ps.Leader != replicas[0] || !slices.Equal(ps.Replicas, replicas) || !slices.Equal(ps.ISR, replicas) ||
+				ps.ControllerEpoch != 1 || ps.ZKVersion != 0 {
+				return fmt.Errorf("broker %d: partition state %+v", b, ps)
+			}
+			return nil
+		})
+	}
+}
+
+// waitCreatedUpdateMetadata waits for every broker's UpdateMetadata of
+// orders-p, with the controller's header and the live brokers' endpoints.
+func waitCreatedUpdateMetadata(t *testing.T, cl *cluster, p int32, replicas []int32) {
+	for _, b := range []int32{1, 2, 3} {
+		testwait.For(t, waitTimeout, func() error {
+			got, reqs := updateMetadataFor(cl.rec, b, "orders", p)
+			if len(got) == 0 {
+				return fmt.Errorf("broker %d: no UpdateMetadata for orders-%d", b, p)
+			}
+			ps, req := got[len(got)-1], reqs[len(reqs)-1]
+			if ps.Leader != replicas[0] || !slices.Equal(ps.Replicas, replicas) || len(ps.OfflineReplicas) != 0 {
+				return fmt.Errorf("broker %d: partition state %+v", b, ps)
+			}
+			if req.ControllerID != 1 || req.ControllerEpoch != 1 || len(req.LiveBrokers) != 3 || req.BrokerEpoch <= 0 {
+				return fmt.Errorf("broker %d: request header %+v", b, req)
+			}
+			for _, lb := range req.LiveBrokers {
+				if len(lb.Endpoints) != 1 || lb.Endpoints[0].Port != brokerPort(lb.ID) || lb.Endpoints[0].ListenerName != "PLAINTEXT" {
+					return fmt.Errorf("broker %d: live broker %+v", b, lb)
+				}
+			}
+			return nil
+		})
+	}
+}
+
+// waitCreatedTopicID waits for the topic id the controller gave orders
+// (Kafka 2.8's processTopicIds) and for it in every broker's last
+// UpdateMetadata v7.
+func waitCreatedTopicID(t *testing.T, cl *cluster, zc *zkutil.Client) {
 	var id [16]byte
 	testwait.For(t, waitTimeout, func() error {
 		a, _, err := zc.GetTopicAssignment("orders")
@@ -143,15 +175,6 @@ func TestControllerTopicCreation(t *testing.T) {
 					return fmt.Errorf("broker %d UpdateMetadata topic id %x, want %x", b, ts.TopicID, id)
 				}
 			}
-		}
-		return nil
-	})
-	testwait.For(t, waitTimeout, func() error {
-		if v := n1.c.metrics.partitions.Load(); v != 2 {
-			return fmt.Errorf("GlobalPartitionCount %d", v)
-		}
-		if v := n1.c.metrics.topics.Load(); v != 1 {
-			return fmt.Errorf("GlobalTopicCount %d", v)
 		}
 		return nil
 	})

@@ -1,23 +1,15 @@
 package controller
 
 import (
-	"crypto/rand"
 	"encoding/base64"
 	"slices"
+
+	"samsa/zkutil"
 )
 
-// newTopicID returns a random KIP-516 topic id: 16 random bytes, never the zero id, and
-// (like Kafka 3.x) never one whose base64 form starts with '-', which command-line tools
-// would take for an option.
-func newTopicID() [16]byte {
-	for {
-		var id [16]byte
-		_, _ = rand.Read(id[:]) // crypto/rand.Read never fails (Go 1.24+)
-		if id != ([16]byte{}) && base64.RawURLEncoding.EncodeToString(id[:])[0] != '-' {
-			return id
-		}
-	}
-}
+// newTopicID returns a random KIP-516 topic id (zkutil.NewTopicID: never zero, its base64
+// form never starts with '-').
+func newTopicID() [16]byte { return decodeTopicID(zkutil.NewTopicID()) }
 
 // assignMissingTopicIDs gives every topic in topics without an id a new one, written to
 // its assignment znode (Kafka 2.8's processTopicIds, IBP >= 2.8-IV0).

@@ -19,6 +19,10 @@ type PartitionReplica struct {
 	Replica int32
 }
 
+// String prints every field (the embedded TopicPartition's String would
+// print only the partition).
+func (r PartitionReplica) String() string { return kafka.FieldsString(r) }
+
 // LeaderAndIsr is the content of a partition's state znode plus its zkVersion
 // (Kafka's LeaderIsrAndControllerEpoch). Isr is owned by the value; copy before mutating.
 type LeaderAndIsr struct {

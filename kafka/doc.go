@@ -20,6 +20,10 @@
 //     change. Code that needs the Scala TopicAndPartition form
 //     ("[topic,partition]", tools/zkconsumer's round-robin hash) formats it
 //     itself.
+//   - a struct that embeds TopicPartition gets its String, so fmt would
+//     print such a value as "t-0" alone; every embedder declares its own
+//     String returning FieldsString (all fields, %+v style), checked by
+//     tools/lint TestLintTopicPartitionEmbedders.
 //   - ComparePartitions orders by topic (byte order) then partition, the
 //     order Kafka's tools and checkpoints print.
 //

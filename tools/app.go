@@ -21,6 +21,7 @@ import (
 	"samsa/tools/topics"
 	"samsa/tools/txn"
 	"samsa/tools/verifiable"
+	"samsa/tools/zkmigrate"
 	"samsa/tools/zkshell"
 )
 
@@ -37,6 +38,7 @@ func Commands(env Env) []*cli.Command {
 		console.ProducerCommand(env),
 		console.ConsumerCommand(env),
 		zkshell.Command(env),
+		zkmigrate.Command(env),
 		configs.Command(env),
 		dumplog.Command(env),
 		perf.ProducerCommand(env),

@@ -7,6 +7,7 @@
 //	tools/topics         kafka-topics
 //	tools/console        kafka-console-producer, kafka-console-consumer
 //	tools/zkshell        zookeeper-shell
+//	tools/zkmigrate      zookeeper-security-migration
 //	tools/configs        kafka-configs (incl. SCRAM credentials, broker loggers)
 //	tools/dumplog        kafka-dump-log
 //	tools/perf           kafka-producer-perf-test, kafka-consumer-perf-test, kafka-e2e-latency

@@ -14,7 +14,6 @@ import (
 
 	"samsa/broker/acl"
 	"samsa/broker/security/scram"
-	"samsa/broker/security/tlsconf/tlstest"
 	"samsa/tools/internal/tooltest"
 	"samsa/zkutil"
 	"samsa/zkutil/zktest"
@@ -26,17 +25,8 @@ import (
 // key Kafka's loader ignores.
 func startTLSZooKeeper(t *testing.T) (*zktest.Server, string) {
 	t.Helper()
-	dir := t.TempDir()
-	ca := tlstest.NewCA(t, "zk-ca")
-	srv, err := zktest.StartTLSServer(zktest.TLSConfig{
-		KeyStore: ca.Server(t, "zookeeper").WritePKCS12(t, dir, "zk.p12", "zkpass"), KeyStorePassword: "zkpass", KeyStoreType: "PKCS12",
-		TrustStore: ca.WriteTrustPKCS12(t, dir, "zktrust.p12", "trustpass"), TrustStorePassword: "trustpass", TrustStoreType: "PKCS12",
-		ClientAuth: "need",
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(srv.Stop)
+	srv := zktest.StartTLS(t)
+	dir, ca := srv.Dir, srv.CA
 	keystore := ca.Client(t, pkix.Name{CommonName: "kafka-admin"}).WritePKCS12(t, dir, "admin.p12", "apass")
 	file := filepath.Join(dir, "zk-tls.properties")
 	props := "zookeeper.clientCnxnSocket=org.apache.zookeeper.ClientCnxnSocketNetty\n" +
@@ -51,7 +41,7 @@ func startTLSZooKeeper(t *testing.T) (*zktest.Server, string) {
 	if err := os.WriteFile(file, []byte(props), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	return srv, file
+	return srv.Server, file
 }
 
 // TestToolsZooKeeperTLS: kafka-configs --zookeeper, kafka-acls
@@ -103,20 +93,7 @@ func TestToolsZooKeeperTLS(t *testing.T) {
 	}
 
 	// kafka-acls with the TLS keys inline (authorizer.-prefixed wins) ...
-	ssl := func(file string) []string {
-		data, err := os.ReadFile(file)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var args []string
-		for _, l := range strings.Split(strings.TrimSpace(string(data)), "\n") {
-			if strings.HasPrefix(l, "zookeeper.ssl.") {
-				args = append(args, "--authorizer-properties", "authorizer."+l)
-			}
-		}
-		return args
-	}(tlsFile)
-	args := append([]string{"kafka-acls", "--authorizer-properties", "zookeeper.connect=" + connect}, ssl...)
+	args := append([]string{"kafka-acls", "--authorizer-properties", "zookeeper.connect=" + connect}, authorizerSSLArgs(t, tlsFile)...)
 	out, errOut, code = runTool(t, "", append(args, "--add", "--allow-principal", "User:alice", "--operation", "Read", "--topic", "secured")...)
 	if code != 0 || !strings.Contains(out, "Adding ACLs for resource `ResourcePattern(resourceType=TOPIC, name=secured, patternType=LITERAL)`") {
 		t.Fatalf("kafka-acls --add over TLS: %d %q %q", code, out, errOut)
@@ -134,7 +111,36 @@ func TestToolsZooKeeperTLS(t *testing.T) {
 
 	// ZooKeeper's own client system properties in KAFKA_OPTS work too, as
 	// a Kafka tool's ZKClientConfig starts from them.
-	data, err := os.ReadFile(tlsFile)
+	t.Setenv("KAFKA_OPTS", zkClientSystemProps(t, tlsFile))
+	out, errOut, code = runTool(t, "", "zookeeper-shell", connect, "ls", zkutil.EntityTypeConfigPath(zkutil.ConfigTypeUser))
+	if code != 0 || strings.TrimSpace(out) != "[alice]" {
+		t.Fatalf("zookeeper-shell with -Dzookeeper.client.secure=true in KAFKA_OPTS: %d %q %q", code, out, errOut)
+	}
+}
+
+// authorizerSSLArgs turns the zookeeper.ssl.* keys of the TLS config file
+// into kafka-acls --authorizer-properties authorizer.zookeeper.ssl.*
+// arguments.
+func authorizerSSLArgs(t *testing.T, file string) []string {
+	t.Helper()
+	data, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var args []string
+	for _, l := range strings.Split(strings.TrimSpace(string(data)), "\n") {
+		if strings.HasPrefix(l, "zookeeper.ssl.") {
+			args = append(args, "--authorizer-properties", "authorizer."+l)
+		}
+	}
+	return args
+}
+
+// zkClientSystemProps is the TLS config file as ZooKeeper's own client
+// system properties (-Dzookeeper.client.secure=true ...), for KAFKA_OPTS.
+func zkClientSystemProps(t *testing.T, file string) string {
+	t.Helper()
+	data, err := os.ReadFile(file)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -150,11 +156,7 @@ func TestToolsZooKeeperTLS(t *testing.T) {
 			opts = append(opts, "-D"+sysProp[k]+"="+v)
 		}
 	}
-	t.Setenv("KAFKA_OPTS", strings.Join(opts, " "))
-	out, errOut, code = runTool(t, "", "zookeeper-shell", connect, "ls", zkutil.EntityTypeConfigPath(zkutil.ConfigTypeUser))
-	if code != 0 || strings.TrimSpace(out) != "[alice]" {
-		t.Fatalf("zookeeper-shell with -Dzookeeper.client.secure=true in KAFKA_OPTS: %d %q %q", code, out, errOut)
-	}
+	return strings.Join(opts, " ")
 }
 
 // TestToolsZooKeeperTLSPortWithoutTLS: a tool pointed at the TLS port
@@ -195,20 +197,7 @@ func TestToolsZooKeeperTLSPortWithoutTLS(t *testing.T) {
 // Kafka's tools do then, creates its znodes with secure ACLs: only that
 // identity can change the SCRAM credential it wrote.
 func TestToolsZooKeeperJAASClient(t *testing.T) {
-	jaas := filepath.Join(t.TempDir(), "zk_client_jaas.conf")
-	if err := os.WriteFile(jaas, []byte(`Client {
-   org.apache.zookeeper.server.auth.DigestLoginModule required
-   username="kafka"
-   password="kafka-secret";
-};
-`), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	srv, err := zktest.StartServer()
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(srv.Stop)
+	srv, jaas := zktest.StartDigest(t)
 	connect := srv.Addr + "/jaas"
 	// Through the real script: bin/kafka-configs.sh hands KAFKA_OPTS on.
 	out, code := tooltest.RunScript(t, []string{"KAFKA_OPTS=-Xmx512M -Djava.security.auth.login.config=" + jaas}, "kafka-configs.sh",
@@ -217,20 +206,10 @@ func TestToolsZooKeeperJAASClient(t *testing.T) {
 		t.Fatalf("kafka-configs.sh with the JAAS Client identity: %d %q", code, out)
 	}
 	path := zkutil.EntityConfigPath(zkutil.ConfigTypeUser, "bob")
-	anon, err := zkutil.Connect(context.Background(), zkutil.Config{Connect: connect, SessionTimeout: 10 * time.Second})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer anon.Close()
+	anon, same := zktest.DigestSessions(t, connect)
 	if _, err := anon.Set(path, []byte("{}"), -1); !errors.Is(err, zkutil.ErrNoAuth) {
 		t.Fatalf("an unauthenticated session changed the SCRAM credential: %v", err)
 	}
-	same, err := zkutil.Connect(context.Background(), zkutil.Config{Connect: connect, SessionTimeout: 10 * time.Second,
-		Auth: []zkutil.Credential{{Scheme: "digest", Auth: []byte("kafka:kafka-secret")}}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer same.Close()
 	data, _, err := same.Get(path)
 	if err != nil || !strings.Contains(string(data), "SCRAM-SHA-512") {
 		t.Fatalf("%s: %q %v", path, data, err)

@@ -85,10 +85,18 @@ func (c *Client) GetTopicAssignments(topics []string) (map[string]VersionedAssig
 
 // CreateTopic writes /config/topics/<t> and then /brokers/topics/<t>, as
 // Kafka's AdminZkClient.createTopicWithAssignment does; the controller's
-// topic watch does the rest. Errors: ErrInvalidTopic, ErrTopicExists (also
-// when the topic is still marked for deletion), ErrTopicCollision (the name
-// equals an existing topic's after '.'→'_').
+// topic watch does the rest, giving the topic an id. Errors: ErrInvalidTopic,
+// ErrTopicExists (also when the topic is still marked for deletion),
+// ErrTopicCollision (the name equals an existing topic's after '.'→'_').
 func (c *Client) CreateTopic(topic string, assignment map[int32][]int32, config map[string]string) error {
+	return c.CreateTopicWithID(topic, "", assignment, config)
+}
+
+// CreateTopicWithID is CreateTopic writing topicID (NewTopicID; "" for none)
+// into /brokers/topics/<t> (JSON version 3), as Kafka 2.8's CreateTopics does
+// with IBP >= 2.8-IV0 (createTopicWithAssignment with usesTopicId): the
+// controller then has no id of its own to write.
+func (c *Client) CreateTopicWithID(topic, topicID string, assignment map[int32][]int32, config map[string]string) error {
 	if err := ValidateTopicName(topic); err != nil {
 		return err
 	}
@@ -113,7 +121,7 @@ func (c *Client) CreateTopic(topic string, assignment map[int32][]int32, config 
 	if err := c.setOrCreate(EntityConfigPath(ConfigTypeTopic, topic), EncodeEntityConfig(config)); err != nil {
 		return err
 	}
-	a := TopicAssignment{Partitions: assignment}
+	a := TopicAssignment{Partitions: assignment, TopicID: topicID}
 	if _, err := c.CreateRecursive(TopicPath(topic), a.Encode(), Persistent); err != nil {
 		if errors.Is(err, ErrNodeExists) {
 			return fmt.Errorf("%w: %q", ErrTopicExists, topic)

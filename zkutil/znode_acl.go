@@ -19,8 +19,9 @@ import (
 //	  /consumers                   world:anyone cdrwa            (old consumers write under it)
 //
 // Paths are chroot-relative. Only znodes created by this Client get these
-// ACLs; a cluster switched to secure ACLs later needs Kafka's
-// zookeeper-security-migration tool for the existing ones.
+// ACLs; a cluster switched to secure ACLs later needs
+// zookeeper-security-migration (tools/zkmigrate: SecureRootPaths and
+// SetDefaultACL below) for the existing ones.
 
 // Credential is one ZooKeeper authentication added to the session
 // (AddAuth): Scheme "digest" with Auth "user:password". go-zookeeper sends
@@ -101,4 +102,36 @@ func (c *Client) GetACL(path string) ([]ZnodeACL, error) {
 		out[i] = ZnodeACL{Scheme: a.Scheme, ID: a.ID, Perms: a.Perms}
 	}
 	return out, nil
+}
+
+// delegationTokenPath is Kafka's DelegationTokenAuthZNode; Samsa has no
+// delegation tokens, but a migrated cluster's znodes may be there.
+const delegationTokenPath = "/delegation_token"
+
+// SecureRootPaths are Kafka 2.8's ZkData.SecureRootPaths, in its order:
+// the trees zookeeper-security-migration walks to set every znode's ACL.
+func SecureRootPaths() []string {
+	return []string{adminPath, brokersPath, clusterPath, configPath, controllerPath, controllerEpochPath,
+		isrChangeNotificationPath, latestProducerIDBlockPath, logDirEventNotificationPath, delegationTokenPath,
+		aclExtendedPath, aclLiteralPath, aclLiteralChangesPath, ACLStorePath(ACLPatternPrefixed), aclExtendedChangesPath}
+}
+
+// SetDefaultACL replaces path's ACL, whatever its ACL version, with
+// DefaultACL(secure, path): what Kafka's ZkSecurityMigrator does to each
+// znode. Secure ACLs name the session's authenticated identities, so they
+// need one (ZooKeeper answers INVALIDACL otherwise); changing an ACL needs
+// the admin permission of the current one (ErrNoAuth).
+func (c *Client) SetDefaultACL(path string, secure bool) error {
+	if err := c.checkPath(path); err != nil {
+		return err
+	}
+	acl := DefaultACL(secure, path)
+	err := c.retry(func() error {
+		_, err := c.conn.SetACL(c.abs(path), acl, -1)
+		return err
+	})
+	if err != nil {
+		return translate(err, "setacl", path)
+	}
+	return nil
 }

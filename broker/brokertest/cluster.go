@@ -42,6 +42,16 @@ func WithProperty(key, value string) Option {
 	return func(o *options) { o.props[key] = value }
 }
 
+// WithInternalTopicPartitions gives __transaction_state and
+// __consumer_offsets n partitions each (Kafka's 50 make a test's
+// coordinator start slow).
+func WithInternalTopicPartitions(n int) Option {
+	return func(o *options) {
+		o.props["transaction.state.log.num.partitions"] = strconv.Itoa(n)
+		o.props["offsets.topic.num.partitions"] = strconv.Itoa(n)
+	}
+}
+
 // WithLogLevel sets the brokers' log level (default: warning, or
 // SAMSA_TEST_LOG=debug|info from the environment).
 func WithLogLevel(l logrus.Level) Option { return func(o *options) { o.logLevel = l } }
@@ -65,6 +75,37 @@ func WithZooKeeperSetup(fn func(zk *zkutil.Client)) Option {
 // Options.ZooKeeperAuth), for zookeeper.set.acl.
 func WithZooKeeperAuth(creds ...zkutil.Credential) Option {
 	return func(o *options) { o.zkAuth = creds }
+}
+
+// testBrokerProps is the server.properties of a test broker, in process
+// or child process: broker id, listener, log dir, ZooKeeper chroot and
+// session timeout, small internal topics and quick replica fetches, then
+// extra (key, value pairs), then the test's own props, which win.
+func testBrokerProps(id int32, listener, logDir, connect, sessionTimeoutMs string, props map[string]string, extra ...string) map[string]string {
+	out := map[string]string{
+		"broker.id":                        strconv.Itoa(int(id)),
+		"listeners":                        listener,
+		"log.dirs":                         logDir,
+		"zookeeper.connect":                connect,
+		"zookeeper.session.timeout.ms":     sessionTimeoutMs,
+		"num.partitions":                   "1",
+		"default.replication.factor":       "1",
+		"auto.create.topics.enable":        "false",
+		"offsets.topic.replication.factor": "1",
+		// __transaction_state as small as the tests' clusters allow.
+		"transaction.state.log.replication.factor": "1",
+		"transaction.state.log.min.isr":            "1",
+		"replica.fetch.wait.max.ms":                "100",
+		"replica.fetch.backoff.ms":                 "50",
+		"group.initial.rebalance.delay.ms":         "0",
+	}
+	for i := 0; i+1 < len(extra); i += 2 {
+		out[extra[i]] = extra[i+1]
+	}
+	for k, v := range props {
+		out[k] = v
+	}
+	return out
 }
 
 // Cluster is a set of in-process brokers sharing one ZooKeeper chroot.
@@ -116,27 +157,8 @@ func NewCluster(t testing.TB, n int, opts ...Option) *Cluster {
 	c.net = newNetFaults(c)
 	root := t.TempDir()
 	for i := 0; i < n; i++ {
-		props := map[string]string{
-			"broker.id":                        strconv.Itoa(int(o.firstID) + i),
-			"listeners":                        "PLAINTEXT://127.0.0.1:0",
-			"log.dirs":                         filepath.Join(root, fmt.Sprintf("broker-%d", i)),
-			"zookeeper.connect":                c.connect,
-			"zookeeper.session.timeout.ms":     "10000",
-			"num.partitions":                   "1",
-			"default.replication.factor":       "1",
-			"auto.create.topics.enable":        "false",
-			"offsets.topic.replication.factor": "1",
-			// __transaction_state as small as the tests' clusters allow.
-			"transaction.state.log.replication.factor": "1",
-			"transaction.state.log.min.isr":            "1",
-			"replica.fetch.wait.max.ms":                "100",
-			"replica.fetch.backoff.ms":                 "50",
-			"group.initial.rebalance.delay.ms":         "0",
-			"controlled.shutdown.enable":               "false",
-		}
-		for k, v := range o.props {
-			props[k] = v
-		}
+		props := testBrokerProps(o.firstID+int32(i), "PLAINTEXT://127.0.0.1:0", filepath.Join(root, fmt.Sprintf("broker-%d", i)),
+			c.connect, "10000", o.props, "controlled.shutdown.enable", "false")
 		cfg, _, err := config.NewBroker(props)
 		if err != nil {
 			t.Fatalf("brokertest: config of broker %d: %v", i, err)
@@ -341,7 +363,7 @@ func (c *Cluster) ZooKeeper(t testing.TB) *zkutil.Client {
 }
 
 // close stops every broker, then checks for panics and leaked goroutines.
-func (c *Cluster) close(before map[string]bool) {
+func (c *Cluster) close(before map[string]string) {
 	c.mu.Lock()
 	bs := append([]*broker.Broker(nil), c.brokers...)
 	for i := range c.brokers {

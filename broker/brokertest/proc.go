@@ -74,27 +74,8 @@ func NewProcCluster(t testing.TB, n int, opts ...Option) *ProcCluster {
 		}
 		id := o.firstID + int32(i)
 		dir := filepath.Join(root, fmt.Sprintf("broker-%d", id))
-		props := map[string]string{
-			"broker.id":                        strconv.Itoa(int(id)),
-			"listeners":                        fmt.Sprintf("PLAINTEXT://127.0.0.1:%d", port),
-			"log.dirs":                         filepath.Join(dir, "data"),
-			"zookeeper.connect":                c.connect,
-			"zookeeper.session.timeout.ms":     "6000",
-			"num.partitions":                   "1",
-			"default.replication.factor":       "1",
-			"auto.create.topics.enable":        "false",
-			"offsets.topic.replication.factor": "1",
-			// __transaction_state as small as the tests' clusters allow.
-			"transaction.state.log.replication.factor": "1",
-			"transaction.state.log.min.isr":            "1",
-			"replica.fetch.wait.max.ms":                "100",
-			"replica.fetch.backoff.ms":                 "50",
-			"group.initial.rebalance.delay.ms":         "0",
-			"log.level":                                "info",
-		}
-		for k, v := range o.props {
-			props[k] = v
-		}
+		props := testBrokerProps(id, fmt.Sprintf("PLAINTEXT://127.0.0.1:%d", port), filepath.Join(dir, "data"),
+			c.connect, "6000", o.props, "log.level", "info")
 		if err := os.MkdirAll(dir, 0o755); err != nil {
 			t.Fatal(err)
 		}

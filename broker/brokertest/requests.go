@@ -108,14 +108,37 @@ func QuotaProduce(t testing.TB, topic string, acks int16) *kmsg.ProduceRequest {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return ProduceRequest(8, acks, 10000, topic, 0, batch)
+}
+
+// ProduceRequest is a Produce of version with records (one or more
+// encoded batches, used as they are) for one partition of topic.
+func ProduceRequest(version, acks int16, timeoutMs int32, topic string, partition int32, records []byte) *kmsg.ProduceRequest {
 	req := kmsg.NewPtrProduceRequest()
-	req.SetVersion(8)
-	req.Acks, req.TimeoutMillis = acks, 10000
+	req.SetVersion(version)
+	req.Acks, req.TimeoutMillis = acks, timeoutMs
 	rt := kmsg.NewProduceRequestTopic()
 	rt.Topic = topic
 	rp := kmsg.NewProduceRequestTopicPartition()
-	rp.Records = batch
+	rp.Partition = partition
+	rp.Records = records
 	rt.Partitions = append(rt.Partitions, rp)
 	req.Topics = append(req.Topics, rt)
+	return req
+}
+
+// FetchRequest is a Fetch v11 from offset 0 of partition 0 of topic, as
+// replicaID (-1 for a consumer), waiting up to maxWaitMs for one byte
+// (1 MiB at most, no leader epoch, no session).
+func FetchRequest(replicaID, maxWaitMs int32, topic string) *kmsg.FetchRequest {
+	req := kmsg.NewPtrFetchRequest()
+	req.SetVersion(11)
+	req.ReplicaID, req.MaxWaitMillis, req.MinBytes, req.MaxBytes = replicaID, maxWaitMs, 1, 1<<20
+	ft := kmsg.NewFetchRequestTopic()
+	ft.Topic = topic
+	fp := kmsg.NewFetchRequestTopicPartition()
+	fp.PartitionMaxBytes, fp.CurrentLeaderEpoch, fp.LogStartOffset = 1<<20, -1, -1
+	ft.Partitions = append(ft.Partitions, fp)
+	req.Topics = append(req.Topics, ft)
 	return req
 }

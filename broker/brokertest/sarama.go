@@ -27,6 +27,23 @@ func SaramaConfig(v sarama.KafkaVersion) *sarama.Config {
 	return cfg
 }
 
+// SaramaTxnConfig returns a config for Sarama's transactional producer
+// with transactional id id: v2.8, idempotent, acks=all, one request in
+// flight, and retries (200, 50 ms apart) that outlast a coordinator
+// loading its partition.
+func SaramaTxnConfig(id string) *sarama.Config {
+	cfg := sarama.NewConfig()
+	cfg.Version = sarama.V2_8_0_0
+	cfg.Producer.Idempotent = true
+	cfg.Producer.RequiredAcks = sarama.WaitForAll
+	cfg.Producer.Return.Successes = true
+	cfg.Producer.Transaction.ID = id
+	cfg.Producer.Transaction.Retry.Max = 200
+	cfg.Producer.Transaction.Retry.Backoff = 50 * time.Millisecond
+	cfg.Net.MaxOpenRequests = 1
+	return cfg
+}
+
 // Sarama returns a Sarama client of the cluster, closed at cleanup. A nil
 // cfg means SaramaConfig(sarama.V2_1_0_0).
 func (c *Cluster) Sarama(t testing.TB, cfg *sarama.Config) sarama.Client {

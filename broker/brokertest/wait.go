@@ -18,9 +18,13 @@ func WaitFor(t testing.TB, timeout time.Duration, cond func() error) {
 	testwait.For(t, timeout, cond)
 }
 
-// samsaGoroutines returns the stacks (keyed by their first samsa frame) of
-// goroutines running Samsa broker code.
-func samsaGoroutines() map[string]bool {
+// samsaGoroutines returns the stacks of goroutines running Samsa broker
+// code, keyed by their "goroutine N" header line without its state: the
+// runtime never reuses a goroutine id, and the state and arguments of a
+// goroutine that existed before a cluster started (another cluster's, in a
+// test or benchmark that runs two) change while it runs, so a stack's text
+// alone would count it as new.
+func samsaGoroutines() map[string]string {
 	buf := make([]byte, 1<<20)
 	for {
 		n := runtime.Stack(buf, true)
@@ -33,12 +37,13 @@ func samsaGoroutines() map[string]bool {
 		}
 		buf = make([]byte, 2*len(buf))
 	}
-	out := map[string]bool{}
+	out := map[string]string{}
 	for _, g := range strings.Split(string(buf), "\n\n") {
 		if !interesting(g) {
 			continue
 		}
-		out[g] = true
+		id, _, _ := strings.Cut(g, " [")
+		out[id] = g
 	}
 	return out
 }
@@ -60,13 +65,13 @@ func interesting(stack string) bool {
 
 // checkGoroutines fails t if broker goroutines started during the test are
 // still running after a grace period.
-func checkGoroutines(t testing.TB, before map[string]bool) {
+func checkGoroutines(t testing.TB, before map[string]string) {
 	t.Helper()
 	deadline := time.Now().Add(10 * time.Second)
 	for {
 		var leaked []string
-		for g := range samsaGoroutines() {
-			if !before[g] {
+		for id, g := range samsaGoroutines() {
+			if _, old := before[id]; !old {
 				leaked = append(leaked, g)
 			}
 		}

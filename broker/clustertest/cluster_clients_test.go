@@ -1,8 +1,6 @@
 package clustertest_test
 
 import (
-	"bytes"
-	"context"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -29,18 +27,11 @@ func needTool(t *testing.T, path string) string {
 	return ""
 }
 
+// run is runBounded with a minute's deadline: the command's stdout.
 func run(t *testing.T, stdin string, name string, args ...string) string {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, name, args...)
-	cmd.Stdin = strings.NewReader(stdin)
-	var out, errb bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &errb
-	if err := cmd.Run(); err != nil {
-		t.Fatalf("%s %v: %v\nstdout:\n%s\nstderr:\n%s", name, args, err, out.String(), errb.String())
-	}
-	return out.String()
+	out, _ := runBounded(t, 60*time.Second, stdin, name, args...)
+	return out
 }
 
 // TestClusterKcat: librdkafka (kcat) lists metadata as JSON, produces,

@@ -89,50 +89,20 @@ func TestClusterDeleteAndRecreateWhileProducing(t *testing.T) {
 	cfg.Producer.Retry.Max = 50
 	cfg.Producer.Retry.Backoff = 100 * time.Millisecond
 	cfg.Metadata.AllowAutoTopicCreation = false
-	p := c.SyncProducer(t, cfg)
-	type ack struct {
-		value  string
-		offset int64
-	}
-	var (
-		stop      atomic.Bool
-		recreated atomic.Bool  // set once the new topic has a leader
-		sent      atomic.Int64 // acknowledged sends
-		lastAcked atomic.Int64 // index of the last acknowledged send
-		mu        sync.Mutex
-		fresh     []ack // acknowledged sends that started after recreated was set; guarded by mu
-		wg        sync.WaitGroup
-	)
-	lastAcked.Store(-1)
-	wg.Add(1)
-	go func() {
-		defer wg.Done()
-		for i := 0; i < 100_000 && !stop.Load(); i++ {
-			started := recreated.Load()
-			v := fmt.Sprint(i)
-			_, off, err := p.SendMessage(&sarama.ProducerMessage{Topic: "again", Value: sarama.StringEncoder(v)})
-			if err != nil {
-				continue
-			}
-			sent.Add(1)
-			lastAcked.Store(int64(i))
-			if started {
-				mu.Lock()
-				fresh = append(fresh, ack{v, off})
-				mu.Unlock()
-			}
-		}
-	}()
-	defer func() { stop.Store(true); wg.Wait() }()
+	rp := &recreateProducer{p: c.SyncProducer(t, cfg)}
+	rp.lastAcked.Store(-1)
+	rp.wg.Add(1)
+	go rp.run()
+	defer func() { rp.stop.Store(true); rp.wg.Wait() }()
 	brokertest.WaitFor(t, 30*time.Second, func() error {
-		if sent.Load() < 10 {
+		if rp.sent.Load() < 10 {
 			return errors.New("producer not running yet")
 		}
 		return nil
 	})
 	// Sends are sequential: every index up to oldMax has finished (acked
 	// into the old topic, or failed) before the deletion is requested.
-	oldMax := lastAcked.Load()
+	oldMax := rp.lastAcked.Load()
 	admin := c.Admin(t, brokertest.SaramaConfig(sarama.V2_8_0_0))
 	if err := admin.DeleteTopic("again"); err != nil {
 		t.Fatal(err)
@@ -153,20 +123,66 @@ func TestClusterDeleteAndRecreateWhileProducing(t *testing.T) {
 		t.Fatal(err)
 	}
 	c.WaitForLeader(t, "again", 0)
-	recreated.Store(true)
+	rp.recreated.Store(true)
 	brokertest.WaitFor(t, 60*time.Second, func() error {
-		mu.Lock()
-		defer mu.Unlock()
-		if len(fresh) < 10 {
-			return fmt.Errorf("producer stuck after re-creation (%d acknowledged since)", len(fresh))
+		rp.mu.Lock()
+		defer rp.mu.Unlock()
+		if len(rp.fresh) < 10 {
+			return fmt.Errorf("producer stuck after re-creation (%d acknowledged since)", len(rp.fresh))
 		}
 		return nil
 	})
-	stop.Store(true)
-	wg.Wait()
-	mu.Lock()
-	acked := slices.Clone(fresh)
-	mu.Unlock()
+	rp.stop.Store(true)
+	rp.wg.Wait()
+	rp.mu.Lock()
+	acked := slices.Clone(rp.fresh)
+	rp.mu.Unlock()
+	checkRecreated(t, c, acked, oldMax)
+}
+
+// recreateAck is one acknowledged send of a recreateProducer.
+type recreateAck struct {
+	value  string
+	offset int64
+}
+
+// recreateProducer sends "0", "1", ... to topic again one at a time until
+// stop (at most 100,000), across its deletion and re-creation.
+type recreateProducer struct {
+	p         sarama.SyncProducer
+	stop      atomic.Bool
+	recreated atomic.Bool  // set once the new topic has a leader
+	sent      atomic.Int64 // acknowledged sends
+	lastAcked atomic.Int64 // index of the last acknowledged send
+	mu        sync.Mutex
+	fresh     []recreateAck // acknowledged sends that started after recreated was set; guarded by mu
+	wg        sync.WaitGroup
+}
+
+func (rp *recreateProducer) run() {
+	defer rp.wg.Done()
+	for i := 0; i < 100_000 && !rp.stop.Load(); i++ {
+		started := rp.recreated.Load()
+		v := fmt.Sprint(i)
+		_, off, err := rp.p.SendMessage(&sarama.ProducerMessage{Topic: "again", Value: sarama.StringEncoder(v)})
+		if err != nil {
+			continue
+		}
+		rp.sent.Add(1)
+		rp.lastAcked.Store(int64(i))
+		if started {
+			rp.mu.Lock()
+			rp.fresh = append(rp.fresh, recreateAck{v, off})
+			rp.mu.Unlock()
+		}
+	}
+}
+
+// checkRecreated: the re-created topic holds every send acknowledged after
+// its re-creation at its offset, and nothing acknowledged before the
+// deletion (indexes up to oldMax).
+func checkRecreated(t *testing.T, c *brokertest.Cluster, acked []recreateAck, oldMax int64) {
+	t.Helper()
 	want := map[int64]string{}
 	var end int64
 	for _, a := range acked {

@@ -7,7 +7,6 @@ import (
 
 	"samsa/broker/brokertest"
 	"samsa/zkutil"
-	"samsa/zkutil/zktest"
 )
 
 // TestClusterFault2ZKFrozen: the ZooKeeper server hangs (SIGSTOP) for
@@ -19,15 +18,13 @@ import (
 // with the dead broker out of the ISRs, it rejoins after a restart, and
 // nothing acknowledged is lost.
 func TestClusterFault2ZKFrozen(t *testing.T) {
-	c := brokertest.NewProcCluster(t, 3, faultProps()...)
-	topics, ks := ledTopics(t, c, "zs")
-	srv := zktest.Start(t)
+	f := startZKServerFault(t, "zs")
+	c, topics, ks, srv, victim := f.c, f.topics, f.ks, f.srv, f.victim
 	thaw := undoOnce(t, func() {
 		if err := srv.Thaw(); err != nil {
 			t.Errorf("thaw: %v", err)
 		}
 	})
-	victim := (controllerIndex(t, c) + 1) % c.N()
 	start := time.Now()
 	if err := srv.Freeze(); err != nil {
 		t.Fatal(err)

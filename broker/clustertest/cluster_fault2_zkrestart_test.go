@@ -5,9 +5,7 @@ import (
 	"testing"
 	"time"
 
-	"samsa/broker/brokertest"
 	"samsa/zkutil"
-	"samsa/zkutil/zktest"
 )
 
 // TestClusterFault2ZKRestart: the ZooKeeper server itself goes down for
@@ -19,15 +17,13 @@ import (
 // elects a follower. Every partition has a live leader again, producing goes on
 // everywhere, and nothing acknowledged is lost.
 func TestClusterFault2ZKRestart(t *testing.T) {
-	c := brokertest.NewProcCluster(t, 3, faultProps()...)
-	topics, ks := ledTopics(t, c, "zr")
-	srv := zktest.Start(t)
+	f := startZKServerFault(t, "zr") // victim leads topics[victim], not the controller
+	c, topics, ks, srv, victim := f.c, f.topics, f.ks, f.srv, f.victim
 	resume := undoOnce(t, func() {
 		if err := srv.Resume(); err != nil {
 			t.Fatalf("zookeeper did not come back: %v", err)
 		}
 	})
-	victim := (controllerIndex(t, c) + 1) % c.N() // leads topics[victim], not the controller
 	start := time.Now()
 	srv.Halt()
 	t.Logf("%.1fs: zookeeper down", time.Since(start).Seconds())

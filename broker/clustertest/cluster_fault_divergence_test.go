@@ -37,6 +37,46 @@ func TestClusterFaultOldLeaderTruncated(t *testing.T) {
 	// answers it, so the followers (paused) cannot fetch what follows.
 	c.Pause(fa)
 	c.Pause(fb)
+	orphans, orphanErr := sendOrphans(t, c, li)
+	// Cut the leader off; the followers carry on without the orphans.
+	c.Pause(li)
+	cutOff, err := segmentFiles(t, c.Proc(li).Dir, "fg", 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.Resume(fa)
+	c.Resume(fb)
+	st := waitNewLeader(t, c, "fg", oldLeader)
+	if slices.Contains(st.ISR, oldLeader) {
+		t.Errorf("new ISR %v still holds the cut-off leader %d", st.ISR, oldLeader)
+	}
+	k2 := startProducing(t, []string{c.Addr(fa), c.Addr(fb)}, "fg", "after", 1_000_000)
+	k2.waitAcks(200, 30*time.Second)
+
+	c.Resume(li)
+	c.WaitForState(t, "fg", 0, 30*time.Second, func(s zkutil.PartitionState) error {
+		if len(s.ISR) != 3 {
+			return fmt.Errorf("ISR %v", s.ISR)
+		}
+		return nil
+	})
+	k2.waitAcks(100, 30*time.Second)
+	k2.halt()
+	failed := waitOrphans(t, orphanErr, len(orphans))
+	waitLogsIdentical(t, c, "fg", 0, 30*time.Second)
+	log := k1.verify(c.Addrs())
+	k2.verify(c.Addrs())
+	missing := checkOrphans(t, log, orphans, failed)
+	checkTruncated(t, c, li, cutOff, missing)
+}
+
+// sendOrphans appends batches to leader li alone (both followers are
+// paused): an acks=1 sentinel first answers a fetch a follower may have
+// parked at the leader, then 20 orphan records are sent with acks=all
+// and no retries; it returns once the leader's log has grown, with the
+// records and where the send's result will arrive.
+func sendOrphans(t *testing.T, c *brokertest.ProcCluster, li int) ([]*sarama.ProducerMessage, <-chan error) {
+	t.Helper()
 	scfg := faultProducerConfig()
 	scfg.Producer.RequiredAcks = sarama.WaitForLocal
 	sp, err := sarama.NewSyncProducer([]string{c.Addr(li)}, scfg)
@@ -71,30 +111,12 @@ func TestClusterFaultOldLeaderTruncated(t *testing.T) {
 		}
 		return nil
 	})
-	// Cut the leader off; the followers carry on without the orphans.
-	c.Pause(li)
-	cutOff, err := segmentFiles(t, c.Proc(li).Dir, "fg", 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	c.Resume(fa)
-	c.Resume(fb)
-	st := waitNewLeader(t, c, "fg", oldLeader)
-	if slices.Contains(st.ISR, oldLeader) {
-		t.Errorf("new ISR %v still holds the cut-off leader %d", st.ISR, oldLeader)
-	}
-	k2 := startProducing(t, []string{c.Addr(fa), c.Addr(fb)}, "fg", "after", 1_000_000)
-	k2.waitAcks(200, 30*time.Second)
+	return orphans, orphanErr
+}
 
-	c.Resume(li)
-	c.WaitForState(t, "fg", 0, 30*time.Second, func(s zkutil.PartitionState) error {
-		if len(s.ISR) != 3 {
-			return fmt.Errorf("ISR %v", s.ISR)
-		}
-		return nil
-	})
-	k2.waitAcks(100, 30*time.Second)
-	k2.halt()
+// waitOrphans waits for the orphan send's result: the values that failed.
+func waitOrphans(t *testing.T, orphanErr <-chan error, n int) map[string]bool {
+	t.Helper()
 	failed := map[string]bool{}
 	select {
 	case err := <-orphanErr:
@@ -105,13 +127,17 @@ func TestClusterFaultOldLeaderTruncated(t *testing.T) {
 				failed[string(v)] = true
 			}
 		}
-		t.Logf("orphan batches: %d of %d failed (%v)", len(failed), len(orphans), err)
+		t.Logf("orphan batches: %d of %d failed (%v)", len(failed), n, err)
 	case <-time.After(60 * time.Second):
 		t.Fatal("orphan producer did not return")
 	}
-	waitLogsIdentical(t, c, "fg", 0, 30*time.Second)
-	log := k1.verify(c.Addrs())
-	k2.verify(c.Addrs())
+	return failed
+}
+
+// checkOrphans checks every orphan against the final log: each
+// acknowledged one is at its offset; it returns how many are gone.
+func checkOrphans(t *testing.T, log map[int64]string, orphans []*sarama.ProducerMessage, failed map[string]bool) int {
+	t.Helper()
 	present := map[string]int64{}
 	for off, v := range log {
 		present[v] = off
@@ -134,7 +160,13 @@ func TestClusterFaultOldLeaderTruncated(t *testing.T) {
 			t.Errorf("acknowledged %s at offset %d, found at %d", v, m.Offset, off)
 		}
 	}
-	// The cut-off leader's log must have been rewritten below its old end.
+	return missing
+}
+
+// checkTruncated: the cut-off leader li's log (cutOff when it was cut off)
+// must have been rewritten below its old end if an orphan is missing.
+func checkTruncated(t *testing.T, c *brokertest.ProcCluster, li int, cutOff map[string][]byte, missing int) {
+	t.Helper()
 	final, err := segmentFiles(t, c.Proc(li).Dir, "fg", 0)
 	if err != nil {
 		t.Fatal(err)

@@ -27,6 +27,23 @@ func followerIndex(t *testing.T, c *brokertest.ProcCluster, topic string) (leade
 	return -1, -1
 }
 
+// loadedFollower creates topic (one partition on all three brokers of c)
+// under acks=all load (values prefix-n, 200 acknowledged already) and
+// picks a follower: the producer, the follower's index and its
+// registration before the fault.
+func loadedFollower(t *testing.T, c *brokertest.ProcCluster, topic, prefix string) (*ackChecker, int, zkutil.BrokerInfo) {
+	t.Helper()
+	c.CreateTopic(t, topic, 1, 3, nil)
+	k := startProducing(t, c.Addrs(), topic, prefix, 1_000_000)
+	k.waitAcks(200, 30*time.Second)
+	_, fi := followerIndex(t, c, topic)
+	before, err := c.ZK().GetBroker(c.ID(fi))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return k, fi, before
+}
+
 // TestClusterFaultFollowerPaused (c): a follower stopped with SIGSTOP
 // leaves the ISR by the leader's decision after replica.lag.time.max.ms
 // (its ZooKeeper session still alive), acks=all produce goes on with
@@ -34,15 +51,8 @@ func followerIndex(t *testing.T, c *brokertest.ProcCluster, topic string) (leade
 func TestClusterFaultFollowerPaused(t *testing.T) {
 	const lag = 1000 * time.Millisecond
 	c := brokertest.NewProcCluster(t, 3, faultProps("replica.lag.time.max.ms", "1000", "zookeeper.session.timeout.ms", "4000")...)
-	c.CreateTopic(t, "fc", 1, 3, nil)
-	k := startProducing(t, c.Addrs(), "fc", "c", 1_000_000)
-	k.waitAcks(200, 30*time.Second)
-	_, fi := followerIndex(t, c, "fc")
+	k, fi, before := loadedFollower(t, c, "fc", "c")
 	id := c.ID(fi)
-	before, err := c.ZK().GetBroker(id)
-	if err != nil {
-		t.Fatal(err)
-	}
 	paused := time.Now()
 	c.Pause(fi)
 	c.WaitForState(t, "fc", 0, 20*time.Second, func(s zkutil.PartitionState) error {
@@ -125,15 +135,8 @@ func TestClusterFaultTwoBrokersDown(t *testing.T) {
 // (new broker epoch) and rejoins the ISR, with nothing acknowledged lost.
 func TestClusterFaultZKSessionExpiry(t *testing.T) {
 	c := brokertest.NewProcCluster(t, 3, faultProps("zookeeper.session.timeout.ms", "2000", "replica.lag.time.max.ms", "30000")...)
-	c.CreateTopic(t, "ff", 1, 3, nil)
-	k := startProducing(t, c.Addrs(), "ff", "f", 1_000_000)
-	k.waitAcks(200, 30*time.Second)
-	_, fi := followerIndex(t, c, "ff")
+	k, fi, before := loadedFollower(t, c, "ff", "f")
 	id := c.ID(fi)
-	before, err := c.ZK().GetBroker(id)
-	if err != nil {
-		t.Fatal(err)
-	}
 	c.Pause(fi)
 	brokertest.WaitFor(t, 30*time.Second, func() error {
 		if _, err := c.ZK().GetBroker(id); !errors.Is(err, zkutil.ErrNoNode) {

@@ -30,42 +30,17 @@ func TestClusterFaultFastFailoverDivergence(t *testing.T) {
 	c := brokertest.NewCluster(t, 3, brokertest.WithProperty("replica.lag.time.max.ms", "60000"),
 		brokertest.WithProperty("auto.leader.rebalance.enable", "false"))
 	const topic = "kip279"
-	a := c.Admin(t, nil)
-	if err := a.CreateTopic(topic, &sarama.TopicDetail{NumPartitions: -1, ReplicationFactor: -1,
-		ReplicaAssignment: map[int32][]int32{0: {1, 2, 3}}}, false); err != nil {
-		t.Fatal(err)
-	}
+	createAssigned(t, c.Admin(t, nil), topic, map[int32][]int32{0: {1, 2, 3}}, nil)
 	c.WaitForISR(t, topic, 0, 3)
 	iL, iA, iB := c.Index(1), c.Index(2), c.Index(3)
 	if l := c.WaitForLeader(t, topic, 0); l != 1 {
 		t.Fatalf("leader %d, want 1", l)
 	}
-	acks1 := brokertest.SaramaConfig(sarama.V2_8_0_0)
-	acks1.Producer.RequiredAcks = sarama.WaitForLocal
-	acks1.Producer.Partitioner = sarama.NewManualPartitioner
-	produce := func(v string) int64 {
-		t.Helper()
-		p := c.SyncProducer(t, acks1)
-		_, off, err := p.SendMessage(&sarama.ProducerMessage{Topic: topic, Partition: 0, Value: sarama.StringEncoder(v)})
-		if err != nil {
-			t.Fatalf("produce %s: %v", v, err)
-		}
-		return off
-	}
+	produce := func(v string) int64 { t.Helper(); return produceAcks1(t, c, topic, v) }
 	for i := 0; i < 5; i++ {
 		produce(fmt.Sprintf("base-%d", i))
 	}
-	leo := func(i int) int64 {
-		b := c.Broker(i)
-		if b == nil {
-			return -1
-		}
-		p := b.Replicas().Partition(replicaTP(topic, 0))
-		if p == nil || p.Log() == nil {
-			return -1
-		}
-		return p.Log().LogEndOffset()
-	}
+	leo := func(i int) int64 { return replicaLEO(c, i, topic) }
 	brokertest.WaitFor(t, 10*time.Second, func() error {
 		if leo(iA) != 5 || leo(iB) != 5 {
 			return fmt.Errorf("followers at %d and %d, want 5", leo(iA), leo(iB))
@@ -75,22 +50,7 @@ func TestClusterFaultFastFailoverDivergence(t *testing.T) {
 
 	// 1. Broker 2 lags: its fetches from 1 go unanswered.
 	var dropped atomic.Int32
-	dropFrom := func(id int32) brokertest.InterceptFunc {
-		return func(req kmsg.Request) (kmsg.Response, error, bool) {
-			var rid int32 = -1
-			switch r := req.(type) {
-			case *kmsg.FetchRequest:
-				rid = r.ReplicaID
-			case *kmsg.OffsetForLeaderEpochRequest:
-				rid = r.ReplicaID
-			}
-			if rid != id {
-				return nil, nil, false
-			}
-			dropped.Add(1)
-			return nil, nil, true
-		}
-	}
+	dropFrom := func(id int32) brokertest.InterceptFunc { return dropReplicaRequests(id, &dropped) }
 	c.Intercept(iL, int16(kmsg.Fetch), dropFrom(2))
 	brokertest.WaitFor(t, 10*time.Second, func() error {
 		if dropped.Load() == 0 {
@@ -132,23 +92,7 @@ func TestClusterFaultFastFailoverDivergence(t *testing.T) {
 	c.Restart(iA)
 	c.Restart(iL)
 	c.WaitForISR(t, topic, 0, 3)
-	dirs := func(i int) string { return c.Broker(i).Config().LogDirs()[0] }
-	brokertest.WaitFor(t, 30*time.Second, func() error {
-		ref, err := segmentFiles(t, dirs(iB), topic, 0)
-		if err != nil {
-			return err
-		}
-		for _, i := range []int{iL, iA} {
-			got, err := segmentFiles(t, dirs(i), topic, 0)
-			if err != nil {
-				return err
-			}
-			if err := sameSegments(ref, got); err != nil {
-				return fmt.Errorf("broker %d vs leader 3: %w", c.Broker(i).ID(), err)
-			}
-		}
-		return nil
-	})
+	waitSegmentsAsLeader(t, c, topic, iB, iL, iA)
 	got := readPartition(t, c.Addrs(), topic, 0)
 	if got[x] != "e" || got[x+1] != "b1" {
 		t.Errorf("offsets %d,%d hold %q,%q, want e,b1", x, x+1, got[x], got[x+1])
@@ -157,6 +101,77 @@ func TestClusterFaultFastFailoverDivergence(t *testing.T) {
 
 // waitLeaderIs waits until every running broker's metadata names leader
 // id for partition 0 of topic.
+// produceAcks1 writes v to partition 0 of topic with acks=1 and returns
+// its offset.
+func produceAcks1(t *testing.T, c *brokertest.Cluster, topic, v string) int64 {
+	t.Helper()
+	acks1 := brokertest.SaramaConfig(sarama.V2_8_0_0)
+	acks1.Producer.RequiredAcks = sarama.WaitForLocal
+	acks1.Producer.Partitioner = sarama.NewManualPartitioner
+	p := c.SyncProducer(t, acks1)
+	_, off, err := p.SendMessage(&sarama.ProducerMessage{Topic: topic, Partition: 0, Value: sarama.StringEncoder(v)})
+	if err != nil {
+		t.Fatalf("produce %s: %v", v, err)
+	}
+	return off
+}
+
+// replicaLEO is broker i's log end offset of partition 0 of topic, -1
+// when it has no such replica (or is down).
+func replicaLEO(c *brokertest.Cluster, i int, topic string) int64 {
+	b := c.Broker(i)
+	if b == nil {
+		return -1
+	}
+	p := b.Replicas().Partition(replicaTP(topic, 0))
+	if p == nil || p.Log() == nil {
+		return -1
+	}
+	return p.Log().LogEndOffset()
+}
+
+// dropReplicaRequests is an interceptor that drops the Fetch and
+// OffsetForLeaderEpoch requests of replica id unanswered, counting them.
+func dropReplicaRequests(id int32, dropped *atomic.Int32) brokertest.InterceptFunc {
+	return func(req kmsg.Request) (kmsg.Response, error, bool) {
+		var rid int32 = -1
+		switch r := req.(type) {
+		case *kmsg.FetchRequest:
+			rid = r.ReplicaID
+		case *kmsg.OffsetForLeaderEpochRequest:
+			rid = r.ReplicaID
+		}
+		if rid != id {
+			return nil, nil, false
+		}
+		dropped.Add(1)
+		return nil, nil, true
+	}
+}
+
+// waitSegmentsAsLeader waits until the segments of partition 0 of topic
+// on brokers others are byte-identical to those on broker leader.
+func waitSegmentsAsLeader(t *testing.T, c *brokertest.Cluster, topic string, leader int, others ...int) {
+	t.Helper()
+	dirs := func(i int) string { return c.Broker(i).Config().LogDirs()[0] }
+	brokertest.WaitFor(t, 30*time.Second, func() error {
+		ref, err := segmentFiles(t, dirs(leader), topic, 0)
+		if err != nil {
+			return err
+		}
+		for _, i := range others {
+			got, err := segmentFiles(t, dirs(i), topic, 0)
+			if err != nil {
+				return err
+			}
+			if err := sameSegments(ref, got); err != nil {
+				return fmt.Errorf("broker %d vs leader %d: %w", c.Broker(i).ID(), c.Broker(leader).ID(), err)
+			}
+		}
+		return nil
+	})
+}
+
 func waitLeaderIs(t *testing.T, c *brokertest.Cluster, topic string, id int32) {
 	t.Helper()
 	brokertest.WaitFor(t, 30*time.Second, func() error {

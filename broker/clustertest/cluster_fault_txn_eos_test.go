@@ -12,7 +12,6 @@ import (
 
 	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kgo"
-	"github.com/twmb/franz-go/pkg/kmsg"
 
 	"samsa/broker/brokertest"
 )
@@ -184,65 +183,12 @@ func (w *eosTransformer) waitCommitted(t *testing.T, n int64, timeout time.Durat
 	})
 }
 
-// procTxnCoordinator returns the cluster index of id's transaction
-// coordinator.
-func procTxnCoordinator(t *testing.T, c *brokertest.ProcCluster, cl *kgo.Client, id string) int {
-	t.Helper()
-	idx := -1
-	txnWait(t, 30*time.Second, "a transaction coordinator for "+id, func() (bool, string) {
-		req := kmsg.NewPtrFindCoordinatorRequest()
-		req.CoordinatorType, req.CoordinatorKey = 1, id
-		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		defer cancel()
-		resp, err := req.RequestWith(ctx, cl)
-		if err != nil {
-			return false, err.Error()
-		}
-		if resp.ErrorCode != 0 {
-			return false, "code " + itoa(resp.ErrorCode)
-		}
-		idx = c.Index(resp.NodeID)
-		return idx >= 0, fmt.Sprintf("node %d", resp.NodeID)
-	})
-	return idx
-}
-
 func TestClusterFaultTxnExactlyOnce(t *testing.T) {
 	n := eosRecords(t)
-	c := brokertest.NewProcCluster(t, 3, faultProps(
-		"transaction.state.log.num.partitions", "3",
-		"transaction.state.log.replication.factor", "3",
-		"transaction.state.log.min.isr", "2",
-		"offsets.topic.num.partitions", "3",
-		"offsets.topic.replication.factor", "3",
-	)...)
-	c.CreateTopic(t, eosIn, eosParts, 3, nil)
-	c.CreateTopic(t, eosOut, eosParts, 3, nil)
-	for p := int32(0); p < eosParts; p++ {
-		c.WaitForISR(t, eosIn, p, 3, 30*time.Second)
-		c.WaitForISR(t, eosOut, p, 3, 30*time.Second)
-	}
 	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
 	defer cancel()
-	adm, err := kgo.NewClient(kgo.SeedBrokers(c.Addrs()...), kgo.RecordPartitioner(kgo.ManualPartitioner()))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer adm.Close()
+	c, adm, in, ends := eosStart(t, ctx, n)
 	kadmin := kadm.NewClient(adm)
-
-	var in []*kgo.Record
-	for i := 0; i < n; i++ {
-		v := fmt.Sprintf("in-%07d", i)
-		in = append(in, &kgo.Record{Topic: eosIn, Partition: int32(i % eosParts), Key: []byte(v), Value: []byte(v)})
-	}
-	if err := adm.ProduceSync(ctx, in...).FirstErr(); err != nil {
-		t.Fatalf("producing the input: %v", err)
-	}
-	ends, err := kadmin.ListEndOffsets(ctx, eosIn)
-	if err != nil || ends.Error() != nil {
-		t.Fatalf("input end offsets: %v %v", err, ends.Error())
-	}
 
 	w := &eosTransformer{t: t, addrs: c.Addrs(), ending: make(chan struct{}, 1), raise: make(chan struct{}, 1), abandoned: make(chan *kgo.GroupTransactSession, 1)}
 	runCtx, stop := context.WithCancel(ctx)
@@ -257,17 +203,8 @@ func TestClusterFaultTxnExactlyOnce(t *testing.T) {
 
 	// (a) the coordinator's broker dies as a commit starts.
 	w.waitCommitted(t, step, 90*time.Second)
-	coord := procTxnCoordinator(t, c, adm, eosTxnID)
-	w.armed.Store(true)
-	w.allow(unlimited)
-	select {
-	case <-w.ending:
-	case <-ctx.Done():
-		t.Fatal("no commit started")
-	}
-	w.allow(0) // the commit in flight goes on; no new one until the next step
-	c.Kill(coord)
-	c.Start(coord)
+	coord := txnCoordinatorIndex(t, c, adm, eosTxnID, -1)
+	w.killAsCommitStarts(ctx, c, coord)
 	t.Logf("coordinator broker %d killed and restarted at %d committed", c.ID(coord), w.committed.Load())
 
 	// (b) an eos-out leader dies as a commit starts.
@@ -276,17 +213,7 @@ func TestClusterFaultTxnExactlyOnce(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	leader := c.Index(st.Leader)
-	w.armed.Store(true)
-	w.allow(unlimited)
-	select {
-	case <-w.ending:
-	case <-ctx.Done():
-		t.Fatal("no commit started")
-	}
-	w.allow(0) // the commit in flight goes on; no new one until the next step
-	c.Kill(leader)
-	c.Start(leader)
+	w.killAsCommitStarts(ctx, c, c.Index(st.Leader))
 	t.Logf("%s-1 leader %d killed and restarted at %d committed", eosOut, st.Leader, w.committed.Load())
 
 	// (c) the transformer is abandoned mid-transaction; a new instance
@@ -302,6 +229,78 @@ func TestClusterFaultTxnExactlyOnce(t *testing.T) {
 	}
 	wg.Wait()
 	w.abandon.Store(false)
+	start(w.fenceZombie(ctx, zombie))
+
+	// Done when the group's committed offsets reach the input's ends.
+	w.waitOffsetsAt(ctx, kadmin, ends)
+	stop()
+	wg.Wait()
+	eosCheckOutput(t, ctx, c, in)
+	t.Logf("%d records exactly once; %d transformer sessions replaced after errors", n, w.errs.Load())
+}
+
+// eosStart starts the three broker processes with both topics fully
+// replicated and produces the n input records: the cluster, a client
+// of it, the records and the input's end offsets.
+func eosStart(t *testing.T, ctx context.Context, n int) (*brokertest.ProcCluster, *kgo.Client, []*kgo.Record, kadm.ListedOffsets) {
+	t.Helper()
+	c := brokertest.NewProcCluster(t, 3, faultProps(
+		"transaction.state.log.num.partitions", "3",
+		"transaction.state.log.replication.factor", "3",
+		"transaction.state.log.min.isr", "2",
+		"offsets.topic.num.partitions", "3",
+		"offsets.topic.replication.factor", "3",
+	)...)
+	c.CreateTopic(t, eosIn, eosParts, 3, nil)
+	c.CreateTopic(t, eosOut, eosParts, 3, nil)
+	for p := int32(0); p < eosParts; p++ {
+		c.WaitForISR(t, eosIn, p, 3, 30*time.Second)
+		c.WaitForISR(t, eosOut, p, 3, 30*time.Second)
+	}
+	adm, err := kgo.NewClient(kgo.SeedBrokers(c.Addrs()...), kgo.RecordPartitioner(kgo.ManualPartitioner()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(adm.Close)
+	var in []*kgo.Record
+	for i := 0; i < n; i++ {
+		v := fmt.Sprintf("in-%07d", i)
+		in = append(in, &kgo.Record{Topic: eosIn, Partition: int32(i % eosParts), Key: []byte(v), Value: []byte(v)})
+	}
+	if err := adm.ProduceSync(ctx, in...).FirstErr(); err != nil {
+		t.Fatalf("producing the input: %v", err)
+	}
+	ends, err := kadm.NewClient(adm).ListEndOffsets(ctx, eosIn)
+	if err != nil || ends.Error() != nil {
+		t.Fatalf("input end offsets: %v %v", err, ends.Error())
+	}
+	return c, adm, in, ends
+}
+
+// killAsCommitStarts lets the loop run until a commit starts, then
+// SIGKILLs broker x and restarts it while that commit goes on; no new
+// commit starts until the next step.
+func (w *eosTransformer) killAsCommitStarts(ctx context.Context, c *brokertest.ProcCluster, x int) {
+	w.t.Helper()
+	w.armed.Store(true)
+	w.allow(unlimited)
+	select {
+	case <-w.ending:
+	case <-ctx.Done():
+		w.t.Fatal("no commit started")
+	}
+	w.allow(0) // the commit in flight goes on; no new one until the next step
+	c.Kill(x)
+	c.Start(x)
+}
+
+// fenceZombie starts a new session with the zombie's transactional id
+// (InitProducerId bumps the epoch), checks that the zombie's commit is
+// refused, and returns the successor, its first transaction ended and the
+// loop's budget lifted.
+func (w *eosTransformer) fenceZombie(ctx context.Context, zombie *kgo.GroupTransactSession) *kgo.GroupTransactSession {
+	t := w.t
+	t.Helper()
 	successor, err := w.session()
 	if err != nil {
 		t.Fatal(err)
@@ -321,10 +320,14 @@ func TestClusterFaultTxnExactlyOnce(t *testing.T) {
 		t.Fatalf("successor's empty transaction: %v", err)
 	}
 	w.allow(unlimited)
-	start(successor)
+	return successor
+}
 
-	// Done when the group's committed offsets reach the input's ends.
-	txnWait(t, 3*time.Minute, "committed offsets at the input end offsets", func() (bool, string) {
+// waitOffsetsAt waits until the group's committed offsets equal the
+// input's end offsets.
+func (w *eosTransformer) waitOffsetsAt(ctx context.Context, kadmin *kadm.Client, ends kadm.ListedOffsets) {
+	w.t.Helper()
+	txnWait(w.t, 3*time.Minute, "committed offsets at the input end offsets", func() (bool, string) {
 		fctx, fcancel := context.WithTimeout(ctx, 5*time.Second)
 		defer fcancel()
 		got, err := kadmin.FetchOffsets(fctx, eosGroup)
@@ -340,18 +343,15 @@ func TestClusterFaultTxnExactlyOnce(t *testing.T) {
 		}
 		return true, ""
 	})
-	stop()
-	wg.Wait()
+}
 
-	// A sentinel transaction per output partition marks the end: a
-	// read_committed consumer that has seen it has seen every committed
-	// record before it.
-	endCl, err := kgo.NewClient(kgo.SeedBrokers(c.Addrs()...), kgo.TransactionalID("eos-end"),
-		kgo.RecordPartitioner(kgo.ManualPartitioner()))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer endCl.Close()
+// eosCheckOutput writes a sentinel transaction per output partition (a
+// read_committed consumer that has seen it has seen every committed
+// record before it) and checks that read_committed sees every input value
+// exactly once.
+func eosCheckOutput(t *testing.T, ctx context.Context, c *brokertest.ProcCluster, in []*kgo.Record) {
+	t.Helper()
+	endCl := txnClient(t, c, "eos-end", eosOut)
 	if err := endCl.BeginTransaction(); err != nil {
 		t.Fatal(err)
 	}
@@ -363,8 +363,27 @@ func TestClusterFaultTxnExactlyOnce(t *testing.T) {
 	if err := endCl.EndTransaction(ctx, kgo.TryCommit); err != nil {
 		t.Fatalf("sentinel commit: %v", err)
 	}
+	seen := eosReadCommitted(t, ctx, c.Addrs())
+	missing, dups := 0, 0
+	for _, r := range in {
+		switch seen[string(r.Value)] {
+		case 0:
+			missing++
+		case 1:
+		default:
+			dups++
+		}
+	}
+	if n := len(in); missing > 0 || dups > 0 || len(seen) != n {
+		t.Fatalf("read_committed output: %d distinct values of %d, %d missing, %d duplicated", len(seen), n, missing, dups)
+	}
+}
 
-	rc, err := kgo.NewClient(kgo.SeedBrokers(c.Addrs()...), kgo.ConsumeTopics(eosOut),
+// eosReadCommitted counts each value of eos-out a read_committed consumer
+// sees before each partition's END sentinel.
+func eosReadCommitted(t *testing.T, ctx context.Context, addrs []string) map[string]int {
+	t.Helper()
+	rc, err := kgo.NewClient(kgo.SeedBrokers(addrs...), kgo.ConsumeTopics(eosOut),
 		kgo.FetchIsolationLevel(kgo.ReadCommitted()), kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()))
 	if err != nil {
 		t.Fatal(err)
@@ -387,18 +406,5 @@ func TestClusterFaultTxnExactlyOnce(t *testing.T) {
 			}
 		})
 	}
-	missing, dups := 0, 0
-	for _, r := range in {
-		switch seen[string(r.Value)] {
-		case 0:
-			missing++
-		case 1:
-		default:
-			dups++
-		}
-	}
-	if missing > 0 || dups > 0 || len(seen) != n {
-		t.Fatalf("read_committed output: %d distinct values of %d, %d missing, %d duplicated", len(seen), n, missing, dups)
-	}
-	t.Logf("%d records exactly once; %d transformer sessions replaced after errors", n, w.errs.Load())
+	return seen
 }

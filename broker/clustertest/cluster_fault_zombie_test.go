@@ -42,17 +42,7 @@ func TestClusterFaultZombieLeader(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	req := kmsg.NewPtrProduceRequest()
-	req.Version = 7
-	req.Acks = -1
-	req.TimeoutMillis = 5000
-	rt := kmsg.NewProduceRequestTopic()
-	rt.Topic = "fz"
-	rp := kmsg.NewProduceRequestTopicPartition()
-	rp.Partition = 0
-	rp.Records = batch
-	rt.Partitions = append(rt.Partitions, rp)
-	req.Topics = append(req.Topics, rt)
+	req := brokertest.ProduceRequest(7, -1, 5000, "fz", 0, batch)
 	id := "zombie"
 	if _, err := conn.Write(wire.AppendRequest(nil, req, 1, &id)); err != nil {
 		t.Fatal(err)

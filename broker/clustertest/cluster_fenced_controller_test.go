@@ -15,6 +15,7 @@ import (
 	"samsa/broker/brokertest"
 	"samsa/broker/wire"
 	"samsa/kafka"
+	"samsa/zkutil"
 )
 
 // TestClusterFencedController (issue 5): the controller's process is
@@ -44,53 +45,120 @@ func TestClusterFencedController(t *testing.T) {
 		brokertest.WithProperty("replica.lag.time.max.ms", "30000"),
 		brokertest.WithProperty("auto.leader.rebalance.enable", "false"),
 		brokertest.WithProperty("controlled.shutdown.enable", "false"))
-	start := time.Now()
-	phase := func(format string, args ...any) {
-		t.Logf("%6.2fs "+format, append([]any{time.Since(start).Seconds()}, args...)...)
-	}
+	r := &fencedRun{t: t, c: c, zc: c.ZK(), start: time.Now()}
 	minISR := "2"
 	c.CreateTopic(t, "fenced", 6, 3, map[string]*string{"min.insync.replicas": &minISR})
 	acked := produceEach(t, c.Addrs(), "fenced", 6, "before", 10)
 	k := startProducing(t, c.Addrs(), "fenced", "during", 1_000_000)
 	k.waitAcks(20, 30*time.Second)
+	ackedPair := r.pickBrokers()
 
-	zc := c.ZK()
-	oldID, err := zc.GetController()
-	if err != nil {
+	conn, csReq, pausedAt := r.pauseWithPendingWork()
+	r.waitNewController(pausedAt)
+	r.rewritten = topicPartitions(map[string]int32{"fenced": 6, "fenced-new": 3})
+	r.tps = topicPartitions(map[string]int32{"fenced": 6, "fenced-new": 3, "fenced-pair": 2})
+	r.waitRewritten()
+
+	mon := watchFencing(t, r.zc, r.tps, r.newID, r.newEpoch)
+	logFrom := len(c.Log(r.ci))
+	c.Resume(r.ci)
+	r.phase("resumed broker %d", r.oldID)
+	r.checkPendingShutdown(conn, csReq)
+	r.waitRejoined(logFrom)
+	r.waitPreferredLeaders()
+
+	k.waitAcks(20, 60*time.Second)
+	after := produceEach(t, c.Addrs(), "fenced", 6, "after", 10)
+	afterNew := produceEach(t, c.Addrs(), "fenced-new", 3, "after", 10)
+	afterPair := produceEach(t, c.Addrs(), "fenced-pair", 2, "after", 10)
+	k.verify(c.Addrs())
+	checkAcked(t, c.Addrs(), "fenced", acked, after)
+	checkAcked(t, c.Addrs(), "fenced-new", afterNew)
+	checkAcked(t, c.Addrs(), "fenced-pair", ackedPair, afterPair)
+
+	for _, v := range mon.stop() {
+		t.Errorf("after the new controller's election: %s", v)
+	}
+	for i := 0; i < c.N(); i++ {
+		expectStaleEpochRejected(t, c, r.zc, i, r.oldID, r.oldEpoch)
+	}
+	if err := metadataAgrees(c, r.zc, r.tps, r.newID); err != nil {
+		t.Errorf("after the stale requests: %v", err)
+	}
+	if e, _, err := r.zc.GetControllerEpoch(); err != nil || e != r.newEpoch {
+		t.Errorf("/controller_epoch %d (%v), want %d", e, err, r.newEpoch)
+	}
+	r.phase("done; fenced controller %d log after resume:\n%s", r.oldID, firstLines(c.Log(r.ci)[logFrom:], 40))
+}
+
+// fencedRun is TestClusterFencedController's state: the old controller
+// (oldID, epoch oldEpoch, cluster index ci), the victim whose leaders the
+// pending ControlledShutdown asks to move (victimLed), the new controller,
+// the partitions the new controller rewrote and all of the test's.
+type fencedRun struct {
+	t     *testing.T
+	c     *brokertest.ProcCluster
+	zc    *zkutil.Client
+	start time.Time
+
+	oldID, oldEpoch int32
+	ci              int
+	victim          int32
+	victimEpoch     int64
+	victimLed       []string
+	newID, newEpoch int32
+	rewritten, tps  []kafka.TopicPartition
+}
+
+func (r *fencedRun) phase(format string, args ...any) {
+	r.t.Logf("%6.2fs "+format, append([]any{time.Since(r.start).Seconds()}, args...)...)
+}
+
+// pickBrokers finds the controller and a victim leading "fenced"
+// partitions, creates fenced-pair on the victim and the third broker (led
+// by the victim) and returns the records acknowledged there.
+func (r *fencedRun) pickBrokers() map[int32][]ackedRecord {
+	t, c, zc := r.t, r.c, r.zc
+	t.Helper()
+	var err error
+	if r.oldID, err = zc.GetController(); err != nil {
 		t.Fatal(err)
 	}
-	oldEpoch, _, err := zc.GetControllerEpoch()
-	if err != nil {
+	if r.oldEpoch, _, err = zc.GetControllerEpoch(); err != nil {
 		t.Fatal(err)
 	}
-	ci := c.Index(oldID)
-	victim, victimEpoch, victimLed := leadingBroker(t, c, "fenced", 6, oldID)
-	third := c.ID(3 - ci - c.Index(victim))
-	pair := &sarama.TopicDetail{NumPartitions: -1, ReplicationFactor: -1,
-		ReplicaAssignment: map[int32][]int32{0: {victim, third}, 1: {third, victim}}}
-	if err := c.Admin(t).CreateTopic("fenced-pair", pair, false); err != nil {
-		t.Fatal(err)
-	}
+	r.ci = c.Index(r.oldID)
+	r.victim, r.victimEpoch, r.victimLed = leadingBroker(t, c, "fenced", 6, r.oldID)
+	victim := r.victim
+	third := c.ID(3 - r.ci - c.Index(victim))
+	createAssigned(t, c.Admin(t), "fenced-pair", map[int32][]int32{0: {victim, third}, 1: {third, victim}}, nil)
 	for p := int32(0); p < 2; p++ {
 		c.WaitForISR(t, "fenced-pair", p, 2, 30*time.Second)
 	}
-	victimLed = append(victimLed, "fenced-pair-0")
+	r.victimLed = append(r.victimLed, "fenced-pair-0")
 	ackedPair := produceEach(t, c.Addrs(), "fenced-pair", 2, "before", 10)
-	phase("controller %d (epoch %d); ControlledShutdown will ask it to move broker %d's leaders %v",
-		oldID, oldEpoch, victim, victimLed)
+	r.phase("controller %d (epoch %d); ControlledShutdown will ask it to move broker %d's leaders %v",
+		r.oldID, r.oldEpoch, victim, r.victimLed)
+	return ackedPair
+}
 
-	// Connected before the pause; the request is written while the
-	// process is frozen, so it waits in the socket for the resume.
-	conn, err := net.DialTimeout("tcp", c.Addr(ci), 5*time.Second)
+// pauseWithPendingWork freezes the controller with work waiting for it: a
+// ControlledShutdown for the victim written to its socket (connected
+// before the pause, so the request waits there for the resume) and a topic
+// created in ZooKeeper behind its back.
+func (r *fencedRun) pauseWithPendingWork() (net.Conn, *kmsg.ControlledShutdownRequest, time.Time) {
+	t, c, zc := r.t, r.c, r.zc
+	t.Helper()
+	conn, err := net.DialTimeout("tcp", c.Addr(r.ci), 5*time.Second)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer conn.Close()
+	t.Cleanup(func() { _ = conn.Close() })
 	pausedAt := time.Now()
-	c.Pause(ci) // returns once the process is frozen
+	c.Pause(r.ci) // returns once the process is frozen
 	csReq := kmsg.NewPtrControlledShutdownRequest()
 	csReq.SetVersion(3)
-	csReq.BrokerID, csReq.BrokerEpoch = victim, victimEpoch
+	csReq.BrokerID, csReq.BrokerEpoch = r.victim, r.victimEpoch
 	clientID := "fenced-test"
 	if _, err := conn.Write(wire.AppendRequest(nil, csReq, 1, &clientID)); err != nil {
 		t.Fatal(err)
@@ -106,8 +174,14 @@ func TestClusterFencedController(t *testing.T) {
 	if d := time.Since(pausedAt); d > 3*time.Second {
 		t.Fatalf("the pending work took %v, too close to the 6 s session timeout", d)
 	}
+	return conn, csReq, pausedAt
+}
 
-	// The new controller.
+// waitNewController waits for another broker to win /controller with a
+// newer /controller_epoch.
+func (r *fencedRun) waitNewController(pausedAt time.Time) {
+	t, zc, oldID, oldEpoch := r.t, r.zc, r.oldID, r.oldEpoch
+	t.Helper()
 	var newID, newEpoch int32
 	brokertest.WaitFor(t, 60*time.Second, func() error {
 		id, err := zc.GetController()
@@ -124,11 +198,15 @@ func TestClusterFencedController(t *testing.T) {
 		newID, newEpoch = id, e
 		return nil
 	})
-	phase("broker %d is the controller with epoch %d (paused %.1fs ago)", newID, newEpoch, time.Since(pausedAt).Seconds())
-	rewritten := topicPartitions(map[string]int32{"fenced": 6, "fenced-new": 3})
-	tps := topicPartitions(map[string]int32{"fenced": 6, "fenced-new": 3, "fenced-pair": 2})
-	// The new controller rewrites the state of every partition the old
-	// controller was a replica of: its broker is gone.
+	r.phase("broker %d is the controller with epoch %d (paused %.1fs ago)", newID, newEpoch, time.Since(pausedAt).Seconds())
+	r.newID, r.newEpoch = newID, newEpoch
+}
+
+// waitRewritten waits until the new controller has rewritten the state of
+// every partition the old controller was a replica of: its broker is gone.
+func (r *fencedRun) waitRewritten() {
+	t, zc, tps, rewritten, oldID, newEpoch := r.t, r.zc, r.tps, r.rewritten, r.oldID, r.newEpoch
+	t.Helper()
 	brokertest.WaitFor(t, 30*time.Second, func() error {
 		states, err := zc.GetPartitionStates(tps)
 		if err != nil {
@@ -146,17 +224,16 @@ func TestClusterFencedController(t *testing.T) {
 		}
 		return nil
 	})
-	phase("every partition state written by epoch %d without broker %d", newEpoch, oldID)
+	r.phase("every partition state written by epoch %d without broker %d", newEpoch, oldID)
+}
 
-	mon := watchFencing(t, zc, tps, newID, newEpoch)
-	logFrom := len(c.Log(ci))
-	c.Resume(ci)
-	phase("resumed broker %d", oldID)
-
-	// The pending ControlledShutdown must not be carried out: either
-	// NOT_CONTROLLER (the fenced write failed, or the controller had
-	// already resigned), or no error with the victim still leading all it
-	// led (Kafka's answer when every election aborted on a newer epoch).
+// checkPendingShutdown: the pending ControlledShutdown must not be carried
+// out: either NOT_CONTROLLER (the fenced write failed, or the controller
+// had already resigned), or no error with the victim still leading all it
+// led (Kafka's answer when every election aborted on a newer epoch).
+func (r *fencedRun) checkPendingShutdown(conn net.Conn, csReq *kmsg.ControlledShutdownRequest) {
+	t, victim, victimLed := r.t, r.victim, r.victimLed
+	t.Helper()
 	if err := conn.SetDeadline(time.Now().Add(30 * time.Second)); err != nil {
 		t.Fatal(err)
 	}
@@ -170,7 +247,7 @@ func TestClusterFencedController(t *testing.T) {
 		for _, p := range resp.PartitionsRemaining {
 			remaining = append(remaining, fmt.Sprintf("%s-%d", p.Topic, p.Partition))
 		}
-		phase("pending ControlledShutdown answered %v, remaining %v (broker %d led %v)",
+		r.phase("pending ControlledShutdown answered %v, remaining %v (broker %d led %v)",
 			kerr.ErrorForCode(resp.ErrorCode), remaining, victim, victimLed)
 		switch {
 		case resp.ErrorCode == kerr.NotController.Code:
@@ -184,8 +261,13 @@ func TestClusterFencedController(t *testing.T) {
 			}
 		}
 	}
+}
 
-	// It resigns and rejoins as an ordinary broker.
+// waitRejoined: the old controller resigns and rejoins as an ordinary
+// broker, back in every ISR.
+func (r *fencedRun) waitRejoined(logFrom int) {
+	t, c, zc, tps, oldID, newID, ci, victim := r.t, r.c, r.zc, r.tps, r.oldID, r.newID, r.ci, r.victim
+	t.Helper()
 	brokertest.WaitFor(t, 60*time.Second, func() error {
 		if !strings.Contains(c.Log(ci)[logFrom:], "resigned as the controller") {
 			return fmt.Errorf("broker %d has not logged its resignation", oldID)
@@ -195,17 +277,21 @@ func TestClusterFencedController(t *testing.T) {
 		}
 		return metadataAgrees(c, zc, tps, newID)
 	})
-	phase("broker %d resigned, registered again and every broker agrees with ZooKeeper", oldID)
-	for _, tp := range rewritten {
+	r.phase("broker %d resigned, registered again and every broker agrees with ZooKeeper", oldID)
+	for _, tp := range r.rewritten {
 		c.WaitForISR(t, tp.Topic, tp.Partition, 3, 60*time.Second)
 	}
-	phase("broker %d is back in every ISR", oldID)
+	r.phase("broker %d is back in every ISR", oldID)
 	if st, err := c.PartitionState("fenced-pair", 0); err != nil || st.Leader != victim || len(st.ISR) != 2 {
 		t.Errorf("fenced-pair-0: %+v (%v), want led by broker %d with both replicas in sync", st, err, victim)
 	}
+}
 
-	// It serves its partitions as leader again after a preferred election
-	// run by the new controller.
+// waitPreferredLeaders: the old controller serves its partitions as leader
+// again after a preferred election run by the new controller.
+func (r *fencedRun) waitPreferredLeaders() {
+	t, c, zc, tps, rewritten, oldID, newID := r.t, r.c, r.zc, r.tps, r.rewritten, r.oldID, r.newID
+	t.Helper()
 	admin := c.Admin(t)
 	if _, err := admin.ElectLeaders(sarama.PreferredElection, map[string][]int32{
 		"fenced": {0, 1, 2, 3, 4, 5}, "fenced-new": {0, 1, 2}}); err != nil {
@@ -236,30 +322,7 @@ func TestClusterFencedController(t *testing.T) {
 	if led == 0 {
 		t.Fatalf("broker %d leads no partition after the preferred election", oldID)
 	}
-	phase("broker %d leads %d partitions again", oldID, led)
-
-	k.waitAcks(20, 60*time.Second)
-	after := produceEach(t, c.Addrs(), "fenced", 6, "after", 10)
-	afterNew := produceEach(t, c.Addrs(), "fenced-new", 3, "after", 10)
-	afterPair := produceEach(t, c.Addrs(), "fenced-pair", 2, "after", 10)
-	k.verify(c.Addrs())
-	checkAcked(t, c.Addrs(), "fenced", acked, after)
-	checkAcked(t, c.Addrs(), "fenced-new", afterNew)
-	checkAcked(t, c.Addrs(), "fenced-pair", ackedPair, afterPair)
-
-	for _, v := range mon.stop() {
-		t.Errorf("after the new controller's election: %s", v)
-	}
-	for i := 0; i < c.N(); i++ {
-		expectStaleEpochRejected(t, c, zc, i, oldID, oldEpoch)
-	}
-	if err := metadataAgrees(c, zc, tps, newID); err != nil {
-		t.Errorf("after the stale requests: %v", err)
-	}
-	if e, _, err := zc.GetControllerEpoch(); err != nil || e != newEpoch {
-		t.Errorf("/controller_epoch %d (%v), want %d", e, err, newEpoch)
-	}
-	phase("done; fenced controller %d log after resume:\n%s", oldID, firstLines(c.Log(ci)[logFrom:], 40))
+	r.phase("broker %d leads %d partitions again", oldID, led)
 }
 
 // leadingBroker returns a broker other than except that leads at least one

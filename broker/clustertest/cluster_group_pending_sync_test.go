@@ -213,48 +213,9 @@ func TestClusterGroupPendingSyncRemoved(t *testing.T) {
 			if code := g.sync(silent.Generation, silent.MemberID, si, nil); code != kerr.UnknownMemberID.Code {
 				t.Fatalf("removed member sync = %v, want UNKNOWN_MEMBER_ID", kerr.ErrorForCode(code))
 			}
-			doc, err := fetchRebalances(c, 0, group)
-			if err != nil || len(doc.Groups) != 1 {
-				t.Fatalf("rebalances: %+v %v", doc, err)
-			}
-			rs := doc.Groups[0].Rebalances
-			last := rs[len(rs)-1]
-			want := "Removing Set(" + silent.MemberID + ") on pending sync request expiration"
-			if last.Reason != "pending_sync_expired" || last.Detail != want || last.MemberID != silent.MemberID ||
-				last.ClientID != "raw-member" || last.Generation != 1 || last.GroupInstanceID != si {
-				t.Fatalf("last rebalance = %+v, want %q", last, want)
-			}
-			sample := `kafka_coordinator_group_groupcoordinator_rebalancecount_total{group="` + group + `",reason="pending_sync_expired"}`
-			if v, err := brokertest.ScrapeValue(c, 0, sample); err != nil || v != 1 {
-				t.Fatalf("%s = %v, %v", sample, v, err)
-			}
-			if v, err := brokertest.ScrapeValue(c, 0, strings.Replace(sample, "pending_sync_expired", "member_joined", 1)); err != nil || v != 1 {
-				t.Fatalf("member_joined count = %v, %v", v, err)
-			}
+			sample := checkPendingSyncRecorded(t, c, group, silent.MemberID, si)
 			// Once the group is deleted its series go (no pile-up of ids).
-			ctx, cancel := g.ctx()
-			defer cancel()
-			leave := kmsg.NewPtrLeaveGroupRequest()
-			leave.Version = 3
-			leave.Group = group
-			lm := kmsg.NewLeaveGroupRequestMember()
-			lm.MemberID = leader.MemberID
-			if li != "" {
-				lm.InstanceID = kmsg.StringPtr(li)
-			}
-			leave.Members = append(leave.Members, lm)
-			if r, err := leave.RequestWith(ctx, g.cl); err != nil || r.ErrorCode != 0 || r.Members[0].ErrorCode != 0 {
-				t.Fatalf("leave: %+v %v", r, err)
-			}
-			brokertest.WaitFor(t, 20*time.Second, func() error {
-				del := kmsg.NewPtrDeleteGroupsRequest()
-				del.Groups = []string{group}
-				r, err := del.RequestWith(ctx, g.cl)
-				if err != nil || len(r.Groups) != 1 || r.Groups[0].ErrorCode != 0 {
-					return fmt.Errorf("delete groups: %+v %v", r, err)
-				}
-				return nil
-			})
+			g.leaveAndDelete(leader.MemberID, li)
 			brokertest.WaitFor(t, 20*time.Second, func() error {
 				if _, err := brokertest.ScrapeValue(c, 0, sample); err == nil {
 					return fmt.Errorf("%s still exported after DeleteGroups", sample)
@@ -263,4 +224,61 @@ func TestClusterGroupPendingSyncRemoved(t *testing.T) {
 			})
 		})
 	}
+}
+
+// checkPendingSyncRecorded: the group's last rebalance is the removal of
+// silentID (instance si) on pending sync expiration, and the rebalance
+// counters by reason count it and the first join; it returns the
+// pending_sync_expired sample's name.
+func checkPendingSyncRecorded(t *testing.T, c *brokertest.Cluster, group, silentID, si string) string {
+	t.Helper()
+	doc, err := fetchRebalances(c, 0, group)
+	if err != nil || len(doc.Groups) != 1 {
+		t.Fatalf("rebalances: %+v %v", doc, err)
+	}
+	rs := doc.Groups[0].Rebalances
+	last := rs[len(rs)-1]
+	want := "Removing Set(" + silentID + ") on pending sync request expiration"
+	if last.Reason != "pending_sync_expired" || last.Detail != want || last.MemberID != silentID ||
+		last.ClientID != "raw-member" || last.Generation != 1 || last.GroupInstanceID != si {
+		t.Fatalf("last rebalance = %+v, want %q", last, want)
+	}
+	sample := `kafka_coordinator_group_groupcoordinator_rebalancecount_total{group="` + group + `",reason="pending_sync_expired"}`
+	if v, err := brokertest.ScrapeValue(c, 0, sample); err != nil || v != 1 {
+		t.Fatalf("%s = %v, %v", sample, v, err)
+	}
+	if v, err := brokertest.ScrapeValue(c, 0, strings.Replace(sample, "pending_sync_expired", "member_joined", 1)); err != nil || v != 1 {
+		t.Fatalf("member_joined count = %v, %v", v, err)
+	}
+	return sample
+}
+
+// leaveAndDelete has the group's last member (leaderID, instance li)
+// leave, then deletes the group.
+func (g *rawGroup) leaveAndDelete(leaderID, li string) {
+	g.t.Helper()
+	group := g.group
+	ctx, cancel := g.ctx()
+	defer cancel()
+	leave := kmsg.NewPtrLeaveGroupRequest()
+	leave.Version = 3
+	leave.Group = group
+	lm := kmsg.NewLeaveGroupRequestMember()
+	lm.MemberID = leaderID
+	if li != "" {
+		lm.InstanceID = kmsg.StringPtr(li)
+	}
+	leave.Members = append(leave.Members, lm)
+	if r, err := leave.RequestWith(ctx, g.cl); err != nil || r.ErrorCode != 0 || r.Members[0].ErrorCode != 0 {
+		g.t.Fatalf("leave: %+v %v", r, err)
+	}
+	brokertest.WaitFor(g.t, 20*time.Second, func() error {
+		del := kmsg.NewPtrDeleteGroupsRequest()
+		del.Groups = []string{group}
+		r, err := del.RequestWith(ctx, g.cl)
+		if err != nil || len(r.Groups) != 1 || r.Groups[0].ErrorCode != 0 {
+			return fmt.Errorf("delete groups: %+v %v", r, err)
+		}
+		return nil
+	})
 }

@@ -140,3 +140,24 @@ func verifyCutLeader(t *testing.T, c *brokertest.ProcCluster, k *ackChecker, val
 	waitLogsIdentical(t, c, k.topic, 0, 30*time.Second)
 	return log
 }
+
+// zkServerFault is the opening of the tests that fault the ZooKeeper
+// server itself (cluster_fault2_zkfrozen, _zkrestart): three broker
+// processes, one acks=all-loaded topic led by each (ledTopics), the
+// shared server the fault hits, and the victim that the test kills during
+// the fault, the broker after the controller (it leads topics[victim]
+// and is not the controller).
+type zkServerFault struct {
+	c      *brokertest.ProcCluster
+	topics []string
+	ks     []*ackChecker
+	srv    *zktest.Server
+	victim int
+}
+
+func startZKServerFault(t *testing.T, prefix string) *zkServerFault {
+	t.Helper()
+	c := brokertest.NewProcCluster(t, 3, faultProps()...)
+	topics, ks := ledTopics(t, c, prefix)
+	return &zkServerFault{c: c, topics: topics, ks: ks, srv: zktest.Start(t), victim: (controllerIndex(t, c) + 1) % c.N()}
+}

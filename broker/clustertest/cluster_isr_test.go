@@ -122,15 +122,7 @@ func TestClusterAcksAllTimesOut(t *testing.T) {
 		t.Fatal(err)
 	}
 	rc := brokertest.DialRaw(t, c.Addr(li))
-	req := kmsg.NewPtrProduceRequest()
-	req.SetVersion(8)
-	req.Acks, req.TimeoutMillis = -1, 300
-	rt := kmsg.NewProduceRequestTopic()
-	rt.Topic = "slow"
-	rp := kmsg.NewProduceRequestTopicPartition()
-	rp.Records = batch
-	rt.Partitions = append(rt.Partitions, rp)
-	req.Topics = append(req.Topics, rt)
+	req := brokertest.ProduceRequest(8, -1, 300, "slow", 0, batch)
 	start := time.Now()
 	kr, err := rc.RoundTrip(req)
 	if err != nil {

@@ -2,9 +2,7 @@ package clustertest_test
 
 import (
 	"context"
-	"crypto/tls"
 	"fmt"
-	"net"
 	"strconv"
 	"strings"
 	"testing"
@@ -29,31 +27,12 @@ import (
 func TestClusterKeystoreReloadEncryptedPassword(t *testing.T) {
 	const secret = "encoder-secret-for-test"
 	sc := brokertest.NewSecureCluster(t, 1, brokertest.WithProperty("password.encoder.secret", secret))
-	addr := sc.Broker(0).Addr("SASL_SSL").String()
 	id := strconv.Itoa(int(sc.Broker(0).ID()))
-	serverCN := func() (string, error) {
-		conn, err := tls.DialWithDialer(&net.Dialer{Timeout: 5 * time.Second}, "tcp", addr, sc.ClientTLS())
-		if err != nil {
-			return "", err
-		}
-		defer conn.Close()
-		return conn.ConnectionState().PeerCertificates[0].Subject.CommonName, nil
-	}
 	newStore := sc.CA.Server(t, "broker-renewed").WritePKCS12(t, sc.Dir, "renewed.p12", "renewed-store-pw")
 	newPW := "renewed-store-pw"
-	admin := sc.Admin(t, nil)
-	if err := admin.AlterConfig(sarama.BrokerResource, id, map[string]*string{
+	reloadKeystore(t, sc, id, map[string]*string{
 		"listener.name.sasl_ssl.ssl.keystore.location": &newStore,
-		"listener.name.sasl_ssl.ssl.keystore.password": &newPW}, false); err != nil {
-		t.Fatalf("AlterConfigs: %v", err)
-	}
-	brokertest.WaitFor(t, 30*time.Second, func() error {
-		cn, err := serverCN()
-		if err != nil || cn != "broker-renewed" {
-			return fmt.Errorf("new connections still get %q (%v)", cn, err)
-		}
-		return nil
-	})
+		"listener.name.sasl_ssl.ssl.keystore.password": &newPW})
 
 	zk := sc.ZooKeeper(t)
 	raw, _, err := zk.Get("/config/brokers/" + id)
@@ -78,7 +57,7 @@ func TestClusterKeystoreReloadEncryptedPassword(t *testing.T) {
 		t.Fatalf("location stored as %q", stored["listener.name.sasl_ssl.ssl.keystore.location"])
 	}
 
-	entries, err := admin.DescribeConfig(sarama.ConfigResource{Type: sarama.BrokerResource, Name: id})
+	entries, err := sc.Admin(t, nil).DescribeConfig(sarama.ConfigResource{Type: sarama.BrokerResource, Name: id})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -20,10 +20,7 @@ func TestClusterReassignUnderAcksAllLoad(t *testing.T) {
 	c := brokertest.NewCluster(t, 3)
 	ids := []int32{c.Broker(0).ID(), c.Broker(1).ID(), c.Broker(2).ID()}
 	admin := c.Admin(t, brokertest.SaramaConfig(sarama.V2_8_0_0))
-	if err := admin.CreateTopic("load", &sarama.TopicDetail{NumPartitions: -1, ReplicationFactor: -1,
-		ReplicaAssignment: map[int32][]int32{0: {ids[0], ids[1]}}}, false); err != nil {
-		t.Fatal(err)
-	}
+	createAssigned(t, admin, "load", map[int32][]int32{0: {ids[0], ids[1]}}, nil)
 	c.WaitForISR(t, "load", 0, 2)
 	cfg := brokertest.SaramaConfig(sarama.V2_8_0_0)
 	cfg.Producer.RequiredAcks = sarama.WaitForAll
@@ -84,6 +81,13 @@ func TestClusterReassignUnderAcksAllLoad(t *testing.T) {
 
 	mu.Lock()
 	defer mu.Unlock()
+	checkAckedPresent(t, c, "load", acked)
+}
+
+// checkAckedPresent reads partition 0 of topic from the start and checks
+// that every acknowledged offset holds its value (acked: offset -> value).
+func checkAckedPresent(t *testing.T, c *brokertest.Cluster, topic string, acked map[int64]string) {
+	t.Helper()
 	var maxOff int64
 	for off := range acked {
 		maxOff = max(maxOff, off)
@@ -93,7 +97,7 @@ func TestClusterReassignUnderAcksAllLoad(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer cons.Close()
-	pc, err := cons.ConsumePartition("load", 0, sarama.OffsetOldest)
+	pc, err := cons.ConsumePartition(topic, 0, sarama.OffsetOldest)
 	if err != nil {
 		t.Fatal(err)
 	}

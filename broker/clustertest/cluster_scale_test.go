@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"path/filepath"
 	"slices"
 	"strconv"
 	"testing"
@@ -129,16 +128,7 @@ func TestClusterScaleProcControlledShutdownAndFailover(t *testing.T) {
 	const perTopic = 100
 	const long = 10 * time.Minute
 	c := brokertest.NewProcCluster(t, 3, brokertest.WithProperty("auto.leader.rebalance.enable", "false"))
-	if dir := os.Getenv("SAMSA_SCALE_LOG_DIR"); dir != "" {
-		t.Cleanup(func() { // brokers' logs kept for reading the timings
-			for i := 0; i < c.N(); i++ {
-				name := filepath.Join(dir, fmt.Sprintf("broker-%d.log", c.ID(i)))
-				if err := os.WriteFile(name, []byte(c.Log(i)), 0o644); err != nil {
-					t.Error(err)
-				}
-			}
-		})
-	}
+	keepScaleLogs(t, c, "")
 	topics := make([]string, (n+perTopic-1)/perTopic)
 	for i := range topics {
 		topics[i] = fmt.Sprintf("s%04d", i)

@@ -6,7 +6,6 @@ import (
 	"crypto/x509/pkix"
 	"errors"
 	"fmt"
-	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -271,26 +270,23 @@ func TestClusterMutualTLSClients(t *testing.T) {
 // get the new certificate without a restart.
 func TestClusterKeystoreReload(t *testing.T) {
 	sc := brokertest.NewSecureCluster(t, 1)
-	addr := sc.Broker(0).Addr("SASL_SSL").String()
-	serverCN := func() (string, error) {
-		conn, err := tls.DialWithDialer(&net.Dialer{Timeout: 5 * time.Second}, "tcp", addr, sc.ClientTLS())
-		if err != nil {
-			return "", err
-		}
-		defer conn.Close()
-		return conn.ConnectionState().PeerCertificates[0].Subject.CommonName, nil
-	}
-	if cn, err := serverCN(); err != nil || cn != "broker" {
+	if cn, err := sc.ServerCN(0); err != nil || cn != "broker" {
 		t.Fatalf("before: %q %v", cn, err)
 	}
 	newStore := sc.CA.Server(t, "broker-renewed").WritePKCS12(t, sc.Dir, "renewed.p12", "storepw")
-	admin := sc.Admin(t, nil)
-	if err := admin.AlterConfig(sarama.BrokerResource, "1", map[string]*string{
-		"listener.name.sasl_ssl.ssl.keystore.location": &newStore}, false); err != nil {
+	reloadKeystore(t, sc, "1", map[string]*string{"listener.name.sasl_ssl.ssl.keystore.location": &newStore})
+}
+
+// reloadKeystore alters broker id's keystore configs kv (a keystore for
+// CN broker-renewed) through AlterConfigs and waits until new SASL_SSL
+// connections get the new certificate.
+func reloadKeystore(t *testing.T, sc *brokertest.SecureCluster, id string, kv map[string]*string) {
+	t.Helper()
+	if err := sc.Admin(t, nil).AlterConfig(sarama.BrokerResource, id, kv, false); err != nil {
 		t.Fatalf("AlterConfigs: %v", err)
 	}
 	brokertest.WaitFor(t, 30*time.Second, func() error {
-		cn, err := serverCN()
+		cn, err := sc.ServerCN(0)
 		if err != nil || cn != "broker-renewed" {
 			return fmt.Errorf("new connections still get %q (%v)", cn, err)
 		}

@@ -12,9 +12,13 @@ import (
 	"samsa/broker/brokertest"
 )
 
+// brokerIndexer is a cluster of either kind (brokertest.Cluster or
+// ProcCluster): a broker id's index, -1 for none.
+type brokerIndexer interface{ Index(id int32) int }
+
 // txnCoordinatorIndex returns the cluster index of id's coordinator,
 // waiting until it is a running broker other than not (-1: any).
-func txnCoordinatorIndex(t *testing.T, c *brokertest.Cluster, cl *kgo.Client, id string, not int) int {
+func txnCoordinatorIndex(t *testing.T, c brokerIndexer, cl *kgo.Client, id string, not int) int {
 	t.Helper()
 	idx := -1
 	txnWait(t, 30*time.Second, "a transaction coordinator for "+id, func() (bool, string) {

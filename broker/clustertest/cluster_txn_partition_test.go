@@ -44,18 +44,11 @@ func txnProduceRequest(t *testing.T, topic string, pid int64, epoch int16, seq i
 	if err != nil {
 		t.Fatal(err)
 	}
-	req := kmsg.NewPtrProduceRequest()
-	req.Version, req.Acks, req.TimeoutMillis = 8, -1, 10000
+	req := brokertest.ProduceRequest(8, -1, 10000, topic, 0, b)
 	if txn {
 		id := fmt.Sprintf("txn-%d", pid)
 		req.TransactionID = &id
 	}
-	rt := kmsg.NewProduceRequestTopic()
-	rt.Topic = topic
-	rp := kmsg.NewProduceRequestTopicPartition()
-	rp.Records = b
-	rt.Partitions = append(rt.Partitions, rp)
-	req.Topics = append(req.Topics, rt)
 	return req
 }
 
@@ -63,14 +56,8 @@ func txnProduceRequest(t *testing.T, topic string, pid int64, epoch int16, seq i
 // the partition's answer.
 func fetchCommitted(t *testing.T, rc *brokertest.RawConn, topic string) kmsg.FetchResponseTopicPartition {
 	t.Helper()
-	req := kmsg.NewPtrFetchRequest()
-	req.Version, req.ReplicaID, req.IsolationLevel, req.MaxBytes = 11, -1, 1, 1<<20
-	rt := kmsg.NewFetchRequestTopic()
-	rt.Topic = topic
-	rp := kmsg.NewFetchRequestTopicPartition()
-	rp.PartitionMaxBytes, rp.CurrentLeaderEpoch, rp.LogStartOffset = 1<<20, -1, -1
-	rt.Partitions = append(rt.Partitions, rp)
-	req.Topics = append(req.Topics, rt)
+	req := brokertest.FetchRequest(-1, 0, topic)
+	req.IsolationLevel, req.MinBytes = 1, 0
 	resp, err := rc.RoundTrip(req)
 	if err != nil {
 		t.Fatal(err)

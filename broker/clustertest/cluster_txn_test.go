@@ -25,10 +25,7 @@ import (
 // txnCluster starts n brokers with small internal topics.
 func txnCluster(t *testing.T, n int, opts ...brokertest.Option) *brokertest.Cluster {
 	t.Helper()
-	opts = append([]brokertest.Option{
-		brokertest.WithProperty("transaction.state.log.num.partitions", "3"),
-		brokertest.WithProperty("offsets.topic.num.partitions", "3"),
-	}, opts...)
+	opts = append([]brokertest.Option{brokertest.WithInternalTopicPartitions(3)}, opts...)
 	return brokertest.NewCluster(t, n, opts...)
 }
 
@@ -48,8 +45,9 @@ func txnWait(t *testing.T, timeout time.Duration, what string, cond func() (bool
 	t.Fatalf("timed out waiting for %s (last: %s)", what, last)
 }
 
-// txnClient returns a franz-go transactional producer.
-func txnClient(t *testing.T, c *brokertest.Cluster, id, topic string, opts ...kgo.Opt) *kgo.Client {
+// txnClient returns a franz-go transactional producer of either kind of
+// cluster (brokertest.Cluster or ProcCluster), closed at cleanup.
+func txnClient(t *testing.T, c interface{ Addrs() []string }, id, topic string, opts ...kgo.Opt) *kgo.Client {
 	t.Helper()
 	cl, err := kgo.NewClient(append([]kgo.Opt{kgo.SeedBrokers(c.Addrs()...), kgo.TransactionalID(id),
 		kgo.DefaultProduceTopic(topic), kgo.RecordPartitioner(kgo.ManualPartitioner())}, opts...)...)
@@ -310,16 +308,7 @@ func TestClusterTxnSaramaCommit(t *testing.T) {
 	c := txnCluster(t, 1)
 	c.CreateTopic(t, "txn-sarama", 1, 1)
 	adm := adminClient(t, c)
-	cfg := sarama.NewConfig()
-	cfg.Version = sarama.V2_8_0_0
-	cfg.Producer.Idempotent = true
-	cfg.Producer.RequiredAcks = sarama.WaitForAll
-	cfg.Producer.Return.Successes = true
-	cfg.Producer.Transaction.ID = "sarama-1"
-	cfg.Producer.Transaction.Retry.Max = 200
-	cfg.Producer.Transaction.Retry.Backoff = 50 * time.Millisecond
-	cfg.Net.MaxOpenRequests = 1
-	p := c.SyncProducer(t, cfg)
+	p := c.SyncProducer(t, brokertest.SaramaTxnConfig("sarama-1"))
 	if err := p.BeginTxn(); err != nil {
 		t.Fatal(err)
 	}

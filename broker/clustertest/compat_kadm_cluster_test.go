@@ -31,26 +31,66 @@ func TestCompatKadmReassignAndElect(t *testing.T) {
 	adm, _ := newKadm(t, c.Addrs(), kgo.MetadataMinAge(10*time.Millisecond))
 	ctx := kctx(t)
 
-	prod, err := kgo.NewClient(kgo.SeedBrokers(c.Addrs()...), kgo.DefaultProduceTopic("kr"),
+	load := startKrLoad(t, c.Addrs())
+	defer load.stopConsumer()
+	load.waitProgress("before the move")
+	replicas := kadmMovePreferredLeader(t, ctx, adm)
+	ts := kadm.TopicsSet{}
+	ts.Add("kr", 0)
+	kadmElectPreferred(t, ctx, adm, ts, replicas[0])
+	load.waitProgress("after the move")
+	load.finish()
+
+	ld, err := adm.DescribeAllLogDirs(ctx, ts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var brokers []string
+	ld.Each(func(d kadm.DescribedLogDir) {
+		if d.Err != nil {
+			t.Errorf("log dir %s of %d: %v", d.Dir, d.Broker, d.Err)
+		}
+		if p, ok := d.Topics["kr"][0]; ok && p.Size > 0 {
+			brokers = append(brokers, fmt.Sprint(d.Broker))
+		}
+	})
+	if len(brokers) != 3 {
+		t.Fatalf("kr-0 has data in the log dirs of brokers %s, want all three", strings.Join(brokers, ","))
+	}
+}
+
+// krLoad is TestCompatKadmReassignAndElect's traffic on kr: one acks=all
+// producer writing r0, r1, ... in order and one consumer checking that it
+// reads them in that order.
+type krLoad struct {
+	t                  *testing.T
+	produced, consumed atomic.Int64
+	stop               chan struct{}
+	prodDone           chan error
+	consDone           chan struct{}
+	consCancel         context.CancelFunc
+}
+
+func startKrLoad(t *testing.T, addrs []string) *krLoad {
+	t.Helper()
+	prod, err := kgo.NewClient(kgo.SeedBrokers(addrs...), kgo.DefaultProduceTopic("kr"),
 		kgo.RequiredAcks(kgo.AllISRAcks()), kgo.RecordRetries(100))
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer prod.Close()
-	cons, err := kgo.NewClient(kgo.SeedBrokers(c.Addrs()...), kgo.ConsumeTopics("kr"),
+	t.Cleanup(prod.Close)
+	cons, err := kgo.NewClient(kgo.SeedBrokers(addrs...), kgo.ConsumeTopics("kr"),
 		kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()), kgo.FetchMaxWait(100*time.Millisecond))
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer cons.Close()
-	var produced, consumed atomic.Int64
-	stop := make(chan struct{})
-	prodDone := make(chan error, 1)
+	t.Cleanup(cons.Close)
+	l := &krLoad{t: t, stop: make(chan struct{}), prodDone: make(chan error, 1), consDone: make(chan struct{})}
 	go func() {
 		for i := 0; ; i++ {
 			select {
-			case <-stop:
-				prodDone <- nil
+			case <-l.stop:
+				l.prodDone <- nil
 				return
 			default:
 			}
@@ -58,16 +98,16 @@ func TestCompatKadmReassignAndElect(t *testing.T) {
 			err := prod.ProduceSync(pctx, &kgo.Record{Value: []byte(fmt.Sprintf("r%d", i))}).FirstErr()
 			cancel()
 			if err != nil {
-				prodDone <- fmt.Errorf("record %d: %w", i, err)
+				l.prodDone <- fmt.Errorf("record %d: %w", i, err)
 				return
 			}
-			produced.Add(1)
+			l.produced.Add(1)
 		}
 	}()
-	consDone := make(chan struct{})
-	consCtx, consCancel := context.WithCancel(context.Background())
+	var consCtx context.Context
+	consCtx, l.consCancel = context.WithCancel(context.Background())
 	go func() {
-		defer close(consDone)
+		defer close(l.consDone)
 		next := 0
 		for consCtx.Err() == nil {
 			cons.PollFetches(consCtx).EachRecord(func(r *kgo.Record) {
@@ -75,31 +115,55 @@ func TestCompatKadmReassignAndElect(t *testing.T) {
 					t.Errorf("consumed %q at offset %d, want r%d", r.Value, r.Offset, next)
 				}
 				next++
-				consumed.Add(1)
+				l.consumed.Add(1)
 			})
 		}
 	}()
-	defer func() { consCancel(); <-consDone }()
-	waitProgress := func(what string) {
-		t.Helper()
-		p0, c0 := produced.Load(), consumed.Load()
-		brokertest.WaitFor(t, 15*time.Second, func() error {
-			if produced.Load() < p0+20 || consumed.Load() < c0+20 {
-				return fmt.Errorf("%s: produced %d, consumed %d", what, produced.Load(), consumed.Load())
-			}
-			return nil
-		})
-	}
-	waitProgress("before the move")
+	return l
+}
 
+// waitProgress waits until 20 more records are produced and consumed.
+func (l *krLoad) waitProgress(what string) {
+	l.t.Helper()
+	p0, c0 := l.produced.Load(), l.consumed.Load()
+	brokertest.WaitFor(l.t, 15*time.Second, func() error {
+		if l.produced.Load() < p0+20 || l.consumed.Load() < c0+20 {
+			return fmt.Errorf("%s: produced %d, consumed %d", what, l.produced.Load(), l.consumed.Load())
+		}
+		return nil
+	})
+}
+
+// finish stops the producer, which must have had no error, and waits
+// until the consumer has read everything it wrote.
+func (l *krLoad) finish() {
+	l.t.Helper()
+	close(l.stop)
+	if err := <-l.prodDone; err != nil {
+		l.t.Fatalf("producer across the leader move: %v", err)
+	}
+	brokertest.WaitFor(l.t, 15*time.Second, func() error {
+		if l.produced.Load() != l.consumed.Load() {
+			return fmt.Errorf("produced %d, consumed %d", l.produced.Load(), l.consumed.Load())
+		}
+		return nil
+	})
+}
+
+func (l *krLoad) stopConsumer() { l.consCancel(); <-l.consDone }
+
+// kadmMovePreferredLeader reassigns kr-0 with its current leader moved to
+// the end of the replica list, so another broker becomes the preferred
+// leader, waits for the move, checks that a reassignment to an unknown
+// broker fails, and returns the new replica list.
+func kadmMovePreferredLeader(t *testing.T, ctx context.Context, adm *kadm.Client) []int32 {
+	t.Helper()
 	td, err := adm.ListTopics(ctx, "kr")
 	if err != nil {
 		t.Fatal(err)
 	}
 	p := td["kr"].Partitions[0]
 	oldLeader := p.Leader
-	// Move the current leader to the end of the replica list: another
-	// broker becomes the preferred leader.
 	replicas := slices.DeleteFunc(slices.Clone(p.Replicas), func(r int32) bool { return r == oldLeader })
 	replicas = append(replicas, oldLeader)
 	ar, err := adm.AlterPartitionAssignments(ctx, kadm.AlterPartitionAssignmentsReq{"kr": {0: replicas}})
@@ -128,8 +192,13 @@ func TestCompatKadmReassignAndElect(t *testing.T) {
 	if r := ar["kr"][0]; !errors.Is(r.Err, kerr.InvalidReplicaAssignment) {
 		t.Fatalf("reassignment to an unknown broker: %+v", ar)
 	}
-	ts := kadm.TopicsSet{}
-	ts.Add("kr", 0)
+	return replicas
+}
+
+// kadmElectPreferred elects kr-0's preferred leader (want) and checks that
+// a second election has nothing to do.
+func kadmElectPreferred(t *testing.T, ctx context.Context, adm *kadm.Client, ts kadm.TopicsSet, want int32) {
+	t.Helper()
 	el, err := adm.ElectLeaders(ctx, kadm.ElectPreferredReplica, ts)
 	if err != nil {
 		t.Fatal(err)
@@ -142,8 +211,8 @@ func TestCompatKadmReassignAndElect(t *testing.T) {
 		if err != nil {
 			return err
 		}
-		if l := td["kr"].Partitions[0].Leader; l != replicas[0] {
-			return fmt.Errorf("leader %d, want %d", l, replicas[0])
+		if l := td["kr"].Partitions[0].Leader; l != want {
+			return fmt.Errorf("leader %d, want %d", l, want)
 		}
 		return nil
 	})
@@ -151,34 +220,6 @@ func TestCompatKadmReassignAndElect(t *testing.T) {
 	el, _ = adm.ElectLeaders(ctx, kadm.ElectPreferredReplica, ts)
 	if r := el["kr"][0]; !errors.Is(r.Err, kerr.ElectionNotNeeded) {
 		t.Fatalf("second election: %+v", el)
-	}
-	waitProgress("after the move")
-	close(stop)
-	if err := <-prodDone; err != nil {
-		t.Fatalf("producer across the leader move: %v", err)
-	}
-	brokertest.WaitFor(t, 15*time.Second, func() error {
-		if produced.Load() != consumed.Load() {
-			return fmt.Errorf("produced %d, consumed %d", produced.Load(), consumed.Load())
-		}
-		return nil
-	})
-
-	ld, err := adm.DescribeAllLogDirs(ctx, ts)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var brokers []string
-	ld.Each(func(d kadm.DescribedLogDir) {
-		if d.Err != nil {
-			t.Errorf("log dir %s of %d: %v", d.Dir, d.Broker, d.Err)
-		}
-		if p, ok := d.Topics["kr"][0]; ok && p.Size > 0 {
-			brokers = append(brokers, fmt.Sprint(d.Broker))
-		}
-	})
-	if len(brokers) != 3 {
-		t.Fatalf("kr-0 has data in the log dirs of brokers %s, want all three", strings.Join(brokers, ","))
 	}
 }
 

@@ -51,39 +51,64 @@ func TestCompatKadmOffsetsAndGroups(t *testing.T) {
 	base := time.Now().Add(-time.Hour).Truncate(time.Millisecond)
 	produceTimed(t, prod, "ko", 2, 10, base)
 
-	check := func(what string, lo kadm.ListedOffsets, err error, want map[string]map[int32]int64) {
-		t.Helper()
-		if err != nil {
-			t.Fatalf("%s: %v", what, err)
-		}
-		for topic, ps := range want {
-			for p, off := range ps {
-				got, ok := lo.Lookup(topic, p)
-				if !ok || got.Err != nil || got.Offset != off {
-					t.Fatalf("%s %s-%d: %+v (found %v), want offset %d", what, topic, p, got, ok, off)
-				}
+	kadmCheckListOffsets(t, ctx, adm, base)
+
+	kadmCheckDeleteRecords(t, ctx, adm)
+
+	kadmCheckGroupOffsets(t, ctx, adm)
+
+	kadmCheckLiveGroup(t, ctx, adm, c)
+
+	kadmCheckClientQuotas(t, ctx, adm)
+
+	kadmCheckLogDirsAndACLs(t, ctx, adm)
+}
+
+// checkListed fails the test unless lo holds offset want[topic][p] for
+// every partition of want (err is the listing's error).
+func checkListed(t *testing.T, what string, lo kadm.ListedOffsets, err error, want map[string]map[int32]int64) {
+	t.Helper()
+	if err != nil {
+		t.Fatalf("%s: %v", what, err)
+	}
+	for topic, ps := range want {
+		for p, off := range ps {
+			got, ok := lo.Lookup(topic, p)
+			if !ok || got.Err != nil || got.Offset != off {
+				t.Fatalf("%s %s-%d: %+v (found %v), want offset %d", what, topic, p, got, ok, off)
 			}
 		}
 	}
+}
+
+// kadmCheckListOffsets: start, end and by-timestamp offsets of ko (10
+// records a partition, timestamps base, base+1s, ...) and the empty kempty.
+func kadmCheckListOffsets(t *testing.T, ctx context.Context, adm *kadm.Client, base time.Time) {
+	t.Helper()
 	lo, err := adm.ListStartOffsets(ctx, "ko", "kempty")
-	check("start", lo, err, map[string]map[int32]int64{"ko": {0: 0, 1: 0}, "kempty": {0: 0}})
+	checkListed(t, "start", lo, err, map[string]map[int32]int64{"ko": {0: 0, 1: 0}, "kempty": {0: 0}})
 	lo, err = adm.ListEndOffsets(ctx, "ko", "kempty")
-	check("end", lo, err, map[string]map[int32]int64{"ko": {0: 10, 1: 10}, "kempty": {0: 0}})
+	checkListed(t, "end", lo, err, map[string]map[int32]int64{"ko": {0: 10, 1: 10}, "kempty": {0: 0}})
 	lo, err = adm.ListOffsetsAfterMilli(ctx, base.Add(5*time.Second).UnixMilli(), "ko")
-	check("after 5s", lo, err, map[string]map[int32]int64{"ko": {0: 5, 1: 5}})
+	checkListed(t, "after 5s", lo, err, map[string]map[int32]int64{"ko": {0: 5, 1: 5}})
 	if o, _ := lo.Lookup("ko", 1); o.Timestamp != base.Add(5*time.Second).UnixMilli() {
 		t.Fatalf("timestamp of the offset found by time: %+v", o)
 	}
 	lo, err = adm.ListOffsetsAfterMilli(ctx, base.Add(4500*time.Millisecond).UnixMilli(), "ko")
-	check("after 4.5s", lo, err, map[string]map[int32]int64{"ko": {0: 5, 1: 5}})
+	checkListed(t, "after 4.5s", lo, err, map[string]map[int32]int64{"ko": {0: 5, 1: 5}})
 	// After every record: kadm falls back to the end offset.
 	lo, err = adm.ListOffsetsAfterMilli(ctx, time.Now().Add(time.Hour).UnixMilli(), "ko", "kempty")
-	check("after all", lo, err, map[string]map[int32]int64{"ko": {0: 10, 1: 10}, "kempty": {0: 0}})
+	checkListed(t, "after all", lo, err, map[string]map[int32]int64{"ko": {0: 10, 1: 10}, "kempty": {0: 0}})
 	lo, err = adm.ListStartOffsets(ctx, "nope")
 	if o, ok := lo.Lookup("nope", -1); err != nil || !ok || !errors.Is(o.Err, kerr.UnknownTopicOrPartition) {
 		t.Fatalf("unknown topic: %+v %v", lo, err)
 	}
+}
 
+// kadmCheckDeleteRecords: DeleteRecords moves ko-0's start to 3 and
+// refuses an offset past ko-1's high watermark.
+func kadmCheckDeleteRecords(t *testing.T, ctx context.Context, adm *kadm.Client) {
+	t.Helper()
 	var del kadm.Offsets
 	del.AddOffset("ko", 0, 3, -1)
 	dr, err := adm.DeleteRecords(ctx, del)
@@ -93,16 +118,20 @@ func TestCompatKadmOffsetsAndGroups(t *testing.T) {
 	if r, ok := dr.Lookup("ko", 0); !ok || r.Err != nil || r.LowWatermark != 3 {
 		t.Fatalf("delete records: %+v", dr)
 	}
-	lo, err = adm.ListStartOffsets(ctx, "ko")
-	check("start after delete", lo, err, map[string]map[int32]int64{"ko": {0: 3, 1: 0}})
+	lo, err := adm.ListStartOffsets(ctx, "ko")
+	checkListed(t, "start after delete", lo, err, map[string]map[int32]int64{"ko": {0: 3, 1: 0}})
 	var tooFar kadm.Offsets
 	tooFar.AddOffset("ko", 1, 11, -1)
 	dr, _ = adm.DeleteRecords(ctx, tooFar)
 	if r, _ := dr.Lookup("ko", 1); !errors.Is(r.Err, kerr.OffsetOutOfRange) {
 		t.Fatalf("delete records past the high watermark: %+v", dr)
 	}
+}
 
-	// Group offsets without members.
+// kadmCheckGroupOffsets: offsets of group kg, which has no members, are
+// committed, fetched, lagged, described and deleted.
+func kadmCheckGroupOffsets(t *testing.T, ctx context.Context, adm *kadm.Client) {
+	t.Helper()
 	var commit kadm.Offsets
 	commit.Add(kadm.Offset{Topic: "ko", Partition: 0, At: 5, LeaderEpoch: -1, Metadata: "meta-0"})
 	commit.Add(kadm.Offset{Topic: "ko", Partition: 1, At: 7, LeaderEpoch: -1})
@@ -144,8 +173,12 @@ func TestCompatKadmOffsetsAndGroups(t *testing.T) {
 	if o, ok := fo.Lookup("ko", 0); ok && o.At >= 0 {
 		t.Fatalf("ko-0 still committed after DeleteOffsets: %+v", o)
 	}
+}
 
-	// A live cooperative-sticky member.
+// kadmCheckLiveGroup: group kg2 with a live cooperative-sticky kgo member
+// is described, listed and protected from deletion until the member leaves.
+func kadmCheckLiveGroup(t *testing.T, ctx context.Context, adm *kadm.Client, c *brokertest.Cluster) {
+	t.Helper()
 	cons, err := kgo.NewClient(kgo.SeedBrokers(c.Addrs()...), kgo.ConsumerGroup("kg2"), kgo.ConsumeTopics("ko"),
 		kgo.Balancers(kgo.CooperativeStickyBalancer()), kgo.ClientID("kgo-member"),
 		kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()), kgo.FetchMaxWait(100*time.Millisecond))
@@ -167,7 +200,7 @@ func TestCompatKadmOffsetsAndGroups(t *testing.T) {
 	if err := cons.CommitUncommittedOffsets(ctx); err != nil {
 		t.Fatal(err)
 	}
-	dg, err = adm.DescribeGroups(ctx, "kg2")
+	dg, err := adm.DescribeGroups(ctx, "kg2")
 	g := dg["kg2"]
 	if err != nil || g.State != "Stable" || g.ProtocolType != "consumer" || g.Protocol != "cooperative-sticky" || len(g.Members) != 1 {
 		t.Fatalf("describe kg2: %+v %v", dg, err)
@@ -185,9 +218,9 @@ func TestCompatKadmOffsetsAndGroups(t *testing.T) {
 	if lg, err := adm.ListGroups(ctx, "Stable"); err != nil || len(lg) != 1 {
 		t.Fatalf("list stable groups: %+v %v", lg, err)
 	}
-	ts = kadm.TopicsSet{}
+	ts := kadm.TopicsSet{}
 	ts.Add("ko", 1)
-	dor, _ = adm.DeleteOffsets(ctx, "kg2", ts)
+	dor, _ := adm.DeleteOffsets(ctx, "kg2", ts)
 	if err, _ := dor.Lookup("ko", 1); !errors.Is(err, kerr.GroupSubscribedToTopic) {
 		t.Fatalf("delete offsets of a subscribed topic: %+v", dor)
 	}
@@ -213,8 +246,11 @@ func TestCompatKadmOffsetsAndGroups(t *testing.T) {
 	if dgr, err := adm.DeleteGroups(ctx, "kg2"); err != nil || dgr["kg2"].Err != nil {
 		t.Fatalf("delete the empty group: %+v %v", dgr, err)
 	}
+}
 
-	// Client quotas.
+// kadmCheckClientQuotas: a client-id quota is altered, described and removed.
+func kadmCheckClientQuotas(t *testing.T, ctx context.Context, adm *kadm.Client) {
+	t.Helper()
 	name := "quota-client"
 	entity := kadm.ClientQuotaEntity{{Type: "client-id", Name: &name}}
 	aq, err := adm.AlterClientQuotas(ctx, []kadm.AlterClientQuotaEntry{{Entity: entity,
@@ -239,8 +275,12 @@ func TestCompatKadmOffsetsAndGroups(t *testing.T) {
 	if dq, err := adm.DescribeClientQuotas(ctx, false, []kadm.DescribeClientQuotaComponent{{Type: "client-id", MatchType: 2}}); err != nil || len(dq) != 0 {
 		t.Fatalf("describe quotas after removal: %+v %v", dq, err)
 	}
+}
 
-	// Log dirs and leader epochs.
+// kadmCheckLogDirsAndACLs: log dirs hold ko-1's data, ko-1's epoch 0 ends at
+// 10, and the ACL APIs answer SECURITY_DISABLED without an authorizer.
+func kadmCheckLogDirsAndACLs(t *testing.T, ctx context.Context, adm *kadm.Client) {
+	t.Helper()
 	ld, err := adm.DescribeAllLogDirs(ctx, nil)
 	if err != nil {
 		t.Fatal(err)

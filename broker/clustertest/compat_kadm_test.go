@@ -55,6 +55,17 @@ func TestCompatKadmTopicsAndConfigs(t *testing.T) {
 	ctx := kctx(t)
 	id := c.Broker(0).ID()
 
+	kadmCheckCreateTopics(t, ctx, adm)
+	kadmCheckTopicConfigs(t, ctx, adm)
+	kadmCheckBrokerConfigs(t, ctx, adm, id)
+	kadmCheckPartitionsAndDelete(t, ctx, adm)
+	kadmCheckClusterInfo(t, ctx, adm, kcl, id)
+}
+
+// kadmCheckCreateTopics: CreateTopics with configs, the broker defaults
+// (KIP-464), its errors and validate-only; ka and kb are listed after.
+func kadmCheckCreateTopics(t *testing.T, ctx context.Context, adm *kadm.Client) {
+	t.Helper()
 	retention := "3600000"
 	res, err := adm.CreateTopics(ctx, 2, 1, map[string]*string{"retention.ms": &retention, "cleanup.policy": strp("compact")}, "ka", "kb")
 	if err != nil {
@@ -101,7 +112,12 @@ func TestCompatKadmTopicsAndConfigs(t *testing.T) {
 		}
 		return nil
 	})
+}
 
+// kadmCheckTopicConfigs: ka's configs are described, altered
+// incrementally and replaced.
+func kadmCheckTopicConfigs(t *testing.T, ctx context.Context, adm *kadm.Client) {
+	t.Helper()
 	rcs, err := adm.DescribeTopicConfigs(ctx, "ka", "nope")
 	if err != nil {
 		t.Fatal(err)
@@ -150,7 +166,11 @@ func TestCompatKadmTopicsAndConfigs(t *testing.T) {
 	if ka := rcs[0]; configValue(ka, "max.message.bytes") != "50000" || configValue(ka, "retention.ms") != "604800000" {
 		t.Fatalf("after alter state: %+v", ka.Configs)
 	}
+}
 
+// kadmCheckBrokerConfigs: broker id's configs are described and altered.
+func kadmCheckBrokerConfigs(t *testing.T, ctx context.Context, adm *kadm.Client, id int32) {
+	t.Helper()
 	bcs, err := adm.DescribeBrokerConfigs(ctx, id)
 	if err != nil || len(bcs) != 1 || bcs[0].Err != nil {
 		t.Fatalf("describe broker configs: %+v %v", bcs, err)
@@ -172,7 +192,12 @@ func TestCompatKadmTopicsAndConfigs(t *testing.T) {
 	if v := configValue(bcs[0], "log.retention.ms"); v != "86400000" {
 		t.Fatalf("broker log.retention.ms after alter = %s", v)
 	}
+}
 
+// kadmCheckPartitionsAndDelete: kb grows to 5 partitions (not shrinks),
+// then is deleted.
+func kadmCheckPartitionsAndDelete(t *testing.T, ctx context.Context, adm *kadm.Client) {
+	t.Helper()
 	cp, err := adm.CreatePartitions(ctx, 2, "kb")
 	if err != nil || cp["kb"].Err != nil {
 		t.Fatalf("create partitions: %+v %v", cp, err)
@@ -196,7 +221,12 @@ func TestCompatKadmTopicsAndConfigs(t *testing.T) {
 	if err != nil || dr["kb"].Err != nil || !errors.Is(dr["nope"].Err, kerr.UnknownTopicOrPartition) {
 		t.Fatalf("delete topics: %+v %v", dr, err)
 	}
+}
 
+// kadmCheckClusterInfo: ApiVersions, metadata, the broker list and
+// DescribeCluster describe the one-broker cluster.
+func kadmCheckClusterInfo(t *testing.T, ctx context.Context, adm *kadm.Client, kcl *kgo.Client, id int32) {
+	t.Helper()
 	av, err := adm.ApiVersions(ctx)
 	if err != nil {
 		t.Fatal(err)

@@ -42,15 +42,7 @@ func TestCompatKafkaPython(t *testing.T) {
 	// controller, group calls to each group's coordinator and broker
 	// configs to the broker described.
 	c := brokertest.NewCluster(t, 3, brokertest.WithProperty("offsets.topic.num.partitions", "3"))
-	script, err := filepath.Abs(filepath.Join("testdata", "compat_kafka_python.py"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	out, _ := runBounded(t, 30*time.Second, "", py, script, strings.Join(c.Addrs(), ","), strconv.Itoa(int(c.Broker(2).ID())))
-	if !strings.HasSuffix(out, "OK\n") {
-		t.Fatalf("kafka-python:\n%s", out)
-	}
-	t.Logf("kafka-python:\n%s", out)
+	runPythonScript(t, py, "compat_kafka_python.py", strings.Join(c.Addrs(), ","), strconv.Itoa(int(c.Broker(2).ID())))
 }
 
 // TestCompatKafkaPythonErrors runs testdata/compat_kafka_python_errors.py:
@@ -62,15 +54,7 @@ func TestCompatKafkaPythonErrors(t *testing.T) {
 	py := needKafkaPython(t)
 	c := brokertest.NewCluster(t, 1, brokertest.WithProperty("offsets.topic.num.partitions", "2"),
 		brokertest.WithProperty("auto.create.topics.enable", "true"))
-	script, err := filepath.Abs(filepath.Join("testdata", "compat_kafka_python_errors.py"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	out, _ := runBounded(t, 30*time.Second, "", py, script, strings.Join(c.Addrs(), ","))
-	if !strings.HasSuffix(out, "OK\n") {
-		t.Fatalf("kafka-python:\n%s", out)
-	}
-	t.Logf("kafka-python:\n%s", out)
+	runPythonScript(t, py, "compat_kafka_python_errors.py", strings.Join(c.Addrs(), ","))
 }
 
 // TestCompatKafkaPythonFailover: a kafka-python producer (acks=all, one
@@ -126,11 +110,18 @@ func TestCompatKafkaPythonFailover(t *testing.T) {
 func TestCompatKafkaPythonGroup(t *testing.T) {
 	py := needKafkaPython(t)
 	c := brokertest.NewCluster(t, 1, brokertest.WithProperty("offsets.topic.num.partitions", "2"))
-	script, err := filepath.Abs(filepath.Join("testdata", "compat_kafka_python_group.py"))
+	runPythonScript(t, py, "compat_kafka_python_group.py", strings.Join(c.Addrs(), ","))
+}
+
+// runPythonScript runs testdata/<name> with py and args (30 s at most);
+// the script must end its output with OK.
+func runPythonScript(t *testing.T, py, name string, args ...string) {
+	t.Helper()
+	script, err := filepath.Abs(filepath.Join("testdata", name))
 	if err != nil {
 		t.Fatal(err)
 	}
-	out, _ := runBounded(t, 30*time.Second, "", py, script, strings.Join(c.Addrs(), ","))
+	out, _ := runBounded(t, 30*time.Second, "", py, append([]string{script}, args...)...)
 	if !strings.HasSuffix(out, "OK\n") {
 		t.Fatalf("kafka-python:\n%s", out)
 	}

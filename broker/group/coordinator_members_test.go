@@ -75,13 +75,7 @@ func TestGroupStaticRejoinDuringCompletingRebalance(t *testing.T) {
 	a.GroupInstanceID = "ia"
 	b := consumerJoin(g, "", "c2")
 	b.GroupInstanceID = "ib"
-	ja := e.joinAsync(a)
-	e.waitMembers(g, 1)
-	jb := e.joinAsync(b)
-	e.waitMembers(g, 2)
-	e.advance(3*time.Second, g)
-	e.advance(3*time.Second, g)
-	ra, rb := recv(t, ja), recv(t, jb)
+	ra, rb := e.joinPair(g, a, b)
 	if ra.ErrorCode != 0 || rb.ErrorCode != 0 || e.state(g) != "CompletingRebalance" {
 		t.Fatalf("joins = %+v %+v", ra, rb)
 	}
@@ -115,17 +109,8 @@ func TestGroupOpaqueProtocolMetadata(t *testing.T) {
 		return r
 	}
 	m1, m2 := []byte{0, 1, 0xff, 0, 'x'}, []byte{}
-	j1 := e.joinAsync(mk("c1", m1))
-	e.waitMembers(g, 1)
-	j2 := e.joinAsync(mk("c2", m2))
-	e.waitMembers(g, 2)
-	e.advance(3*time.Second, g)
-	e.advance(3*time.Second, g)
-	r1, r2 := recv(t, j1), recv(t, j2)
-	leader := r1
-	if r2.LeaderID == r2.MemberID {
-		leader = r2
-	}
+	r1, r2 := e.joinPair(g, mk("c1", m1), mk("c2", m2))
+	leader, _ := leaderFirst(r1, r2)
 	if leader.Protocol != "cooperative-sticky" || len(leader.Members) != 2 {
 		t.Fatalf("leader = %+v", leader)
 	}

@@ -26,17 +26,26 @@ func (e *env) lastRebalance(group string) Rebalance {
 // returns both join answers (c1 leads).
 func (e *env) joinTwo(group string, reqs ...JoinRequest) (JoinResult, JoinResult) {
 	e.t.Helper()
-	j1 := e.joinAsync(reqs[0])
-	e.waitMembers(group, 1)
-	j2 := e.joinAsync(reqs[1])
-	e.waitMembers(group, 2)
-	e.advance(3*time.Second, group)
-	e.advance(3*time.Second, group)
-	r1, r2 := recv(e.t, j1), recv(e.t, j2)
+	r1, r2 := e.joinPair(group, reqs[0], reqs[1])
 	if r1.ErrorCode != 0 || r2.ErrorCode != 0 || r1.LeaderID != r1.MemberID {
 		e.t.Fatalf("joins = %+v / %+v", r1, r2)
 	}
 	return r1, r2
+}
+
+// joinTwoStaticLeaderSynced has static members inst-1 (c1, the leader)
+// and inst-2 (c2) join group g and the leader sync: inst-2's join request
+// and both join answers.
+func (e *env) joinTwoStaticLeaderSynced(g string) (JoinRequest, JoinResult, JoinResult) {
+	e.t.Helper()
+	a, b := consumerJoin(g, "", "c1"), consumerJoin(g, "", "c2")
+	a.GroupInstanceID, b.GroupInstanceID = "inst-1", "inst-2"
+	r1, r2 := e.joinTwo(g, a, b)
+	if s := e.c.SyncGroup(bg, SyncRequest{Group: g, Generation: r1.Generation, MemberID: r1.MemberID, GroupInstanceID: "inst-1",
+		Assignments: map[string][]byte{r1.MemberID: {1}, r2.MemberID: {2}}}); s.ErrorCode != 0 {
+		e.t.Fatalf("leader sync = %+v", s)
+	}
+	return b, r1, r2
 }
 
 // KAFKA-12890 (Kafka 2.8.1): a follower that never sends SyncGroup after
@@ -156,13 +165,7 @@ func TestGroupPendingSyncAllSynced(t *testing.T) {
 func TestGroupPendingSyncStaticMember(t *testing.T) {
 	e := newEnv(t, testConfig())
 	const g = "pending-sync-static"
-	a, b := consumerJoin(g, "", "c1"), consumerJoin(g, "", "c2")
-	a.GroupInstanceID, b.GroupInstanceID = "inst-1", "inst-2"
-	r1, r2 := e.joinTwo(g, a, b)
-	if s := e.c.SyncGroup(bg, SyncRequest{Group: g, Generation: r1.Generation, MemberID: r1.MemberID, GroupInstanceID: "inst-1",
-		Assignments: map[string][]byte{r1.MemberID: {1}, r2.MemberID: {2}}}); s.ErrorCode != 0 {
-		t.Fatalf("leader sync = %+v", s)
-	}
+	_, r1, r2 := e.joinTwoStaticLeaderSynced(g)
 	for i := 0; i < 6; i++ {
 		e.advance(9*time.Second, g)
 		for j, id := range []string{r1.MemberID, r2.MemberID} {
@@ -255,13 +258,7 @@ func TestGroupInitialDelayGenerations(t *testing.T) {
 func TestGroupPendingSyncReplacedStaticMember(t *testing.T) {
 	e := newEnv(t, testConfig())
 	const g = "pending-sync-replaced"
-	a, b := consumerJoin(g, "", "c1"), consumerJoin(g, "", "c2")
-	a.GroupInstanceID, b.GroupInstanceID = "inst-1", "inst-2"
-	r1, r2 := e.joinTwo(g, a, b)
-	if s := e.c.SyncGroup(bg, SyncRequest{Group: g, Generation: r1.Generation, MemberID: r1.MemberID, GroupInstanceID: "inst-1",
-		Assignments: map[string][]byte{r1.MemberID: {1}, r2.MemberID: {2}}}); s.ErrorCode != 0 {
-		t.Fatalf("leader sync = %+v", s)
-	}
+	b, r1, r2 := e.joinTwoStaticLeaderSynced(g)
 	e.waitState(g, "Stable")
 	nb := e.c.JoinGroup(bg, b) // inst-2 restarts: new member id, same protocols
 	if nb.ErrorCode != 0 || nb.MemberID == r2.MemberID || nb.Generation != r1.Generation {

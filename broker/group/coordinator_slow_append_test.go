@@ -64,6 +64,39 @@ func (l *holdLog) Append(ctx context.Context, p int32, batch []byte) (int64, err
 	return l.OffsetLog.Append(ctx, p, batch)
 }
 
+// newHeldEnv is newEnv with the coordinator writing through a holdLog.
+func newHeldEnv(t *testing.T, cfg Config) (*env, *holdLog) {
+	t.Helper()
+	var hl *holdLog
+	e := newEnvWrapped(t, cfg, func(l OffsetLog) OffsetLog { hl = newHoldLog(l); return hl })
+	return e, hl
+}
+
+// commitAsync sends member's commit of offset off for t1-p in generation
+// gen of group g in a goroutine; the answer arrives on the channel.
+func (e *env) commitAsync(g string, gen int32, member string, off int64, p int32) <-chan []int16 {
+	ch := make(chan []int16, 1)
+	go func() {
+		ch <- e.c.CommitOffsets(bg, CommitRequest{Group: g, Generation: gen, MemberID: member, RetentionMs: -1,
+			Offsets: []CommitOffset{commit(off, "t1", p)}})
+	}()
+	return ch
+}
+
+// waitAppendsQueued waits until n of group g's appends wait behind the
+// one in flight.
+func (e *env) waitAppendsQueued(g string, n int) {
+	e.t.Helper()
+	e.waitFor(func() error {
+		var queued int
+		e.inspect(g, func(gr *group) { queued = len(gr.appendQ) })
+		if queued != n {
+			return fmt.Errorf("%d appends queued, want %d", queued, n)
+		}
+		return nil
+	})
+}
+
 // The chaos suspicion: while a commit's write to __consumer_offsets is
 // stuck (acks=all waiting for a dead follower still in the ISR), are
 // heartbeats still served and do they keep members alive? In Kafka 2.8
@@ -77,32 +110,17 @@ func TestGroupHeartbeatsDuringBlockedCommit(t *testing.T) {
 	cfg := testConfig()
 	// Longer than the test runs, so the held append ends by release only.
 	cfg.OffsetsCommitTimeout = time.Minute
-	var hl *holdLog
-	e := newEnvWrapped(t, cfg, func(l OffsetLog) OffsetLog { hl = newHoldLog(l); return hl })
+	e, hl := newHeldEnv(t, cfg)
 	const g = "slow-commit"
 	ids, gen := e.joinStable(g, "c1", "c2")
 	rebalancesBefore := len(e.hooks())
 
 	hl.hold()
-	commits := make(chan []int16, 2)
-	go func() {
-		commits <- e.c.CommitOffsets(bg, CommitRequest{Group: g, Generation: gen, MemberID: ids[0], RetentionMs: -1,
-			Offsets: []CommitOffset{commit(10, "t1", 0)}})
-	}()
+	commits := []<-chan []int16{e.commitAsync(g, gen, ids[0], 10, 0)}
 	recv(t, (<-chan appendCall)(hl.started))
 	// A second commit queues behind the held one (one append in flight).
-	go func() {
-		commits <- e.c.CommitOffsets(bg, CommitRequest{Group: g, Generation: gen, MemberID: ids[1], RetentionMs: -1,
-			Offsets: []CommitOffset{commit(20, "t1", 1)}})
-	}()
-	e.waitFor(func() error {
-		var queued int
-		e.inspect(g, func(gr *group) { queued = len(gr.appendQ) })
-		if queued != 1 {
-			return fmt.Errorf("%d appends queued, want 1", queued)
-		}
-		return nil
-	})
+	commits = append(commits, e.commitAsync(g, gen, ids[1], 20, 1))
+	e.waitAppendsQueued(g, 1)
 
 	// Three session timeouts (10 s each) pass in 2 s steps, both members
 	// heartbeating at every step: each heartbeat is answered, no member
@@ -114,7 +132,9 @@ func TestGroupHeartbeatsDuringBlockedCommit(t *testing.T) {
 				t.Fatalf("step %d: heartbeat of %s while the commit is held = %s", step, id, kerr.ErrorForCode(code))
 			}
 		}
-		pending(t, commits)
+		for _, ch := range commits {
+			pending(t, ch)
+		}
 	}
 	if d := e.c.DescribeGroup(bg, g); d.State != "Stable" || len(d.Members) != 2 {
 		t.Fatalf("after 30 s of held commit: %s with %d members, want Stable with 2", d.State, len(d.Members))
@@ -128,8 +148,8 @@ func TestGroupHeartbeatsDuringBlockedCommit(t *testing.T) {
 	}
 
 	hl.unhold()
-	for i := 0; i < 2; i++ {
-		if codes := recv(t, (<-chan []int16)(commits)); codes[0] != 0 {
+	for _, ch := range commits {
+		if codes := recv(t, ch); codes[0] != 0 {
 			t.Fatalf("commit after release = %s", kerr.ErrorForCode(codes[0]))
 		}
 	}
@@ -149,8 +169,7 @@ func TestGroupHeartbeatsDuringBlockedCommit(t *testing.T) {
 func TestGroupSessionExpiresBehindHeldCommit(t *testing.T) {
 	cfg := testConfig()
 	cfg.OffsetsCommitTimeout = time.Minute
-	var hl *holdLog
-	e := newEnvWrapped(t, cfg, func(l OffsetLog) OffsetLog { hl = newHoldLog(l); return hl })
+	e, hl := newHeldEnv(t, cfg)
 	const g = "silent"
 	ids, gen := e.joinStable(g, "c1", "c2")
 	e.advance(5*time.Second, g)
@@ -158,11 +177,7 @@ func TestGroupSessionExpiresBehindHeldCommit(t *testing.T) {
 		t.Fatalf("c2 heartbeat = %s", kerr.ErrorForCode(code))
 	}
 	hl.hold()
-	done := make(chan []int16, 1)
-	go func() {
-		done <- e.c.CommitOffsets(bg, CommitRequest{Group: g, Generation: gen, MemberID: ids[0], RetentionMs: -1,
-			Offsets: []CommitOffset{commit(10, "t1", 0)}})
-	}()
+	done := e.commitAsync(g, gen, ids[0], 10, 0)
 	recv(t, (<-chan appendCall)(hl.started))
 	// c2 heartbeats; c1 is silent behind its commit. c1's deadline was
 	// refreshed by the commit 5 s after the sync, so 9 s later it is
@@ -178,7 +193,7 @@ func TestGroupSessionExpiresBehindHeldCommit(t *testing.T) {
 		t.Fatalf("expired member's heartbeat = %s, want UNKNOWN_MEMBER_ID", kerr.ErrorForCode(code))
 	}
 	hl.unhold()
-	if codes := recv(t, (<-chan []int16)(done)); codes[0] != 0 {
+	if codes := recv(t, done); codes[0] != 0 {
 		t.Fatalf("held commit of the expired member = %s, want its append's outcome (none)", kerr.ErrorForCode(codes[0]))
 	}
 }
@@ -196,40 +211,25 @@ func TestGroupQueuedCommitBoundedByCommitTimeout(t *testing.T) {
 	cfg := testConfig()
 	const timeout = 1500 * time.Millisecond
 	cfg.OffsetsCommitTimeout = timeout
-	var hl *holdLog
-	e := newEnvWrapped(t, cfg, func(l OffsetLog) OffsetLog { hl = newHoldLog(l); return hl })
+	e, hl := newHeldEnv(t, cfg)
 	const g = "queued"
 	ids, gen := e.joinStable(g, "c1", "c2")
 	hl.hold()
-	first, second := make(chan []int16, 1), make(chan []int16, 1)
-	go func() {
-		first <- e.c.CommitOffsets(bg, CommitRequest{Group: g, Generation: gen, MemberID: ids[0], RetentionMs: -1,
-			Offsets: []CommitOffset{commit(10, "t1", 0)}})
-	}()
+	first := e.commitAsync(g, gen, ids[0], 10, 0)
 	a := recv(t, (<-chan appendCall)(hl.started))
 	if !a.ok {
 		t.Fatal("held append has no deadline")
 	}
-	go func() {
-		second <- e.c.CommitOffsets(bg, CommitRequest{Group: g, Generation: gen, MemberID: ids[1], RetentionMs: -1,
-			Offsets: []CommitOffset{commit(20, "t1", 1)}})
-	}()
-	e.waitFor(func() error {
-		var queued int
-		e.inspect(g, func(gr *group) { queued = len(gr.appendQ) })
-		if queued != 1 {
-			return fmt.Errorf("%d appends queued, want 1", queued)
-		}
-		return nil
-	})
+	second := e.commitAsync(g, gen, ids[1], 20, 1)
+	e.waitAppendsQueued(g, 1)
 	accepted := time.Now() // the second commit was accepted before this
 
-	if codes := recv(t, (<-chan []int16)(first)); codes[0] != kerr.RequestTimedOut.Code {
+	if codes := recv(t, first); codes[0] != kerr.RequestTimedOut.Code {
 		t.Fatalf("held commit = %s, want REQUEST_TIMED_OUT", kerr.ErrorForCode(codes[0]))
 	}
 	// The second either is not attempted (its time is up) or is given only
 	// what is left of its own timeout.
-	codes := recv(t, (<-chan []int16)(second))
+	codes := recv(t, second)
 	select {
 	case b := <-hl.started:
 		if !b.ok || b.deadline.After(accepted.Add(timeout)) {
@@ -263,33 +263,12 @@ func TestGroupQueuedCommitBoundedByCommitTimeout(t *testing.T) {
 func TestGroupSyncStoreTimeout(t *testing.T) {
 	cfg := testConfig()
 	cfg.OffsetsCommitTimeout = 300 * time.Millisecond
-	var hl *holdLog
-	e := newEnvWrapped(t, cfg, func(l OffsetLog) OffsetLog { hl = newHoldLog(l); return hl })
+	e, hl := newHeldEnv(t, cfg)
 	const g = "synctimeout"
-	j1 := e.joinAsync(consumerJoin(g, "", "c1"))
-	e.waitMembers(g, 1)
-	j2 := e.joinAsync(consumerJoin(g, "", "c2"))
-	e.waitMembers(g, 2)
-	e.advance(3*time.Second, g)
-	e.advance(3*time.Second, g)
-	r1, r2 := recv(t, j1), recv(t, j2)
-	leader, follower := r1, r2
-	if r2.LeaderID == r2.MemberID {
-		leader, follower = r2, r1
-	}
-	sf := e.syncAsync(SyncRequest{Group: g, Generation: follower.Generation, MemberID: follower.MemberID})
-	e.waitFor(func() error {
-		var waiting bool
-		e.inspect(g, func(gr *group) { waiting = gr.members[follower.MemberID].syncReply != nil })
-		if !waiting {
-			return fmt.Errorf("follower not waiting in SyncGroup yet")
-		}
-		return nil
-	})
+	leader, follower, sf := e.followerWaitingInSync(g)
 	hl.hold()
 	defer hl.unhold()
-	sl := e.c.SyncGroup(bg, SyncRequest{Group: g, Generation: leader.Generation, MemberID: leader.MemberID,
-		Assignments: map[string][]byte{leader.MemberID: {1}, follower.MemberID: {2}}})
+	sl := e.leaderSync(g, leader, follower)
 	if sl.ErrorCode != kerr.RebalanceInProgress.Code {
 		t.Fatalf("leader sync after a timed-out store = %s, want REBALANCE_IN_PROGRESS", kerr.ErrorForCode(sl.ErrorCode))
 	}

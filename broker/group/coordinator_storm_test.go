@@ -54,43 +54,9 @@ func TestGroupRebalanceStormMaxPoll(t *testing.T) {
 	e.syncAll(g, gen, fast, fast, slow)
 	var slowIDs []string
 	for cycle := 0; cycle < 3; cycle++ {
-		// The leader rejoins (a metadata refresh); slow is busy: it
-		// heartbeats but does not rejoin within 5 s.
-		fr := fastReq
-		fr.MemberID = fast
-		jf := e.joinAsync(fr)
-		e.waitState(g, "PreparingRebalance")
-		for i := 0; i < 2; i++ {
-			e.advance(2*time.Second, g)
-			if code := e.c.Heartbeat(bg, HeartbeatRequest{Group: g, Generation: gen, MemberID: slow}); code != kerr.RebalanceInProgress.Code {
-				t.Fatalf("cycle %d: slow heartbeat = %d", cycle, code)
-			}
-		}
-		e.advance(time.Second, g)
-		r := recv(t, jf)
-		if r.ErrorCode != 0 || len(r.Members) != 1 {
-			t.Fatalf("cycle %d: join without slow = %+v", cycle, r)
-		}
-		gen = r.Generation
-		e.syncAll(g, gen, fast, fast)
-		if code := e.c.Heartbeat(bg, HeartbeatRequest{Group: g, Generation: gen - 1, MemberID: slow}); code != kerr.UnknownMemberID.Code {
-			t.Fatalf("cycle %d: dropped member heartbeat = %d", cycle, code)
-		}
-		slowIDs = append(slowIDs, slow)
-		// slow comes back as a new member: the rebalance it starts is
-		// blamed on the poll interval.
-		js := e.joinAsync(slowReq)
-		e.waitState(g, "PreparingRebalance")
-		if last := e.lastRebalance(g); last.Kind != ReasonMaxPollExpired || last.ClientID != "slow" {
-			t.Fatalf("cycle %d: rebalance record = %+v", cycle, last)
-		}
-		jf = e.joinAsync(fr)
-		r, r2 := recv(t, jf), recv(t, js)
-		if r.ErrorCode != 0 || r2.ErrorCode != 0 {
-			t.Fatalf("cycle %d: rejoin %+v / %+v", cycle, r, r2)
-		}
-		slow, gen = r2.MemberID, r.Generation
-		e.syncAll(g, gen, fast, fast, slow)
+		var slowID string
+		slowID, slow, gen = e.stormCycle(cycle, fastReq, slowReq, fast, slow, gen)
+		slowIDs = append(slowIDs, slowID)
 	}
 	var gr GroupRebalances
 	for _, x := range e.c.Rebalances() {
@@ -107,35 +73,7 @@ func TestGroupRebalanceStormMaxPoll(t *testing.T) {
 	if len(gr.History) != cfg.HistorySize && len(gr.History) != 7 {
 		t.Fatalf("history has %d entries", len(gr.History))
 	}
-	var warns []string
-	for _, en := range e.logs.AllEntries() {
-		if en.Level == logrus.WarnLevel && strings.Contains(en.Message, "rebalance storm") {
-			warns = append(warns, en.Message)
-			if en.Data["group"] != g || en.Data["client_id"] != "slow" || en.Data["component"] != "group" {
-				t.Fatalf("storm WARN fields = %v", en.Data)
-			}
-		}
-	}
-	// Logged once, at the fifth rebalance (the one slow's second rejoin
-	// started), naming the member id it had before that removal.
-	want := "5 rebalances within 10m0s; member " + slowIDs[1] + " (client.id slow, host /127.0.0.1) " +
-		"exceeded max.poll.interval.ms (the rebalance timeout) while still heartbeating 2 times: processing slower than the poll interval"
-	if len(warns) != 1 || !strings.Contains(warns[0], want) {
-		t.Fatalf("storm WARNs = %q, want one containing %q", warns, want)
-	}
-	// Every rebalance was logged once at INFO with its generation and reason.
-	n := 0
-	for _, en := range e.logs.AllEntries() {
-		if en.Message == "group: preparing to rebalance" && en.Data["group"] == g {
-			if en.Data["reason"] == "" || en.Data["generation"] == nil {
-				t.Fatalf("INFO without reason: %v", en.Data)
-			}
-			n++
-		}
-	}
-	if n != 7 {
-		t.Fatalf("%d rebalance INFO lines, want 7", n)
-	}
+	e.checkStormLogs(g, slowIDs[1])
 	// The storm ends once the window has no more than StormCount starts.
 	e.advance(cfg.StormWindow, g)
 	for _, x := range e.c.Rebalances() {
@@ -247,5 +185,87 @@ func TestGroupRebalanceReasons(t *testing.T) {
 	if last.Kind != ReasonStaticReplaced || last.GroupInstanceID != "i-1" ||
 		!strings.HasPrefix(last.Reason, "Group's selectedProtocol will change because static member ") {
 		t.Fatalf("static rebalance = %+v", last)
+	}
+}
+
+// stormCycle is one round of TestGroupRebalanceStormMaxPoll on group
+// "storm": the leader fast rejoins, slow misses the 5 s rebalance timeout
+// while heartbeating and is dropped, then rejoins with a new member id.
+// It returns slow's dropped and new member ids and the new generation.
+func (e *env) stormCycle(cycle int, fastReq, slowReq JoinRequest, fast, slow string, gen int32) (dropped, newSlow string, newGen int32) {
+	e.t.Helper()
+	const g = "storm"
+	// The leader rejoins (a metadata refresh); slow is busy: it
+	// heartbeats but does not rejoin within 5 s.
+	fr := fastReq
+	fr.MemberID = fast
+	jf := e.joinAsync(fr)
+	e.waitState(g, "PreparingRebalance")
+	for i := 0; i < 2; i++ {
+		e.advance(2*time.Second, g)
+		if code := e.c.Heartbeat(bg, HeartbeatRequest{Group: g, Generation: gen, MemberID: slow}); code != kerr.RebalanceInProgress.Code {
+			e.t.Fatalf("cycle %d: slow heartbeat = %d", cycle, code)
+		}
+	}
+	e.advance(time.Second, g)
+	r := recv(e.t, jf)
+	if r.ErrorCode != 0 || len(r.Members) != 1 {
+		e.t.Fatalf("cycle %d: join without slow = %+v", cycle, r)
+	}
+	gen = r.Generation
+	e.syncAll(g, gen, fast, fast)
+	if code := e.c.Heartbeat(bg, HeartbeatRequest{Group: g, Generation: gen - 1, MemberID: slow}); code != kerr.UnknownMemberID.Code {
+		e.t.Fatalf("cycle %d: dropped member heartbeat = %d", cycle, code)
+	}
+	dropped = slow
+	// slow comes back as a new member: the rebalance it starts is
+	// blamed on the poll interval.
+	js := e.joinAsync(slowReq)
+	e.waitState(g, "PreparingRebalance")
+	if last := e.lastRebalance(g); last.Kind != ReasonMaxPollExpired || last.ClientID != "slow" {
+		e.t.Fatalf("cycle %d: rebalance record = %+v", cycle, last)
+	}
+	jf = e.joinAsync(fr)
+	r, r2 := recv(e.t, jf), recv(e.t, js)
+	if r.ErrorCode != 0 || r2.ErrorCode != 0 {
+		e.t.Fatalf("cycle %d: rejoin %+v / %+v", cycle, r, r2)
+	}
+	slow, gen = r2.MemberID, r.Generation
+	e.syncAll(g, gen, fast, fast, slow)
+	return dropped, slow, gen
+}
+
+// checkStormLogs checks the storm test's log: one WARN for group g's storm
+// naming slow's member id slowID, and every rebalance logged once at INFO.
+func (e *env) checkStormLogs(g, slowID string) {
+	e.t.Helper()
+	var warns []string
+	for _, en := range e.logs.AllEntries() {
+		if en.Level == logrus.WarnLevel && strings.Contains(en.Message, "rebalance storm") {
+			warns = append(warns, en.Message)
+			if en.Data["group"] != g || en.Data["client_id"] != "slow" || en.Data["component"] != "group" {
+				e.t.Fatalf("storm WARN fields = %v", en.Data)
+			}
+		}
+	}
+	// Logged once, at the fifth rebalance (the one slow's second rejoin
+	// started), naming the member id it had before that removal.
+	want := "5 rebalances within 10m0s; member " + slowID + " (client.id slow, host /127.0.0.1) " +
+		"exceeded max.poll.interval.ms (the rebalance timeout) while still heartbeating 2 times: processing slower than the poll interval"
+	if len(warns) != 1 || !strings.Contains(warns[0], want) {
+		e.t.Fatalf("storm WARNs = %q, want one containing %q", warns, want)
+	}
+	// Every rebalance was logged once at INFO with its generation and reason.
+	n := 0
+	for _, en := range e.logs.AllEntries() {
+		if en.Message == "group: preparing to rebalance" && en.Data["group"] == g {
+			if en.Data["reason"] == "" || en.Data["generation"] == nil {
+				e.t.Fatalf("INFO without reason: %v", en.Data)
+			}
+			n++
+		}
+	}
+	if n != 7 {
+		e.t.Fatalf("%d rebalance INFO lines, want 7", n)
 	}
 }

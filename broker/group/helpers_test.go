@@ -285,6 +285,53 @@ func (e *env) syncAsync(req SyncRequest) <-chan SyncResult {
 	return ch
 }
 
+// joinPair joins two members to group g (req1 first, then req2, each
+// waited in) and completes the rebalance: their join results, in order.
+func (e *env) joinPair(g string, req1, req2 JoinRequest) (r1, r2 JoinResult) {
+	e.t.Helper()
+	j1 := e.joinAsync(req1)
+	e.waitMembers(g, 1)
+	j2 := e.joinAsync(req2)
+	e.waitMembers(g, 2)
+	e.advance(3*time.Second, g)
+	e.advance(3*time.Second, g)
+	return recv(e.t, j1), recv(e.t, j2)
+}
+
+// leaderFirst orders two join results of one generation as leader,
+// follower.
+func leaderFirst(r1, r2 JoinResult) (leader, follower JoinResult) {
+	if r2.LeaderID == r2.MemberID {
+		return r2, r1
+	}
+	return r1, r2
+}
+
+// followerWaitingInSync joins consumers c1 and c2 to group g and sends the
+// follower's SyncGroup; it returns once the follower waits there for the
+// leader's assignment, with the follower's pending answer.
+func (e *env) followerWaitingInSync(g string) (leader, follower JoinResult, sf <-chan SyncResult) {
+	e.t.Helper()
+	leader, follower = leaderFirst(e.joinPair(g, consumerJoin(g, "", "c1"), consumerJoin(g, "", "c2")))
+	sf = e.syncAsync(SyncRequest{Group: g, Generation: follower.Generation, MemberID: follower.MemberID})
+	e.waitFor(func() error {
+		var waiting bool
+		e.inspect(g, func(gr *group) { waiting = gr.members[follower.MemberID].syncReply != nil })
+		if !waiting {
+			return fmt.Errorf("follower not waiting in SyncGroup yet")
+		}
+		return nil
+	})
+	return leader, follower, sf
+}
+
+// leaderSync sends the leader's SyncGroup with an assignment for both
+// members.
+func (e *env) leaderSync(g string, leader, follower JoinResult) SyncResult {
+	return e.c.SyncGroup(bg, SyncRequest{Group: g, Generation: leader.Generation, MemberID: leader.MemberID,
+		Assignments: map[string][]byte{leader.MemberID: {1}, follower.MemberID: {2}}})
+}
+
 // recv waits for a result on ch (test deadline 10 s).
 func recv[T any](t testing.TB, ch <-chan T) T {
 	t.Helper()

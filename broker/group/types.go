@@ -89,6 +89,10 @@ type CommitOffset struct {
 	Metadata    string
 }
 
+// String prints every field (the embedded TopicPartition's String would
+// print only the partition).
+func (o CommitOffset) String() string { return kafka.FieldsString(o) }
+
 // CommitRequest is OffsetCommit's input.
 type CommitRequest struct {
 	Group           string
@@ -110,6 +114,10 @@ type FetchedOffset struct {
 	Metadata    string
 	ErrorCode   int16
 }
+
+// String prints every field (the embedded TopicPartition's String would
+// print only the partition).
+func (o FetchedOffset) String() string { return kafka.FieldsString(o) }
 
 // MemberDescription is one member in DescribeGroups.
 type MemberDescription struct {

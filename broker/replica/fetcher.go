@@ -47,6 +47,10 @@ type FollowerFetchPartition struct {
 	MaxBytes           int32
 }
 
+// String prints every field (the embedded TopicPartition's String would
+// print only the partition).
+func (p FollowerFetchPartition) String() string { return kafka.FieldsString(p) }
+
 // FollowerFetchResponse is the leader's answer to a FollowerFetch.
 type FollowerFetchResponse struct {
 	// Partitions holds one result per partition answered, in the leader's
@@ -65,6 +69,10 @@ type FollowerFetchResult struct {
 	LogStartOffset int64
 	Records        []byte
 }
+
+// String prints every field (the embedded TopicPartition's String would
+// print only the partition).
+func (r FollowerFetchResult) String() string { return kafka.FieldsString(r) }
 
 // EpochQuery asks for the end offset of LeaderEpoch (OffsetsForLeaderEpoch).
 type EpochQuery struct {

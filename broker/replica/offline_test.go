@@ -123,32 +123,8 @@ func (r *offlineRig) failDir(t *testing.T, tp kafka.TopicPartition) []kafka.Topi
 // the healthy dir and new ones keep working.
 func TestReplicaLogDirFailureTakesItsPartitionsOffline(t *testing.T) {
 	r := newOfflineRig(t, 2, 200)
-	a0, a1 := kafka.TopicPartition{Topic: "a", Partition: 0}, kafka.TopicPartition{Topic: "a", Partition: 1}
-	f0, f1, w0 := kafka.TopicPartition{Topic: "f", Partition: 0}, kafka.TopicPartition{Topic: "f", Partition: 1}, kafka.TopicPartition{Topic: "w", Partition: 0}
-	// New logs go to the dir with the fewest, config order breaking ties:
-	// a-0, w-0 and f-1 share a dir, a-1 and f-0 the other.
-	all := []kafka.TopicPartition{a0, a1, w0, f0, f1}
-	res := r.leaderAndIsr(t, state(a0, 1, 0, []int32{1}, []int32{1}), state(a1, 1, 0, []int32{1}, []int32{1}),
-		state(w0, 1, 0, []int32{1, 2}, []int32{1, 2}),
-		state(f0, 2, 0, []int32{2, 1}, []int32{2, 1}), state(f1, 2, 0, []int32{2, 1}, []int32{2, 1}))
-	for tp, err := range res {
-		if err != nil {
-			t.Fatalf("%s: %v", tp, err)
-		}
-	}
-	failed := r.rootOf(t, a0)
-	var want, healthy []kafka.TopicPartition
-	for _, tp := range all {
-		if r.rootOf(t, tp) == failed {
-			want = append(want, tp)
-		} else {
-			healthy = append(healthy, tp)
-		}
-	}
-	if !slices.Equal(want, []kafka.TopicPartition{a0, w0, f1}) {
-		t.Fatalf("placement: failed dir %v, healthy %v", want, healthy)
-	}
-	kafka.SortPartitions(want)
+	want, healthy, failed := placeOfflineTestPartitions(t, r)
+	a0, a1, w0 := kafka.TopicPartition{Topic: "a", Partition: 0}, kafka.TopicPartition{Topic: "a", Partition: 1}, kafka.TopicPartition{Topic: "w", Partition: 0}
 	for _, tp := range []kafka.TopicPartition{a0, a1} {
 		if _, err := r.m.AppendAsLeader(tp, batch(t, "x"), 1); err != nil {
 			t.Fatal(err)
@@ -176,6 +152,48 @@ func TestReplicaLogDirFailureTakesItsPartitionsOffline(t *testing.T) {
 	case <-time.After(10 * time.Second):
 		t.Fatal("parked produce not answered")
 	}
+	checkOfflinePartitionCalls(t, r, want)
+	checkHealthyPartitionsServed(t, r, healthy)
+	n0 := checkLeaderAndIsrAfterDirFailure(t, r, want, failed)
+	checkStopReplicaAfterDirFailure(t, r, want, n0)
+}
+
+// placeOfflineTestPartitions leads a-0, a-1 and w-0 (followed by broker 2)
+// and follows f-0 and f-1 on the rig's two dirs. It returns the partitions
+// in a-0's dir (a-0, f-1, w-0, sorted), the others (a-1, f-0) and a-0's dir.
+func placeOfflineTestPartitions(t *testing.T, r *offlineRig) ([]kafka.TopicPartition, []kafka.TopicPartition, string) {
+	a0, a1 := kafka.TopicPartition{Topic: "a", Partition: 0}, kafka.TopicPartition{Topic: "a", Partition: 1}
+	f0, f1, w0 := kafka.TopicPartition{Topic: "f", Partition: 0}, kafka.TopicPartition{Topic: "f", Partition: 1}, kafka.TopicPartition{Topic: "w", Partition: 0}
+	// New logs go to the dir with the fewest, config order breaking ties:
+	// a-0, w-0 and f-1 share a dir, a-1 and f-0 the other.
+	all := []kafka.TopicPartition{a0, a1, w0, f0, f1}
+	res := r.leaderAndIsr(t, state(a0, 1, 0, []int32{1}, []int32{1}), state(a1, 1, 0, []int32{1}, []int32{1}),
+		state(w0, 1, 0, []int32{1, 2}, []int32{1, 2}),
+		state(f0, 2, 0, []int32{2, 1}, []int32{2, 1}), state(f1, 2, 0, []int32{2, 1}, []int32{2, 1}))
+	for tp, err := range res {
+		if err != nil {
+			t.Fatalf("%s: %v", tp, err)
+		}
+	}
+	failed := r.rootOf(t, a0)
+	var want, healthy []kafka.TopicPartition
+	for _, tp := range all {
+		if r.rootOf(t, tp) == failed {
+			want = append(want, tp)
+		} else {
+			healthy = append(healthy, tp)
+		}
+	}
+	if !slices.Equal(want, []kafka.TopicPartition{a0, w0, f1}) {
+		t.Fatalf("placement: failed dir %v, healthy %v", want, healthy)
+	}
+	kafka.SortPartitions(want)
+	return want, healthy, failed
+}
+
+// checkOfflinePartitionCalls checks that every call on an offline
+// partition answers ErrOffline, which is a storage error.
+func checkOfflinePartitionCalls(t *testing.T, r *offlineRig, want []kafka.TopicPartition) {
 	for _, tp := range want {
 		if !r.m.IsOffline(tp) || r.m.Partition(tp) != nil {
 			t.Fatalf("%s: offline %v, partition %v", tp, r.m.IsOffline(tp), r.m.Partition(tp))
@@ -196,6 +214,11 @@ func TestReplicaLogDirFailureTakesItsPartitionsOffline(t *testing.T) {
 			}
 		}
 	}
+}
+
+// checkHealthyPartitionsServed checks that the partitions of the healthy
+// dir stay online, and those it leads still take appends and reads.
+func checkHealthyPartitionsServed(t *testing.T, r *offlineRig, healthy []kafka.TopicPartition) {
 	for _, tp := range healthy {
 		if r.m.IsOffline(tp) || r.m.Partition(tp) == nil {
 			t.Fatalf("healthy %s offline", tp)
@@ -211,15 +234,18 @@ func TestReplicaLogDirFailureTakesItsPartitionsOffline(t *testing.T) {
 			t.Fatalf("healthy %s read: %+v %v", tp, rr, err)
 		}
 	}
+}
 
-	// LeaderAndIsr: offline partitions answer ErrOffline and stay offline;
-	// a new partition goes to the healthy dir and is served.
+// checkLeaderAndIsrAfterDirFailure: offline partitions answer ErrOffline
+// and stay offline; a new partition goes to the healthy dir and is served.
+// It returns the new partition.
+func checkLeaderAndIsrAfterDirFailure(t *testing.T, r *offlineRig, want []kafka.TopicPartition, failed string) kafka.TopicPartition {
 	n0 := kafka.TopicPartition{Topic: "n", Partition: 0}
 	states := []PartitionState{state(n0, 1, 0, []int32{1}, []int32{1})}
 	for _, tp := range want {
 		states = append(states, state(tp, 1, 5, []int32{1}, []int32{1}))
 	}
-	res = r.leaderAndIsr(t, states...)
+	res := r.leaderAndIsr(t, states...)
 	for _, tp := range want {
 		if !errors.Is(res[tp], ErrOffline) || r.m.Partition(tp) != nil {
 			t.Fatalf("LeaderAndIsr on offline %s: %v", tp, res[tp])
@@ -231,8 +257,12 @@ func TestReplicaLogDirFailureTakesItsPartitionsOffline(t *testing.T) {
 	if _, err := r.m.AppendAsLeader(n0, batch(t, "new"), 1); err != nil {
 		t.Fatal(err)
 	}
+	return n0
+}
 
-	// StopReplica: offline partitions answer ErrOffline, others succeed.
+// checkStopReplicaAfterDirFailure: offline partitions answer ErrOffline,
+// others succeed.
+func checkStopReplicaAfterDirFailure(t *testing.T, r *offlineRig, want []kafka.TopicPartition, n0 kafka.TopicPartition) {
 	stop := StopReplica{ControllerEpoch: 1, Partitions: []StopPartition{{TopicPartition: n0, LeaderEpoch: NoEpoch}}}
 	for _, tp := range want {
 		stop.Partitions = append(stop.Partitions, StopPartition{TopicPartition: tp, LeaderEpoch: EpochDuringDelete, Delete: true})

@@ -17,6 +17,10 @@ type PartitionState struct {
 	IsNew            bool
 }
 
+// String prints every field (the embedded TopicPartition's String would
+// print only the partition).
+func (s PartitionState) String() string { return kafka.FieldsString(s) }
+
 // LeaderEndpoint is a live leader named by a LeaderAndIsr request, for the
 // follower fetchers.
 type LeaderEndpoint struct {
@@ -41,6 +45,10 @@ type StopPartition struct {
 	LeaderEpoch int32
 	Delete      bool
 }
+
+// String prints every field (the embedded TopicPartition's String would
+// print only the partition).
+func (p StopPartition) String() string { return kafka.FieldsString(p) }
 
 // StopReplica is the content of a StopReplica request.
 type StopReplica struct {

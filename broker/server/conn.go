@@ -50,7 +50,14 @@ type Conn struct {
 	br       *bufio.Reader      // reader goroutine only
 	sec      *Security          // immutable; the listener's security
 	count    metrics.Gauge      // immutable; the listener's connection count
-	sasl     saslState          // reader goroutine only; used on SASL listeners
+	plane    *plane             // immutable; the request plane's metrics
+	// lastActive is when the latest request was read (UnixNano; at first, when the connection
+	// was accepted): the least recently active one is closed above max.connections.
+	lastActive atomic.Int64
+	// parked is what the Handler reported with Parked for the request being served.
+	parked   atomic.Int64
+	evicted  bool      // guarded by Server.mu; being closed for max.connections
+	sasl     saslState // reader goroutine only; used on SASL listeners
 	clientID atomic.Pointer[string]
 	// principal is who the connection authenticated as (TLS certificate, SASL); nil means
 	// User:ANONYMOUS. Set by the authentication layer, read by every request's handler.
@@ -78,7 +85,7 @@ type queued struct {
 	req    *wire.Request
 	resp   kmsg.Response // possibly a Pending
 	start  time.Time     // when the request frame had been read
-	decode time.Duration // parse time, when Options.NetworkTime is set
+	decode time.Duration // parse time
 }
 
 func newConn(ctx context.Context, s *Server, listenerName string, nc net.Conn) *Conn {
@@ -92,6 +99,7 @@ func newConn(ctx context.Context, s *Server, listenerName string, nc net.Conn) *
 	c.ctx, c.cancel = context.WithCancel(ctx)
 	c.log = s.log.WithFields(logrus.Fields{"peer": nc.RemoteAddr().String(), "listener": listenerName})
 	c.drained = make(chan struct{}, 1)
+	c.lastActive.Store(time.Now().UnixNano())
 	return c
 }
 
@@ -127,6 +135,11 @@ func (c *Conn) Principal() principal.Principal {
 // SetPrincipal records who the connection authenticated as. The authentication layer calls it
 // (after a TLS handshake, or a SASL exchange that succeeded); later requests see it.
 func (c *Conn) SetPrincipal(p principal.Principal) { c.principal.Store(&p) }
+
+// Parked tells the server that the handler of the request being served spent d of its Serve
+// call waiting (a long-poll fetch in a purgatory, a group rebalance): time Kafka spends off its
+// handler threads, left out of RequestHandlerAvgIdlePercent. Call it from Serve.
+func (c *Conn) Parked(d time.Duration) { c.parked.Add(int64(d)) }
 
 // NetConn returns the underlying connection (a *net.TCPConn for TCP listeners). Handlers use it
 // only through a wire.ResponseWriterTo; reading from it or writing outside WriteResponse breaks
@@ -261,6 +274,7 @@ func (c *Conn) readLoop() {
 			return
 		}
 		start := time.Now()
+		c.lastActive.Store(start.UnixNano())
 		if c.sasl.raw {
 			if !c.saslRaw(frame) {
 				return
@@ -272,10 +286,7 @@ func (c *Conn) readLoop() {
 			c.logRequest(req).WithError(err).Info("closing connection: undecodable request")
 			return
 		}
-		var decode time.Duration
-		if s.opts.NetworkTime != nil {
-			decode = time.Since(start)
-		}
+		decode := time.Since(start)
 		c.clientID.Store(req.ClientID)
 		if c.sec.SASL != nil {
 			var handled, ok bool
@@ -292,10 +303,12 @@ func (c *Conn) readLoop() {
 				continue
 			}
 		}
-		if req.Key != produceKey && !c.waitDrained() {
+		if req.Key != produceKey && !c.waitDrainedQueued() {
 			return
 		}
+		hstart := time.Now()
 		resp, err := s.opts.Handler.Serve(c.ctx, c, req)
+		c.plane.handlerBusy.Add(int64(time.Since(hstart)) - c.parked.Swap(0))
 		if err != nil {
 			c.logRequest(req).WithError(err).Info("closing connection: handler error")
 			return
@@ -314,10 +327,7 @@ func (c *Conn) readLoop() {
 			c.enqueue(&queued{req: req, resp: resp, start: start, decode: decode})
 			continue
 		}
-		var wstart time.Time
-		if s.opts.NetworkTime != nil {
-			wstart = time.Now()
-		}
+		wstart := time.Now()
 		if err := c.writeResponse(req, resp, &wbuf); err != nil {
 			c.logRequest(req).WithError(err).Debug("closing connection: writing response")
 			c.forceClose()
@@ -330,15 +340,15 @@ func (c *Conn) readLoop() {
 }
 
 // networkTime reports a request's decode time plus, when wstart is set, the time since its
-// write began to Options.NetworkTime.
+// write began to the plane's metrics and Options.NetworkTime.
 func (c *Conn) networkTime(req *wire.Request, decode time.Duration, wstart time.Time) {
-	if c.srv.opts.NetworkTime == nil {
-		return
-	}
 	if !wstart.IsZero() {
 		decode += time.Since(wstart)
 	}
-	c.srv.opts.NetworkTime(c, req, decode)
+	c.plane.networkBusy.Add(int64(decode))
+	if c.srv.opts.NetworkTime != nil {
+		c.srv.opts.NetworkTime(c, req, decode)
+	}
 }
 
 // writeResponse writes resp for req to the socket, encoding it into *wbuf unless it writes

@@ -9,14 +9,18 @@
 // MaxQueuedResponses, MaxQueuedBytes), the request frame pool (Produce and Fetch frames),
 // connections.max.idle.ms, max.connections.per.ip (and its overrides), max.connections and
 // max.connection.creation.rate (broker-wide and per listener, the inter-broker listener exempt
-// from the broker-wide ones; limits.go), transport security per listener (Security, ListenSecure:
+// from the broker-wide ones; limits.go; all replaceable at run time with SetLimits and
+// SetListenerLimits; the per-address connection_creation_rate quotas, SetIPConnectionRates,
+// ip_rate.go), transport security per listener (Security, ListenSecure:
 // TLS handshake on the connection goroutine and the certificate principal, security.go; the SASL
 // exchange before any request, with sasl.server.max.receive.size as the frame limit until
 // authenticated, SaslHandshake v0 raw tokens, the failed-authentication delay and KIP-368
 // re-authentication, sasl.go), socket.send/receive.buffer.bytes, graceful
 // and forced shutdown, the per-connection recover() of last
 // resort (Panics, metric "broker.panics"), the request metrics (RequestsPerSec,
-// TotalTimeMs per API), and connection muting (Conn.Mute: Kafka's channel mute on a client
+// TotalTimeMs per API), the request plane gauges under Kafka's SocketServer, RequestChannel and
+// KafkaRequestHandlerPool names, with Kafka's ControlPlane prefix for the listener marked
+// Security.ControlPlane (plane_metrics.go), and connection muting (Conn.Mute: Kafka's channel mute on a client
 // quota violation, KIP-219).
 //
 // # Must never import
@@ -67,11 +71,18 @@
 // is done.
 //
 // Accept loops wait on Server.slots (a sync.Cond on Server.mu) while a connection limit is
-// reached; removeConn and stopAccepting broadcast it.
+// reached; removeConn, stopAccepting, SetLimits and SetListenerLimits broadcast it. The limits
+// live under Server.mu (Server.mu.limits, listener.maxConns) and are read afresh at each wake-up;
+// the creation-rate buckets have their own mutex.
 //
-// Locks: Server.mu (listeners, connection set, per-IP counts) is taken before Conn.mu (reading
-// and closed flags, queue counts), never the other way round; no I/O other than Close happens
-// under either.
+// The plane gauges' counters are atomics added to by connection goroutines (handler and
+// decode/write nanoseconds, queued requests and responses, expired sessions); a reading turns
+// the busy nanoseconds into an idle fraction under the gauge's own mutex.
+//
+// Locks: Server.mu (listeners, connection set, per-IP counts, limits) is taken before Conn.mu
+// (reading and closed flags, queue counts) and before a listener's rateLimiter.mu, never the
+// other way round; no I/O other than Close happens under either (the connections closed above
+// max.connections are logged after Server.mu is released).
 //
 // # Errors and the connection
 //

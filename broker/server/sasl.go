@@ -179,6 +179,7 @@ func (c *Conn) saslAfterAuth(req *wire.Request, wbuf *[]byte) (handled, ok bool)
 	}
 	if !c.sasl.expiry.IsZero() && time.Now().After(c.sasl.expiry) {
 		c.logRequest(req).Info("closing connection: SASL session expired (connections.max.reauth.ms)")
+		c.plane.expiredKilled.Add(1)
 		return true, false
 	}
 	return false, true

@@ -34,10 +34,14 @@ type Security struct {
 	// The listener's connection limits (listener.name.<l>.max.connections
 	// and listener.name.<l>.max.connection.creation.rate; zero: none), and
 	// whether it is the inter-broker listener, which the broker-wide
-	// max.connections and max.connection.creation.rate do not count.
+	// max.connections and max.connection.creation.rate do not count. The
+	// two limits are the initial ones: SetListenerLimits changes them.
 	MaxConnections            int32
 	MaxConnectionCreationRate int32
 	InterBroker               bool
+	// ControlPlane marks the control.plane.listener.name listener: its
+	// connections count in the ControlPlane metrics (plane_metrics.go).
+	ControlPlane bool
 }
 
 // ListenSecure is Listen for a listener with transport security.

@@ -44,6 +44,8 @@ type Options struct {
 	// within it, or whose peer does not take a response within it, is closed. Default
 	// DefaultIdleTimeout; negative disables it.
 	IdleTimeout time.Duration
+	// The connection limits below are the initial ones: SetLimits replaces them at run time.
+	//
 	// MaxConnectionsPerIP is max.connections.per.ip: a new connection from an address that
 	// already has this many is closed at once (Kafka's TooManyConnectionsException). Zero or
 	// negative means no limit (Kafka's default is Int.MaxValue).
@@ -96,7 +98,9 @@ type Server struct {
 	connSeq atomic.Int64       // atomic
 	wg      sync.WaitGroup     // accept loops and connection goroutines
 	quit    chan struct{}      // closed when Shutdown starts or Serve's ctx ends
-	rate    *rateLimiter       // immutable after New; nil: no broker-wide creation rate
+	rate    *rateLimiter       // immutable after New (its rate changes with SetLimits)
+	data    *plane             // immutable after New; the data plane's metrics
+	control *plane             // immutable after New; the control plane's (plane_metrics.go)
 	slots   *sync.Cond         // on mu; signalled when a connection closes or the server stops
 	once    sync.Once          // closes quit
 	mu      struct {
@@ -105,19 +109,33 @@ type Server struct {
 		conns       map[*Conn]struct{} // guarded by mu
 		perIP       map[string]int32   // guarded by mu; open connections by remote IP
 		perListener map[string]int32   // guarded by mu; open connections by listener name
-		ctx         context.Context    // guarded by mu; non-nil once Serve started
-		cancel      context.CancelFunc // guarded by mu
-		serving     bool               // guarded by mu
+		limits      Limits             // guarded by mu; the broker-wide limits (SetLimits)
+		evicted     int                // guarded by mu; connections closing for max.connections (Conn.evicted)
+		// The per-address connection creation rate quotas (ip_rate.go).
+		ipRateDefault int32                    // guarded by mu; negative: none
+		ipRates       map[string]int32         // guarded by mu; by IP address
+		ipBuckets     map[string]*rateLimiter  // guarded by mu
+		throttled     map[net.Conn]*time.Timer // guarded by mu; held before their close
+		ctx           context.Context          // guarded by mu; non-nil once Serve started
+		cancel        context.CancelFunc       // guarded by mu
+		serving       bool                     // guarded by mu
 	}
 }
 
-// listener is one named listener; immutable after Listen.
+// listener is one named listener; immutable after Listen but for its limits.
 type listener struct {
 	name  string
 	ln    net.Listener
 	sec   *Security     // never nil; the zero Security is PLAINTEXT
-	rate  *rateLimiter  // nil: no listener creation rate
+	rate  *rateLimiter  // the listener's creation rate (its rate changes with SetListenerLimits)
 	count metrics.Gauge // the listener's open connections (updated under Server.mu)
+	// maxConns is listener.name.<l>.max.connections, 0: none; guarded by
+	// Server.mu (SetListenerLimits).
+	maxConns int32
+	// blocked is the nanoseconds the accept loop waited on the limits
+	// (AcceptorBlockedPercent, read through blockedWindow).
+	blocked       atomic.Int64
+	blockedWindow idleWindow
 }
 
 // New returns a Server that is not yet listening.
@@ -157,8 +175,13 @@ func New(opts Options) (*Server, error) {
 	s.mu.conns = make(map[*Conn]struct{})
 	s.mu.perIP = make(map[string]int32)
 	s.mu.perListener = make(map[string]int32)
+	s.mu.ipBuckets = make(map[string]*rateLimiter)
+	s.mu.ipRateDefault = -1
+	s.mu.throttled = make(map[net.Conn]*time.Timer)
 	s.slots = sync.NewCond(&s.mu.Mutex)
 	s.rate = newRateLimiter(opts.MaxConnectionCreationRate)
+	s.mu.limits = limitsOf(&opts)
+	s.data, s.control = newPlanes(opts.Metrics)
 	return s, nil
 }
 
@@ -185,7 +208,9 @@ func (s *Server) addListener(name string, ln net.Listener) (net.Addr, error) {
 // accepting on it if Serve is running.
 func (s *Server) addSecureListener(name string, ln net.Listener, sec Security) (net.Addr, error) {
 	l := &listener{name: name, ln: ln, sec: &sec, rate: newRateLimiter(sec.MaxConnectionCreationRate),
-		count: metrics.GetOrRegisterGauge(MetricListenerConnectionCount+name, s.opts.Metrics)}
+		count:    metrics.GetOrRegisterGauge(MetricListenerConnectionCount+name, s.opts.Metrics),
+		maxConns: sec.MaxConnections, blockedWindow: idleWindow{at: time.Now(), last: 1}}
+	s.registerAcceptorBlocked(l)
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.closing.Load() {
@@ -193,6 +218,9 @@ func (s *Server) addSecureListener(name string, ln net.Listener, sec Security) (
 		return nil, ErrServerClosed
 	}
 	s.mu.listeners = append(s.mu.listeners, l)
+	if sec.ControlPlane {
+		s.control.register(s.opts.Metrics, ControlPlaneName)
+	}
 	if s.mu.serving {
 		s.startAcceptLocked(l)
 	}
@@ -283,6 +311,7 @@ func (s *Server) stopAccepting() {
 	for _, l := range s.mu.listeners {
 		l.ln.Close()
 	}
+	s.closeThrottledLocked()
 }
 
 // forceClose closes every connection and cancels the request contexts.
@@ -308,9 +337,11 @@ func (s *Server) acceptLoop(ctx context.Context, l *listener) {
 	defer s.wg.Done()
 	var backoff time.Duration
 	for {
+		wait := time.Now()
 		if !s.waitConnectionSlot(l) || !s.waitCreationRate(ctx, l) {
 			return
 		}
+		l.blocked.Add(int64(time.Since(wait)))
 		nc, err := l.ln.Accept()
 		if err != nil {
 			if s.closing.Load() || errors.Is(err, net.ErrClosed) {
@@ -351,17 +382,18 @@ func (s *Server) startConn(ctx context.Context, l *listener, nc net.Conn) {
 	c := newConn(ctx, s, l.name, nc)
 	c.sec = l.sec
 	c.count = l.count
-	s.mu.Lock()
-	if s.closing.Load() {
-		s.mu.Unlock()
-		nc.Close()
-		c.cancel()
-		return
+	c.plane = s.data
+	if l.sec.ControlPlane {
+		c.plane = s.control
 	}
-	if limit, limited := s.perIPLimit(c.ip); limited && s.mu.perIP[c.ip] >= limit {
+	s.mu.Lock()
+	if why, quiet := s.refuseLocked(c); why != "" {
 		s.mu.Unlock()
-		c.log.Infof("closing connection: %d connections from %s (max.connections.per.ip)", limit, c.ip)
-		nc.Close()
+		if quiet {
+			c.log.Debug(why)
+		} else {
+			c.log.Info(why)
+		}
 		c.cancel()
 		return
 	}
@@ -370,9 +402,37 @@ func (s *Server) startConn(ctx context.Context, l *listener, nc net.Conn) {
 	l.count.Update(int64(s.mu.perListener[l.name]))
 	s.mu.conns[c] = struct{}{}
 	s.conns.Update(int64(len(s.mu.conns)))
+	var closed []*Conn
+	if l.sec.InterBroker {
+		closed = s.closeExcessLocked() // the inter-broker listener does not wait for a slot
+	}
+	limit := s.mu.limits.MaxConnections
 	s.wg.Add(1)
 	s.mu.Unlock()
+	logExcess(closed, limit)
 	go c.serve()
+}
+
+// refuseLocked closes c's socket, or holds it for its throttled close,
+// when the server is closing or c's address is over its
+// connection_creation_rate quota or max.connections.per.ip, and says why
+// (empty: c may be served); quiet ones are logged at debug level (a
+// throttled client reconnecting in a loop, as Kafka logs it). Called with
+// s.mu held.
+func (s *Server) refuseLocked(c *Conn) (why string, quiet bool) {
+	if s.closing.Load() {
+		c.nc.Close()
+		return "closing connection: the server is stopping", true
+	}
+	if d := s.ipThrottleLocked(c.ip); d > 0 {
+		s.throttleCloseLocked(c.nc, d)
+		return fmt.Sprintf("holding then closing connection: %s is over its connection_creation_rate quota for %v", c.ip, d), true
+	}
+	if limit, limited := s.perIPLimit(c.ip); limited && s.mu.perIP[c.ip] >= limit {
+		c.nc.Close()
+		return fmt.Sprintf("closing connection: %d connections from %s (max.connections.per.ip)", limit, c.ip), false
+	}
+	return "", false
 }
 
 func (s *Server) removeConn(c *Conn) {
@@ -380,6 +440,9 @@ func (s *Server) removeConn(c *Conn) {
 	delete(s.mu.conns, c)
 	if s.mu.perIP[c.ip]--; s.mu.perIP[c.ip] <= 0 {
 		delete(s.mu.perIP, c.ip)
+	}
+	if c.evicted {
+		s.mu.evicted--
 	}
 	s.mu.perListener[c.listener]--
 	c.count.Update(int64(s.mu.perListener[c.listener]))

@@ -28,6 +28,17 @@ func (c *Conn) waitDrained() bool {
 	return c.waitQueue(func() bool { return c.mu.queued == 0 })
 }
 
+// waitDrainedQueued is waitDrained for a request read and not yet handled: while it waits it
+// counts in the plane's RequestQueueSize.
+func (c *Conn) waitDrainedQueued() bool {
+	if c.queueEmpty() {
+		return true
+	}
+	c.plane.requestQueue.Add(1)
+	defer c.plane.requestQueue.Add(-1)
+	return c.waitDrained()
+}
+
 // waitQueue waits until ok (called with c.mu held) holds, woken by the writer after each
 // finished response; false when the connection closes first.
 func (c *Conn) waitQueue(ok func() bool) bool {
@@ -53,6 +64,7 @@ func (c *Conn) enqueue(q *queued) {
 	c.mu.queued++
 	c.mu.queuedBytes += len(q.req.Frame)
 	c.mu.Unlock()
+	c.plane.responseQueue.Add(1)
 	if c.out == nil {
 		c.out = make(chan *queued, c.srv.opts.MaxQueuedResponses)
 		c.writerDone = make(chan struct{})
@@ -112,9 +124,7 @@ func (c *Conn) finish(q *queued, wbuf *[]byte) {
 	}
 	var wstart time.Time
 	if resp != nil {
-		if c.srv.opts.NetworkTime != nil {
-			wstart = time.Now()
-		}
+		wstart = time.Now()
 		if err := c.writeResponse(q.req, resp, wbuf); err != nil {
 			c.logRequest(q.req).WithError(err).Debug("closing connection: writing response")
 			c.forceClose()
@@ -136,6 +146,7 @@ func (c *Conn) dequeued(q *queued) {
 		c.closeIfIdleLocked()
 	}
 	c.mu.Unlock()
+	c.plane.responseQueue.Add(-1)
 	select {
 	case c.drained <- struct{}{}:
 	default:

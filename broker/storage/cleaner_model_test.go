@@ -140,130 +140,178 @@ func checkCompacted(t *testing.T, history, got []crec, cleanedTo int64) {
 //   - after a restart, a retry of the last batch of every producer not
 //     expired is a duplicate answered with the original offsets.
 func TestStorageCleanerProducersRandomized(t *testing.T) {
-	type sent struct {
-		seq, n      int32
-		first, last int64
-		keys        []string
-	}
 	for seed := uint64(1); seed <= 4; seed++ {
 		t.Run(fmt.Sprint("seed", seed), func(t *testing.T) {
-			rng := rand.New(rand.NewPCG(seed, 7))
 			root, clock := t.TempDir(), newFakeClock()
-			l := openProducerCleanerLog(t, root, clock, true)
-			tp := kafka.TopicPartition{Topic: "t", Partition: 0}
-			last := map[int64]*sent{} // per producer id: its last batch, while in the table
-			var history []crec
-			retries, emptied := 0, 0
-			inTable := func(pid int64) bool {
-				for _, e := range l.ProducerStates() {
-					if e.ProducerID == pid {
-						return true
-					}
-				}
-				return false
-			}
+			r := &cleanerProducersRun{t: t, rng: rand.New(rand.NewPCG(seed, 7)), root: root, clock: clock,
+				l: openProducerCleanerLog(t, root, clock, true), last: map[int64]*producerSent{}}
 			for round := 0; round < 5; round++ {
 				for op := 0; op < 40; op++ {
-					switch r := rng.IntN(20); {
-					case r < 2:
-						mustRoll(t, l)
-					case r < 4:
-						clock.Advance(time.Duration(rng.IntN(40)) * time.Second)
-					case r < 5:
-						l.RemoveExpiredProducers()
-					default:
-						n := 1 + rng.IntN(3)
-						keys := make([]string, n)
-						for i := range keys {
-							keys[i] = fmt.Sprintf("k%d", rng.IntN(10))
-						}
-						base := l.LogEndOffset()
-						if r < 12 {
-							pid := int64(1 + rng.IntN(4))
-							seq := int32(0)
-							if p := last[pid]; p != nil && inTable(pid) {
-								seq = p.seq + p.n
-							}
-							info := producerAppend(t, l, clock, pid, seq, keys...)
-							last[pid] = &sent{seq, int32(n), info.FirstOffset, info.LastOffset, keys}
-						} else {
-							recs := make([]ckv, n)
-							for i, k := range keys {
-								recs[i] = ckv{key: k, value: "v", tomb: rng.IntN(6) == 0}
-								if recs[i].tomb {
-									recs[i].value = ""
-								}
-							}
-							appendBatch(t, l, record.CodecNone, clock.Now().UnixMilli(), recs...)
-							for i, r := range recs {
-								history = append(history, crec{base + int64(i), r.key, r.value, r.tomb})
-							}
-							continue
-						}
-						for i, k := range keys {
-							history = append(history, crec{base + int64(i), k, "v", false})
-						}
-					}
+					r.op()
 				}
-				l.SetHighWatermark(l.LogEndOffset() - int64(rng.IntN(3)))
-				nowMs := clock.Now().UnixMilli()
-				active := map[int64]int64{} // producer id → last data offset
-				for _, e := range l.ProducerStates() {
-					if len(e.Batches) > 0 && nowMs-e.LastTimestamp < producerTestExpiration.Milliseconds() {
-						active[e.ProducerID] = e.Batches[len(e.Batches)-1].LastOffset
-					}
-				}
-				c := newTestCleaner(l)
-				passes := 0
-				for passes < 10 && cleanOnce(t, c) {
-					passes++
-				}
-				checkCompacted(t, history, readRecords(t, l), readCleanerCheckpoint(t, root)[tp])
-				batches := logBatches(t, l)
-				for pid, off := range active {
-					found := false
-					for _, b := range batches {
-						found = found || (b.pid == pid && b.last == off && b.seq == last[pid].seq)
-					}
-					if !found {
-						t.Fatalf("round %d: last batch (offset %d) of active producer %d is gone: %+v", round, off, pid, batches)
-					}
-				}
-				for _, b := range batches {
-					if b.n == 0 {
-						emptied++
-					}
-					if passes > 0 && b.n == 0 && (b.pid < 0 || active[b.pid] != b.last) {
-						t.Fatalf("round %d: empty batch %+v of a producer not active (%v)", round, b, active)
-					}
-				}
-				// Restart, and retry every live producer's last batch.
-				l.Close()
-				clean := round%2 == 0
-				if !clean {
-					removeProducerSnapshots(t, filepath.Join(root, "t-0"))
-				}
-				l = openProducerCleanerLog(t, root, clock, clean)
-				for pid, p := range last {
-					if !inTable(pid) {
-						delete(last, pid) // expired: it starts again at sequence 0
-						continue
-					}
-					if clock.Now().UnixMilli()-producerEntry(t, l, pid).LastTimestamp >= producerTestExpiration.Milliseconds() {
-						continue // expired (an unclean replay keeps it in the table): nothing promised
-					}
-					leo := l.LogEndOffset()
-					retries++
-					info := producerAppend(t, l, clock, pid, p.seq, p.keys...)
-					if !info.Duplicate || info.FirstOffset != p.first || info.LastOffset != p.last || l.LogEndOffset() != leo {
-						t.Fatalf("round %d (clean restart %v): retry of producer %d's last batch answered %+v, want a duplicate at %d-%d",
-							round, clean, pid, info, p.first, p.last)
-					}
-				}
+				r.cleanAndCheck(round)
+				r.restartAndRetry(round)
 			}
-			if retries == 0 || emptied == 0 {
-				t.Fatalf("workload too weak: %d retries after restarts, %d empty batches seen", retries, emptied)
+			if r.retries == 0 || r.emptied == 0 {
+				t.Fatalf("workload too weak: %d retries after restarts, %d empty batches seen", r.retries, r.emptied)
 			}
 		})
+	}
+}
+
+// producerSent is a producer's last batch.
+type producerSent struct {
+	seq, n      int32
+	first, last int64
+	keys        []string
+}
+
+// cleanerProducersRun is one seed's run of
+// TestStorageCleanerProducersRandomized.
+type cleanerProducersRun struct {
+	t       *testing.T
+	rng     *rand.Rand
+	root    string
+	clock   *fakeClock
+	l       *Log
+	last    map[int64]*producerSent // per producer id: its last batch, while in the table
+	history []crec
+	retries int // retried last batches after restarts
+	emptied int // empty batches seen after cleaning
+}
+
+func (r *cleanerProducersRun) inTable(pid int64) bool {
+	for _, e := range r.l.ProducerStates() {
+		if e.ProducerID == pid {
+			return true
+		}
+	}
+	return false
+}
+
+// op is one random operation: a roll, time passing, producer expiry, or an
+// append by an idempotent producer or by none.
+func (r *cleanerProducersRun) op() {
+	t, l, rng := r.t, r.l, r.rng
+	switch x := rng.IntN(20); {
+	case x < 2:
+		mustRoll(t, l)
+	case x < 4:
+		r.clock.Advance(time.Duration(rng.IntN(40)) * time.Second)
+	case x < 5:
+		l.RemoveExpiredProducers()
+	default:
+		n := 1 + rng.IntN(3)
+		keys := make([]string, n)
+		for i := range keys {
+			keys[i] = fmt.Sprintf("k%d", rng.IntN(10))
+		}
+		if x < 12 {
+			r.producerAppend(keys)
+		} else {
+			r.plainAppend(keys)
+		}
+	}
+}
+
+// producerAppend appends keys as the next batch of a random producer id
+// (sequence 0 when it is not in the table).
+func (r *cleanerProducersRun) producerAppend(keys []string) {
+	base := r.l.LogEndOffset()
+	pid := int64(1 + r.rng.IntN(4))
+	seq := int32(0)
+	if p := r.last[pid]; p != nil && r.inTable(pid) {
+		seq = p.seq + p.n
+	}
+	info := producerAppend(r.t, r.l, r.clock, pid, seq, keys...)
+	r.last[pid] = &producerSent{seq, int32(len(keys)), info.FirstOffset, info.LastOffset, keys}
+	for i, k := range keys {
+		r.history = append(r.history, crec{base + int64(i), k, "v", false})
+	}
+}
+
+// plainAppend appends keys without a producer id, some as tombstones.
+func (r *cleanerProducersRun) plainAppend(keys []string) {
+	base := r.l.LogEndOffset()
+	recs := make([]ckv, len(keys))
+	for i, k := range keys {
+		recs[i] = ckv{key: k, value: "v", tomb: r.rng.IntN(6) == 0}
+		if recs[i].tomb {
+			recs[i].value = ""
+		}
+	}
+	appendBatch(r.t, r.l, record.CodecNone, r.clock.Now().UnixMilli(), recs...)
+	for i, rc := range recs {
+		r.history = append(r.history, crec{base + int64(i), rc.key, rc.value, rc.tomb})
+	}
+}
+
+// cleanAndCheck moves the high watermark, cleans the log and checks the
+// compaction, that every active producer's last batch survives, and that
+// only those may be left empty.
+func (r *cleanerProducersRun) cleanAndCheck(round int) {
+	t, l := r.t, r.l
+	tp := kafka.TopicPartition{Topic: "t", Partition: 0}
+	l.SetHighWatermark(l.LogEndOffset() - int64(r.rng.IntN(3)))
+	nowMs := r.clock.Now().UnixMilli()
+	active := map[int64]int64{} // producer id → last data offset
+	for _, e := range l.ProducerStates() {
+		if len(e.Batches) > 0 && nowMs-e.LastTimestamp < producerTestExpiration.Milliseconds() {
+			active[e.ProducerID] = e.Batches[len(e.Batches)-1].LastOffset
+		}
+	}
+	c := newTestCleaner(l)
+	passes := 0
+	for passes < 10 && cleanOnce(t, c) {
+		passes++
+	}
+	checkCompacted(t, r.history, readRecords(t, l), readCleanerCheckpoint(t, r.root)[tp])
+	batches := logBatches(t, l)
+	for pid, off := range active {
+		found := false
+		for _, b := range batches {
+			found = found || (b.pid == pid && b.last == off && b.seq == r.last[pid].seq)
+		}
+		if !found {
+			t.Fatalf("round %d: last batch (offset %d) of active producer %d is gone: %+v", round, off, pid, batches)
+		}
+	}
+	for _, b := range batches {
+		if b.n == 0 {
+			r.emptied++
+		}
+		if passes > 0 && b.n == 0 && (b.pid < 0 || active[b.pid] != b.last) {
+			t.Fatalf("round %d: empty batch %+v of a producer not active (%v)", round, b, active)
+		}
+	}
+}
+
+// restartAndRetry restarts the log (unclean, without producer snapshots,
+// on odd rounds) and retries every live producer's last batch, which must
+// be answered as a duplicate at its offsets.
+func (r *cleanerProducersRun) restartAndRetry(round int) {
+	t := r.t
+	r.l.Close()
+	clean := round%2 == 0
+	if !clean {
+		removeProducerSnapshots(t, filepath.Join(r.root, "t-0"))
+	}
+	r.l = openProducerCleanerLog(t, r.root, r.clock, clean)
+	l := r.l
+	for pid, p := range r.last {
+		if !r.inTable(pid) {
+			delete(r.last, pid) // expired: it starts again at sequence 0
+			continue
+		}
+		if r.clock.Now().UnixMilli()-producerEntry(t, l, pid).LastTimestamp >= producerTestExpiration.Milliseconds() {
+			continue // expired (an unclean replay keeps it in the table): nothing promised
+		}
+		leo := l.LogEndOffset()
+		r.retries++
+		info := producerAppend(t, l, r.clock, pid, p.seq, p.keys...)
+		if !info.Duplicate || info.FirstOffset != p.first || info.LastOffset != p.last || l.LogEndOffset() != leo {
+			t.Fatalf("round %d (clean restart %v): retry of producer %d's last batch answered %+v, want a duplicate at %d-%d",
+				round, clean, pid, info, p.first, p.last)
+		}
 	}
 }

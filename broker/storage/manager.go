@@ -97,6 +97,10 @@ type Manager struct {
 	// not directories; Load takes them offline. Immutable after NewManager.
 	createErrs map[string]error
 
+	// createSync holds the log-dir fsyncs deferred to the end of a wave
+	// (manager_create_wave.go).
+	createSync createSyncs
+
 	createMu sync.Mutex // serialises GetOrCreateLog / DeleteLog I/O
 	wg       sync.WaitGroup
 	quit     chan struct{}
@@ -313,10 +317,13 @@ func (m *Manager) GetOrCreateLog(tp kafka.TopicPartition, cfg Config) (*Log, err
 	if err != nil {
 		return nil, err
 	}
-	// Durable: the new partition directory's entry in the log dir.
-	if err := m.cfg.FS.SyncDir(root); err != nil {
-		l.Close()
-		return nil, storageError("sync log dir", err)
+	// Durable: the new partition directory's entry in the log dir (now,
+	// or once for the whole wave when one is open).
+	if !m.createSync.deferSync(root, tp) {
+		if err := m.cfg.FS.SyncDir(root); err != nil {
+			l.Close()
+			return nil, storageError("sync log dir", err)
+		}
 	}
 	m.mu.Lock()
 	m.mu.logs[tp] = &managedLog{log: l, root: root}
@@ -416,15 +423,7 @@ func (m *Manager) Close() error {
 	// them only releases their files; their failure was reported when it
 	// happened, so what closing them hits is logged, not returned.
 	offline := m.OfflineDirs()
-	dirErr := map[string]error{}
-	for _, ml := range logs {
-		if offline[ml.root] != nil {
-			continue
-		}
-		if err := ml.log.Flush(); err != nil {
-			dirErr[ml.root] = errors.Join(dirErr[ml.root], err)
-		}
-	}
+	dirErr := flushForClose(logs, offline)
 	for _, d := range m.cfg.Dirs {
 		if err := m.writeCheckpoints(d, true, true, true); err != nil {
 			dirErr[d] = errors.Join(dirErr[d], err)

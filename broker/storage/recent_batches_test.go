@@ -129,109 +129,127 @@ func TestStorageRecentBatchesRandomized(t *testing.T) {
 
 func runRecentModel(t *testing.T, seed uint64, iters int) {
 	rng := rand.New(rand.NewPCG(seed, 11))
-	dir := filepath.Join(t.TempDir(), "t-0")
-	clock := newFakeClock()
-	cfg := smallConfig()
-	cfg.SegmentBytes = int32(3000 + rng.IntN(9000))
-	cfg.IndexIntervalBytes = int32(rng.IntN(2048))
-	quiet := func(o *LogOptions) { o.Logger = nil }
-	l := openTestLog(t, dir, cfg, clock, quiet)
-	defer func() { l.Close() }()
-	epoch := int32(0)
-	for i := 0; i < iters; i++ {
-		op := ""
-		leo, start := l.LogEndOffset(), l.LogStartOffset()
-		switch r := rng.IntN(100); {
-		case r < 45:
-			op = "append-leader"
-			if _, err := l.AppendAsLeader(recentTestBatches(t, rng, clock.Now().UnixMilli()), epoch); err != nil {
-				t.Fatalf("seed %d iter %d: %s: %v", seed, i, op, err)
-			}
-		case r < 65:
-			op = "append-follower"
-			buf := recentTestBatches(t, rng, clock.Now().UnixMilli())
-			next := leo + rng.Int64N(3) // offset gaps, as after compaction
-			for rest := buf; len(rest) > 0; {
-				b, r, _ := record.NextBatch(rest)
-				b.SetBaseOffset(next)
-				b.SetPartitionLeaderEpoch(epoch)
-				next = b.NextOffset() + rng.Int64N(2)
-				rest = r
-			}
-			if _, err := l.AppendAsFollower(buf); err != nil {
-				t.Fatalf("seed %d iter %d: %s: %v", seed, i, op, err)
-			}
-		case r < 77:
-			op = "truncate-near-end"
-			off := max(start, leo-rng.Int64N(2*recentBatchesWindow))
-			if err := l.TruncateTo(off); err != nil {
-				t.Fatalf("seed %d iter %d: truncate to %d: %v", seed, i, off, err)
-			}
-			epoch++
-		case r < 80:
-			op = "truncate"
-			off := start + rng.Int64N(leo-start+1)
-			if err := l.TruncateTo(off); err != nil {
-				t.Fatalf("seed %d iter %d: truncate to %d: %v", seed, i, off, err)
-			}
-			epoch++
-		case r < 82:
-			op = "truncate-fully"
-			if err := l.TruncateFullyAndStartAt(leo + rng.Int64N(5)); err != nil {
-				t.Fatal(err)
-			}
-			epoch++
-		case r < 86:
-			op = "roll"
-			if err := l.Roll(); err != nil {
-				t.Fatal(err)
-			}
-		case r < 90:
-			op = "delete-records"
-			l.SetHighWatermark(start + rng.Int64N(leo-start+1))
-			if _, err := l.DeleteRecordsBefore(l.HighWatermark()); err != nil {
-				t.Fatal(err)
-			}
-		case r < 93:
-			op = "retention"
-			c := cfg
-			c.RetentionBytes = int64(rng.IntN(8000))
-			l.SetHighWatermark(leo)
-			if err := l.SetConfig(c); err != nil {
-				t.Fatal(err)
-			}
-			if _, err := l.DeleteOldSegments(); err != nil {
-				t.Fatal(err)
-			}
-			if err := l.SetConfig(cfg); err != nil {
-				t.Fatal(err)
-			}
-		case r < 97:
-			op = "restart-clean"
-			if err := l.Close(); err != nil {
-				t.Fatal(err)
-			}
-			l = openTestLog(t, dir, cfg, clock, func(o *LogOptions) { quiet(o); o.LogStartOffset = start })
-		default:
-			op = "restart-crash"
-			rp := l.RecoveryPoint()
-			l.mu.Lock()
-			l.mu.closed = true
-			for _, s := range *l.segments.Load() {
-				s.closeHandles()
-			}
-			l.mu.Unlock()
-			l = openTestLog(t, dir, cfg, clock, func(o *LogOptions) {
-				quiet(o)
-				o.CleanShutdown, o.RecoveryPoint, o.LogStartOffset = false, rp, start
-			})
-		}
-		clock.Advance(1000)
+	r := &recentRun{t: t, rng: rng, seed: seed, dir: filepath.Join(t.TempDir(), "t-0"), clock: newFakeClock()}
+	r.cfg = smallConfig()
+	r.cfg.SegmentBytes = int32(3000 + rng.IntN(9000))
+	r.cfg.IndexIntervalBytes = int32(rng.IntN(2048))
+	r.l = openTestLog(t, r.dir, r.cfg, r.clock, quietLog)
+	defer func() { r.l.Close() }()
+	for r.i = 0; r.i < iters; r.i++ {
+		op := r.step()
+		r.clock.Advance(1000)
 		if rng.IntN(2) == 0 {
-			l.SetHighWatermark(l.LogStartOffset() + rng.Int64N(l.LogEndOffset()-l.LogStartOffset()+1))
+			r.l.SetHighWatermark(r.l.LogStartOffset() + rng.Int64N(r.l.LogEndOffset()-r.l.LogStartOffset()+1))
 		}
-		checkRecentPlaces(t, l, rng, fmt.Sprintf("seed %d iter %d after %s", seed, i, op))
+		checkRecentPlaces(t, r.l, rng, fmt.Sprintf("seed %d iter %d after %s", seed, r.i, op))
 	}
+}
+
+// recentRun is one seed's run of runRecentModel.
+type recentRun struct {
+	t     *testing.T
+	rng   *rand.Rand
+	seed  uint64
+	i     int
+	dir   string
+	clock *fakeClock
+	cfg   Config
+	l     *Log
+	epoch int32
+}
+
+// step applies one random operation to the log and names it.
+func (r *recentRun) step() string {
+	t, l, rng := r.t, r.l, r.rng
+	leo, start := l.LogEndOffset(), l.LogStartOffset()
+	switch x := rng.IntN(100); {
+	case x < 45:
+		if _, err := l.AppendAsLeader(recentTestBatches(t, rng, r.clock.Now().UnixMilli()), r.epoch); err != nil {
+			t.Fatalf("seed %d iter %d: append-leader: %v", r.seed, r.i, err)
+		}
+		return "append-leader"
+	case x < 65:
+		r.appendFollower(leo)
+		return "append-follower"
+	case x < 77:
+		r.truncateTo(max(start, leo-rng.Int64N(2*recentBatchesWindow)))
+		return "truncate-near-end"
+	case x < 80:
+		r.truncateTo(start + rng.Int64N(leo-start+1))
+		return "truncate"
+	case x < 82:
+		if err := l.TruncateFullyAndStartAt(leo + rng.Int64N(5)); err != nil {
+			t.Fatal(err)
+		}
+		r.epoch++
+		return "truncate-fully"
+	case x < 86:
+		if err := l.Roll(); err != nil {
+			t.Fatal(err)
+		}
+		return "roll"
+	case x < 90:
+		l.SetHighWatermark(start + rng.Int64N(leo-start+1))
+		if _, err := l.DeleteRecordsBefore(l.HighWatermark()); err != nil {
+			t.Fatal(err)
+		}
+		return "delete-records"
+	case x < 93:
+		r.retention(leo)
+		return "retention"
+	case x < 97:
+		if err := l.Close(); err != nil {
+			t.Fatal(err)
+		}
+		r.l = openTestLog(t, r.dir, r.cfg, r.clock, func(o *LogOptions) { quietLog(o); o.LogStartOffset = start })
+		return "restart-clean"
+	default:
+		r.restartCrash(start)
+		return "restart-crash"
+	}
+}
+
+// appendFollower appends batches as a follower from leo, with offset gaps
+// as after compaction.
+func (r *recentRun) appendFollower(leo int64) {
+	buf := recentTestBatches(r.t, r.rng, r.clock.Now().UnixMilli())
+	next := leo + r.rng.Int64N(3)
+	for rest := buf; len(rest) > 0; {
+		b, tail, _ := record.NextBatch(rest)
+		b.SetBaseOffset(next)
+		b.SetPartitionLeaderEpoch(r.epoch)
+		next = b.NextOffset() + r.rng.Int64N(2)
+		rest = tail
+	}
+	if _, err := r.l.AppendAsFollower(buf); err != nil {
+		r.t.Fatalf("seed %d iter %d: append-follower: %v", r.seed, r.i, err)
+	}
+}
+
+func (r *recentRun) truncateTo(off int64) {
+	if err := r.l.TruncateTo(off); err != nil {
+		r.t.Fatalf("seed %d iter %d: truncate to %d: %v", r.seed, r.i, off, err)
+	}
+	r.epoch++
+}
+
+// retention deletes old segments under a random retention.bytes, the high
+// watermark at leo.
+func (r *recentRun) retention(leo int64) {
+	retention := int64(r.rng.IntN(8000))
+	r.l.SetHighWatermark(leo)
+	retainBytes(r.t, r.l, r.cfg, retention)
+}
+
+// restartCrash drops the log's file handles as a crash would and opens it
+// again without a clean shutdown.
+func (r *recentRun) restartCrash(start int64) {
+	rp := r.l.RecoveryPoint()
+	crashClose(r.l)
+	r.l = openTestLog(r.t, r.dir, r.cfg, r.clock, func(o *LogOptions) {
+		quietLog(o)
+		o.CleanShutdown, o.RecoveryPoint, o.LogStartOffset = false, rp, start
+	})
 }
 
 // TestStorageRecentBatchesNoReads shows what the view buys: with the

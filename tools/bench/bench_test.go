@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/xml"
+	"flag"
 	"io"
 	"os"
 	"path/filepath"
@@ -130,5 +131,60 @@ func TestToolBenchParseStatCPU(t *testing.T) {
 	}
 	if _, err := parseStatCPU("no parenthesis"); err == nil {
 		t.Fatal("a stat line without a command name was accepted")
+	}
+}
+
+var updateGolden = flag.Bool("update", false, "rewrite testdata/report.golden.md and testdata/chart.golden.svg")
+
+// goldenResults is sampleResults with every section filled: round trips,
+// transactions, 1 KiB cells, a failed memory load and quick mode.
+func goldenResults() *results {
+	r := sampleResults()
+	r.Opts.quick, r.Opts.work, r.Opts.zk, r.Opts.systems = true, "/tmp/w", "localhost:2181", []string{"samsa", "kfake"}
+	r.LoadBefore, r.LoadAfter = "1.00 0.50 0.25", "2.00 1.50 1.25"
+	for _, sys := range []string{"samsa", "kfake"} {
+		for _, topo := range []topology{{1, 1}, {3, 3}} {
+			r.Cells = append(r.Cells,
+				&cell{Kind: "produce", System: sys, Client: "sarama", Topo: topo, Size: 1024, Acks: "all", Runs: []throughput{{200, 20}, {300, 30}}, RSS: 64 << 20},
+				&cell{Kind: "consume", System: sys, Client: "kgo", Topo: topo, Size: 1024, Runs: []throughput{{900, 90}}, RSS: 32 << 20},
+				&cell{Kind: "rtt", System: sys, Client: "kgo", Topo: topo, Size: 100, Acks: "all", Inflight: 1,
+					Lat: []latency{{P50: 0.3, P99: 1.1, P999: 4}, {P50: 0.4, P99: 1.3, P999: 5}}},
+				&cell{Kind: "txn-produce", System: sys, Client: "kgo", Topo: topo, Size: 100, Acks: modeIdempotent, Runs: []throughput{{800, 8}}},
+				&cell{Kind: "txn-produce", System: sys, Client: "kgo", Topo: topo, Size: 100, Acks: modeTransactional, Runs: []throughput{{600, 6}}},
+				&cell{Kind: "txn-consume", System: sys, Client: "kgo", Topo: topo, Size: 100, Acks: modeUncommitted, Runs: []throughput{{700, 7}}},
+				&cell{Kind: "txn-consume", System: sys, Client: "kgo", Topo: topo, Size: 100, Acks: modeCommitted, Errs: []string{"a|b"}})
+		}
+		if sys == "samsa" {
+			r.Cells = append(r.Cells, &cell{Kind: "e2e", System: sys, Client: "kgo", Topo: topology{3, 3}, Size: 100, Acks: "all", Inflight: 1,
+				Lat: []latency{{P50: 2000, P99: 0.01, P999: 12}}})
+		}
+	}
+	r.Mem[1].Errs = []string{"timeout"}
+	r.Mem[0].Empty, r.Mem[0].CreateSecs, r.Mem[0].Produce, r.Mem[0].Consume = 10<<20, 1.25, throughput{5000, 0.5}, throughput{6000, 0.6}
+	return r
+}
+
+// TestToolBenchGolden pins the generated markdown section and chart to
+// exact bytes, so that refactoring the renderers cannot change them
+// unnoticed (go test ./tools/bench/ -run Golden -update rewrites them).
+func TestToolBenchGolden(t *testing.T) {
+	r := goldenResults()
+	for _, g := range []struct{ file, got string }{
+		{"testdata/report.golden.md", renderReport(r)},
+		{"testdata/chart.golden.svg", renderSVG(r)},
+	} {
+		if *updateGolden {
+			if err := os.WriteFile(g.file, []byte(g.got), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			continue
+		}
+		want, err := os.ReadFile(g.file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if g.got != string(want) {
+			t.Errorf("%s differs from the rendered output (rerun with -update only if the change is meant):\n%s", g.file, g.got)
+		}
 	}
 }

@@ -131,87 +131,19 @@ func kgoE2E(ctx context.Context, c *cluster, topic string, acks string, rate int
 	ctx, cancel := context.WithTimeout(ctx, d+60*time.Second)
 	defer cancel()
 
-	var mu sync.Mutex
-	var lat []time.Duration
-	warm := make(chan struct{})
-	var warmOnce sync.Once
-	consDone := make(chan error, 1)
-	want := atomic.Int64{}
-	want.Store(-1)
-	go func() {
-		var got int64
-		for {
-			// Short polls, so that the end condition is seen even
-			// when no record follows the last one.
-			pctx, pcancel := context.WithTimeout(ctx, 200*time.Millisecond)
-			fs := cons.PollFetches(pctx)
-			pcancel()
-			now := time.Now()
-			if ctx.Err() != nil {
-				consDone <- ctx.Err()
-				return
-			}
-			fs.EachRecord(func(r *kgo.Record) {
-				if len(r.Value) < 9 {
-					return
-				}
-				if r.Value[8] == 'W' {
-					warmOnce.Do(func() { close(warm) })
-					return
-				}
-				sent := time.Unix(0, int64(binary.BigEndian.Uint64(r.Value)))
-				mu.Lock()
-				lat = append(lat, now.Sub(sent))
-				mu.Unlock()
-				got++
-			})
-			if w := want.Load(); w >= 0 && got >= w {
-				consDone <- nil
-				return
-			}
-		}
-	}()
-	// Warm up: the consumer has found the tail once a warm-up record
-	// produced after it started arrives.
-	payload := func(tag byte) []byte {
-		p := make([]byte, 100)
-		binary.BigEndian.PutUint64(p, uint64(time.Now().UnixNano()))
-		p[8] = tag
-		return p
+	ec := &e2eConsumer{cl: cons, warm: make(chan struct{}), done: make(chan error, 1)}
+	ec.want.Store(-1)
+	go ec.run(ctx)
+	if err := e2eWarmUp(ctx, prod, ec.warm); err != nil {
+		return latency{}, err
 	}
-	warmDeadline := time.Now().Add(30 * time.Second)
-	for warmed := false; !warmed; {
-		prod.Produce(ctx, &kgo.Record{Value: payload('W')}, nil)
-		select {
-		case <-warm:
-			warmed = true
-		case <-time.After(200 * time.Millisecond):
-			if time.Now().After(warmDeadline) {
-				return latency{}, errors.New("bench: e2e: the consumer never saw a warm-up record")
-			}
-		}
-	}
-	interval := time.Second / time.Duration(rate)
-	total := int(d / interval)
-	start := time.Now()
-	var failed atomic.Int64
-	for i := 0; i < total; {
-		due := int(time.Since(start)/interval) + 1
-		for ; i < total && i < due; i++ {
-			prod.Produce(ctx, &kgo.Record{Value: payload('M')}, func(_ *kgo.Record, err error) {
-				if err != nil {
-					failed.Add(1)
-				}
-			})
-		}
-		time.Sleep(time.Until(start.Add(time.Duration(i) * interval)))
-	}
+	total, failed := e2eSend(ctx, prod, rate, d)
 	if err := prod.Flush(ctx); err != nil {
 		return latency{}, fmt.Errorf("bench: e2e flush: %w", err)
 	}
-	want.Store(int64(total) - failed.Load())
+	ec.want.Store(int64(total) - failed)
 	select {
-	case err := <-consDone:
+	case err := <-ec.done:
 		if err != nil {
 			return latency{}, fmt.Errorf("bench: e2e consumer: %w", err)
 		}
@@ -219,8 +151,112 @@ func kgoE2E(ctx context.Context, c *cluster, topic string, acks string, rate int
 		cancel()
 		return latency{}, errors.New("bench: e2e: records missing after 30s")
 	}
-	mu.Lock()
-	defer mu.Unlock()
+	ec.mu.Lock()
+	defer ec.mu.Unlock()
+	l := percentiles(ec.lat)
+	l.Sent, l.Received = total, len(ec.lat)
+	return l, nil
+}
+
+// e2eConsumer is kgoE2E's consumer at the topic's tail. It closes warm at
+// the first warm-up record, keeps each measured record's latency, and
+// sends on done once want (set when the producer is done; -1 before) records
+// arrived, or the context's error.
+type e2eConsumer struct {
+	cl       *kgo.Client
+	warm     chan struct{}
+	warmOnce sync.Once
+	done     chan error
+	want     atomic.Int64
+
+	mu  sync.Mutex
+	lat []time.Duration
+}
+
+func (e *e2eConsumer) run(ctx context.Context) {
+	var got int64
+	for {
+		// Short polls, so that the end condition is seen even
+		// when no record follows the last one.
+		pctx, pcancel := context.WithTimeout(ctx, 200*time.Millisecond)
+		fs := e.cl.PollFetches(pctx)
+		pcancel()
+		now := time.Now()
+		if ctx.Err() != nil {
+			e.done <- ctx.Err()
+			return
+		}
+		fs.EachRecord(func(r *kgo.Record) {
+			if len(r.Value) < 9 {
+				return
+			}
+			if r.Value[8] == 'W' {
+				e.warmOnce.Do(func() { close(e.warm) })
+				return
+			}
+			sent := time.Unix(0, int64(binary.BigEndian.Uint64(r.Value)))
+			e.mu.Lock()
+			e.lat = append(e.lat, now.Sub(sent))
+			e.mu.Unlock()
+			got++
+		})
+		if w := e.want.Load(); w >= 0 && got >= w {
+			e.done <- nil
+			return
+		}
+	}
+}
+
+// e2ePayload is a 100-byte record value: the send time in nanoseconds,
+// then a tag ('W' warm-up, 'M' measured).
+func e2ePayload(tag byte) []byte {
+	p := make([]byte, 100)
+	binary.BigEndian.PutUint64(p, uint64(time.Now().UnixNano()))
+	p[8] = tag
+	return p
+}
+
+// e2eWarmUp produces warm-up records until one reaches the consumer: it
+// has found the tail once a record produced after it started arrives.
+func e2eWarmUp(ctx context.Context, prod *kgo.Client, warm <-chan struct{}) error {
+	warmDeadline := time.Now().Add(30 * time.Second)
+	for {
+		prod.Produce(ctx, &kgo.Record{Value: e2ePayload('W')}, nil)
+		select {
+		case <-warm:
+			return nil
+		case <-time.After(200 * time.Millisecond):
+			if time.Now().After(warmDeadline) {
+				return errors.New("bench: e2e: the consumer never saw a warm-up record")
+			}
+		}
+	}
+}
+
+// e2eSend produces rate measured records per second for d, each at its
+// due time, and returns how many it sent and how many failed.
+func e2eSend(ctx context.Context, prod *kgo.Client, rate int, d time.Duration) (total int, failed int64) {
+	interval := time.Second / time.Duration(rate)
+	total = int(d / interval)
+	start := time.Now()
+	var nfailed atomic.Int64
+	for i := 0; i < total; {
+		due := int(time.Since(start)/interval) + 1
+		for ; i < total && i < due; i++ {
+			prod.Produce(ctx, &kgo.Record{Value: e2ePayload('M')}, func(_ *kgo.Record, err error) {
+				if err != nil {
+					nfailed.Add(1)
+				}
+			})
+		}
+		time.Sleep(time.Until(start.Add(time.Duration(i) * interval)))
+	}
+	return total, nfailed.Load()
+}
+
+// percentiles sorts lat and returns its p50, p99 and p99.9 in
+// milliseconds (zero when lat is empty).
+func percentiles(lat []time.Duration) latency {
 	slices.Sort(lat)
 	pct := func(p float64) float64 {
 		if len(lat) == 0 {
@@ -228,7 +264,7 @@ func kgoE2E(ctx context.Context, c *cluster, topic string, acks string, rate int
 		}
 		return float64(lat[min(len(lat)-1, int(p*float64(len(lat))))].Microseconds()) / 1000
 	}
-	return latency{P50: pct(0.50), P99: pct(0.99), P999: pct(0.999), Sent: total, Received: len(lat)}, nil
+	return latency{P50: pct(0.50), P99: pct(0.99), P999: pct(0.999)}
 }
 
 // kgoRoundTrips produces n single 100-byte records one after another
@@ -250,9 +286,7 @@ func kgoRoundTrips(ctx context.Context, c *cluster, topic, acks string, n int) (
 		}
 		lat = append(lat, time.Since(t0))
 	}
-	slices.Sort(lat)
-	pct := func(p float64) float64 {
-		return float64(lat[min(len(lat)-1, int(p*float64(len(lat))))].Microseconds()) / 1000
-	}
-	return latency{P50: pct(0.5), P99: pct(0.99), P999: pct(0.999), Sent: n, Received: n}, nil
+	l := percentiles(lat)
+	l.Sent, l.Received = n, n
+	return l, nil
 }

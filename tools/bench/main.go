@@ -36,116 +36,141 @@ func main() {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
 	defer stop()
-	switch os.Args[1] {
+	cmd, args := os.Args[1], os.Args[2:]
+	var err error
+	switch cmd {
 	case "probe":
-		fs := flag.NewFlagSet("probe", flag.ExitOnError)
-		dir := fs.String("dir", os.TempDir(), "directory for the write probes (use the log dir's file system)")
-		secs := fs.Float64("secs", 1, "seconds per probe")
-		repeats := fs.Int("repeats", 3, "runs per probe (median)")
-		_ = fs.Parse(os.Args[2:])
-		l, err := probeLimits(*dir, *secs, *repeats)
-		if err != nil {
-			fmt.Fprintln(os.Stderr, err)
-			os.Exit(1)
-		}
-		fmt.Printf("loopback TCP: %.0f MiB/s\nsequential write, no fdatasync: %.0f MiB/s (recycled pages), %.0f MiB/s (new pages)\n"+
-			"sequential 16 KiB writes + fdatasync each: %.1f MiB/s (%.0f syncs/s)\n",
-			l.LoopbackTCP, l.WriteNoSync, l.WriteNewPage, l.WriteSync16K, l.Syncs16K)
+		err = cmdProbe(args)
 	case "rtt":
-		// Sequential acks=all produce round trips against running
-		// brokers: samsa-bench rtt -bootstrap h:p -topic t [-n 2000].
-		fs := flag.NewFlagSet("rtt", flag.ExitOnError)
-		bootstrap := fs.String("bootstrap", "localhost:23092", "brokers")
-		topic := fs.String("topic", "rtt", "existing topic")
-		acks := fs.String("acks", "all", "1 or all")
-		n := fs.Int("n", 2000, "round trips")
-		_ = fs.Parse(os.Args[2:])
-		c := &cluster{bootstrap: *bootstrap}
-		l, err := kgoRoundTrips(ctx, c, *topic, *acks, *n)
-		if err != nil {
-			fmt.Fprintln(os.Stderr, err)
-			os.Exit(1)
-		}
-		fmt.Printf("produce round trip acks=%s: p50 %.3f ms, p99 %.3f ms, p99.9 %.3f ms (%d)\n", *acks, l.P50, l.P99, l.P999, *n)
+		err = cmdRTT(ctx, args)
 	case "produce":
-		// Producer throughput against running brokers (for profiling a
-		// broker under one workload): samsa-bench produce -bootstrap h:p
-		// -topic t [-acks all] [-n 200000] [-size 1024].
-		fs := flag.NewFlagSet("produce", flag.ExitOnError)
-		bootstrap := fs.String("bootstrap", "localhost:23092", "brokers")
-		topic := fs.String("topic", "produce", "existing topic")
-		acks := fs.String("acks", "all", "1 or all")
-		n := fs.Int("n", 200000, "records")
-		size := fs.Int("size", 1024, "record value bytes")
-		_ = fs.Parse(os.Args[2:])
-		c := &cluster{bootstrap: *bootstrap}
-		tp, err := kgoProduce(ctx, c, *topic, *n, *size, *acks, 5*time.Minute)
-		if err != nil {
-			fmt.Fprintln(os.Stderr, err)
-			os.Exit(1)
-		}
-		fmt.Printf("produce acks=%s size=%d: %.0f records/s, %.1f MiB/s (%d)\n", *acks, *size, tp.Records, tp.MiB, *n)
+		err = cmdProduce(ctx, args)
 	case "e2e":
-		// End-to-end latency at a fixed rate against running brokers:
-		// samsa-bench e2e -bootstrap h:p -topic t [-rate 10000] [-secs 5] [-inflight 5].
-		fs := flag.NewFlagSet("e2e", flag.ExitOnError)
-		bootstrap := fs.String("bootstrap", "localhost:23092", "brokers")
-		topic := fs.String("topic", "e2e", "existing topic")
-		acks := fs.String("acks", "all", "1 or all")
-		rate := fs.Int("rate", 10000, "records per second")
-		secs := fs.Float64("secs", 5, "seconds")
-		inflight := fs.Int("inflight", 5, "produce requests in flight per broker")
-		_ = fs.Parse(os.Args[2:])
-		c := &cluster{bootstrap: *bootstrap}
-		l, err := kgoE2E(ctx, c, *topic, *acks, *rate, time.Duration(*secs*float64(time.Second)),
-			kgo.MaxProduceRequestsInflightPerBroker(*inflight))
-		if err != nil {
-			fmt.Fprintln(os.Stderr, err)
-			os.Exit(1)
-		}
-		fmt.Printf("e2e acks=%s at %d/s: p50 %.3f ms, p99 %.3f ms, p99.9 %.3f ms (%d of %d)\n", *acks, *rate, l.P50, l.P99, l.P999, l.Received, l.Sent)
+		err = cmdE2E(ctx, args)
 	case "scale-idle", "scale-series":
 		// Issue 18 point 3 (docs/benchmarks.md "Cost per partition"):
 		// bin/samsa-scale-benchmark.sh starts ZooKeeper and runs these.
-		o := parseScaleFlags(os.Args[1], os.Args[2:])
-		run := runScaleIdle
-		if os.Args[1] == "scale-series" {
-			run = runScaleSeries
-		}
-		if err := run(ctx, o); err != nil {
-			fmt.Fprintln(os.Stderr, err)
-			os.Exit(1)
+		o := parseScaleFlags(cmd, args)
+		if cmd == "scale-series" {
+			err = runScaleSeries(ctx, o)
+		} else {
+			err = runScaleIdle(ctx, o)
 		}
 	case "run":
-		var o options
-		fs := flag.NewFlagSet("run", flag.ExitOnError)
-		fs.StringVar(&o.samsaBin, "samsa", ".build/samsa", "samsa binary")
-		fs.StringVar(&o.kfakeBin, "kfakepeer", ".build/kfakepeer", "kfakepeer binary")
-		fs.StringVar(&o.zk, "zk", "localhost:23181", "ZooKeeper for the Samsa brokers")
-		fs.StringVar(&o.work, "work", "/tmp/samsa-benchmark", "work directory (configs, log dirs, output)")
-		fs.StringVar(&o.out, "out", "docs/benchmarks.md", "markdown file whose generated section is replaced")
-		fs.StringVar(&o.svg, "svg", "docs/benchmarks.svg", "chart to write")
-		fs.BoolVar(&o.quick, "quick", false, "one run per figure and fewer records (~3 minutes)")
-		fs.IntVar(&o.repeats, "repeats", 0, "runs per figure (default 5, 1 with -quick)")
-		fs.IntVar(&o.basePort, "port", 23092, "first broker port (Samsa uses 3 from here, kfake 3 from here+100)")
-		systems := fs.String("systems", "samsa,kfake", "systems to measure")
-		fs.IntVar(&o.records100, "records-100", 0, "records per 100-byte producer run (default 1000000, 300000 with -quick)")
-		fs.IntVar(&o.records1k, "records-1k", 0, "records per 1 KiB producer run (default 200000, 60000 with -quick)")
-		fs.Float64Var(&o.e2eSecs, "e2e-secs", 0, "seconds per e2e latency run (default 4, 3 with -quick)")
-		fs.IntVar(&o.widePartitions, "wide-partitions", 1000, "partitions of the memory test topic")
-		fs.BoolVar(&o.txn, "txn", true, "measure transactions (transactional vs idempotent produce, read_committed vs read_uncommitted)")
-		fs.BoolVar(&o.txnOnly, "txn-only", false, "measure only the transactions (use with -out elsewhere: the other tables stay empty)")
-		_ = fs.Parse(os.Args[2:])
-		o.systems = strings.Split(*systems, ",")
-		o.defaults()
-		if err := run(ctx, o); err != nil {
-			fmt.Fprintln(os.Stderr, err)
-			os.Exit(1)
-		}
+		err = run(ctx, parseRunFlags(args))
 	default:
-		fmt.Fprintf(os.Stderr, "samsa-bench: unknown command %q\n", os.Args[1])
+		fmt.Fprintf(os.Stderr, "samsa-bench: unknown command %q\n", cmd)
 		os.Exit(2)
 	}
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+}
+
+// cmdProbe measures and prints this machine's limits:
+// samsa-bench probe [-dir d] [-secs 1] [-repeats 3].
+func cmdProbe(args []string) error {
+	fs := flag.NewFlagSet("probe", flag.ExitOnError)
+	dir := fs.String("dir", os.TempDir(), "directory for the write probes (use the log dir's file system)")
+	secs := fs.Float64("secs", 1, "seconds per probe")
+	repeats := fs.Int("repeats", 3, "runs per probe (median)")
+	_ = fs.Parse(args)
+	l, err := probeLimits(*dir, *secs, *repeats)
+	if err != nil {
+		return err
+	}
+	fmt.Printf("loopback TCP: %.0f MiB/s\nsequential write, no fdatasync: %.0f MiB/s (recycled pages), %.0f MiB/s (new pages)\n"+
+		"sequential 16 KiB writes + fdatasync each: %.1f MiB/s (%.0f syncs/s)\n",
+		l.LoopbackTCP, l.WriteNoSync, l.WriteNewPage, l.WriteSync16K, l.Syncs16K)
+	return nil
+}
+
+// cmdRTT measures sequential acks=all produce round trips against running
+// brokers: samsa-bench rtt -bootstrap h:p -topic t [-n 2000].
+func cmdRTT(ctx context.Context, args []string) error {
+	fs := flag.NewFlagSet("rtt", flag.ExitOnError)
+	bootstrap := fs.String("bootstrap", "localhost:23092", "brokers")
+	topic := fs.String("topic", "rtt", "existing topic")
+	acks := fs.String("acks", "all", "1 or all")
+	n := fs.Int("n", 2000, "round trips")
+	_ = fs.Parse(args)
+	c := &cluster{bootstrap: *bootstrap}
+	l, err := kgoRoundTrips(ctx, c, *topic, *acks, *n)
+	if err != nil {
+		return err
+	}
+	fmt.Printf("produce round trip acks=%s: p50 %.3f ms, p99 %.3f ms, p99.9 %.3f ms (%d)\n", *acks, l.P50, l.P99, l.P999, *n)
+	return nil
+}
+
+// cmdProduce measures producer throughput against running brokers (for
+// profiling a broker under one workload): samsa-bench produce -bootstrap
+// h:p -topic t [-acks all] [-n 200000] [-size 1024].
+func cmdProduce(ctx context.Context, args []string) error {
+	fs := flag.NewFlagSet("produce", flag.ExitOnError)
+	bootstrap := fs.String("bootstrap", "localhost:23092", "brokers")
+	topic := fs.String("topic", "produce", "existing topic")
+	acks := fs.String("acks", "all", "1 or all")
+	n := fs.Int("n", 200000, "records")
+	size := fs.Int("size", 1024, "record value bytes")
+	_ = fs.Parse(args)
+	c := &cluster{bootstrap: *bootstrap}
+	tp, err := kgoProduce(ctx, c, *topic, *n, *size, *acks, 5*time.Minute)
+	if err != nil {
+		return err
+	}
+	fmt.Printf("produce acks=%s size=%d: %.0f records/s, %.1f MiB/s (%d)\n", *acks, *size, tp.Records, tp.MiB, *n)
+	return nil
+}
+
+// cmdE2E measures end-to-end latency at a fixed rate against running
+// brokers: samsa-bench e2e -bootstrap h:p -topic t [-rate 10000] [-secs 5]
+// [-inflight 5].
+func cmdE2E(ctx context.Context, args []string) error {
+	fs := flag.NewFlagSet("e2e", flag.ExitOnError)
+	bootstrap := fs.String("bootstrap", "localhost:23092", "brokers")
+	topic := fs.String("topic", "e2e", "existing topic")
+	acks := fs.String("acks", "all", "1 or all")
+	rate := fs.Int("rate", 10000, "records per second")
+	secs := fs.Float64("secs", 5, "seconds")
+	inflight := fs.Int("inflight", 5, "produce requests in flight per broker")
+	_ = fs.Parse(args)
+	c := &cluster{bootstrap: *bootstrap}
+	l, err := kgoE2E(ctx, c, *topic, *acks, *rate, time.Duration(*secs*float64(time.Second)),
+		kgo.MaxProduceRequestsInflightPerBroker(*inflight))
+	if err != nil {
+		return err
+	}
+	fmt.Printf("e2e acks=%s at %d/s: p50 %.3f ms, p99 %.3f ms, p99.9 %.3f ms (%d of %d)\n", *acks, *rate, l.P50, l.P99, l.P999, l.Received, l.Sent)
+	return nil
+}
+
+// parseRunFlags reads the flags of samsa-bench run (the whole side-by-side
+// benchmark of bin/samsa-benchmark.sh) and fills in the defaults.
+func parseRunFlags(args []string) options {
+	var o options
+	fs := flag.NewFlagSet("run", flag.ExitOnError)
+	fs.StringVar(&o.samsaBin, "samsa", ".build/samsa", "samsa binary")
+	fs.StringVar(&o.kfakeBin, "kfakepeer", ".build/kfakepeer", "kfakepeer binary")
+	fs.StringVar(&o.zk, "zk", "localhost:23181", "ZooKeeper for the Samsa brokers")
+	fs.StringVar(&o.work, "work", "/tmp/samsa-benchmark", "work directory (configs, log dirs, output)")
+	fs.StringVar(&o.out, "out", "docs/benchmarks.md", "markdown file whose generated section is replaced")
+	fs.StringVar(&o.svg, "svg", "docs/benchmarks.svg", "chart to write")
+	fs.BoolVar(&o.quick, "quick", false, "one run per figure and fewer records (~3 minutes)")
+	fs.IntVar(&o.repeats, "repeats", 0, "runs per figure (default 5, 1 with -quick)")
+	fs.IntVar(&o.basePort, "port", 23092, "first broker port (Samsa uses 3 from here, kfake 3 from here+100)")
+	systems := fs.String("systems", "samsa,kfake", "systems to measure")
+	fs.IntVar(&o.records100, "records-100", 0, "records per 100-byte producer run (default 1000000, 300000 with -quick)")
+	fs.IntVar(&o.records1k, "records-1k", 0, "records per 1 KiB producer run (default 200000, 60000 with -quick)")
+	fs.Float64Var(&o.e2eSecs, "e2e-secs", 0, "seconds per e2e latency run (default 4, 3 with -quick)")
+	fs.IntVar(&o.widePartitions, "wide-partitions", 1000, "partitions of the memory test topic")
+	fs.BoolVar(&o.txn, "txn", true, "measure transactions (transactional vs idempotent produce, read_committed vs read_uncommitted)")
+	fs.BoolVar(&o.txnOnly, "txn-only", false, "measure only the transactions (use with -out elsewhere: the other tables stay empty)")
+	_ = fs.Parse(args)
+	o.systems = strings.Split(*systems, ",")
+	o.defaults()
+	return o
 }
 
 func (o *options) defaults() {
@@ -238,80 +263,132 @@ func runTopology(ctx context.Context, o options, res *results, sys string, topo 
 	if o.txnOnly {
 		return runTxn(ctx, o, res, c, sys, topo)
 	}
-	timeout := 120 * time.Second
+	consumeTopic, err := runProduceCells(ctx, o, res, c, sys, topo)
+	if err != nil {
+		return err
+	}
+	runConsumeCells(ctx, o, res, c, sys, topo, consumeTopic)
+	if err := runE2ECells(ctx, o, res, c, sys, topo); err != nil {
+		return err
+	}
+	if err := runRTTCell(ctx, o, res, c, sys, topo); err != nil {
+		return err
+	}
+	if o.txn {
+		return runTxn(ctx, o, res, c, sys, topo)
+	}
+	return nil
+}
+
+// benchTimeout bounds one producer or consumer run of runTopology.
+const benchTimeout = 120 * time.Second
+
+// recordsPerRun is the record count of a producer or consumer run of
+// records of size bytes.
+func recordsPerRun(o options, size int) int {
+	if size == 1024 {
+		return o.records1k
+	}
+	return o.records100
+}
+
+// addCell logs a measured cell and adds it to the results.
+func (r *results) addCell(c *cell) {
+	logf("%s %s: %s", c.System, c.label(), c.summary())
+	r.Cells = append(r.Cells, c)
+}
+
+// failRun records a failed run of the cell (left out of the medians).
+func (c *cell) failRun(err error) {
+	c.Errs = append(c.Errs, err.Error())
+	logf("%s %s: %v", c.System, c.label(), err)
+}
+
+// runProduceCells measures every producer cell, each on a fresh topic per
+// run. It keeps the first topic of each record size produced by kgo with
+// acks=1 for the consumers and returns those topics by size.
+func runProduceCells(ctx context.Context, o options, res *results, c *cluster, sys string, topo topology) (map[int]string, error) {
 	consumeTopic := map[int]string{}
 	for _, size := range []int{100, 1024} {
-		n := o.records100
-		if size == 1024 {
-			n = o.records1k
-		}
 		for _, acks := range []string{"1", "all"} {
 			for _, client := range []string{"sarama", "kgo"} {
-				cell := &cell{Kind: "produce", System: sys, Topo: topo, Size: size, Acks: acks, Client: client, N: n}
-				c.rss.reset()
-				for r := range o.repeats {
-					topic := fmt.Sprintf("p%d-acks%s-%s-%d", size, acks, client, r)
-					if err := c.createTopic(ctx, topic, 6, topo.RF); err != nil {
-						return err
-					}
-					var t throughput
-					if client == "sarama" {
-						t, err = saramaProduce(ctx, o.samsaBin, c.bootstrap, topic, n, size, acks, timeout)
-					} else {
-						t, err = kgoProduce(ctx, c, topic, n, size, acks, timeout)
-					}
-					if err != nil {
-						cell.Errs = append(cell.Errs, err.Error())
-						logf("%s %s: %v", sys, cell.label(), err)
-						continue
-					}
-					cell.Runs = append(cell.Runs, t)
-					if acks == "1" && client == "kgo" && consumeTopic[size] == "" {
-						consumeTopic[size] = topic
-						continue
-					}
-					c.deleteTopic(ctx, topic)
+				cell := &cell{Kind: "produce", System: sys, Topo: topo, Size: size, Acks: acks, Client: client, N: recordsPerRun(o, size)}
+				if err := runProduceCell(ctx, o, c, cell, consumeTopic); err != nil {
+					return nil, err
 				}
-				cell.RSS = c.rss.maxPeak()
-				logf("%s %s: %s", sys, cell.label(), cell.summary())
-				res.Cells = append(res.Cells, cell)
+				res.addCell(cell)
 			}
 		}
 	}
+	return consumeTopic, nil
+}
+
+// runProduceCell makes o.repeats runs of one producer cell.
+func runProduceCell(ctx context.Context, o options, c *cluster, cell *cell, consumeTopic map[int]string) error {
+	c.rss.reset()
+	for r := range o.repeats {
+		topic := fmt.Sprintf("p%d-acks%s-%s-%d", cell.Size, cell.Acks, cell.Client, r)
+		if err := c.createTopic(ctx, topic, 6, cell.Topo.RF); err != nil {
+			return err
+		}
+		var t throughput
+		var err error
+		if cell.Client == "sarama" {
+			t, err = saramaProduce(ctx, o.samsaBin, c.bootstrap, topic, cell.N, cell.Size, cell.Acks, benchTimeout)
+		} else {
+			t, err = kgoProduce(ctx, c, topic, cell.N, cell.Size, cell.Acks, benchTimeout)
+		}
+		if err != nil {
+			cell.failRun(err)
+			continue
+		}
+		cell.Runs = append(cell.Runs, t)
+		if cell.Acks == "1" && cell.Client == "kgo" && consumeTopic[cell.Size] == "" {
+			consumeTopic[cell.Size] = topic
+			continue
+		}
+		c.deleteTopic(ctx, topic)
+	}
+	cell.RSS = c.rss.maxPeak()
+	return nil
+}
+
+// runConsumeCells measures every consumer cell: o.repeats reads from the
+// start of the topic the producers kept for that record size.
+func runConsumeCells(ctx context.Context, o options, res *results, c *cluster, sys string, topo topology, consumeTopic map[int]string) {
 	for _, size := range []int{100, 1024} {
 		topic := consumeTopic[size]
 		if topic == "" {
 			continue
 		}
-		n := o.records100
-		if size == 1024 {
-			n = o.records1k
-		}
+		n := recordsPerRun(o, size)
 		for _, client := range []string{"sarama", "kgo"} {
 			cell := &cell{Kind: "consume", System: sys, Topo: topo, Size: size, Client: client, N: n}
 			c.rss.reset()
 			for range o.repeats {
 				var t throughput
+				var err error
 				if client == "sarama" {
-					t, err = saramaConsume(ctx, o.samsaBin, c.bootstrap, topic, n, timeout)
+					t, err = saramaConsume(ctx, o.samsaBin, c.bootstrap, topic, n, benchTimeout)
 				} else {
-					t, err = kgoConsume(ctx, c, topic, n, timeout)
+					t, err = kgoConsume(ctx, c, topic, n, benchTimeout)
 				}
 				if err != nil {
-					cell.Errs = append(cell.Errs, err.Error())
-					logf("%s %s: %v", sys, cell.label(), err)
+					cell.failRun(err)
 					continue
 				}
 				cell.Runs = append(cell.Runs, t)
 			}
 			cell.RSS = c.rss.maxPeak()
-			logf("%s %s: %s", sys, cell.label(), cell.summary())
-			res.Cells = append(res.Cells, cell)
+			res.addCell(cell)
 		}
 	}
-	// End-to-end latency: acks=1 on RF=1; acks=all on RF=3 with the
-	// producer's default 5 requests in flight per broker and, to show
-	// what queueing behind them costs, with 1.
+}
+
+// runE2ECells measures end-to-end latency: acks=1 on RF=1; acks=all on
+// RF=3 with the producer's default 5 requests in flight per broker and, to
+// show what queueing behind them costs, with 1.
+func runE2ECells(ctx context.Context, o options, res *results, c *cluster, sys string, topo topology) error {
 	type e2eCase struct {
 		acks     string
 		inflight int
@@ -331,18 +408,20 @@ func runTopology(ctx context.Context, o options, res *results, sys string, topo 
 			lat, err := kgoE2E(ctx, c, topic, ec.acks, 10000, time.Duration(o.e2eSecs*float64(time.Second)),
 				kgo.MaxProduceRequestsInflightPerBroker(ec.inflight))
 			if err != nil {
-				cell.Errs = append(cell.Errs, err.Error())
-				logf("%s %s: %v", sys, cell.label(), err)
+				cell.failRun(err)
 				continue
 			}
 			cell.Lat = append(cell.Lat, lat)
 		}
 		cell.RSS = c.rss.maxPeak()
-		logf("%s %s: %s", sys, cell.label(), cell.summary())
-		res.Cells = append(res.Cells, cell)
+		res.addCell(cell)
 	}
-	// Produce round trips one at a time (acks=all): the replication
-	// latency without any queueing.
+	return nil
+}
+
+// runRTTCell measures produce round trips one at a time (acks=all): the
+// replication latency without any queueing.
+func runRTTCell(ctx context.Context, o options, res *results, c *cluster, sys string, topo topology) error {
 	cell := &cell{Kind: "rtt", System: sys, Topo: topo, Size: 100, Acks: "all", Client: "kgo", Inflight: 1}
 	if err := c.createTopic(ctx, "rtt", 1, topo.RF); err != nil {
 		return err
@@ -355,11 +434,7 @@ func runTopology(ctx context.Context, o options, res *results, sys string, topo 
 		}
 		cell.Lat = append(cell.Lat, lat)
 	}
-	logf("%s %s: %s", sys, cell.label(), cell.summary())
-	res.Cells = append(res.Cells, cell)
-	if o.txn {
-		return runTxn(ctx, o, res, c, sys, topo)
-	}
+	res.addCell(cell)
 	return nil
 }
 

@@ -52,9 +52,31 @@ func (r *results) produceLimit(t topology) float64 {
 	return min(r.Limits.LoopbackTCP, r.Limits.WriteNoSync) / float64(t.RF)
 }
 
+// reportTopologies are the cluster shapes of the report's tables.
+var reportTopologies = []topology{{1, 1}, {3, 3}}
+
+// renderReport renders docs/benchmarks.md's generated section, one
+// subsection after the other.
 func renderReport(r *results) string {
 	var b strings.Builder
 	w := func(format string, args ...any) { fmt.Fprintf(&b, format, args...) }
+	renderIntro(w, r)
+	renderLimits(w, r)
+	renderProduceTable(w, r)
+	renderConsumeTable(w, r)
+	renderLatencyTables(w, r)
+	renderMemTable(w, r)
+	renderTxn(w, r, reportTopologies)
+	w("\n")
+	renderTargets(&b, r)
+	renderFailedRuns(w, r)
+	w("\n")
+	return b.String()
+}
+
+// renderIntro writes the heading, when and where the run was, and the
+// commands and client settings behind every figure.
+func renderIntro(w func(string, ...any), r *results) {
 	o := r.Opts
 	mode := "full"
 	if o.quick {
@@ -84,7 +106,11 @@ func renderReport(r *results) string {
 		"first send to the last acknowledgement; consumer rates count key+value bytes. End-to-end latency: kgo producer "+
 		"(linger 0) at a fixed 10,000 records/s of 100 bytes for %.0f s per run to a 6-partition topic, a kgo consumer at "+
 		"the tail; latency is from the Produce call to the consumer's poll returning the record (µs clock, one process).\n\n", o.e2eSecs)
+}
 
+// renderLimits writes the probed limits of the machine and how the
+// Samsa/limit ratios use them.
+func renderLimits(w func(string, ...any), r *results) {
 	l := r.Limits
 	w("### Limits of this machine (`samsa-bench probe`)\n\n| probe | result |\n|---|---|\n")
 	w("| loopback TCP, one stream, 1 MiB writes | %.0f MiB/s |\n", l.LoopbackTCP)
@@ -97,12 +123,14 @@ func renderReport(r *results) string {
 		"outside the measured time. kfake keeps every record in memory, so its RSS grows with the data produced "+
 		"(topics are deleted after each run, but Go returns freed memory to the system slowly).\n\n",
 		r.produceLimit(topology{1, 1}))
+}
 
-	topos := []topology{{1, 1}, {3, 3}}
+// renderProduceTable writes the producer throughput table.
+func renderProduceTable(w func(string, ...any), r *results) {
 	w("### Producer throughput\n\n")
 	w("| cluster | record | acks | client | Samsa rec/s | Samsa MiB/s | kfake rec/s | kfake MiB/s | Samsa/kfake | Samsa/limit | peak RSS Samsa / kfake (MiB) |\n")
 	w("|---|---|---|---|---|---|---|---|---|---|---|\n")
-	for _, t := range topos {
+	for _, t := range reportTopologies {
 		for _, size := range []int{100, 1024} {
 			for _, acks := range []string{"1", "all"} {
 				for _, client := range []string{"sarama", "kgo"} {
@@ -114,10 +142,15 @@ func renderReport(r *results) string {
 			}
 		}
 	}
+}
+
+// renderConsumeTable writes the consumer throughput table.
+func renderConsumeTable(w func(string, ...any), r *results) {
+	o := r.Opts
 	w("\n### Consumer throughput (from the start, %d × 100 B or %d × 1 KiB records)\n\n", o.records100, o.records1k)
 	w("| cluster | record | client | Samsa rec/s | Samsa MiB/s | kfake rec/s | kfake MiB/s | Samsa/kfake | Samsa/limit | peak RSS Samsa / kfake (MiB) |\n")
 	w("|---|---|---|---|---|---|---|---|---|---|\n")
-	for _, t := range topos {
+	for _, t := range reportTopologies {
 		for _, size := range []int{100, 1024} {
 			for _, client := range []string{"sarama", "kgo"} {
 				s, k := r.find("consume", "samsa", client, t, size, ""), r.find("consume", "kfake", client, t, size, "")
@@ -126,9 +159,14 @@ func renderReport(r *results) string {
 			}
 		}
 	}
+}
+
+// renderLatencyTables writes the end-to-end latency table and the one
+// of sequential produce round trips.
+func renderLatencyTables(w func(string, ...any), r *results) {
 	w("\n### End-to-end latency at 10,000 records/s (100 B, kgo)\n\n")
 	w("| cluster | acks | producer requests in flight per broker | Samsa p50 / p99 / p99.9 (ms) | kfake p50 / p99 / p99.9 (ms) | Samsa/kfake p99 | peak RSS Samsa / kfake (MiB) |\n|---|---|---|---|---|---|---|\n")
-	for _, t := range topos {
+	for _, t := range reportTopologies {
 		for _, acks := range []string{"1", "all"} {
 			for _, inflight := range []int{5, 1} {
 				s := r.findInflight("e2e", "samsa", "kgo", t, 100, acks, inflight)
@@ -143,13 +181,18 @@ func renderReport(r *results) string {
 	w("\nProduce round trips one at a time (acks=all, 1 partition, 1,000 sequential `ProduceSync` calls per run, " +
 		"no queueing): the replication latency itself.\n\n")
 	w("| cluster | Samsa p50 / p99 / p99.9 (ms) | kfake p50 / p99 / p99.9 (ms) |\n|---|---|---|\n")
-	for _, t := range topos {
+	for _, t := range reportTopologies {
 		s, k := r.find("rtt", "samsa", "kgo", t, 100, "all"), r.find("rtt", "kfake", "kgo", t, 100, "all")
 		if s == nil && k == nil {
 			continue
 		}
 		w("| %s | %s | %s |\n", t, lats(s), lats(k))
 	}
+}
+
+// renderMemTable writes the broker memory table of the wide topic.
+func renderMemTable(w func(string, ...any), r *results) {
+	o := r.Opts
 	w("\n### Broker memory with %d partitions (1 broker, RF=1)\n\n", o.widePartitions)
 	w("| system | RSS before the topic | idle with the topic (5 s after creation) | peak under load | topic creation | load: kgo producer (round-robin) then consumer |\n|---|---|---|---|---|---|\n")
 	for _, m := range r.Mem {
@@ -159,9 +202,10 @@ func renderReport(r *results) string {
 		}
 		w("| %s | %s MiB | %s MiB | %s MiB | %.1f s | %s |\n", m.System, mib(m.Empty), mib(m.Idle), mib(m.Load), m.CreateSecs, load)
 	}
-	renderTxn(w, r, topos)
-	w("\n")
-	renderTargets(&b, r)
+}
+
+// renderFailedRuns lists the errors of the runs left out of the medians.
+func renderFailedRuns(w func(string, ...any), r *results) {
 	var errs []string
 	for _, c := range r.Cells {
 		for _, e := range c.Errs {
@@ -174,8 +218,6 @@ func renderReport(r *results) string {
 			w("- %s\n", strings.ReplaceAll(e, "|", "/"))
 		}
 	}
-	w("\n")
-	return b.String()
 }
 
 func val(c *cell) float64 {

@@ -8,7 +8,10 @@
 // DescribeConfigs, IncrementalAlterConfigs, Describe/AlterClientQuotas),
 // configs_loggers.go (broker-loggers), configs_scram.go (SCRAM credentials:
 // derived with broker/security/scram for --zookeeper,
-// Describe/AlterUserScramCredentials for --bootstrap-server).
+// Describe/AlterUserScramCredentials for --bootstrap-server),
+// configs_broker_zk.go (--zookeeper on brokers: password configs encrypted
+// with the password.encoder.* keys given, in Kafka's PasswordEncoder format
+// from broker/security/pwencoder, or refused without a secret).
 //
 // Output formats: Kafka's ("Dynamic configs for topic t are:", one
 // "  key=value sensitive=false synonyms={...}" line per entry; "Completed

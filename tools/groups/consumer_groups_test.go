@@ -44,6 +44,25 @@ func (h *commitHandler) count() int {
 func TestToolConsumerGroups(t *testing.T) {
 	c := tooltest.GroupFixture(t)
 	boot := c.Addr(0)
+	h, stopGroup := startCommitGroup(t, c)
+	checkActiveGroupDescribe(t, boot, h)
+	checkActiveGroupCommands(t, boot)
+	stopGroup()
+	brokertest.WaitFor(t, 30*time.Second, func() error {
+		_, e, _ := runTool(t, "", "kafka-consumer-groups", "--bootstrap-server", boot, "--describe", "--group", "g1")
+		if !strings.Contains(e, "Consumer group 'g1' has no active members.") {
+			return fmt.Errorf("stderr %q", e)
+		}
+		return nil
+	})
+	checkInactiveGroupReset(t, c, boot)
+	checkGroupDeletes(t, boot)
+}
+
+// startCommitGroup starts Sarama's consumer group g1 (client cg-client) on
+// topic cg with a commitHandler, and returns the handler and the function
+// that stops the group (also called at the test's end).
+func startCommitGroup(t *testing.T, c *brokertest.Cluster) (*commitHandler, func()) {
 	cfg := brokertest.SaramaConfig(sarama.V2_8_0_0)
 	cfg.ClientID = "cg-client"
 	cfg.Consumer.Offsets.Initial = sarama.OffsetOldest
@@ -67,8 +86,13 @@ func TestToolConsumerGroups(t *testing.T) {
 		<-done
 		group.Close()
 	}
-	defer stopGroup()
-	// Wait until the group is Stable and both partitions show lag 0.
+	t.Cleanup(stopGroup)
+	return h, stopGroup
+}
+
+// checkActiveGroupDescribe waits until the group is Stable and both
+// partitions show lag 0, then checks --describe's header and offsets.
+func checkActiveGroupDescribe(t *testing.T, boot string, h *commitHandler) {
 	var out string
 	rowRE := regexp.MustCompile(`(?m)^g1 +cg +([01]) +(\d+) +(\d+) +0 +(\S+) +/127\.0\.0\.1 +cg-client$`)
 	brokertest.WaitFor(t, 60*time.Second, func() error {
@@ -90,7 +114,11 @@ func TestToolConsumerGroups(t *testing.T) {
 			t.Errorf("partition %s: offsets %s/%s, want %s", m[1], m[2], m[3], want)
 		}
 	}
+}
 
+// checkActiveGroupCommands checks --list, --members --verbose and --state
+// of the active group, and that --reset-offsets refuses it.
+func checkActiveGroupCommands(t *testing.T, boot string) {
 	o, _, code := runTool(t, "", "kafka-consumer-groups", "--bootstrap-server", boot, "--list")
 	if code != 0 || o != "g1\n" {
 		t.Errorf("list: %d %q", code, o)
@@ -107,15 +135,11 @@ func TestToolConsumerGroups(t *testing.T) {
 	if !strings.HasPrefix(o, "\nError: Assignments can only be reset if the group 'g1' is inactive, but the current state is Stable.\n") {
 		t.Errorf("reset of an active group: %q", o)
 	}
+}
 
-	stopGroup()
-	brokertest.WaitFor(t, 30*time.Second, func() error {
-		_, e, _ := runTool(t, "", "kafka-consumer-groups", "--bootstrap-server", boot, "--describe", "--group", "g1")
-		if !strings.Contains(e, "Consumer group 'g1' has no active members.") {
-			return fmt.Errorf("stderr %q", e)
-		}
-		return nil
-	})
+// checkInactiveGroupReset resets the inactive group's offsets (checked by
+// OffsetFetch and --describe), then dry runs that must change nothing.
+func checkInactiveGroupReset(t *testing.T, c *brokertest.Cluster, boot string) {
 	o, errOut, code := runTool(t, "", "kafka-consumer-groups", "--bootstrap-server", boot, "--reset-offsets", "--group", "g1", "--topic", "cg", "--to-earliest", "--execute")
 	wantReset := "\n" + fmt.Sprintf("%-30s %-30s %-10s %-15s\n", "GROUP", "TOPIC", "PARTITION", "NEW-OFFSET") +
 		fmt.Sprintf("%-30s %-30s %-10s %-15s\n", "g1", "cg", "0", "0") + fmt.Sprintf("%-30s %-30s %-10s %-15s\n", "g1", "cg", "1", "0")
@@ -149,7 +173,12 @@ func TestToolConsumerGroups(t *testing.T) {
 	if b, err := admin.ListConsumerGroupOffsets("g1", map[string][]int32{"cg": {0}}); err != nil || b.GetBlock("cg", 0).Offset != 0 {
 		t.Errorf("a dry run committed: %+v %v", b, err)
 	}
-	o, errOut, code = runTool(t, "", "kafka-consumer-groups", "--bootstrap-server", boot, "--delete-offsets", "--group", "g1", "--topic", "cg:1")
+}
+
+// checkGroupDeletes deletes one partition's offsets, then the group, and
+// checks that a command with two actions is refused.
+func checkGroupDeletes(t *testing.T, boot string) {
+	o, errOut, code := runTool(t, "", "kafka-consumer-groups", "--bootstrap-server", boot, "--delete-offsets", "--group", "g1", "--topic", "cg:1")
 	if code != 0 || o != "Request succeed for deleting offsets with topic cg:1 group g1\n\n"+fmt.Sprintf("%-30s %-15s %-15s\n%-30s %-15s %-15s\n", "TOPIC", "PARTITION", "STATUS", "cg", "1", "Successful") {
 		t.Errorf("delete-offsets: %d %q %q", code, o, errOut)
 	}

@@ -119,12 +119,31 @@ func TestLintExternalOwners(t *testing.T) {
 
 // TestLintTiers enforces the "must never import" lines of STYLE §5.
 func TestLintTiers(t *testing.T) {
-	type rule struct {
-		pkg     string
-		allowed func(dep string) bool // nil: no Samsa import at all
-		deny    []string
+	rules := tierRules()
+	for _, f := range parseRepo(t) {
+		if f.test {
+			continue
+		}
+		deps := ownSamsaImports(f)
+		for _, r := range rules {
+			if f.pkgDir == r.pkg {
+				r.check(t, f.rel, deps)
+			}
+		}
+		checkTopTiers(t, f.pkgDir, f.rel, deps)
 	}
-	rules := []rule{
+}
+
+// tierRule is the import rule of one package (S1.1).
+type tierRule struct {
+	pkg     string
+	allowed func(dep string) bool // nil: no Samsa import at all
+	deny    []string
+}
+
+// tierRules are the packages whose Samsa imports are restricted.
+func tierRules() []tierRule {
+	return []tierRule{
 		// Shared leaves (issue 19): value types and pure codecs every tier
 		// may use; they import nothing of Samsa themselves.
 		{pkg: "kafka"},
@@ -132,6 +151,8 @@ func TestLintTiers(t *testing.T) {
 		{pkg: "assign"},
 		{pkg: "config", allowed: func(dep string) bool { return dep == "javaprops" }},
 		{pkg: "zkutil", allowed: func(dep string) bool { return under(dep, "zkutil") || dep == "kafka" }},
+		// The test ZooKeeper: the client, and test certificates for its TLS port.
+		{pkg: "zkutil/zktest", allowed: func(dep string) bool { return dep == "zkutil" || dep == "broker/security/tlsconf/tlstest" }},
 		{pkg: "broker/record"},
 		{pkg: "broker/wire"},
 		{pkg: "broker/purgatory", allowed: func(dep string) bool { return dep == "kafka" }},
@@ -183,44 +204,41 @@ func TestLintTiers(t *testing.T) {
 		{pkg: "internal/testwait"},
 		{pkg: "broker/txn", deny: []string{".", "broker/server", "broker/storage", "broker/replica", "broker/group", "peer", "controller", "zkutil"}},
 	}
-	for _, f := range parseRepo(t) {
-		if f.test {
+}
+
+// check reports each of file rel's Samsa imports deps that r forbids.
+func (r tierRule) check(t *testing.T, rel string, deps []string) {
+	for _, dep := range deps {
+		if r.allowed == nil && len(r.deny) == 0 {
+			t.Errorf("%s imports samsa/%s; %s must import no Samsa package", rel, dep, r.pkg)
 			continue
 		}
-		deps := ownSamsaImports(f)
-		for _, r := range rules {
-			if f.pkgDir != r.pkg {
-				continue
-			}
-			for _, dep := range deps {
-				if r.allowed == nil && len(r.deny) == 0 {
-					t.Errorf("%s imports samsa/%s; %s must import no Samsa package", f.rel, dep, r.pkg)
-					continue
-				}
-				if r.allowed != nil && !r.allowed(dep) {
-					t.Errorf("%s imports samsa/%s, not allowed for %s", f.rel, dep, r.pkg)
-				}
-				for _, d := range r.deny {
-					if dep == d {
-						t.Errorf("%s imports samsa/%s, which %s must never import", f.rel, dep, r.pkg)
-					}
-				}
+		if r.allowed != nil && !r.allowed(dep) {
+			t.Errorf("%s imports samsa/%s, not allowed for %s", rel, dep, r.pkg)
+		}
+		for _, d := range r.deny {
+			if dep == d {
+				t.Errorf("%s imports samsa/%s, which %s must never import", rel, dep, r.pkg)
 			}
 		}
-		// Nothing below tools imports tools; nothing but tools and brokertest imports broker (root).
-		for _, dep := range deps {
-			if under(dep, "tools") && !under(f.pkgDir, "tools") {
-				t.Errorf("%s imports samsa/%s: tools is the top tier", f.rel, dep)
-			}
-			if under(dep, "chaos") && !under(f.pkgDir, "chaos") && !under(f.pkgDir, "tools") {
-				t.Errorf("%s imports samsa/%s: only tools and the harness itself use the chaos harness", f.rel, dep)
-			}
-			if dep == "internal/testwait" && f.pkgDir != "broker/brokertest" {
-				t.Errorf("%s imports samsa/internal/testwait: only tests and the broker/brokertest harness may", f.rel)
-			}
-			if dep == "broker" && !under(f.pkgDir, "tools") && f.pkgDir != "broker/brokertest" {
-				t.Errorf("%s imports samsa/broker: only tools and broker/brokertest may", f.rel)
-			}
+	}
+}
+
+// checkTopTiers checks the rules of every package: nothing below tools
+// imports tools; nothing but tools and brokertest imports broker (root).
+func checkTopTiers(t *testing.T, pkgDir, rel string, deps []string) {
+	for _, dep := range deps {
+		if under(dep, "tools") && !under(pkgDir, "tools") {
+			t.Errorf("%s imports samsa/%s: tools is the top tier", rel, dep)
+		}
+		if under(dep, "chaos") && !under(pkgDir, "chaos") && !under(pkgDir, "tools") {
+			t.Errorf("%s imports samsa/%s: only tools and the harness itself use the chaos harness", rel, dep)
+		}
+		if dep == "internal/testwait" && pkgDir != "broker/brokertest" {
+			t.Errorf("%s imports samsa/internal/testwait: only tests and the broker/brokertest harness may", rel)
+		}
+		if dep == "broker" && !under(pkgDir, "tools") && pkgDir != "broker/brokertest" {
+			t.Errorf("%s imports samsa/broker: only tools and broker/brokertest may", rel)
 		}
 	}
 }

@@ -41,6 +41,7 @@ var toolsImports = map[string][]toolsDep{
 		{dep: "tools/txn", why: "assembles kafka-transactions"},
 		{dep: "tools/verifiable", why: "assembles kafka-verifiable-producer/-consumer"},
 		{dep: "tools/zkshell", why: "assembles zookeeper-shell"},
+		{dep: "tools/zkmigrate", why: "assembles zookeeper-security-migration"},
 	},
 	"tools/internal/tool": {
 		{dep: "config", why: "Java client properties files for the Sarama configuration"},
@@ -67,6 +68,7 @@ var toolsImports = map[string][]toolsDep{
 		{dep: "config", why: "Kafka's topic and broker property names and defaults"},
 		{dep: "zkutil", why: "every znode path and JSON codec for --zookeeper (S8.1)"},
 		{dep: "broker/security/scram", why: "kafka-configs --zookeeper derives SCRAM credentials with the broker's own formatter and format"},
+		{dep: "broker/security/pwencoder", why: "kafka-configs --zookeeper encrypts broker password configs in the format the broker decodes (Kafka's PasswordEncoder)"},
 	},
 	"tools/console": {
 		{dep: "tools/internal/tool", why: "shared CLI plumbing"},
@@ -130,6 +132,11 @@ var toolsImports = map[string][]toolsDep{
 	"tools/zkshell": {
 		{dep: "tools/internal/tool", why: "shared CLI plumbing"},
 		{dep: "zkutil", why: "zookeeper-shell talks to ZooKeeper only through zkutil"},
+	},
+	"tools/zkmigrate": {
+		{dep: "tools/internal/tool", why: "shared CLI plumbing and the --zookeeper tools' session"},
+		{dep: "zkutil", why: "Kafka's secure root paths, their default ACLs and setACL, spelled only in zkutil (S8.1)"},
+		{dep: "broker/security/zkclient", why: "the identity checks read the broker's own JAAS Client section and zookeeper.ssl.* keys"},
 	},
 	"tools/samsa": {{dep: "tools", why: "the binary only calls tools.Run"}},
 	"tools/zkconsumer": {

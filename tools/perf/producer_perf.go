@@ -172,24 +172,33 @@ func parseProducerPerfArgs(args []string) (*producerPerfOpts, error) {
 		}
 		seen[name] = true
 	}
+	if err := checkProducerPerfOpts(o, seen); err != nil {
+		return nil, err
+	}
+	return o, nil
+}
+
+// checkProducerPerfOpts checks what argparse4j and ProducerPerformance
+// require of the options once parsed (seen: the options given).
+func checkProducerPerfOpts(o *producerPerfOpts, seen map[string]bool) error {
 	switch {
 	case seen["--record-size"] && seen["--payload-file"]:
-		return nil, tool.Errorf("argument --payload-file: not allowed with argument --record-size")
+		return tool.Errorf("argument --payload-file: not allowed with argument --record-size")
 	case !seen["--record-size"] && !seen["--payload-file"]:
-		return nil, tool.Errorf("one of the arguments --record-size --payload-file is required")
+		return tool.Errorf("one of the arguments --record-size --payload-file is required")
 	}
 	for _, req := range []string{"--topic", "--num-records", "--throughput"} {
 		if !seen[req] {
-			return nil, tool.Errorf("argument %s is required", req)
+			return tool.Errorf("argument %s is required", req)
 		}
 	}
 	if !o.hasProps && o.configFile == "" && o.bootstrapServer == "" {
-		return nil, tool.Errorf("Either --producer-props or --producer.config must be specified.")
+		return tool.Errorf("Either --producer-props or --producer.config must be specified.")
 	}
 	if o.numRecords <= 0 {
-		return nil, tool.Errorf("argument --num-records: must be positive")
+		return tool.Errorf("argument --num-records: must be positive")
 	}
-	return o, nil
+	return nil
 }
 
 // producerPerfConfig merges --producer.config and --producer-props (which
@@ -278,8 +287,7 @@ func runProducerPerf(env tool.Env, o *producerPerfOpts) error {
 	if err != nil {
 		return err
 	}
-	txns := o.txnDurationMs > 0
-	if txns {
+	if o.txnDurationMs > 0 {
 		// What Kafka's producer requires of a transactional producer.
 		cfg.Producer.Transaction.ID = o.transactionalID
 		cfg.Producer.Idempotent = true
@@ -300,104 +308,141 @@ func runProducerPerf(env tool.Env, o *producerPerfOpts) error {
 	if ctx == nil {
 		ctx = context.Background()
 	}
-	rnd := newJavaRandom(0)
-	var payload []byte
+	r := &producerPerfRun{env: env, o: o, p: p, rnd: newJavaRandom(0), payloads: payloads}
 	if o.hasRecordSize {
-		payload = make([]byte, max(o.recordSize, 0))
-		for i := range payload {
-			payload[i] = byte(rnd.nextInt(26) + 65)
+		r.payload = make([]byte, max(o.recordSize, 0))
+		for i := range r.payload {
+			r.payload[i] = byte(r.rnd.nextInt(26) + 65)
 		}
 	}
-	stats := newProducerStats(o.numRecords, perfReportingInterval, env.Stdout, tool.NowMs)
-	var wg, inflight sync.WaitGroup
-	var failedMu sync.Mutex
-	failed := 0
-	wg.Add(2)
-	go func() {
-		defer wg.Done()
-		for m := range p.Successes() {
-			s := m.Metadata.(perfSend)
-			now := tool.NowMs()
-			stats.record(s.iter, int32(now-s.sendStartMs), s.bytes, now)
-			inflight.Done()
-		}
-	}()
-	go func() {
-		defer wg.Done()
-		for e := range p.Errors() {
-			s := e.Msg.Metadata.(perfSend)
-			now := tool.NowMs()
-			stats.record(s.iter, int32(now-s.sendStartMs), s.bytes, now)
-			failedMu.Lock()
-			failed++
-			if failed <= perfMaxErrorsShown {
-				fmt.Fprintln(env.Stderr, tool.SendError(e.Msg, e.Err))
-			}
-			failedMu.Unlock()
-			inflight.Done()
-		}
-	}()
-	throttler := tool.NewThroughputThrottler(o.throughput, stats.start)
-	inTxn, txnStart := int64(0), int64(0)
-	stop := func(err error) error { // a failed transaction ends the run, as Kafka's exception
+	r.stats = newProducerStats(o.numRecords, perfReportingInterval, env.Stdout, tool.NowMs)
+	r.wg.Add(2)
+	go r.successes()
+	go r.errors()
+	if err := r.sendAll(ctx); err != nil {
+		// A failed transaction ends the run, as Kafka's exception.
 		p.AsyncClose()
-		wg.Wait()
+		r.wg.Wait()
 		return err
 	}
-	commit := func() error {
-		inTxn = 0
-		if err := p.CommitTxn(); err != nil {
-			return fmt.Errorf("tools: commit transaction: %w", err)
-		}
-		return nil
+	// Every record completes (acked or failed after Sarama's bounded
+	// retries) before the totals, as Kafka's producer.flush(); the metrics
+	// are read before Close, which unregisters them.
+	r.inflight.Wait()
+	r.stats.printTotal()
+	if o.printMetrics {
+		printKafkaMetrics(env.Stdout, cfg.MetricRegistry, "producer", cfg.ClientID)
 	}
-send:
-	for i := int64(0); i < o.numRecords; i++ {
-		if txns && inTxn == 0 {
-			if err := p.BeginTxn(); err != nil {
-				return stop(fmt.Errorf("tools: begin transaction: %w", err))
-			}
-			txnStart = tool.NowMs()
+	p.AsyncClose()
+	r.wg.Wait()
+	if r.failed > perfMaxErrorsShown {
+		fmt.Fprintf(env.Stderr, "%d records failed in all\n", r.failed)
+	}
+	return nil
+}
+
+// producerPerfRun is one run of kafka-producer-perf-test: the sending loop
+// and the two goroutines that record each completion in stats.
+type producerPerfRun struct {
+	env      tool.Env
+	o        *producerPerfOpts
+	p        sarama.AsyncProducer
+	rnd      *javaRandom
+	payload  []byte   // --record-size: sent for every record
+	payloads [][]byte // --payload-file: a random one per record
+	stats    *producerStats
+	// wg waits for the completion goroutines; inflight for every record
+	// handed to the producer.
+	wg, inflight sync.WaitGroup
+
+	failedMu sync.Mutex
+	failed   int // records that failed; the first perfMaxErrorsShown are printed
+
+	inTxn    int64 // records in the open transaction (0: none open)
+	txnStart int64 // when the open transaction began (ms)
+}
+
+// successes records each acknowledged record.
+func (r *producerPerfRun) successes() {
+	defer r.wg.Done()
+	for m := range r.p.Successes() {
+		s := m.Metadata.(perfSend)
+		now := tool.NowMs()
+		r.stats.record(s.iter, int32(now-s.sendStartMs), s.bytes, now)
+		r.inflight.Done()
+	}
+}
+
+// errors records each failed record (its latency too, as Kafka) and
+// prints the first perfMaxErrorsShown.
+func (r *producerPerfRun) errors() {
+	defer r.wg.Done()
+	for e := range r.p.Errors() {
+		s := e.Msg.Metadata.(perfSend)
+		now := tool.NowMs()
+		r.stats.record(s.iter, int32(now-s.sendStartMs), s.bytes, now)
+		r.failedMu.Lock()
+		r.failed++
+		if r.failed <= perfMaxErrorsShown {
+			fmt.Fprintln(r.env.Stderr, tool.SendError(e.Msg, e.Err))
 		}
-		if payloads != nil {
-			payload = payloads[rnd.nextInt(int32(len(payloads)))]
+		r.failedMu.Unlock()
+		r.inflight.Done()
+	}
+}
+
+// sendAll sends --num-records records at the throttled rate (until ctx is
+// done), in transactions of --transaction-duration-ms when set, and
+// commits the last one. It returns a transaction's error.
+func (r *producerPerfRun) sendAll(ctx context.Context) error {
+	o := r.o
+	txns := o.txnDurationMs > 0
+	throttler := tool.NewThroughputThrottler(o.throughput, r.stats.start)
+	payload := r.payload
+	for i := int64(0); i < o.numRecords; i++ {
+		if txns && r.inTxn == 0 {
+			if err := r.p.BeginTxn(); err != nil {
+				return fmt.Errorf("tools: begin transaction: %w", err)
+			}
+			r.txnStart = tool.NowMs()
+		}
+		if r.payloads != nil {
+			payload = r.payloads[r.rnd.nextInt(int32(len(r.payloads)))]
 		}
 		sendStartMs := tool.NowMs()
 		msg := &sarama.ProducerMessage{Topic: o.topic, Value: sarama.ByteEncoder(payload), Metadata: perfSend{i, sendStartMs, len(payload)}}
-		inflight.Add(1)
+		r.inflight.Add(1)
 		select {
-		case p.Input() <- msg:
+		case r.p.Input() <- msg:
 		case <-ctx.Done():
-			inflight.Done()
-			break send
+			r.inflight.Done()
+			return r.commitLast()
 		}
-		inTxn++
-		if txns && o.txnDurationMs <= sendStartMs-txnStart {
-			if err := commit(); err != nil {
-				return stop(err)
+		r.inTxn++
+		if txns && o.txnDurationMs <= sendStartMs-r.txnStart {
+			if err := r.commit(); err != nil {
+				return err
 			}
 		}
 		if throttler.ShouldThrottle(i, sendStartMs) {
 			throttler.Throttle(ctx)
 		}
 	}
-	if txns && inTxn > 0 {
-		if err := commit(); err != nil {
-			return stop(err)
-		}
+	return r.commitLast()
+}
+
+// commitLast commits the open transaction, if any, at the end of the run.
+func (r *producerPerfRun) commitLast() error {
+	if r.o.txnDurationMs > 0 && r.inTxn > 0 {
+		return r.commit()
 	}
-	// Every record completes (acked or failed after Sarama's bounded
-	// retries) before the totals, as Kafka's producer.flush(); the metrics
-	// are read before Close, which unregisters them.
-	inflight.Wait()
-	stats.printTotal()
-	if o.printMetrics {
-		printKafkaMetrics(env.Stdout, cfg.MetricRegistry, "producer", cfg.ClientID)
-	}
-	p.AsyncClose()
-	wg.Wait()
-	if failed > perfMaxErrorsShown {
-		fmt.Fprintf(env.Stderr, "%d records failed in all\n", failed)
+	return nil
+}
+
+func (r *producerPerfRun) commit() error {
+	r.inTxn = 0
+	if err := r.p.CommitTxn(); err != nil {
+		return fmt.Errorf("tools: commit transaction: %w", err)
 	}
 	return nil
 }

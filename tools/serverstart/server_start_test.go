@@ -67,6 +67,27 @@ func TestToolServerStartArgs(t *testing.T) {
 // then drives it with kafka-topics and the console producer and consumer,
 // all in-process, and stops it by ending tool.Env.Context (as SIGTERM would).
 func TestToolServerStartEndToEnd(t *testing.T) {
+	b := startServerForTest(t)
+	checkServerStartTopics(t, b.bootstrap)
+	checkServerStartConsole(t, b.bootstrap)
+	checkServerStartConfigs(t, b.bootstrap)
+	checkServerStartPerf(t, b.bootstrap)
+	checkServerStartZooKeeperAndDelete(t, b.bootstrap, b.connect)
+	b.stop(t)
+}
+
+// serverStartBroker is a broker run by kafka-server-start in this process.
+type serverStartBroker struct {
+	bootstrap, connect string
+	cancel             context.CancelFunc // stops the broker
+	exited             chan int           // kafka-server-start's exit code
+	zk                 *zkutil.Client
+}
+
+// startServerForTest writes a server.properties, runs kafka-server-start
+// on it (with an --override) and waits for the broker's registration in
+// ZooKeeper. The broker's log is printed if the test fails.
+func startServerForTest(t *testing.T) *serverStartBroker {
 	srv := zktest.Start(t)
 	connect := srv.Chroot(t)
 	dir := t.TempDir()
@@ -83,17 +104,17 @@ func TestToolServerStartEndToEnd(t *testing.T) {
 	logger.SetOutput(logs)
 	logger.SetLevel(logrus.InfoLevel)
 	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
+	t.Cleanup(cancel)
 	exited := make(chan int, 1)
 	go func() {
 		exited <- runApp([]string{"samsa", "kafka-server-start", props, "--override", "auto.create.topics.enable=false"},
 			tool.Env{Stdout: logs, Stderr: logs, Logger: logger, Context: ctx})
 	}()
-	defer func() {
+	t.Cleanup(func() {
 		if t.Failed() {
 			t.Logf("broker log:\n%s", logs.String())
 		}
-	}()
+	})
 
 	zctx, zcancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer zcancel()
@@ -101,7 +122,7 @@ func TestToolServerStartEndToEnd(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer zk.Close()
+	t.Cleanup(zk.Close)
 	testwait.For(t, 30*time.Second, func() error {
 		select {
 		case code := <-exited:
@@ -114,7 +135,12 @@ func TestToolServerStartEndToEnd(t *testing.T) {
 		}
 		return nil
 	})
+	return &serverStartBroker{bootstrap: bootstrap, connect: connect, cancel: cancel, exited: exited, zk: zk}
+}
 
+// checkServerStartTopics creates topics by count and by assignment, and
+// lists them.
+func checkServerStartTopics(t *testing.T, bootstrap string) {
 	out, errOut, code := runTool(t, "", "kafka-topics", "--bootstrap-server", bootstrap, "--create", "--topic", "greetings", "--partitions", "2", "--replication-factor", "1")
 	if code != 0 || out != "Created topic greetings.\n" {
 		t.Fatalf("create: %d %q %q", code, out, errOut)
@@ -138,13 +164,18 @@ func TestToolServerStartEndToEnd(t *testing.T) {
 	if out != "greetings\nmanual\n" {
 		t.Errorf("list: %q", out)
 	}
+}
 
-	_, errOut, code = runTool(t, "k1:hello\nk2:world\nk3:again\n", "kafka-console-producer", "--bootstrap-server", bootstrap, "--topic", "greetings",
+// checkServerStartConsole produces keyed records with the console
+// producer and reads them back with the console consumer: without a group,
+// with a group that commits, and from one partition.
+func checkServerStartConsole(t *testing.T, bootstrap string) {
+	_, errOut, code := runTool(t, "k1:hello\nk2:world\nk3:again\n", "kafka-console-producer", "--bootstrap-server", bootstrap, "--topic", "greetings",
 		"--property", "parse.key=true", "--property", "key.separator=:", "--request-required-acks", "all")
 	if code != 0 {
 		t.Fatalf("producer: %d %q", code, errOut)
 	}
-	out, errOut, code = runTool(t, "", "kafka-console-consumer", "--bootstrap-server", bootstrap, "--topic", "greetings",
+	out, errOut, code := runTool(t, "", "kafka-console-consumer", "--bootstrap-server", bootstrap, "--topic", "greetings",
 		"--from-beginning", "--max-messages", "3", "--timeout-ms", "15000", "--property", "print.key=true", "--property", "key.separator=:")
 	got := strings.Split(strings.TrimSuffix(out, "\n"), "\n")
 	sort.Strings(got)
@@ -168,10 +199,14 @@ func TestToolServerStartEndToEnd(t *testing.T) {
 	if code != 0 || !strings.HasPrefix(out, "Offset:0\t") {
 		t.Errorf("partition consumer: %d %q", code, out)
 	}
+}
 
+// checkServerStartConfigs checks a server.properties key shown as a topic
+// override, alters and describes a topic config, and adds a partition.
+func checkServerStartConfigs(t *testing.T, bootstrap string) {
 	// As in Kafka, a broker key set in server.properties shows up as a
 	// non-default topic config (STATIC_BROKER_CONFIG).
-	out, errOut, code = runTool(t, "", "kafka-topics", "--bootstrap-server", bootstrap, "--describe", "--topic", "greetings", "--topics-with-overrides")
+	out, errOut, code := runTool(t, "", "kafka-topics", "--bootstrap-server", bootstrap, "--describe", "--topic", "greetings", "--topics-with-overrides")
 	if code != 0 || !strings.HasPrefix(out, "Topic: greetings\t") || !strings.Contains(out, "\tConfigs: segment.bytes=1073741824\n") {
 		t.Errorf("describe overrides: %d %q %q", code, out, errOut)
 	}
@@ -194,8 +229,12 @@ func TestToolServerStartEndToEnd(t *testing.T) {
 		}
 		return nil
 	})
+}
 
-	out, errOut, code = runTool(t, "", "kafka-producer-perf-test", "--topic", "greetings", "--num-records", "2000", "--record-size", "100",
+// checkServerStartPerf runs the producer and consumer perf tools against
+// the broker.
+func checkServerStartPerf(t *testing.T, bootstrap string) {
+	out, errOut, code := runTool(t, "", "kafka-producer-perf-test", "--topic", "greetings", "--num-records", "2000", "--record-size", "100",
 		"--throughput", "-1", "--producer-props", "bootstrap.servers="+bootstrap, "acks=all")
 	if code != 0 || !strings.HasPrefix(out[strings.LastIndex(strings.TrimSuffix(out, "\n"), "\n")+1:], "2000 records sent, ") {
 		t.Errorf("producer perf: %d %q %q", code, out, errOut)
@@ -205,9 +244,12 @@ func TestToolServerStartEndToEnd(t *testing.T) {
 	if code != 0 || len(lines) != 3 || !strings.HasPrefix(lines[0], "start.time, end.time") || !strings.Contains(lines[1], ", 2003, ") {
 		t.Errorf("consumer perf: %d %q %q", code, out, errOut)
 	}
+}
 
-	// The same topic seen through ZooKeeper, then deleted over the Admin API.
-	out, errOut, code = runTool(t, "", "kafka-topics", "--zookeeper", connect, "--describe", "--topic", "greetings")
+// checkServerStartZooKeeperAndDelete describes the topic through
+// ZooKeeper, then deletes it over the Admin API.
+func checkServerStartZooKeeperAndDelete(t *testing.T, bootstrap, connect string) {
+	out, errOut, code := runTool(t, "", "kafka-topics", "--zookeeper", connect, "--describe", "--topic", "greetings")
 	header := regexp.MustCompile(`^Topic: greetings\t(TopicId: [A-Za-z0-9_-]{22}\t)?PartitionCount: 3\tReplicationFactor: 1\tConfigs: retention.ms=86400000\n`)
 	if code != 0 || strings.Count(out, "\tLeader: 1\t") != 3 || !header.MatchString(out) {
 		t.Errorf("zookeeper describe: %d %q %q", code, out, errOut)
@@ -224,10 +266,14 @@ func TestToolServerStartEndToEnd(t *testing.T) {
 		}
 		return nil
 	})
+}
 
-	cancel()
+// stop cancels kafka-server-start, which must exit with 0 and deregister
+// the broker.
+func (b *serverStartBroker) stop(t *testing.T) {
+	b.cancel()
 	select {
-	case code := <-exited:
+	case code := <-b.exited:
 		if code != 0 {
 			t.Fatalf("kafka-server-start exit code %d", code)
 		}
@@ -235,7 +281,7 @@ func TestToolServerStartEndToEnd(t *testing.T) {
 		t.Fatal("broker did not shut down")
 	}
 	testwait.For(t, 20*time.Second, func() error {
-		if ids, _ := zk.GetBrokerIDs(); len(ids) != 0 {
+		if ids, _ := b.zk.GetBrokerIDs(); len(ids) != 0 {
 			return fmt.Errorf("still registered: %v", ids)
 		}
 		return nil

@@ -19,8 +19,7 @@ import (
 // transaction at offset 0 before, none after, and the last stable offset
 // moves from 0 past the record and the marker.
 func TestToolTransactionsAbort(t *testing.T) {
-	c := brokertest.NewCluster(t, 1, brokertest.WithProperty("transaction.state.log.num.partitions", "2"),
-		brokertest.WithProperty("offsets.topic.num.partitions", "2"))
+	c := brokertest.NewCluster(t, 1, brokertest.WithInternalTopicPartitions(2))
 	c.CreateTopic(t, "hang", 1, 1)
 	boot := c.Addr(0)
 	p, err := kgo.NewClient(kgo.SeedBrokers(boot), kgo.TransactionalID("hanging-txn"), kgo.DefaultProduceTopic("hang"),

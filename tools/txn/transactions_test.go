@@ -15,19 +15,9 @@ import (
 // TestToolTransactionsListDescribe: kafka-transactions list and describe
 // print Kafka's tables for an open, then committed, Sarama transaction.
 func TestToolTransactionsListDescribe(t *testing.T) {
-	c := brokertest.NewCluster(t, 1, brokertest.WithProperty("transaction.state.log.num.partitions", "2"),
-		brokertest.WithProperty("offsets.topic.num.partitions", "2"))
+	c := brokertest.NewCluster(t, 1, brokertest.WithInternalTopicPartitions(2))
 	c.CreateTopic(t, "tt", 1, 1)
-	cfg := sarama.NewConfig()
-	cfg.Version = sarama.V2_8_0_0
-	cfg.Producer.Idempotent = true
-	cfg.Producer.RequiredAcks = sarama.WaitForAll
-	cfg.Producer.Return.Successes = true
-	cfg.Producer.Transaction.ID = "tool-txn"
-	cfg.Producer.Transaction.Retry.Max = 200
-	cfg.Producer.Transaction.Retry.Backoff = 50 * time.Millisecond
-	cfg.Net.MaxOpenRequests = 1
-	p := c.SyncProducer(t, cfg)
+	p := c.SyncProducer(t, brokertest.SaramaTxnConfig("tool-txn"))
 	if err := p.BeginTxn(); err != nil {
 		t.Fatal(err)
 	}
@@ -78,8 +68,7 @@ func TestToolTransactionsListDescribe(t *testing.T) {
 // --transactional-id --transaction-duration-ms produces every record in
 // committed transactions (the coordinator ends in CompleteCommit).
 func TestToolProducerPerfTransactional(t *testing.T) {
-	c := brokertest.NewCluster(t, 1, brokertest.WithProperty("transaction.state.log.num.partitions", "2"),
-		brokertest.WithProperty("offsets.topic.num.partitions", "2"))
+	c := brokertest.NewCluster(t, 1, brokertest.WithInternalTopicPartitions(2))
 	c.CreateTopic(t, "perf-txn", 2, 1)
 	boot := c.Addr(0)
 	out, errOut, code := runTool(t, "", "kafka-producer-perf-test", "--topic", "perf-txn", "--num-records", "2000", "--record-size", "100",

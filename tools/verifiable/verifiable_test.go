@@ -138,206 +138,237 @@ func TestToolVerifiableCluster(t *testing.T) {
 	c.CreateTopic(t, "vt", 4, 2)
 	boot := c.Addr(0) + "," + c.Addr(1)
 
-	t.Run("producer", func(t *testing.T) {
-		const n = 300
-		succ := produceVerifiable(t, n, "--topic", "vt", "--bootstrap-server", boot, "--acks", "-1")
-		seenOffset, seenValue := map[string]bool{}, map[string]bool{}
-		for _, e := range succ {
-			if e["key"] != nil || e["topic"] != "vt" {
-				t.Errorf("event %v", e)
-			}
-			o := fmt.Sprintf("%v-%v", e["partition"], e["offset"])
-			if seenOffset[o] {
-				t.Errorf("offset %s acknowledged twice", o)
-			}
-			seenOffset[o] = true
-			seenValue[e["value"].(string)] = true
-		}
-		if len(succ) != n || len(seenValue) != n || !seenValue["0"] || !seenValue[fmt.Sprint(n-1)] {
-			t.Fatalf("%d successes, %d distinct values", len(succ), len(seenValue))
-		}
-		// Keys, prefixes and create times (Kafka's getKey/getValue).
-		succ = produceVerifiable(t, 5, "--topic", "vt", "--broker-list", boot, "--acks", "1", "--value-prefix", "7",
-			"--repeating-keys", "2", "--message-create-time", "1600000000000")
-		var got []string
-		for _, e := range succ {
-			got = append(got, fmt.Sprintf("%v=%v", e["key"], e["value"]))
-		}
-		sort.Strings(got)
-		if strings.Join(got, " ") != "0=7.0 0=7.2 0=7.4 1=7.1 1=7.3" {
-			t.Errorf("keys and values: %v", got)
-		}
-	})
+	t.Run("producer", func(t *testing.T) { testVerifiableProducer(t, boot) })
+	t.Run("producer-errors", func(t *testing.T) { testVerifiableProducerErrors(t, boot) })
+	t.Run("consumer-group", func(t *testing.T) { testVerifiableConsumerGroup(t, c, boot) })
+	t.Run("consumer-max-messages", func(t *testing.T) { testVerifiableConsumerMaxMessages(t, c, boot) })
+}
 
-	t.Run("producer-errors", func(t *testing.T) {
-		out, errOut, code := runTool(t, "", "kafka-verifiable-producer", "--topic", "no-such-topic", "--bootstrap-server", boot, "--max-messages", "2")
-		if code != 0 {
-			t.Fatalf("exit %d: %s", code, errOut)
+// testVerifiableProducer: every record acknowledged once at its own offset;
+// keys, value prefixes and create times as Kafka's getKey/getValue.
+func testVerifiableProducer(t *testing.T, boot string) {
+	const n = 300
+	succ := produceVerifiable(t, n, "--topic", "vt", "--bootstrap-server", boot, "--acks", "-1")
+	seenOffset, seenValue := map[string]bool{}, map[string]bool{}
+	for _, e := range succ {
+		if e["key"] != nil || e["topic"] != "vt" {
+			t.Errorf("event %v", e)
 		}
-		errRe := regexp.MustCompile(`(?m)^\{"timestamp":\d+,"name":"producer_send_error","topic":"no-such-topic","key":null,"value":"[01]","exception":"class org\.apache\.kafka\.common\.[\w.]+","message":"[^"]+"\}$`)
-		if n := len(errRe.FindAllString(out, -1)); n != 2 {
-			t.Errorf("%d producer_send_error lines:\n%s", n, out)
+		o := fmt.Sprintf("%v-%v", e["partition"], e["offset"])
+		if seenOffset[o] {
+			t.Errorf("offset %s acknowledged twice", o)
 		}
-		evs := parseEvents(t, out)
-		if td := evs[len(evs)-1]; num(td["sent"]) != 2 || num(td["acked"]) != 0 || td["avg_throughput"] != 0.0 {
-			t.Errorf("tool_data %v", td)
-		}
-	})
+		seenOffset[o] = true
+		seenValue[e["value"].(string)] = true
+	}
+	if len(succ) != n || len(seenValue) != n || !seenValue["0"] || !seenValue[fmt.Sprint(n-1)] {
+		t.Fatalf("%d successes, %d distinct values", len(succ), len(seenValue))
+	}
+	// Keys, prefixes and create times (Kafka's getKey/getValue).
+	succ = produceVerifiable(t, 5, "--topic", "vt", "--broker-list", boot, "--acks", "1", "--value-prefix", "7",
+		"--repeating-keys", "2", "--message-create-time", "1600000000000")
+	var got []string
+	for _, e := range succ {
+		got = append(got, fmt.Sprintf("%v=%v", e["key"], e["value"]))
+	}
+	sort.Strings(got)
+	if strings.Join(got, " ") != "0=7.0 0=7.2 0=7.4 1=7.1 1=7.3" {
+		t.Errorf("keys and values: %v", got)
+	}
+}
 
-	t.Run("consumer-group", func(t *testing.T) {
-		c.CreateTopic(t, "vg", 4, 1)
-		args := []string{"kafka-verifiable-consumer", "--bootstrap-server", boot, "--topic", "vg", "--group-id", "vgroup",
-			"--session-timeout", "10000", "--reset-policy", "earliest"}
-		c1 := tooltest.StartTool(t, testCommands, append(args, "--verbose")...)
-		c2 := tooltest.StartTool(t, testCommands, args...)
-		consumers := []*tooltest.BgTool{c1, c2}
-		// Wait for a stable assignment: both members own two partitions.
-		brokertest.WaitFor(t, 60*time.Second, func() error {
-			owned := map[int64]int{}
-			for i, cs := range consumers {
-				a := eventsNamed(parseEvents(t, cs.Out.String()), "partitions_assigned")
-				if len(a) == 0 {
-					return fmt.Errorf("consumer %d has no assignment", i)
-				}
-				parts := a[len(a)-1]["partitions"].([]any)
-				if len(parts) != 2 {
-					return fmt.Errorf("consumer %d owns %d partitions", i, len(parts))
-				}
-				for _, p := range parts {
-					owned[num(p.(map[string]any)["partition"])]++
-				}
-			}
-			if len(owned) != 4 {
-				return fmt.Errorf("owned %v", owned)
-			}
-			return nil
-		})
-		const n = 400
-		// The producer only seeds the data here (its own subtest checks
-		// it with Kafka's retries=0); with retries=0 Sarama fails a whole
-		// batch with "broker not connected" when it hits a connection it
-		// is still (re)opening, which made this subtest flaky once in CI.
-		props := filepath.Join(t.TempDir(), "producer.properties")
-		if err := os.WriteFile(props, []byte("retries=5\nretry.backoff.ms=100\n"), 0o644); err != nil {
-			t.Fatal(err)
+// testVerifiableProducerErrors: a send to a missing topic prints Kafka's
+// producer_send_error line per record and a tool_data of no acks.
+func testVerifiableProducerErrors(t *testing.T, boot string) {
+	out, errOut, code := runTool(t, "", "kafka-verifiable-producer", "--topic", "no-such-topic", "--bootstrap-server", boot, "--max-messages", "2")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	errRe := regexp.MustCompile(`(?m)^\{"timestamp":\d+,"name":"producer_send_error","topic":"no-such-topic","key":null,"value":"[01]","exception":"class org\.apache\.kafka\.common\.[\w.]+","message":"[^"]+"\}$`)
+	if n := len(errRe.FindAllString(out, -1)); n != 2 {
+		t.Errorf("%d producer_send_error lines:\n%s", n, out)
+	}
+	evs := parseEvents(t, out)
+	if td := evs[len(evs)-1]; num(td["sent"]) != 2 || num(td["acked"]) != 0 || td["avg_throughput"] != 0.0 {
+		t.Errorf("tool_data %v", td)
+	}
+}
+
+// testVerifiableConsumerGroup: two members share the partitions, consume
+// every record exactly once and commit up to the end.
+func testVerifiableConsumerGroup(t *testing.T, c *brokertest.Cluster, boot string) {
+	c.CreateTopic(t, "vg", 4, 1)
+	args := []string{"kafka-verifiable-consumer", "--bootstrap-server", boot, "--topic", "vg", "--group-id", "vgroup",
+		"--session-timeout", "10000", "--reset-policy", "earliest"}
+	c1 := tooltest.StartTool(t, testCommands, append(args, "--verbose")...)
+	c2 := tooltest.StartTool(t, testCommands, args...)
+	consumers := []*tooltest.BgTool{c1, c2}
+	waitVerifiableAssignment(t, consumers)
+	const n = 400
+	// The producer only seeds the data here (its own subtest checks
+	// it with Kafka's retries=0); with retries=0 Sarama fails a whole
+	// batch with "broker not connected" when it hits a connection it
+	// is still (re)opening, which made this subtest flaky once in CI.
+	props := filepath.Join(t.TempDir(), "producer.properties")
+	if err := os.WriteFile(props, []byte("retries=5\nretry.backoff.ms=100\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	produceVerifiable(t, n, "--topic", "vg", "--bootstrap-server", boot, "--producer.config", props)
+	consumed := func() int64 { return verifiableConsumed(t, consumers) }
+	brokertest.WaitFor(t, 60*time.Second, func() error {
+		if got := consumed(); got < n {
+			return fmt.Errorf("consumed %d of %d", got, n)
 		}
-		produceVerifiable(t, n, "--topic", "vg", "--bootstrap-server", boot, "--producer.config", props)
-		consumed := func() int64 {
-			var sum int64
-			for _, cs := range consumers {
-				for _, e := range eventsNamed(parseEvents(t, cs.Out.String()), "records_consumed") {
-					for _, p := range e["partitions"].([]any) {
-						sum += num(p.(map[string]any)["count"])
-					}
-				}
-			}
-			return sum
+		return nil
+	})
+	for _, cs := range consumers {
+		if code := cs.Stop(t); code != 0 {
+			t.Errorf("consumer exit %d: %s", code, cs.ErrOut.String())
 		}
-		brokertest.WaitFor(t, 60*time.Second, func() error {
-			if got := consumed(); got < n {
-				return fmt.Errorf("consumed %d of %d", got, n)
-			}
-			return nil
-		})
-		for _, cs := range consumers {
-			if code := cs.Stop(t); code != 0 {
-				t.Errorf("consumer exit %d: %s", code, cs.ErrOut.String())
-			}
-		}
-		if got := consumed(); got != n {
-			t.Errorf("consumed %d records, want exactly %d", got, n)
-		}
-		seen := map[string]bool{}
-		committed := map[int64]int64{}
+	}
+	if got := consumed(); got != n {
+		t.Errorf("consumed %d records, want exactly %d", got, n)
+	}
+	seen := map[string]bool{}
+	committed := map[int64]int64{}
+	for i, cs := range consumers {
+		out := cs.Out.String()
+		t.Logf("kafka-verifiable-consumer %d:\n%s", i, out)
+		checkVerifiableConsumerEvents(t, i, out, seen, committed)
+	}
+	var total int64
+	for _, off := range committed {
+		total += off
+	}
+	if total != n {
+		t.Errorf("committed offsets %v sum to %d, want %d", committed, total, n)
+	}
+}
+
+// waitVerifiableAssignment waits for a stable assignment: both members own
+// two partitions.
+func waitVerifiableAssignment(t *testing.T, consumers []*tooltest.BgTool) {
+	brokertest.WaitFor(t, 60*time.Second, func() error {
+		owned := map[int64]int{}
 		for i, cs := range consumers {
-			out := cs.Out.String()
-			t.Logf("kafka-verifiable-consumer %d:\n%s", i, out)
-			evs := parseEvents(t, out)
-			if evs[0]["name"] != "startup_complete" || evs[len(evs)-1]["name"] != "shutdown_complete" {
-				t.Errorf("consumer %d: first %v last %v", i, evs[0]["name"], evs[len(evs)-1]["name"])
+			a := eventsNamed(parseEvents(t, cs.Out.String()), "partitions_assigned")
+			if len(a) == 0 {
+				return fmt.Errorf("consumer %d has no assignment", i)
 			}
-			for _, e := range eventsNamed(evs, "records_consumed") {
-				for _, p := range e["partitions"].([]any) {
-					m := p.(map[string]any)
-					lo, hi, cnt := num(m["minOffset"]), num(m["maxOffset"]), num(m["count"])
-					if hi-lo+1 != cnt || m["topic"] != "vg" {
-						t.Errorf("summary %v", m)
-					}
-					for o := lo; o <= hi; o++ {
-						k := fmt.Sprintf("%d-%d", num(m["partition"]), o)
-						if seen[k] {
-							t.Errorf("%s consumed twice", k)
-						}
-						seen[k] = true
-					}
-				}
+			parts := a[len(a)-1]["partitions"].([]any)
+			if len(parts) != 2 {
+				return fmt.Errorf("consumer %d owns %d partitions", i, len(parts))
 			}
-			commits := eventsNamed(evs, "offsets_committed")
-			if len(commits) == 0 || len(commits) != len(eventsNamed(evs, "records_consumed")) {
-				t.Errorf("consumer %d: %d commits for %d polls", i, len(commits), len(eventsNamed(evs, "records_consumed")))
-			}
-			for _, e := range commits {
-				if e["success"] != true || e["error"] != nil {
-					t.Errorf("commit failed: %v", e)
-				}
-				for _, p := range e["offsets"].([]any) {
-					m := p.(map[string]any)
-					committed[num(m["partition"])] = max(committed[num(m["partition"])], num(m["offset"]))
-				}
-			}
-			if i == 0 && len(eventsNamed(evs, "record_data")) == 0 {
-				t.Error("--verbose printed no record_data")
-			}
-			if strings.Contains(out, `"name":"records_consumed"`) && !regexp.MustCompile(`"partitions":\[\{"topic":"vg","partition":\d+,"count":\d+,"minOffset":\d+,"maxOffset":\d+\}`).MatchString(out) {
-				t.Errorf("records_consumed layout: %s", out)
+			for _, p := range parts {
+				owned[num(p.(map[string]any)["partition"])]++
 			}
 		}
-		var total int64
-		for _, off := range committed {
-			total += off
+		if len(owned) != 4 {
+			return fmt.Errorf("owned %v", owned)
 		}
-		if total != n {
-			t.Errorf("committed offsets %v sum to %d, want %d", committed, total, n)
-		}
+		return nil
 	})
+}
 
-	t.Run("consumer-max-messages", func(t *testing.T) {
-		c.CreateTopic(t, "vm", 4, 1)
-		produceVerifiable(t, 60, "--topic", "vm", "--bootstrap-server", boot)
-		out, errOut, code := runTool(t, "", "kafka-verifiable-consumer", "--broker-list", boot, "--topic", "vm", "--group-id", "vmax",
-			"--max-messages", "50", "--session-timeout", "10000")
-		if code != 0 {
-			t.Fatalf("exit %d: %s", code, errOut)
-		}
-		evs := parseEvents(t, out)
-		var sum int64
-		for _, e := range eventsNamed(evs, "records_consumed") {
+// verifiableConsumed sums the counts of the consumers' records_consumed
+// events so far.
+func verifiableConsumed(t *testing.T, consumers []*tooltest.BgTool) int64 {
+	var sum int64
+	for _, cs := range consumers {
+		for _, e := range eventsNamed(parseEvents(t, cs.Out.String()), "records_consumed") {
 			for _, p := range e["partitions"].([]any) {
 				sum += num(p.(map[string]any)["count"])
 			}
 		}
-		revoked := eventsNamed(evs, "partitions_revoked")
-		if sum != 50 || len(revoked) == 0 || evs[len(evs)-1]["name"] != "shutdown_complete" || evs[len(evs)-2]["name"] != "partitions_revoked" {
-			t.Errorf("sum %d, events:\n%s", sum, out)
+	}
+	return sum
+}
+
+// checkVerifiableConsumerEvents checks one consumer's event stream: start
+// and shutdown events, contiguous records_consumed summaries (adding each
+// offset to seen, which must not hold it yet), one successful commit per
+// poll (the highest offset per partition into committed), record_data with
+// --verbose (consumer 0) and Kafka's layout.
+func checkVerifiableConsumerEvents(t *testing.T, i int, out string, seen map[string]bool, committed map[int64]int64) {
+	evs := parseEvents(t, out)
+	if evs[0]["name"] != "startup_complete" || evs[len(evs)-1]["name"] != "shutdown_complete" {
+		t.Errorf("consumer %d: first %v last %v", i, evs[0]["name"], evs[len(evs)-1]["name"])
+	}
+	for _, e := range eventsNamed(evs, "records_consumed") {
+		for _, p := range e["partitions"].([]any) {
+			m := p.(map[string]any)
+			lo, hi, cnt := num(m["minOffset"]), num(m["maxOffset"]), num(m["count"])
+			if hi-lo+1 != cnt || m["topic"] != "vg" {
+				t.Errorf("summary %v", m)
+			}
+			for o := lo; o <= hi; o++ {
+				k := fmt.Sprintf("%d-%d", num(m["partition"]), o)
+				if seen[k] {
+					t.Errorf("%s consumed twice", k)
+				}
+				seen[k] = true
+			}
 		}
-		// A session timeout the broker refuses ends the run (Kafka's poll
-		// throws InvalidSessionTimeoutException).
-		out, errOut, code = runTool(t, "", "kafka-verifiable-consumer", "--broker-list", boot, "--topic", "vm", "--group-id", "vshort",
-			"--session-timeout", "1000")
-		evs = parseEvents(t, out)
-		if code != 0 || !strings.Contains(errOut, "org.apache.kafka.common.errors.InvalidSessionTimeoutException") || evs[len(evs)-1]["name"] != "shutdown_complete" {
-			t.Errorf("short session: exit %d\n%s\nstderr: %s", code, out, errOut)
+	}
+	commits := eventsNamed(evs, "offsets_committed")
+	if len(commits) == 0 || len(commits) != len(eventsNamed(evs, "records_consumed")) {
+		t.Errorf("consumer %d: %d commits for %d polls", i, len(commits), len(eventsNamed(evs, "records_consumed")))
+	}
+	for _, e := range commits {
+		if e["success"] != true || e["error"] != nil {
+			t.Errorf("commit failed: %v", e)
 		}
-		// A group with no committed offsets and --reset-policy none stops
-		// as Kafka's NoOffsetForPartitionException does.
-		out, errOut, code = runTool(t, "", "kafka-verifiable-consumer", "--broker-list", boot, "--topic", "vm", "--group-id", "vnone",
-			"--reset-policy", "none", "--session-timeout", "10000")
-		evs = parseEvents(t, out)
-		if code != 0 || !strings.Contains(errOut, "Undefined offset with no reset policy for partitions: [vm-0, vm-1, vm-2, vm-3]") ||
-			len(eventsNamed(evs, "records_consumed")) != 0 || evs[len(evs)-1]["name"] != "shutdown_complete" {
-			t.Errorf("none: exit %d\n%s\nstderr: %s", code, out, errOut)
+		for _, p := range e["offsets"].([]any) {
+			m := p.(map[string]any)
+			committed[num(m["partition"])] = max(committed[num(m["partition"])], num(m["offset"]))
 		}
-	})
+	}
+	if i == 0 && len(eventsNamed(evs, "record_data")) == 0 {
+		t.Error("--verbose printed no record_data")
+	}
+	if strings.Contains(out, `"name":"records_consumed"`) && !regexp.MustCompile(`"partitions":\[\{"topic":"vg","partition":\d+,"count":\d+,"minOffset":\d+,"maxOffset":\d+\}`).MatchString(out) {
+		t.Errorf("records_consumed layout: %s", out)
+	}
+}
+
+// testVerifiableConsumerMaxMessages: --max-messages stops after revoking; a
+// refused session timeout and --reset-policy none end the run as Kafka's.
+func testVerifiableConsumerMaxMessages(t *testing.T, c *brokertest.Cluster, boot string) {
+	c.CreateTopic(t, "vm", 4, 1)
+	produceVerifiable(t, 60, "--topic", "vm", "--bootstrap-server", boot)
+	out, errOut, code := runTool(t, "", "kafka-verifiable-consumer", "--broker-list", boot, "--topic", "vm", "--group-id", "vmax",
+		"--max-messages", "50", "--session-timeout", "10000")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	evs := parseEvents(t, out)
+	var sum int64
+	for _, e := range eventsNamed(evs, "records_consumed") {
+		for _, p := range e["partitions"].([]any) {
+			sum += num(p.(map[string]any)["count"])
+		}
+	}
+	revoked := eventsNamed(evs, "partitions_revoked")
+	if sum != 50 || len(revoked) == 0 || evs[len(evs)-1]["name"] != "shutdown_complete" || evs[len(evs)-2]["name"] != "partitions_revoked" {
+		t.Errorf("sum %d, events:\n%s", sum, out)
+	}
+	// A session timeout the broker refuses ends the run (Kafka's poll
+	// throws InvalidSessionTimeoutException).
+	out, errOut, code = runTool(t, "", "kafka-verifiable-consumer", "--broker-list", boot, "--topic", "vm", "--group-id", "vshort",
+		"--session-timeout", "1000")
+	evs = parseEvents(t, out)
+	if code != 0 || !strings.Contains(errOut, "org.apache.kafka.common.errors.InvalidSessionTimeoutException") || evs[len(evs)-1]["name"] != "shutdown_complete" {
+		t.Errorf("short session: exit %d\n%s\nstderr: %s", code, out, errOut)
+	}
+	// A group with no committed offsets and --reset-policy none stops
+	// as Kafka's NoOffsetForPartitionException does.
+	out, errOut, code = runTool(t, "", "kafka-verifiable-consumer", "--broker-list", boot, "--topic", "vm", "--group-id", "vnone",
+		"--reset-policy", "none", "--session-timeout", "10000")
+	evs = parseEvents(t, out)
+	if code != 0 || !strings.Contains(errOut, "Undefined offset with no reset policy for partitions: [vm-0, vm-1, vm-2, vm-3]") ||
+		len(eventsNamed(evs, "records_consumed")) != 0 || evs[len(evs)-1]["name"] != "shutdown_complete" {
+		t.Errorf("none: exit %d\n%s\nstderr: %s", code, out, errOut)
+	}
 }
 
 func FuzzToolVerifiableJSONQuote(f *testing.F) {

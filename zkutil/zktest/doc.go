@@ -8,7 +8,11 @@
 // TCP proxy in front of the server to inject connection loss (DropConnections)
 // or a partition (Block/Unblock; held past the session timeout it expires the
 // session). Server.Restart restarts the JVM on the same port and data
-// directory (use a server of your own from StartServer for that).
+// directory (use a server of your own from StartServer for that). StartTLS
+// starts a server of the test's own with a TLS client port that requires a
+// client certificate, from a CA it makes (tlstest); StartDigest one for a
+// JAAS Client digest identity, with DigestSessions to check who may change
+// what that identity wrote.
 //
 // Usage:
 //
@@ -22,7 +26,8 @@
 //	}
 //
 // Must never be imported by non-test code except broker/brokertest. It
-// imports zkutil and nothing else of Samsa.
+// imports zkutil and the test certificate maker
+// broker/security/tlsconf/tlstest, and nothing else of Samsa.
 //
 // Concurrency: Start, Chroot and ExpireSession are safe from parallel tests.
 // The JVM uses a small heap and the C1 compiler only (-XX:TieredStopAtLevel=1)

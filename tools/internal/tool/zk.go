@@ -3,6 +3,7 @@ package tool
 // ZooKeeper settings shared by the --zookeeper code paths.
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -38,6 +39,9 @@ type ZKSecurity struct {
 	// Hint names the option that configures TLS in the command's syntax,
 	// for the error when no session can be opened.
 	Hint string
+	// SessionTimeout and ConnectionTimeout, when not zero, replace
+	// ZKTimeout (zookeeper-security-migration's --zookeeper.*.timeout).
+	SessionTimeout, ConnectionTimeout time.Duration
 }
 
 // ZKTLSKeys are the keys a --zk-tls-config-file may set.
@@ -93,9 +97,10 @@ func ConnectZK(env Env, component, connect string, sec ZKSecurity) (*zkutil.Clie
 	if parent == nil {
 		parent = context.Background()
 	}
-	ctx, cancel := context.WithTimeout(parent, ZKTimeout)
+	session, conn := cmp.Or(sec.SessionTimeout, ZKTimeout), cmp.Or(sec.ConnectionTimeout, ZKTimeout)
+	ctx, cancel := context.WithTimeout(parent, conn)
 	defer cancel()
-	zk, err := zkutil.Connect(ctx, zkutil.Config{Connect: connect, SessionTimeout: ZKTimeout, ConnectionTimeout: ZKTimeout,
+	zk, err := zkutil.Connect(ctx, zkutil.Config{Connect: connect, SessionTimeout: session, ConnectionTimeout: conn,
 		Logger: Logger(env, component), TLS: tlsCfg, Auth: auth, SecureACLs: secure})
 	if errors.Is(err, zkutil.ErrNoServer) {
 		hint := "is the ZooKeeper address right and the server up?"
