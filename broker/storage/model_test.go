@@ -204,17 +204,7 @@ func (r *modelRun) deleteRecords() bool {
 
 // retention deletes old segments under a random retention.bytes.
 func (r *modelRun) retention() {
-	c := r.cfg
-	c.RetentionBytes = int64(r.rng.IntN(8000))
-	if err := r.l.SetConfig(c); err != nil {
-		r.t.Fatal(err)
-	}
-	if _, err := r.l.DeleteOldSegments(); err != nil {
-		r.t.Fatal(err)
-	}
-	if err := r.l.SetConfig(r.cfg); err != nil {
-		r.t.Fatal(err)
-	}
+	retainBytes(r.t, r.l, r.cfg, int64(r.rng.IntN(8000)))
 	if r.l.LogStartOffset() < r.m.start || r.l.LogStartOffset() > r.m.hw {
 		r.fatalf("retention moved start to %d (model %d, hw %d)", r.l.LogStartOffset(), r.m.start, r.m.hw)
 	}
@@ -242,19 +232,41 @@ func (r *modelRun) restartClean() {
 // restartCrash drops the log's file handles as a crash would and opens it
 // again without a clean shutdown.
 func (r *modelRun) restartCrash() {
-	l := r.l
-	rp := l.RecoveryPoint()
-	l.mu.Lock()
-	l.mu.closed = true
-	for _, s := range *l.segments.Load() {
-		s.closeHandles() // no trimming, no final time index entry
-	}
-	l.mu.Unlock()
+	rp := r.l.RecoveryPoint()
+	crashClose(r.l)
 	r.l = openTestLog(r.t, r.dir, r.cfg, r.clock, func(o *LogOptions) {
 		quietLog(o)
 		o.CleanShutdown = false
 		o.RecoveryPoint, o.LogStartOffset, o.HighWatermark = rp, r.m.start, r.m.hw
 	})
+}
+
+// retainBytes deletes l's old segments under retention.bytes = retention,
+// then restores cfg.
+func retainBytes(t *testing.T, l *Log, cfg Config, retention int64) {
+	t.Helper()
+	c := cfg
+	c.RetentionBytes = retention
+	if err := l.SetConfig(c); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := l.DeleteOldSegments(); err != nil {
+		t.Fatal(err)
+	}
+	if err := l.SetConfig(cfg); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// crashClose drops l's file handles as a crash would: no trimming of the
+// indexes, no final time index entry, nothing flushed.
+func crashClose(l *Log) {
+	l.mu.Lock()
+	l.mu.closed = true
+	for _, s := range *l.segments.Load() {
+		s.closeHandles()
+	}
+	l.mu.Unlock()
 }
 
 // verifyAll compares the log's offsets and every batch with the model.

@@ -236,31 +236,16 @@ func (r *recentRun) truncateTo(off int64) {
 // retention deletes old segments under a random retention.bytes, the high
 // watermark at leo.
 func (r *recentRun) retention(leo int64) {
-	c := r.cfg
-	c.RetentionBytes = int64(r.rng.IntN(8000))
+	retention := int64(r.rng.IntN(8000))
 	r.l.SetHighWatermark(leo)
-	if err := r.l.SetConfig(c); err != nil {
-		r.t.Fatal(err)
-	}
-	if _, err := r.l.DeleteOldSegments(); err != nil {
-		r.t.Fatal(err)
-	}
-	if err := r.l.SetConfig(r.cfg); err != nil {
-		r.t.Fatal(err)
-	}
+	retainBytes(r.t, r.l, r.cfg, retention)
 }
 
 // restartCrash drops the log's file handles as a crash would and opens it
 // again without a clean shutdown.
 func (r *recentRun) restartCrash(start int64) {
-	l := r.l
-	rp := l.RecoveryPoint()
-	l.mu.Lock()
-	l.mu.closed = true
-	for _, s := range *l.segments.Load() {
-		s.closeHandles()
-	}
-	l.mu.Unlock()
+	rp := r.l.RecoveryPoint()
+	crashClose(r.l)
 	r.l = openTestLog(r.t, r.dir, r.cfg, r.clock, func(o *LogOptions) {
 		quietLog(o)
 		o.CleanShutdown, o.RecoveryPoint, o.LogStartOffset = false, rp, start

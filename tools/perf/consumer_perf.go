@@ -174,16 +174,10 @@ func runConsumerPerf(c *cli.Context, env tool.Env) error {
 			fmt.Fprintln(env.Stdout, consumerPerfHeader)
 		}
 	}
-	cfg, err := tool.NewSaramaConfig("perf-consumer-client", c.String("consumer.config"), nil)
+	cfg, err := consumerPerfConfig(c)
 	if err != nil {
 		return err
 	}
-	cfg.Consumer.Fetch.Default = int32(c.Int("fetch-size"))
-	cfg.Consumer.Offsets.Initial = sarama.OffsetOldest
-	if c.Bool("from-latest") {
-		cfg.Consumer.Offsets.Initial = sarama.OffsetNewest
-	}
-	cfg.Consumer.Return.Errors = true
 	group, err := sarama.NewConsumerGroup(tool.SplitList(o.servers), o.group, cfg)
 	if err != nil {
 		return err
@@ -237,18 +231,40 @@ func runConsumerPerf(c *cli.Context, env tool.Env) error {
 		h.mu.Lock()
 		join := h.joinMs
 		h.mu.Unlock()
-		elapsedSecs := float64(endMs-startMs) / 1000.0
-		fetchMs := endMs - startMs - join
-		mb := float64(bytes) / (1024 * 1024)
-		fmt.Fprintf(env.Stdout, "%s, %s, %s, %s, %d, %s, %d, %d, %s, %s\n",
-			o.date.Format(time.UnixMilli(startMs)), o.date.Format(time.UnixMilli(endMs)),
-			javaFixed(mb, 4), javaFixed(mb/elapsedSecs, 4), msgs, javaFixed(float64(msgs)/elapsedSecs, 4),
-			join, fetchMs, javaFixed(mb/(float64(fetchMs)/1000.0), 4), javaFixed(float64(msgs)/(float64(fetchMs)/1000.0), 4))
+		printConsumerPerfTotal(env, o, startMs, endMs, join, msgs, bytes)
 	}
 	if o.printMetrics {
 		writeKafkaMetrics(env.Stdout, metricLines)
 	}
 	return nil
+}
+
+// consumerPerfConfig is the Sarama config of a run: --consumer.config,
+// --fetch-size, --from-latest.
+func consumerPerfConfig(c *cli.Context) (*sarama.Config, error) {
+	cfg, err := tool.NewSaramaConfig("perf-consumer-client", c.String("consumer.config"), nil)
+	if err != nil {
+		return nil, err
+	}
+	cfg.Consumer.Fetch.Default = int32(c.Int("fetch-size"))
+	cfg.Consumer.Offsets.Initial = sarama.OffsetOldest
+	if c.Bool("from-latest") {
+		cfg.Consumer.Offsets.Initial = sarama.OffsetNewest
+	}
+	cfg.Consumer.Return.Errors = true
+	return cfg, nil
+}
+
+// printConsumerPerfTotal prints ConsumerPerformance's summary line: the
+// run from startMs to endMs, of which joinMs joining the group.
+func printConsumerPerfTotal(env tool.Env, o *consumerPerfOpts, startMs, endMs, joinMs, msgs, bytes int64) {
+	elapsedSecs := float64(endMs-startMs) / 1000.0
+	fetchMs := endMs - startMs - joinMs
+	mb := float64(bytes) / (1024 * 1024)
+	fmt.Fprintf(env.Stdout, "%s, %s, %s, %s, %d, %s, %d, %d, %s, %s\n",
+		o.date.Format(time.UnixMilli(startMs)), o.date.Format(time.UnixMilli(endMs)),
+		javaFixed(mb, 4), javaFixed(mb/elapsedSecs, 4), msgs, javaFixed(float64(msgs)/elapsedSecs, 4),
+		joinMs, fetchMs, javaFixed(mb/(float64(fetchMs)/1000.0), 4), javaFixed(float64(msgs)/(float64(fetchMs)/1000.0), 4))
 }
 
 // consumePerfLoop is ConsumerPerformance.consume: poll until enough records

@@ -172,24 +172,33 @@ func parseProducerPerfArgs(args []string) (*producerPerfOpts, error) {
 		}
 		seen[name] = true
 	}
+	if err := checkProducerPerfOpts(o, seen); err != nil {
+		return nil, err
+	}
+	return o, nil
+}
+
+// checkProducerPerfOpts checks what argparse4j and ProducerPerformance
+// require of the options once parsed (seen: the options given).
+func checkProducerPerfOpts(o *producerPerfOpts, seen map[string]bool) error {
 	switch {
 	case seen["--record-size"] && seen["--payload-file"]:
-		return nil, tool.Errorf("argument --payload-file: not allowed with argument --record-size")
+		return tool.Errorf("argument --payload-file: not allowed with argument --record-size")
 	case !seen["--record-size"] && !seen["--payload-file"]:
-		return nil, tool.Errorf("one of the arguments --record-size --payload-file is required")
+		return tool.Errorf("one of the arguments --record-size --payload-file is required")
 	}
 	for _, req := range []string{"--topic", "--num-records", "--throughput"} {
 		if !seen[req] {
-			return nil, tool.Errorf("argument %s is required", req)
+			return tool.Errorf("argument %s is required", req)
 		}
 	}
 	if !o.hasProps && o.configFile == "" && o.bootstrapServer == "" {
-		return nil, tool.Errorf("Either --producer-props or --producer.config must be specified.")
+		return tool.Errorf("Either --producer-props or --producer.config must be specified.")
 	}
 	if o.numRecords <= 0 {
-		return nil, tool.Errorf("argument --num-records: must be positive")
+		return tool.Errorf("argument --num-records: must be positive")
 	}
-	return o, nil
+	return nil
 }
 
 // producerPerfConfig merges --producer.config and --producer-props (which

@@ -39,6 +39,7 @@ import (
 	"time"
 
 	"github.com/IBM/sarama"
+	"github.com/sirupsen/logrus"
 	"github.com/urfave/cli/v2"
 
 	"samsa/kafka"
@@ -249,9 +250,28 @@ func runVerifiableConsumer(env tool.Env, a parsedArgs) error {
 			errLog.WithError(err).Error("consumer group error")
 		}
 	}()
-	h := &verifiableHandler{v: v, ctx: ctx}
+	consumeUntilDone(ctx, env, group, &verifiableHandler{v: v, ctx: ctx}, v.topic, errLog)
+	// Close leaves the group; Consume has returned, so no claim or
+	// Cleanup is left to hand the poll loop anything.
+	cancel()
+	group.Close()
+	<-errsDone
+	close(stopPoll)
+	<-pollDone
+	if v.failure != nil {
+		fmt.Fprintf(env.Stderr, "ERROR Error during processing, terminating consumer process: %v\n", v.failure)
+	}
+	v.events.print(v.events.event("shutdown_complete"))
+	return nil
+}
+
+// consumeUntilDone runs the group's consume sessions until ctx ends, the
+// group closes, or a join error the Java consumer does not retry (printed
+// as Kafka's tool does); other join or sync failures are retried after
+// consumerRejoinBackoff.
+func consumeUntilDone(ctx context.Context, env tool.Env, group sarama.ConsumerGroup, h sarama.ConsumerGroupHandler, topic string, errLog logrus.FieldLogger) {
 	for ctx.Err() == nil {
-		err := group.Consume(ctx, []string{v.topic}, h)
+		err := group.Consume(ctx, []string{topic}, h)
 		if err == nil || ctx.Err() != nil {
 			continue
 		}
@@ -273,18 +293,6 @@ func runVerifiableConsumer(env tool.Env, a parsedArgs) error {
 		}
 		t.Stop()
 	}
-	// Close leaves the group; Consume has returned, so no claim or
-	// Cleanup is left to hand the poll loop anything.
-	cancel()
-	group.Close()
-	<-errsDone
-	close(stopPoll)
-	<-pollDone
-	if v.failure != nil {
-		fmt.Fprintf(env.Stderr, "ERROR Error during processing, terminating consumer process: %v\n", v.failure)
-	}
-	v.events.print(v.events.event("shutdown_complete"))
-	return nil
 }
 
 // fatalJoinError reports whether err holds a group error the Java
