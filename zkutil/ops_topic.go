@@ -83,8 +83,9 @@ func (c *Client) GetTopicAssignments(topics []string) (map[string]VersionedAssig
 	return out, nil
 }
 
-// CreateTopic writes /config/topics/<t> and then /brokers/topics/<t>, as
-// Kafka's AdminZkClient.createTopicWithAssignment does; the controller's
+// CreateTopic writes /config/topics/<t> and /brokers/topics/<t> (the
+// znodes and JSON of Kafka's AdminZkClient.createTopicWithAssignment, in one
+// multi rather than two writes, config first); the controller's
 // topic watch does the rest, giving the topic an id. Errors: ErrInvalidTopic,
 // ErrTopicExists (also when the topic is still marked for deletion),
 // ErrTopicCollision (the name equals an existing topic's after '.'→'_').
