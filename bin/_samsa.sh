@@ -3,7 +3,8 @@
 # Defines SAMSA_HOME (the repository root), SAMSA_BIN (<repo>/.build/samsa),
 # samsa_build (builds SAMSA_BIN when it is missing or older than any Go source,
 # go.mod or go.sum), samsa_exec (builds, then replaces the shell with
-# "samsa <subcommand> args...") and samsa_log_dir.
+# "samsa <subcommand> args..."), samsa_log_dir, and for the benchmark scripts
+# samsa_start_bench_zookeeper / samsa_stop_bench_zookeeper.
 
 SAMSA_HOME="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 SAMSA_BIN="$SAMSA_HOME/.build/samsa"
@@ -82,5 +83,45 @@ samsa_ensure_zookeeper() {
     echo "Installing ZooKeeper (apt-get install -y zookeeper)..." >&2
     samsa_as_root apt-get update -q >&2
     DEBIAN_FRONTEND=noninteractive samsa_as_root apt-get install -y -q zookeeper >&2
+  fi
+}
+
+# samsa_port_open PORT succeeds when something accepts connections on
+# 127.0.0.1:PORT.
+samsa_port_open() { (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
+
+# samsa_start_bench_zookeeper WORK PORT PORT_VAR starts a throwaway ZooKeeper
+# for a benchmark script (data in WORK/zookeeper, output in $LOG_DIR, which
+# must be set), stops it when the script exits (an EXIT trap) and waits up
+# to 60 s for its port. PORT_VAR names the variable that chooses the port,
+# for the error when the port is taken.
+samsa_start_bench_zookeeper() {
+  local work="$1" port="$2" port_var="$3" i
+  if samsa_port_open "$port"; then
+    echo "error: port $port is in use; set $port_var" >&2
+    return 1
+  fi
+  printf 'dataDir=%s/zookeeper\nclientPort=%s\nmaxClientCnxns=0\nadmin.enableServer=false\n' "$work" "$port" >"$work/zookeeper.properties"
+  "$SAMSA_HOME/bin/zookeeper-server-start.sh" -daemon "$work/zookeeper.properties"
+  trap samsa_stop_bench_zookeeper EXIT
+  for i in $(seq 1 60); do
+    samsa_port_open "$port" && return 0
+    sleep 1
+  done
+  echo "error: ZooKeeper did not open port $port (see $LOG_DIR/zookeeper.out)" >&2
+  return 1
+}
+
+# samsa_stop_bench_zookeeper stops the ZooKeeper samsa_start_bench_zookeeper
+# started (TERM, then up to 30 s for it to exit).
+samsa_stop_bench_zookeeper() {
+  local pid
+  pid="$(cat "$LOG_DIR/zookeeper.pid" 2>/dev/null || true)"
+  if [[ -n "$pid" ]] && kill -0 "$pid" 2>/dev/null; then
+    kill -s TERM "$pid"
+    for _ in $(seq 1 30); do
+      kill -0 "$pid" 2>/dev/null || break
+      sleep 1
+    done
   fi
 }

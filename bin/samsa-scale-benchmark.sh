@@ -11,6 +11,8 @@
 # Other arguments go to `samsa-bench scale-*` (tools/bench/scale.go), for
 # example -pprof-port 23400 -profile 20s or -total-mib 128. Work files go to
 # $SAMSA_SCALE_DIR (default /tmp/samsa-scale-benchmark), emptied first.
+# $SAMSA_SCALE_BIN runs another samsa binary than this tree's (for example
+# one built from an older commit, to measure before and after a change).
 # ZooKeeper runs on port $SAMSA_SCALE_ZK_PORT (default 23281), brokers on
 # 23392-23394; all are stopped at the end.
 set -euo pipefail
@@ -32,33 +34,7 @@ rm -rf "$work"
 mkdir -p "$work/logs"
 export LOG_DIR="$work/logs"
 
-port_open() { (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
-if port_open "$zk_port"; then
-  echo "error: port $zk_port is in use; set SAMSA_SCALE_ZK_PORT" >&2
-  exit 1
-fi
-printf 'dataDir=%s/zookeeper\nclientPort=%s\nmaxClientCnxns=0\nadmin.enableServer=false\n' "$work" "$zk_port" >"$work/zookeeper.properties"
-"$SAMSA_HOME/bin/zookeeper-server-start.sh" -daemon "$work/zookeeper.properties"
-stop_zk() {
-  local pid
-  pid="$(cat "$LOG_DIR/zookeeper.pid" 2>/dev/null || true)"
-  if [[ -n "$pid" ]] && kill -0 "$pid" 2>/dev/null; then
-    kill -s TERM "$pid"
-    for _ in $(seq 1 30); do
-      kill -0 "$pid" 2>/dev/null || break
-      sleep 1
-    done
-  fi
-}
-trap stop_zk EXIT
-for i in $(seq 1 60); do
-  port_open "$zk_port" && break
-  if [[ $i == 60 ]]; then
-    echo "error: ZooKeeper did not open port $zk_port (see $LOG_DIR/zookeeper.out)" >&2
-    exit 1
-  fi
-  sleep 1
-done
+samsa_start_bench_zookeeper "$work" "$zk_port" SAMSA_SCALE_ZK_PORT
 
 cd "$SAMSA_HOME"
-.build/samsa-bench "$@" -samsa "$SAMSA_BIN" -zk "localhost:$zk_port" -work "$work"
+.build/samsa-bench "$@" -samsa "${SAMSA_SCALE_BIN:-$SAMSA_BIN}" -zk "localhost:$zk_port" -work "$work"

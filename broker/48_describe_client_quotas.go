@@ -9,7 +9,10 @@ package broker
 //     filter (exact name, the default entity, or any); strict requires the
 //     entity to have exactly the filtered types (KIP-546).
 //   - Quotas are stored and described but not enforced by Samsa yet.
-//   - Other entity types (ip) answer INVALID_REQUEST.
+//   - ip entities (KIP-612 connection_creation_rate, /config/ips) are
+//     described unless a user or client-id component is given; with an
+//     ip component only they are (Kafka 2.8). Other entity types answer
+//     INVALID_REQUEST.
 //   - Authorization: DescribeConfigs on the cluster, else
 //     CLUSTER_AUTHORIZATION_FAILED (Kafka 2.8).
 //
@@ -34,11 +37,30 @@ func (b *Broker) handleDescribeClientQuotas(r *request) (kmsg.Response, error) {
 		resp.ErrorCode, resp.ErrorMessage = kerr.ClusterAuthorizationFailed.Code, kmsg.StringPtr(msgClusterAuthFailed)
 		return resp, nil
 	}
-	for _, c := range req.Components {
-		if c.EntityType != zkstore.EntityUser && c.EntityType != zkstore.EntityClient {
+	var ipComp *kmsg.DescribeClientQuotasRequestComponent
+	userClient := false
+	for i, c := range req.Components {
+		switch c.EntityType {
+		case zkstore.EntityUser, zkstore.EntityClient:
+			userClient = true
+		case entityIP:
+			ipComp = &req.Components[i]
+		default:
 			b.setTopicErr(&resp.ErrorCode, &resp.ErrorMessage, errInvalidRequest)
 			return resp, nil
 		}
+	}
+	// Kafka's ZkAdminManager.describeClientQuotas: user/client-id
+	// entities unless an ip component is given, ip entities unless a
+	// user or client-id one is (both with neither).
+	if !userClient {
+		if err := b.describeIPQuotas(ipComp, resp); err != nil {
+			b.setTopicErr(&resp.ErrorCode, &resp.ErrorMessage, err)
+			return resp, nil
+		}
+	}
+	if ipComp != nil {
+		return resp, nil
 	}
 	entities, err := b.zk.QuotaEntities()
 	if err != nil {
@@ -75,6 +97,35 @@ func (b *Broker) handleDescribeClientQuotas(r *request) (kmsg.Response, error) {
 		resp.Entries = append(resp.Entries, ent)
 	}
 	return resp, nil
+}
+
+// describeIPQuotas adds the ip entities with a connection_creation_rate
+// that match comp (nil: all) to resp, in name order.
+func (b *Broker) describeIPQuotas(comp *kmsg.DescribeClientQuotasRequestComponent, resp *kmsg.DescribeClientQuotasResponse) error {
+	quotas, err := b.ipQuotas()
+	if err != nil {
+		return err
+	}
+	names := make([]string, 0, len(quotas))
+	for n := range quotas {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	for _, n := range names {
+		var name *string
+		if n != defaultBrokerEntity {
+			name = &n
+		}
+		if comp != nil && ((comp.MatchType == kmsg.QuotasMatchTypeExact && (name == nil || comp.Match == nil || *comp.Match != n)) ||
+			(comp.MatchType == kmsg.QuotasMatchTypeDefault && name != nil)) {
+			continue
+		}
+		ent := kmsg.NewDescribeClientQuotasResponseEntry()
+		ent.Entity = append(ent.Entity, kmsg.DescribeClientQuotasResponseEntryEntity{Type: entityIP, Name: name})
+		ent.Values = append(ent.Values, kmsg.DescribeClientQuotasResponseEntryValue{Key: ipConnectionRateKey, Value: quotas[n]})
+		resp.Entries = append(resp.Entries, ent)
+	}
+	return nil
 }
 
 // quotaMatches applies DescribeClientQuotas filters (Kafka

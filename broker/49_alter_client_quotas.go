@@ -6,7 +6,10 @@ package broker
 //   - Sets or removes quota values of user, client-id and user/client-id
 //     entities (a null name is the default entity), stored in
 //     /config/users and /config/clients with a /config/changes
-//     notification, where kafka-configs.sh writes them in ZooKeeper mode.
+//     notification, where kafka-configs.sh writes them in ZooKeeper mode;
+//     and connection_creation_rate of ip entities (KIP-612, alone, an IP
+//     or a resolvable host, whole numbers from 0) in /config/ips
+//     (quota_ip.go).
 //   - Keys: producer_byte_rate, consumer_byte_rate, request_percentage,
 //     controller_mutation_rate; others, non-positive values, or other
 //     entity types answer INVALID_REQUEST per entry.
@@ -41,12 +44,35 @@ func (b *Broker) handleAlterClientQuotas(r *request) (kmsg.Response, error) {
 		}
 		if !b.authorizedCluster(r, acl.OpAlterConfigs) {
 			re.ErrorCode, re.ErrorMessage = kerr.ClusterAuthorizationFailed.Code, kmsg.StringPtr(msgClusterAuthFailed)
-		} else if err := b.alterQuotas(parts, en.Ops, req.ValidateOnly); err != nil {
+		} else if err := b.alterEntityQuotas(parts, en.Ops, req.ValidateOnly); err != nil {
 			b.setTopicErr(&re.ErrorCode, &re.ErrorMessage, err)
 		}
 		resp.Entries = append(resp.Entries, re)
 	}
 	return resp, nil
+}
+
+// alterEntityQuotas applies one entry: an "ip" entity to its
+// connection_creation_rate (quota_ip.go; it may not be combined with user
+// or client-id, as in Kafka), the others to their client quotas.
+func (b *Broker) alterEntityQuotas(parts [][2]*string, ops []kmsg.AlterClientQuotasRequestEntryOp, validateOnly bool) error {
+	var ip *[2]*string
+	for i := range parts {
+		if parts[i][0] != nil && *parts[i][0] == entityIP {
+			ip = &parts[i]
+		}
+	}
+	if ip == nil {
+		return b.alterQuotas(parts, ops, validateOnly)
+	}
+	if len(parts) > 1 {
+		return fmt.Errorf("%w: Invalid quota entity combination, IP entity should not be combined with User or ClientId", errInvalidRequest)
+	}
+	qops := make([]quotaOp, len(ops))
+	for i, op := range ops {
+		qops[i] = quotaOp{key: op.Key, value: op.Value, remove: op.Remove}
+	}
+	return b.alterIPQuota(ip[1], qops, validateOnly)
 }
 
 func (b *Broker) alterQuotas(parts [][2]*string, ops []kmsg.AlterClientQuotasRequestEntryOp, validateOnly bool) error {

@@ -19,7 +19,9 @@ import (
 //   - topics: the topic's config, re-read and applied to its hosted
 //     partitions;
 //   - brokers, topics: the replication throttles, loaded in full first
-//     (replication_throttle.go).
+//     (replication_throttle.go);
+//   - ips: the per-address connection_creation_rate quotas, loaded in full
+//     each time (quota_ip.go).
 func (b *Broker) configChangeLoop(ctx context.Context) {
 	configchange.New(b.zk, b.log,
 		configchange.Handler{Name: "scram credentials", Apply: map[string]func(configchange.Change) error{
@@ -38,6 +40,9 @@ func (b *Broker) configChangeLoop(ctx context.Context) {
 			zkutil.ConfigTypeTopic: b.applyTopicConfigChange,
 		}},
 		b.throttleConfigHandler(),
+		configchange.Handler{Name: "ip connection rates", Load: b.loadIPQuotas, Apply: map[string]func(configchange.Change) error{
+			zkutil.ConfigTypeIP: func(configchange.Change) error { return b.loadIPQuotas() }, // quota_ip.go
+		}},
 	).Run(ctx)
 }
 

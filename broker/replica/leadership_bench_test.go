@@ -12,9 +12,9 @@ import (
 // BenchmarkReplicaLeadershipWave measures one LeaderAndIsr that makes
 // this broker the leader of 1,000 partitions at a new leader epoch (the
 // wave a broker sees when it takes over from a failed one): each partition
-// records the epoch in its leader-epoch-checkpoint (write temp, fsync,
-// rename, fsync the directory, as Kafka 2.8). The logs are real files in
-// a temp dir.
+// records the epoch in its leader epoch cache (in memory since issue 18;
+// written before the log's recovery point passes it). The logs are real
+// files in a temp dir.
 //
 //	go test -run XXX -bench BenchmarkReplicaLeadershipWave -benchtime 5x ./broker/replica
 func BenchmarkReplicaLeadershipWave(b *testing.B) {

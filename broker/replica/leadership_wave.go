@@ -7,19 +7,18 @@ import (
 
 // A LeaderAndIsr after a broker failure or a controlled shutdown names
 // thousands of partitions, and each one this broker now leads records its
-// new epoch in its leader-epoch-checkpoint: write a temp file, fsync it,
-// rename it over the old one, fsync the partition directory (Kafka 2.8's
-// LeaderEpochFileCache.assign through CheckpointFile.write). Applied one
-// after another, a wave costs two fsyncs per partition in a row (about
-// 2.4 ms per partition here: 2.4 s for 1,000; BenchmarkReplicaLeadershipWave).
-// applyWave applies the partitions of one request on waveWorkers goroutines
-// instead (0.6–0.8 s for 1,000 with 128; 1.0 s with 32), so those
-// fsyncs are in flight together and the file system commits them in
-// shared journal transactions; every checkpoint still goes through the
-// same temp + fsync + rename + directory fsync, so a crash at any point
-// leaves each partition's file either old or new, never torn (Kafka's
-// guarantee). Partitions are independent here: each takes only its own
-// lock, and the topic config lookup is memoised under a mutex.
+// new epoch in its leader epoch cache. Until issue 18 that rewrote the
+// leader-epoch-checkpoint durably (temp file, fsync, rename, directory
+// fsync, as Kafka 2.8's LeaderEpochFileCache.assign): 2.4 ms per partition
+// in a row, 2.4 s for 1,000 (BenchmarkReplicaLeadershipWave). The cache now
+// records a new epoch in memory and the log writes the file before its
+// recovery point passes the epoch (storage.LeaderEpochCache, as Kafka 3.7,
+// KAFKA-15046), so a wave no longer waits on fsyncs for it. applyWave still
+// applies the partitions of one request on waveWorkers goroutines, so the
+// I/O a partition may still do (a follower's truncation, which writes its
+// checkpoint durably) overlaps. Partitions are independent here: each
+// takes only its own lock, and the topic config lookup is memoised under a
+// mutex.
 
 // waveWorkers bounds the goroutines (and so the threads blocked in fsync)
 // of one wave.

@@ -10,7 +10,8 @@
 // connections.max.idle.ms, max.connections.per.ip (and its overrides), max.connections and
 // max.connection.creation.rate (broker-wide and per listener, the inter-broker listener exempt
 // from the broker-wide ones; limits.go; all replaceable at run time with SetLimits and
-// SetListenerLimits), transport security per listener (Security, ListenSecure:
+// SetListenerLimits; the per-address connection_creation_rate quotas, SetIPConnectionRates,
+// ip_rate.go), transport security per listener (Security, ListenSecure:
 // TLS handshake on the connection goroutine and the certificate principal, security.go; the SASL
 // exchange before any request, with sasl.server.max.receive.size as the frame limit until
 // authenticated, SaslHandshake v0 raw tokens, the failed-authentication delay and KIP-368

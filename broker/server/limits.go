@@ -172,6 +172,31 @@ func (r *rateLimiter) perSecond() int32 {
 	return int32(r.rate)
 }
 
+// tryTake takes a token if there is one (0); otherwise it takes none and
+// returns how long until one will be there.
+func (r *rateLimiter) tryTake() time.Duration {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.rate == 0 {
+		return 0
+	}
+	now := time.Now()
+	r.tokens = min(r.rate, r.tokens+now.Sub(r.last).Seconds()*r.rate)
+	r.last = now
+	if r.tokens >= 1 {
+		r.tokens--
+		return 0
+	}
+	return max(time.Duration((1-r.tokens)/r.rate*float64(time.Second)), time.Millisecond)
+}
+
+// full reports whether the bucket holds its whole second of tokens.
+func (r *rateLimiter) full() bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.tokens+time.Since(r.last).Seconds()*r.rate >= r.rate
+}
+
 // reserve takes one token and returns how long to wait before using it.
 func (r *rateLimiter) reserve() time.Duration {
 	r.mu.Lock()

@@ -111,9 +111,14 @@ type Server struct {
 		perListener map[string]int32   // guarded by mu; open connections by listener name
 		limits      Limits             // guarded by mu; the broker-wide limits (SetLimits)
 		evicted     int                // guarded by mu; connections closing for max.connections (Conn.evicted)
-		ctx         context.Context    // guarded by mu; non-nil once Serve started
-		cancel      context.CancelFunc // guarded by mu
-		serving     bool               // guarded by mu
+		// The per-address connection creation rate quotas (ip_rate.go).
+		ipRateDefault int32                    // guarded by mu; negative: none
+		ipRates       map[string]int32         // guarded by mu; by IP address
+		ipBuckets     map[string]*rateLimiter  // guarded by mu
+		throttled     map[net.Conn]*time.Timer // guarded by mu; held before their close
+		ctx           context.Context          // guarded by mu; non-nil once Serve started
+		cancel        context.CancelFunc       // guarded by mu
+		serving       bool                     // guarded by mu
 	}
 }
 
@@ -170,6 +175,9 @@ func New(opts Options) (*Server, error) {
 	s.mu.conns = make(map[*Conn]struct{})
 	s.mu.perIP = make(map[string]int32)
 	s.mu.perListener = make(map[string]int32)
+	s.mu.ipBuckets = make(map[string]*rateLimiter)
+	s.mu.ipRateDefault = -1
+	s.mu.throttled = make(map[net.Conn]*time.Timer)
 	s.slots = sync.NewCond(&s.mu.Mutex)
 	s.rate = newRateLimiter(opts.MaxConnectionCreationRate)
 	s.mu.limits = limitsOf(&opts)
@@ -303,6 +311,7 @@ func (s *Server) stopAccepting() {
 	for _, l := range s.mu.listeners {
 		l.ln.Close()
 	}
+	s.closeThrottledLocked()
 }
 
 // forceClose closes every connection and cancels the request contexts.
@@ -378,16 +387,13 @@ func (s *Server) startConn(ctx context.Context, l *listener, nc net.Conn) {
 		c.plane = s.control
 	}
 	s.mu.Lock()
-	if s.closing.Load() {
+	if why, quiet := s.refuseLocked(c); why != "" {
 		s.mu.Unlock()
-		nc.Close()
-		c.cancel()
-		return
-	}
-	if limit, limited := s.perIPLimit(c.ip); limited && s.mu.perIP[c.ip] >= limit {
-		s.mu.Unlock()
-		c.log.Infof("closing connection: %d connections from %s (max.connections.per.ip)", limit, c.ip)
-		nc.Close()
+		if quiet {
+			c.log.Debug(why)
+		} else {
+			c.log.Info(why)
+		}
 		c.cancel()
 		return
 	}
@@ -405,6 +411,28 @@ func (s *Server) startConn(ctx context.Context, l *listener, nc net.Conn) {
 	s.mu.Unlock()
 	logExcess(closed, limit)
 	go c.serve()
+}
+
+// refuseLocked closes c's socket, or holds it for its throttled close,
+// when the server is closing or c's address is over its
+// connection_creation_rate quota or max.connections.per.ip, and says why
+// (empty: c may be served); quiet ones are logged at debug level (a
+// throttled client reconnecting in a loop, as Kafka logs it). Called with
+// s.mu held.
+func (s *Server) refuseLocked(c *Conn) (why string, quiet bool) {
+	if s.closing.Load() {
+		c.nc.Close()
+		return "closing connection: the server is stopping", true
+	}
+	if d := s.ipThrottleLocked(c.ip); d > 0 {
+		s.throttleCloseLocked(c.nc, d)
+		return fmt.Sprintf("holding then closing connection: %s is over its connection_creation_rate quota for %v", c.ip, d), true
+	}
+	if limit, limited := s.perIPLimit(c.ip); limited && s.mu.perIP[c.ip] >= limit {
+		c.nc.Close()
+		return fmt.Sprintf("closing connection: %d connections from %s (max.connections.per.ip)", limit, c.ip), false
+	}
+	return "", false
 }
 
 func (s *Server) removeConn(c *Conn) {

@@ -80,6 +80,14 @@
 // (checkpoint or producer snapshot being written). Load removes .deleted, .cleaned and .tmp
 // files and completes .swap files.
 //
+// leader-epoch-checkpoint is rewritten whole (temp file, fsync, rename,
+// directory fsync), but not on every new epoch: as Kafka 3.7 (KAFKA-15046)
+// a new epoch lives in memory until the log's next Flush (or Close), which
+// writes it before the recovery point moves, and recovery assigns again
+// the epochs of the batches past the recovery point (leader_epoch*.go).
+// Invariant: the file holds every epoch that starts below the recovery
+// point. Truncations of the cache still write it before they return.
+//
 // A .log file is a sequence of record batches v2 (see broker/record):
 //
 //	+------------+-------------+---------------------- ... --+

@@ -23,16 +23,29 @@ var ErrInvalidEpochEntry = errors.New("storage: invalid leader epoch entry")
 
 // LeaderEpochCache maps each leader epoch of one partition to the first
 // offset written in it (KIP-101, KIP-279; Kafka LeaderEpochFileCache) and
-// persists the map to leader-epoch-checkpoint in the partition directory on
-// every change.
+// persists the map to leader-epoch-checkpoint in the partition directory.
 //
 // Invariant: entries are sorted by epoch, and both epochs and start offsets
 // strictly increase.
 //
-// All methods are safe for concurrent use. Mutating methods write and fsync
-// the checkpoint while holding the cache's lock, as Kafka does; if that write
-// fails, the in-memory change stays and the error (wrapping ErrStorage) is
-// returned, so the caller can take the log dir offline.
+// When the file is written (Kafka 3.7, KAFKA-15046, rather than 2.8, which
+// fsyncs the file on every new epoch inside the append):
+//   - Assign (a new epoch, from an append or a new leadership) changes only
+//     memory and marks the cache dirty. The log writes a dirty cache with
+//     Flush before its recovery point moves (Log.Flush, the flush.messages
+//     path, the end of a recovery, Close), so the file is durable for every
+//     epoch that starts below the recovery point; every epoch starting at or
+//     past it has batches past it, which recovery reads and assigns again
+//     (recoverLocked). A crash thus loses only entries that recovery
+//     rebuilds, or that name an epoch which wrote no batch.
+//   - Truncations (TruncateFromEnd, TruncateFromStart, Clear) write and
+//     fsync the file before they return, as in Kafka 2.8: they remove
+//     entries that recovery would not remove again.
+//
+// All methods are safe for concurrent use. Writes happen while holding the
+// cache's lock; if one fails, the in-memory change stays (and the cache
+// stays dirty) and the error (wrapping ErrStorage) is returned, so the
+// caller can take the log dir offline.
 type LeaderEpochCache struct {
 	fs  FS                 // immutable after NewLeaderEpochCache
 	log logrus.FieldLogger // immutable after NewLeaderEpochCache
@@ -41,6 +54,9 @@ type LeaderEpochCache struct {
 		sync.RWMutex
 		file    *CheckpointFile // guarded by mu
 		entries []EpochEntry    // guarded by mu
+		// dirty is set when entries differ from what the file holds
+		// because of an Assign (guarded by mu).
+		dirty bool
 	}
 }
 
@@ -64,8 +80,8 @@ func NewLeaderEpochCache(fsys FS, dir string, log logrus.FieldLogger) (*LeaderEp
 	return c, nil
 }
 
-// Assign records that epoch starts at startOffset and persists the cache
-// when that changes it. It follows Kafka 2.8's LeaderEpochFileCache.assign:
+// Assign records that epoch starts at startOffset. It follows Kafka 2.8's
+// LeaderEpochFileCache.assign:
 //   - an entry for the latest epoch with a start offset at or after the
 //     latest entry's is ignored (the epoch has already started);
 //   - otherwise every trailing entry whose epoch is >= epoch or whose start
@@ -74,9 +90,11 @@ func NewLeaderEpochCache(fsys FS, dir string, log logrus.FieldLogger) (*LeaderEp
 //
 // Older Kafka (before 2.6) ignored any non-increasing epoch or offset
 // instead; 2.8's rule keeps the cache consistent with a log that was
-// truncated and rewritten. A negative epoch or offset returns
-// ErrInvalidEpochEntry. Append paths call this for every batch, so the
-// common no-change case takes only the read lock.
+// truncated and rewritten. A change is made in memory only and marks the
+// cache dirty (see the type's comment for when it is written); Assign does
+// no I/O and its only error is ErrInvalidEpochEntry, for a negative epoch
+// or offset. Append paths call this for every batch, so the common
+// no-change case takes only the read lock.
 func (c *LeaderEpochCache) Assign(epoch int32, startOffset int64) error {
 	e := EpochEntry{Epoch: epoch, StartOffset: startOffset}
 	if epoch < 0 || startOffset < 0 {
@@ -93,8 +111,30 @@ func (c *LeaderEpochCache) Assign(epoch int32, startOffset int64) error {
 	if !c.assignLocked(e) {
 		return nil
 	}
+	c.mu.dirty = true
 	c.log.WithField("leader_epoch", epoch).Debugf("appended %v; cache has %d entries", e, len(c.mu.entries))
+	return nil
+}
+
+// Flush writes the checkpoint (temp file, fsync, rename, directory fsync)
+// when an Assign changed the cache since the file was last written, and
+// blocks until it is durable. A clean cache costs no I/O. On error the
+// cache stays dirty and the error wraps ErrStorage.
+func (c *LeaderEpochCache) Flush() error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if !c.mu.dirty {
+		return nil
+	}
 	return c.flushLocked()
+}
+
+// Dirty reports whether the cache holds entries (or lacks removed ones)
+// that its file does not yet reflect.
+func (c *LeaderEpochCache) Dirty() bool {
+	c.mu.RLock()
+	defer c.mu.RUnlock()
+	return c.mu.dirty
 }
 
 // updateNeededLocked reports whether assigning e changes the cache.
@@ -300,7 +340,12 @@ func (c *LeaderEpochCache) renameDir(dir string) {
 	c.mu.file = NewCheckpointFile(c.fs, filepath.Join(dir, LeaderEpochCheckpointFile))
 }
 
-// flushLocked writes the entries to the checkpoint file.
+// flushLocked writes the entries to the checkpoint file and, once that
+// is durable, marks the cache clean.
 func (c *LeaderEpochCache) flushLocked() error {
-	return writeLeaderEpochFile(c.mu.file, c.mu.entries)
+	if err := writeLeaderEpochFile(c.mu.file, c.mu.entries); err != nil {
+		return err
+	}
+	c.mu.dirty = false
+	return nil
 }

@@ -12,7 +12,7 @@ import (
 )
 
 // newTestEpochCache returns a cache in a fresh directory preloaded with
-// entries (written through Assign, so they are persisted).
+// entries (through Assign, then persisted by Flush).
 func newTestEpochCache(t *testing.T, entries ...EpochEntry) (*LeaderEpochCache, string) {
 	t.Helper()
 	dir := t.TempDir()
@@ -24,6 +24,9 @@ func newTestEpochCache(t *testing.T, entries ...EpochEntry) (*LeaderEpochCache, 
 		if err := c.Assign(e.Epoch, e.StartOffset); err != nil {
 			t.Fatal(err)
 		}
+	}
+	if err := c.Flush(); err != nil {
+		t.Fatal(err)
 	}
 	return c, dir
 }
@@ -76,7 +79,8 @@ func TestStorageLeaderEpochEndOffsetFor(t *testing.T) {
 	}
 }
 
-// TestStorageLeaderEpochAssign checks Kafka 2.8's assign rule.
+// TestStorageLeaderEpochAssign checks Kafka 2.8's assign rule, and that
+// Assign only changes memory: the file follows on Flush (KAFKA-15046).
 func TestStorageLeaderEpochAssign(t *testing.T) {
 	base := []EpochEntry{{2, 6}, {3, 8}, {5, 11}}
 	for _, tc := range []struct {
@@ -102,8 +106,20 @@ func TestStorageLeaderEpochAssign(t *testing.T) {
 			if got := c.Entries(); !reflect.DeepEqual(got, tc.want) {
 				t.Fatalf("entries %v, want %v", got, tc.want)
 			}
+			if got := epochFileEntries(t, dir); !reflect.DeepEqual(got, base) {
+				t.Fatalf("persisted before Flush %v, want the old %v", got, base)
+			}
+			if changed := !reflect.DeepEqual(tc.want, base); c.Dirty() != changed {
+				t.Fatalf("Dirty() = %v after a change %v", c.Dirty(), changed)
+			}
+			if err := c.Flush(); err != nil {
+				t.Fatal(err)
+			}
 			if got := epochFileEntries(t, dir); !reflect.DeepEqual(got, tc.want) {
 				t.Fatalf("persisted %v, want %v", got, tc.want)
+			}
+			if c.Dirty() {
+				t.Fatal("dirty after Flush")
 			}
 			if got := c.LatestEpoch(); got != tc.want[len(tc.want)-1].Epoch {
 				t.Fatalf("LatestEpoch = %d", got)
@@ -213,6 +229,9 @@ func TestStorageLeaderEpochRenameDir(t *testing.T) {
 	t.Cleanup(func() { os.RemoveAll(moved) })
 	c.renameDir(moved)
 	if err := c.Assign(2, 10); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Flush(); err != nil {
 		t.Fatal(err)
 	}
 	if got := epochFileEntries(t, moved); !reflect.DeepEqual(got, []EpochEntry{{1, 0}, {2, 10}}) {

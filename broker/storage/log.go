@@ -306,6 +306,12 @@ func (l *Log) close(snapshot bool) error {
 	var err error
 	if snapshot {
 		err = l.onCloseProducerStateLocked()
+		if l.mu.failed == nil {
+			// A clean restart does not recover, so the epochs the last
+			// Flush did not write must be in the file (usually nothing:
+			// Manager.Close flushes every log first).
+			err = errors.Join(err, l.epochs.Flush())
+		}
 	}
 	l.mu.closed = true
 	err = errors.Join(err, l.closeSegmentsLocked())

@@ -106,12 +106,6 @@ func (l *Log) AppendAsLeader(batches []byte, leaderEpoch int32) (AppendInfo, err
 	if err := l.onAppendProducerStateLocked(headers, nil, info.LastOffset+1); err != nil {
 		return AppendInfo{}, err
 	}
-	if leaderEpoch >= 0 {
-		// KIP-101: remember where this epoch starts (a no-op unless new).
-		if err := l.epochs.Assign(leaderEpoch, info.FirstOffset); err != nil {
-			return AppendInfo{}, l.failLocked(err)
-		}
-	}
 	info.LogStartOffset = l.logStartOffset.Load()
 	return info, nil
 }
@@ -242,19 +236,12 @@ func (l *Log) AppendAsFollower(batches []byte) (AppendInfo, error) {
 	if err := l.onAppendProducerStateLocked(headers, markers, info.LastOffset+1); err != nil {
 		return AppendInfo{}, err
 	}
-	for _, h := range headers {
-		if h.PartitionLeaderEpoch >= 0 {
-			if err := l.epochs.Assign(h.PartitionLeaderEpoch, h.BaseOffset); err != nil {
-				return AppendInfo{}, l.failLocked(err)
-			}
-		}
-	}
 	info.LogStartOffset = l.logStartOffset.Load()
 	return info, nil
 }
 
-// appendLocked rolls if needed, writes, publishes the new end and applies
-// flush.messages.
+// appendLocked rolls if needed, writes, publishes the new end, records
+// each batch's leader epoch and applies flush.messages.
 func (l *Log) appendLocked(batches []byte, headers []record.BatchHeader, info AppendInfo, cfg Config) error {
 	seg, err := l.maybeRollLocked(len(batches), info, cfg)
 	if err != nil {
@@ -264,6 +251,16 @@ func (l *Log) appendLocked(batches []byte, headers []record.BatchHeader, info Ap
 		return l.failLocked(err)
 	}
 	l.publishEndLocked(info.LastOffset + 1)
+	for _, h := range headers {
+		// KIP-101: remember where each epoch starts (a no-op unless new;
+		// memory only, written before the recovery point passes it). A
+		// flush.messages flush below must see it.
+		if h.PartitionLeaderEpoch >= 0 {
+			if err := l.epochs.Assign(h.PartitionLeaderEpoch, h.BaseOffset); err != nil {
+				return l.failLocked(err)
+			}
+		}
+	}
 	l.mu.unflushedMessages += info.NumRecords
 	if l.mu.unflushedMessages >= cfg.FlushMessages {
 		// flush.messages: fsync in the append path, as Kafka's Log.append.

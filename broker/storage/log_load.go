@@ -271,6 +271,14 @@ func (l *Log) publishLoadedLocked(segs []*Segment, opts LogOptions, recovered bo
 	// Kafka trims the epoch cache to the loaded log (Log.loadSegments); in
 	// memory only, see trimAtLoad.
 	l.epochs.trimAtLoad(l.logStartOffset.Load(), next)
+	if recovered {
+		// The recovery point is now the log end, so the epochs recovery
+		// rebuilt past the old one must be durable first (a no-op when
+		// recovery found the file complete).
+		if err := l.epochs.Flush(); err != nil {
+			return 0, err
+		}
+	}
 	return next, nil
 }
 
@@ -328,9 +336,12 @@ func (s *Segment) indexesConsistent() bool {
 }
 
 // recoverLocked re-reads every segment from the one holding recoveryPoint
-// (Kafka's Log.recoverLog). When a segment had to be truncated, every later
-// segment is deleted: its data would follow a hole.
+// (Kafka's Log.recoverLog) and rebuilds the leader epochs past it from the
+// batches read (epochRecovery). When a segment had to be truncated, every
+// later segment is deleted: its data would follow a hole.
 func (l *Log) recoverLocked(segs []*Segment, recoveryPoint int64) ([]*Segment, error) {
+	epochs := l.epochs.startRecovery(recoveryPoint)
+	defer epochs.finish()
 	first := 0
 	for i, s := range segs {
 		if s.base <= recoveryPoint {
@@ -344,7 +355,7 @@ func (l *Log) recoverLocked(segs []*Segment, recoveryPoint int64) ([]*Segment, e
 		l.logger.WithFields(logrus.Fields{"segment": s.logPath, "recovery_point": recoveryPoint}).
 			Info("storage: recovering segment past the recovery point")
 		l.noteTxnIndexResetLocked(s)
-		dropped, err := recoverSegmentLocked(s, active, l.logger)
+		dropped, err := recoverSegmentVisitLocked(s, active, l.logger, epochs.batch)
 		if err != nil {
 			return nil, err
 		}

@@ -91,6 +91,12 @@ func (l *Log) Flush() error {
 	l.mu.Unlock()
 
 	err := l.syncSegments(segs, upTo, dirty)
+	if err == nil {
+		// Before the recovery point passes them: the epochs assigned below
+		// upTo (every append below upTo assigned its epoch before upTo was
+		// read under mu). See LeaderEpochCache.
+		err = l.epochs.Flush()
+	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if err != nil {
@@ -117,6 +123,9 @@ func (l *Log) Flush() error {
 // flushLocked is Flush for the append path (flush.messages), under mu.
 func (l *Log) flushLocked(upTo int64) error {
 	err := l.syncSegments(*l.segments.Load(), upTo, l.mu.dirDirty)
+	if err == nil {
+		err = l.epochs.Flush() // as in Flush
+	}
 	if err != nil {
 		return err
 	}

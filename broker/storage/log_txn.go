@@ -96,11 +96,6 @@ func (l *Log) AppendEndTxnMarker(pid int64, epoch int16, m record.EndTxnMarker, 
 	if err := l.onAppendProducerStateLocked(headers, []*record.EndTxnMarker{&m}, next+1); err != nil {
 		return AppendInfo{}, err
 	}
-	if leaderEpoch >= 0 {
-		if err := l.epochs.Assign(leaderEpoch, next); err != nil {
-			return AppendInfo{}, l.failLocked(err)
-		}
-	}
 	info.LogStartOffset = l.logStartOffset.Load()
 	return info, nil
 }

@@ -423,15 +423,7 @@ func (m *Manager) Close() error {
 	// them only releases their files; their failure was reported when it
 	// happened, so what closing them hits is logged, not returned.
 	offline := m.OfflineDirs()
-	dirErr := map[string]error{}
-	for _, ml := range logs {
-		if offline[ml.root] != nil {
-			continue
-		}
-		if err := ml.log.Flush(); err != nil {
-			dirErr[ml.root] = errors.Join(dirErr[ml.root], err)
-		}
-	}
+	dirErr := flushForClose(logs, offline)
 	for _, d := range m.cfg.Dirs {
 		if err := m.writeCheckpoints(d, true, true, true); err != nil {
 			dirErr[d] = errors.Join(dirErr[d], err)

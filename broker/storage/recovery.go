@@ -77,6 +77,12 @@ func ScanBatches(r io.ReaderAt, size, baseOffset int64, visit func(pos int64, b 
 // LogSegment.recover). It returns the bytes dropped, after logging them at
 // WARN with the segment, position and reason. The caller holds Log.mu.
 func recoverSegmentLocked(s *Segment, active bool, logger logrus.FieldLogger) (int64, error) {
+	return recoverSegmentVisitLocked(s, active, logger, nil)
+}
+
+// recoverSegmentVisitLocked is recoverSegmentLocked that also calls
+// onBatch (when not nil) with the header of every valid batch, in order.
+func recoverSegmentVisitLocked(s *Segment, active bool, logger logrus.FieldLogger, onBatch func(record.BatchHeader)) (int64, error) {
 	s.recent.reset()
 	if err := s.offsetIndex.Reset(active); err != nil {
 		return 0, err
@@ -90,7 +96,11 @@ func recoverSegmentLocked(s *Segment, active bool, logger logrus.FieldLogger) (i
 	s.bytesSinceLastIndexEntry = 0
 	size := s.size.Load()
 	valid, stop, err := ScanBatches(s.log, size, s.base, func(pos int64, b record.Batch) error {
-		return s.indexBatchLocked(b.Header(), pos)
+		h := b.Header()
+		if onBatch != nil {
+			onBatch(h)
+		}
+		return s.indexBatchLocked(h, pos)
 	})
 	if err != nil {
 		return 0, storageError("recover segment", err)

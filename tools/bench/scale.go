@@ -50,11 +50,11 @@ func parseScaleFlags(name string, args []string) scaleOptions {
 	fs.DurationVar(&o.settle, "settle", 20*time.Second, "scale-idle: wait after every partition is led, before measuring")
 	fs.DurationVar(&o.window, "window", 20*time.Second, "scale-idle: CPU measurement window")
 	fs.IntVar(&o.conns, "conns", 10000, "scale-idle: idle client connections held by one broker (0: skip)")
-	fs.DurationVar(&o.profile, "profile", 0, "scale-idle: after the window, take a CPU profile of this length from the first broker (needs -pprof-port)")
+	fs.DurationVar(&o.profile, "profile", 0, "scale-idle: after the window, take a CPU profile of this length from the first broker; scale-series: a CPU profile of this length from the start of each produce and consume, and goroutine dumps each second of them (needs -pprof-port)")
 	counts := fs.String("counts", "6,600,6000,12000,6", "scale-series: partition counts, one fresh cluster each, in this order")
 	fs.IntVar(&o.totalMiB, "total-mib", 64, "scale-series: MiB of record values produced and consumed per run")
 	fs.IntVar(&o.size, "size", 1024, "scale-series: record value bytes")
-	fs.BoolVar(&o.warm, "warm", false, "scale-series: before the timed run, produce one record to every partition (untimed), so that no partition's first append (its leader-epoch-checkpoint write and fsync, on the leader and each follower) falls in the timed run")
+	fs.BoolVar(&o.warm, "warm", false, "scale-series: before the timed run, produce one record to every partition (untimed), so that no partition's first append falls in the timed run (before issue 18 it wrote and fsynced the leader-epoch-checkpoint, on the leader and each follower)")
 	fs.StringVar(&o.partitioner, "partitioner", "sticky", "scale-series: sticky (franz-go's and Kafka 2.8's default for unkeyed records) or roundrobin")
 	_ = fs.Parse(args)
 	for _, s := range strings.Split(*counts, ",") {
@@ -268,7 +268,10 @@ type seriesRun struct {
 	partitions       int
 	create           time.Duration
 	produce, consume throughput
-	peakRSS          int64
+	// produceCPU and consumeCPU are the three brokers' CPU during each
+	// phase, in cores.
+	produceCPU, consumeCPU float64
+	peakRSS                int64
 }
 
 // runScaleSeries produces and then consumes the same o.totalMiB of
@@ -301,8 +304,8 @@ func runScaleSeries(ctx context.Context, o scaleOptions) error {
 			return err
 		}
 		runs = append(runs, r)
-		logf("%d partitions: created in %s; produce %.1f MiB/s, consume %.1f MiB/s; peak broker RSS %s (load average %s)",
-			count, r.create.Round(100*time.Millisecond), r.produce.MiB, r.consume.MiB, humanMiB(r.peakRSS), loadAvg())
+		logf("%d partitions: created in %s; produce %.1f MiB/s (brokers %.2f cores), consume %.1f MiB/s (brokers %.2f cores); peak broker RSS %s (load average %s)",
+			count, r.create.Round(100*time.Millisecond), r.produce.MiB, r.produceCPU, r.consume.MiB, r.consumeCPU, humanMiB(r.peakRSS), loadAvg())
 	}
 	smallest := o.counts[0]
 	for _, c := range o.counts {
@@ -318,10 +321,10 @@ func runScaleSeries(ctx context.Context, o scaleOptions) error {
 		}
 	}
 	baseP, baseC = baseP/float64(nb), baseC/float64(nb)
-	fmt.Printf("| partitions | create until led, ISR 3 | produce acks=all MiB/s | × %d | consume MiB/s | × %d | peak broker RSS |\n|---|---|---|---|---|---|---|\n", smallest, smallest)
+	fmt.Printf("| partitions | create until led, ISR 3 | produce acks=all MiB/s | × %d | consume MiB/s | × %d | broker CPU, produce / consume (cores) | peak broker RSS |\n|---|---|---|---|---|---|---|---|\n", smallest, smallest)
 	for _, r := range runs {
-		fmt.Printf("| %d | %.1f s | %.1f | %.2f | %.1f | %.2f | %s |\n", r.partitions, r.create.Seconds(),
-			r.produce.MiB, r.produce.MiB/baseP, r.consume.MiB, r.consume.MiB/baseC, humanMiB(r.peakRSS))
+		fmt.Printf("| %d | %.1f s | %.1f | %.2f | %.1f | %.2f | %.2f / %.2f | %s |\n", r.partitions, r.create.Seconds(),
+			r.produce.MiB, r.produce.MiB/baseP, r.consume.MiB, r.consume.MiB/baseC, r.produceCPU, r.consumeCPU, humanMiB(r.peakRSS))
 	}
 	return nil
 }
@@ -347,12 +350,21 @@ func seriesOne(ctx context.Context, o scaleOptions, name string, count, n int, e
 		}
 	}
 	c.rss.reset()
+	dir := filepath.Join(o.work, name)
+	w := watchPhase(ctx, o, c, dir, "produce")
 	if r.produce, err = kgoProduce(ctx, c, "series", n, o.size, "all", 10*time.Minute, extra...); err != nil {
+		return r, err
+	}
+	if r.produceCPU, err = w.end(); err != nil {
 		return r, err
 	}
 	// The consumer reads from the start: with -warm it reads the warm-up
 	// records too, then stops at n (the same total as without).
+	w = watchPhase(ctx, o, c, dir, "consume")
 	if r.consume, err = kgoConsume(ctx, c, "series", n, 10*time.Minute); err != nil {
+		return r, err
+	}
+	if r.consumeCPU, err = w.end(); err != nil {
 		return r, err
 	}
 	r.peakRSS = c.rss.maxPeak()
