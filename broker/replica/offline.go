@@ -41,8 +41,13 @@ func offlineError(tp kafka.TopicPartition) error {
 func (m *Manager) getPartition(tp kafka.TopicPartition) (*Partition, error) {
 	m.mu.RLock()
 	defer m.mu.RUnlock()
-	if _, off := m.mu.offline[tp]; off {
-		return nil, offlineError(tp)
+	// Every fetched partition comes here (twice per follower fetch of
+	// thousands): skip hashing tp into the offline map unless a log dir
+	// has failed.
+	if len(m.mu.offline) > 0 {
+		if _, off := m.mu.offline[tp]; off {
+			return nil, offlineError(tp)
+		}
 	}
 	p := m.mu.partitions[tp]
 	if p == nil {

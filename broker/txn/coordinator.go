@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/sirupsen/logrus"
@@ -68,7 +69,10 @@ type Coordinator struct {
 	cancel  context.CancelFunc
 	wg      sync.WaitGroup
 	metrics Metrics
-	mu      struct {
+	// loopEndHook, when set (tests), runs in every marker loop between
+	// its transaction's completion and the loop's end.
+	loopEndHook atomic.Pointer[func()]
+	mu          struct {
 		sync.Mutex
 		parts  map[int32]*partition // guarded by mu
 		closed bool                 // guarded by mu

@@ -74,6 +74,11 @@
 //     ListTransactions report the PrepareX that an unreplicated Complete*
 //     replaced (metadata.unreplicated) until settleComplete sees it
 //     replicated or a later record of the id replicates.
+//   - Concurrent AddPartitions of one producer epoch are chained on the
+//     latest decided Ongoing record once it is in the local log (chain.go,
+//     the same argument); records are applied in log order only
+//     (chainState.appliedNext), each holding the partitions of the one it
+//     was decided from.
 //   - The coordinator epoch is the leader epoch of the id's partition;
 //     every marker carries it, so a leader can refuse a deposed
 //     coordinator's markers.
@@ -82,9 +87,11 @@
 //     with epoch+1.
 //   - A transaction in PrepareCommit/PrepareAbort always has a marker loop
 //     while its partition is led here: EndTxn starts it, and load starts
-//     one for every such entry left by the previous coordinator. Complete*
-//     is written only after every partition's leader acknowledged its
-//     marker (or the partition no longer exists).
+//     one for every such entry left by the previous coordinator, and a
+//     loop ending after its Complete* starts the next transaction's if
+//     that one reached Prepare* while the loop was still marked running.
+//     Complete* is written only after every partition's leader
+//     acknowledged its marker (or the partition no longer exists).
 //   - lastProducerId/lastProducerEpoch are not persisted (-1 after a
 //     reload), as in Kafka.
 //

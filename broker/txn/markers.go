@@ -41,11 +41,29 @@ func (c *Coordinator) startMarkersLocked(p int32, part *partition, md *metadata)
 		return
 	}
 	md.markerRunning = true
-	c.goTracked(func() {
-		if c.completeTxn(p, part, md) {
-			c.settleComplete(p, part, md)
-		}
-	})
+	c.goTracked(func() { c.markerLoop(p, part, md) })
+}
+
+// markerLoop is the goroutine startMarkersLocked starts: completeTxn, then
+// settleComplete. The id's next transaction may reach Prepare* between
+// Complete* being applied and this loop ending (its EndTxn found
+// markerRunning still set and started nothing): the loop then starts
+// the next one, or that transaction would never get its markers.
+func (c *Coordinator) markerLoop(p int32, part *partition, md *metadata) {
+	done := c.completeTxn(p, part, md)
+	if h := c.loopEndHook.Load(); h != nil {
+		(*h)()
+	}
+	c.mu.Lock()
+	md.markerRunning = false
+	md.unknownDest, md.appendRetry = 0, false
+	if done && (md.state == PrepareCommit || md.state == PrepareAbort) && c.mu.parts[p] == part && part.txns[md.id] == md {
+		c.startMarkersLocked(p, part, md)
+	}
+	c.mu.Unlock()
+	if done {
+		c.settleComplete(p, part, md)
+	}
 }
 
 // completeTxn sends md's markers until every partition's leader has one,
@@ -55,12 +73,6 @@ func (c *Coordinator) startMarkersLocked(p int32, part *partition, md *metadata)
 // producer epoch or coordinator epoch is stale (a newer coordinator owns
 // the transaction). It reports whether it wrote Complete*.
 func (c *Coordinator) completeTxn(p int32, part *partition, md *metadata) bool {
-	defer func() {
-		c.mu.Lock()
-		md.markerRunning = false
-		md.unknownDest, md.appendRetry = 0, false
-		c.mu.Unlock()
-	}()
 	backoff := c.cfg.RetryBackoff
 	for {
 		c.mu.Lock()

@@ -50,6 +50,7 @@ type metadata struct {
 	// producer epoch along (one append for several requests) and clears
 	// them. Each waiter still answers from the committed state.
 	queuedAdds map[queuedAdd]struct{}
+	chain      chainState // AddPartitions writes in flight together (chain.go)
 }
 
 // queuedAdd is one partition a waiting AddPartitionsToTxn asks for.
@@ -69,6 +70,7 @@ type transit struct {
 	partitions       []kafka.TopicPartition
 	startMs          int64
 	updateMs         int64
+	chain            uint64 // an AddPartitions write's number (chain.go), 0 for others
 }
 
 // snapshot returns md's committed fields as a transit to edit.

@@ -133,18 +133,26 @@ func (c *Coordinator) write(ctx context.Context, p int32, part *partition, md *m
 	nowMs := c.now().UnixMilli()
 	batch, err := buildRecord(EncodeKey(md.id), EncodeValue(t.value()), nowMs)
 	if err != nil {
-		c.clearPending(part, md)
+		c.mu.Lock()
+		md.endWriteLocked(t)
+		md.notifyLocked()
+		c.mu.Unlock()
 		c.lg.WithError(err).Error("txn: cannot encode a transaction state record")
 		return kerr.UnknownServerError.Code
 	}
 	next, err := c.log.Append(p, batch)
+	if err == nil && t.chain != 0 {
+		c.mu.Lock()
+		md.appendedLocked(t)
+		c.mu.Unlock()
+	}
 	early := t.state == CompleteCommit || t.state == CompleteAbort
 	if err == nil && !early {
 		err = c.log.WaitReplicated(ctx, p, next, time.Duration(t.timeoutMs)*time.Millisecond)
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	md.pending = noState
+	md.endWriteLocked(t)
 	defer md.notifyLocked()
 	if c.mu.parts[p] != part || part.txns[md.id] != md {
 		return kerr.NotCoordinator.Code
@@ -154,8 +162,12 @@ func (c *Coordinator) write(ctx context.Context, p int32, part *partition, md *m
 			Info("txn: transaction state append failed")
 		return code
 	}
+	if next <= md.chain.appliedNext {
+		return 0 // a chained record after this one, holding its partitions, is applied already
+	}
 	from := md.state
 	md.apply(t)
+	md.chain.appliedNext = next
 	md.unreplicated, md.unreplicatedNext = noState, 0 // a replicated record: every earlier one is too
 	if early {
 		md.unreplicated, md.unreplicatedNext = from, next
@@ -167,6 +179,10 @@ func (c *Coordinator) write(ctx context.Context, p int32, part *partition, md *m
 	return 0
 }
 
+// settleWait bounds one replication wait of settleComplete (it waits
+// again after a timeout, for as long as the partition is led here).
+const settleWait = 30 * time.Second
+
 // settleComplete waits until md's Complete* record, applied before its
 // replication, is below the high watermark and then shows it to
 // DescribeTransactions and ListTransactions (until then they report the
@@ -176,13 +192,13 @@ func (c *Coordinator) write(ctx context.Context, p int32, part *partition, md *m
 func (c *Coordinator) settleComplete(p int32, part *partition, md *metadata) {
 	for {
 		c.mu.Lock()
-		next, timeout := md.unreplicatedNext, time.Duration(md.timeoutMs)*time.Millisecond
+		next := md.unreplicatedNext
 		if md.unreplicated == noState || c.mu.parts[p] != part {
 			c.mu.Unlock()
 			return
 		}
 		c.mu.Unlock()
-		err := c.log.WaitReplicated(part.ctx, p, next, timeout)
+		err := c.log.WaitReplicated(part.ctx, p, next, settleWait)
 		switch {
 		case err == nil, errors.Is(err, ErrNotEnoughReplicas):
 			// ErrNotEnoughReplicas: the high watermark passed it, with the
@@ -241,7 +257,13 @@ func (c *Coordinator) AddPartitions(ctx context.Context, id string, pid int64, e
 		if code != 0 {
 			return code
 		}
-		t, write, code := decideAdd(md.snapshot(), md.pending != noState, pid, epoch, md.withQueuedAdds(pid, epoch, tps), c.now().UnixMilli())
+		base, pending := md.chainBaseLocked()
+		t, write, code := decideAdd(base, pending, pid, epoch, md.withQueuedAdds(pid, epoch, tps), c.now().UnixMilli())
+		if code == 0 && !write && md.pending != noState {
+			// Every partition is in a chained record not yet replicated:
+			// answer once it is (or decide again if it failed).
+			code = kerr.ConcurrentTransactions.Code
+		}
 		if code == kerr.ConcurrentTransactions.Code {
 			if md.pending == Ongoing && w.d > 0 {
 				md.queueAdds(pid, epoch, tps)
@@ -256,7 +278,7 @@ func (c *Coordinator) AddPartitions(ctx context.Context, id string, pid int64, e
 			return code
 		}
 		md.takeQueuedAdds(pid, epoch)
-		md.pending = Ongoing
+		md.startAddLocked(&t)
 		c.mu.Unlock()
 		return c.write(ctx, p, part, md, t)
 	}
