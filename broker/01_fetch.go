@@ -21,7 +21,12 @@ package broker
 //   - max_wait_ms/min_bytes: when less than min_bytes is available the
 //     request parks in the fetch purgatory and is re-checked on every
 //     append or HW move of its partitions until max_wait_ms ends (or the
-//     connection closes).
+//     connection closes). As Kafka's DelayedFetch, a check compares
+//     offsets (replica.Partition.ReadReady: the fetch offset against the
+//     log end, high watermark or last stable offset, and the error cases)
+//     and reads only when a partition may have records or an error; the
+//     answer comes from one last read when the wait ends, so an idle long
+//     poll reads each partition twice, not three times.
 //   - Size limits: partition_max_bytes per partition and max_bytes (v3+)
 //     overall; the first batch of the first non-empty partition is returned
 //     even when larger (KIP-74). Only whole batches are sent. v0-2 get the
@@ -83,9 +88,12 @@ import (
 
 // fetchPart is one requested partition and what the last read found.
 type fetchPart struct {
-	tp       kafka.TopicPartition
-	req      kmsg.FetchRequestTopicPartition
-	res      replica.ReadResult
+	tp  kafka.TopicPartition
+	req kmsg.FetchRequestTopicPartition
+	res replica.ReadResult
+	// part is the partition the last read found (nil if none), for the
+	// purgatory's cheap checks.
+	part     *replica.Partition
 	err      error
 	size     int64
 	topicIdx int // index of the topic in the response
@@ -104,7 +112,7 @@ func (b *Broker) handleFetch(r *request) (kmsg.Response, error) {
 	reqTopics := req.Topics
 	var session *fetchsession.Context
 	if req.Version >= 7 {
-		session = b.fetchSessionContext(req)
+		session = b.fetchSessionContext(r, req)
 	}
 	if session != nil {
 		switch session.Kind {
@@ -115,15 +123,28 @@ func (b *Broker) handleFetch(r *request) (kmsg.Response, error) {
 			reqTopics = sessionTopics(session)
 		}
 	}
-	plan := b.planFetch(r, req, resp, reqTopics)
-	if !plan.read() && req.MaxWaitMillis > 0 && plan.allowed > 0 {
-		if err := plan.wait(r); err != nil {
+	var plan fetchPlan
+	if session != nil && session.Wake() != nil {
+		// A changed-only incremental fetch (01_fetch_changed.go).
+		var err error
+		if plan, err = b.serveChanged(r, req, resp, session); err != nil {
 			return nil, err // the connection is closing
+		}
+	} else {
+		plan = b.planFetch(r, req, resp, reqTopics)
+		if !plan.read() && req.MaxWaitMillis > 0 && plan.allowed > 0 {
+			if err := plan.wait(r); err != nil {
+				return nil, err // the connection is closing
+			}
 		}
 	}
 	spliced := b.buildFetchResponse(r, req, resp, plan.parts)
 	if session != nil {
-		finishFetchSession(session, resp)
+		var hot []bool
+		if session.Kind == fetchsession.Incremental {
+			hot = plan.hot()
+		}
+		finishFetchSession(session, resp, hot)
 	}
 	if spliced != nil && spliced.Regions() > 0 {
 		return spliced, nil
@@ -142,6 +163,7 @@ type fetchPlan struct {
 	replicaID     int32
 	anyReplica    bool
 	readCommitted bool
+	deadline      time.Time // of the wait; ready answers false from then
 }
 
 // planFetch lists the partitions to read, in request order, and lays out the
@@ -204,16 +226,7 @@ func (p *fetchPlan) read() bool {
 		}
 		remaining := p.maxBytes - total
 		limit := min(int64(max(fp.req.PartitionMaxBytes, 0)), max(remaining, 0))
-		rp := replica.ReadParams{ReplicaID: p.replicaID, FetchOffset: fp.req.FetchOffset,
-			MaxBytes: int(limit), CurrentLeaderEpoch: -1,
-			MinOneBatch: total == 0, FollowerLogStartOffset: -1, AnyReplica: p.anyReplica,
-			ReadCommitted: p.readCommitted}
-		if req.Version >= 5 {
-			rp.FollowerLogStartOffset = fp.req.LogStartOffset
-		}
-		if req.Version >= 9 {
-			rp.CurrentLeaderEpoch = fp.req.CurrentLeaderEpoch
-		}
+		rp := p.params(fp, int(limit), total == 0)
 		fp.throttled = b.replicas.LeaderThrottled(fp.tp, p.replicaID)
 		quota := -1
 		if fp.throttled {
@@ -223,7 +236,7 @@ func (p *fetchPlan) read() bool {
 			rp.MaxBytes = min(rp.MaxBytes, quota)
 			rp.MinOneBatch = rp.MinOneBatch && quota > 0
 		}
-		fp.res, fp.err = b.replicas.Read(fp.tp, rp)
+		fp.res, fp.part, fp.err = b.replicas.ReadFrom(fp.tp, rp)
 		if quota == 0 {
 			fp.res.Records = nil
 		}
@@ -239,6 +252,49 @@ func (p *fetchPlan) read() bool {
 	return anyErr || total >= int64(req.MinBytes) || total >= p.maxBytes || b.stopping.Load()
 }
 
+// params are the read parameters of one partition.
+func (p *fetchPlan) params(fp *fetchPart, maxBytes int, minOneBatch bool) replica.ReadParams {
+	rp := replica.ReadParams{ReplicaID: p.replicaID, FetchOffset: fp.req.FetchOffset,
+		MaxBytes: maxBytes, CurrentLeaderEpoch: -1,
+		MinOneBatch: minOneBatch, FollowerLogStartOffset: -1, AnyReplica: p.anyReplica,
+		ReadCommitted: p.readCommitted}
+	if p.req.Version >= 5 {
+		rp.FollowerLogStartOffset = fp.req.LogStartOffset
+	}
+	if p.req.Version >= 9 {
+		rp.CurrentLeaderEpoch = fp.req.CurrentLeaderEpoch
+	}
+	return rp
+}
+
+// ready is the purgatory's check (Kafka's DelayedFetch.tryComplete): it reads
+// again only when some partition may have records or an error, which
+// replica.ReadReady tells from offsets alone. wait only runs after a read
+// that found less than min_bytes (min_bytes >= 1) and no error, so a round
+// in which no partition is ready would read nothing and answer false: an
+// idle long poll costs one offset comparison per partition, not a read.
+//
+// At or past the deadline it answers false without looking: wait then reads
+// once more for the answer, as the read this check would do.
+func (p *fetchPlan) ready() bool {
+	if p.b.stopping.Load() {
+		return p.read()
+	}
+	if !time.Now().Before(p.deadline) {
+		return false
+	}
+	for i := range p.parts {
+		fp := &p.parts[i]
+		if fp.denied {
+			continue
+		}
+		if fp.part == nil || fp.part.ReadReady(p.params(fp, 0, false)) {
+			return p.read()
+		}
+	}
+	return false
+}
+
 // wait parks the fetch in the purgatory until a read can answer it or
 // max_wait_ms ends; it fails only when the connection is closing.
 func (p *fetchPlan) wait(r *request) error {
@@ -247,13 +303,18 @@ func (p *fetchPlan) wait(r *request) error {
 		keys[i] = p.parts[i].tp
 	}
 	deadline := p.b.opts.Now().Add(time.Duration(p.req.MaxWaitMillis) * time.Millisecond)
+	p.deadline = deadline
 	unpark := r.park() // request_percentage leaves the wait out (quota_request.go)
-	err := p.b.replicas.Fetch.Wait(r.ctx, deadline, keys, p.read)
+	err := p.b.replicas.Fetch.Wait(r.ctx, deadline, keys, p.ready)
 	unpark()
-	if err != nil && !errors.Is(err, purgatory.ErrTimeout) {
-		return err
+	if errors.Is(err, purgatory.ErrTimeout) {
+		// The final read (Kafka's DelayedFetch.onComplete): the answer
+		// carries the high watermark, log start and last stable offsets
+		// as they are now, and whatever arrived without a Notify.
+		p.read()
+		return nil
 	}
-	return nil
+	return err
 }
 
 // buildFetchResponse fills the response's partitions from the reads (v4+:

@@ -60,8 +60,6 @@ func TestAPIAuthzTransactionCoordinatorSide(t *testing.T) {
 // az-hidden.
 func azOpenTrustedTxns(t *testing.T, ctx context.Context, c *brokertest.Cluster) {
 	t.Helper()
-	// The trusted host opens transactions under "az-denied" and
-	// "az-trusted" (the latter on az-out and az-hidden, left open).
 	for _, id := range []string{"az-denied", "az-trusted"} {
 		tc := kgoFrom(t, c.Addrs(), authzTrustedIP, kgo.TransactionalID(id))
 		if err := tc.BeginTransaction(); err != nil {
@@ -84,7 +82,6 @@ func azOpenTrustedTxns(t *testing.T, ctx context.Context, c *brokertest.Cluster)
 // az-other, commits to az-out, and may not use az-denied.
 func azClientTxns(t *testing.T, ctx context.Context, c *brokertest.Cluster) {
 	t.Helper()
-	// A real transactional client: refused az-other, allowed az-out.
 	cl := kgoFrom(t, c.Addrs(), authzClientIP, kgo.TransactionalID("az-ok"), kgo.RecordRetries(2))
 	if err := cl.BeginTransaction(); err != nil {
 		t.Fatal(err)
@@ -240,8 +237,6 @@ func azCheckTxnOffsetCommit(t *testing.T, rc *brokertest.RawConn) {
 // the client only what it may describe; the trusted host sees everything.
 func azCheckDescribeAndList(t *testing.T, c *brokertest.Cluster, rc *brokertest.RawConn) {
 	t.Helper()
-	// DescribeTransactions: az-denied refused; az-trusted shown without
-	// az-hidden's partition.
 	dreq := kmsg.NewPtrDescribeTransactionsRequest()
 	dreq.TransactionalIDs = []string{"az-denied", "az-trusted", "az-ok"}
 	var dresp *kmsg.DescribeTransactionsResponse

@@ -42,11 +42,8 @@ func describeBroker(t *testing.T, rc *brokertest.RawConn, name string) map[strin
 // and then the base key's default; the cluster-default resource shows its
 // own dynamic override only.
 func TestAPIDescribeListenerConfigs(t *testing.T) {
-	c := brokertest.NewCluster(t, 1,
-		brokertest.WithProperty("listeners", "PLAINTEXT://127.0.0.1:0,CLIENT://127.0.0.1:0"),
-		brokertest.WithProperty("listener.security.protocol.map", "PLAINTEXT:PLAINTEXT,CLIENT:PLAINTEXT"),
-		brokertest.WithProperty("inter.broker.listener.name", "PLAINTEXT"),
-		brokertest.WithProperty("listener.name.client.max.connections", "50"))
+	c := brokertest.NewCluster(t, 1, withClientListener(
+		brokertest.WithProperty("listener.name.client.max.connections", "50"))...)
 	admin := brokertest.DialRaw(t, c.Addr(0))
 	id := strconv.Itoa(int(c.Broker(0).ID()))
 	const key = "listener.name.client.max.connections"

@@ -144,11 +144,8 @@ func alterBrokerValidate(t *testing.T, rc *brokertest.RawConn, name string, set 
 // address gets its own count.
 func TestAPIDynamicConnectionLimits(t *testing.T) {
 	applied := &logLines{substr: "connection limits updated", ch: make(chan string, 16)}
-	c := brokertest.NewCluster(t, 1,
-		brokertest.WithProperty("listeners", "PLAINTEXT://127.0.0.1:0,CLIENT://127.0.0.1:0"),
-		brokertest.WithProperty("listener.security.protocol.map", "PLAINTEXT:PLAINTEXT,CLIENT:PLAINTEXT"),
-		brokertest.WithProperty("inter.broker.listener.name", "PLAINTEXT"),
-		brokertest.WithLogHook(applied))
+	c := brokertest.NewCluster(t, 1, withClientListener(
+		brokertest.WithLogHook(applied))...)
 	client := c.Broker(0).Addr("CLIENT").String()
 	admin := brokertest.DialRaw(t, c.Addr(0))
 
@@ -280,10 +277,7 @@ func TestAPIMaxConnectionsSingleListener(t *testing.T) {
 // notification left to replay) are in force from the start (Kafka reads
 // the dynamic configs before its SocketServer starts).
 func TestAPIDynamicConnectionLimitsAtStart(t *testing.T) {
-	c := brokertest.NewCluster(t, 1,
-		brokertest.WithProperty("listeners", "PLAINTEXT://127.0.0.1:0,CLIENT://127.0.0.1:0"),
-		brokertest.WithProperty("listener.security.protocol.map", "PLAINTEXT:PLAINTEXT,CLIENT:PLAINTEXT"),
-		brokertest.WithProperty("inter.broker.listener.name", "PLAINTEXT"),
+	c := brokertest.NewCluster(t, 1, withClientListener(
 		brokertest.WithZooKeeperSetup(func(zk *zkutil.Client) {
 			if err := zk.SetEntityConfig(zkutil.ConfigTypeBroker, "<default>", map[string]string{
 				"listener.name.client.max.connections": "1",
@@ -302,7 +296,7 @@ func TestAPIDynamicConnectionLimitsAtStart(t *testing.T) {
 			if err != nil {
 				t.Error(err)
 			}
-		}))
+		}))...)
 	client := c.Broker(0).Addr("CLIENT").String()
 	first := dialFrom(t, "127.0.0.1", client)
 	if !first.ask(20 * time.Second) {
@@ -317,4 +311,14 @@ func TestAPIDynamicConnectionLimitsAtStart(t *testing.T) {
 	if !dialFrom(t, "127.0.0.2", c.Addr(0)).closedOnAsk() {
 		t.Fatal("a second connection from 127.0.0.2 was not closed with max.connections.per.ip=1 stored before start")
 	}
+}
+
+// withClientListener adds a CLIENT listener beside the inter-broker
+// PLAINTEXT one, so the broker-wide limits hold CLIENT only.
+func withClientListener(opts ...brokertest.Option) []brokertest.Option {
+	return append([]brokertest.Option{
+		brokertest.WithProperty("listeners", "PLAINTEXT://127.0.0.1:0,CLIENT://127.0.0.1:0"),
+		brokertest.WithProperty("listener.security.protocol.map", "PLAINTEXT:PLAINTEXT,CLIENT:PLAINTEXT"),
+		brokertest.WithProperty("inter.broker.listener.name", "PLAINTEXT"),
+	}, opts...)
 }

@@ -11,7 +11,9 @@ package broker
 import (
 	"github.com/twmb/franz-go/pkg/kmsg"
 
+	"samsa/broker/acl"
 	"samsa/broker/fetchsession"
+	"samsa/broker/purgatory"
 	"samsa/config"
 	"samsa/kafka"
 )
@@ -26,7 +28,7 @@ func newFetchSessionCache(cfg *config.Broker, opts Options) *fetchsession.Cache 
 // fetchSessionContext returns how a v7+ FetchRequest is served; nil for
 // the common sessionless fetch (session 0, epoch -1), which needs nothing
 // from the cache (and costs the fetch path no allocation).
-func (b *Broker) fetchSessionContext(req *kmsg.FetchRequest) *fetchsession.Context {
+func (b *Broker) fetchSessionContext(r *request, req *kmsg.FetchRequest) *fetchsession.Context {
 	if req.SessionID == fetchsession.InvalidSessionID && req.SessionEpoch == fetchsession.FinalEpoch {
 		return nil
 	}
@@ -35,7 +37,7 @@ func (b *Broker) fetchSessionContext(req *kmsg.FetchRequest) *fetchsession.Conte
 		n += len(t.Partitions)
 	}
 	sr := fetchsession.Request{SessionID: req.SessionID, Epoch: req.SessionEpoch, Follower: req.ReplicaID >= 0,
-		Partitions: make([]fetchsession.Entry, 0, n)}
+		Partitions: make([]fetchsession.Entry, 0, n), ChangedOnly: b.fetchChangedOnly(r, req)}
 	for _, t := range req.Topics {
 		for _, p := range t.Partitions {
 			sr.Partitions = append(sr.Partitions, fetchsession.Entry{
@@ -52,6 +54,28 @@ func (b *Broker) fetchSessionContext(req *kmsg.FetchRequest) *fetchsession.Conte
 		}
 	}
 	return b.fetchSessions.NewContext(sr)
+}
+
+// fetchChangedOnly reports whether an incremental fetch may examine only
+// the session's changed partitions (fetchsession.Request.ChangedOnly): when
+// every partition's authorization is decided the same way as at the
+// session's last answer without looking. Without an authorizer nothing is
+// decided; a follower allowed ClusterAction is allowed every topic. A
+// consumer under an authorizer is decided topic by topic on each fetch (an
+// ACL may have changed), so its fetch examines the whole session, as Kafka's.
+func (b *Broker) fetchChangedOnly(r *request, req *kmsg.FetchRequest) bool {
+	if b.authz == nil {
+		return true
+	}
+	return req.ReplicaID >= 0 && b.authorizedCluster(r, acl.OpClusterAction)
+}
+
+// watchFetchChanges makes the fetch session cache hear of every change the
+// fetch purgatory is told about (Cache.Changed), so that a changed-only
+// incremental fetch knows which partitions to examine. Called once the
+// replica manager exists.
+func (b *Broker) watchFetchChanges() {
+	b.replicas.Fetch.SetObserver(purgatory.Observer{Changed: b.fetchSessions.Changed, ChangedAll: b.fetchSessions.ChangedAll})
 }
 
 // sessionTopics returns an incremental context's partitions (the whole
@@ -83,7 +107,7 @@ func sessionTopics(x *fetchsession.Context) []kmsg.FetchRequestTopic {
 // session id and, for an incremental fetch, removes the partitions (and
 // then empty topics) with nothing new for the client. The response's
 // partitions are in the order of x's partitions.
-func finishFetchSession(x *fetchsession.Context, resp *kmsg.FetchResponse) {
+func finishFetchSession(x *fetchsession.Context, resp *kmsg.FetchResponse, hot []bool) {
 	if x.Kind == fetchsession.Sessionless {
 		resp.SessionID = fetchsession.InvalidSessionID
 		return
@@ -100,6 +124,9 @@ func finishFetchSession(x *fetchsession.Context, resp *kmsg.FetchResponse) {
 				HasRecords: len(p.RecordBatches) > 0, ErrorCode: p.ErrorCode,
 				PreferredReadReplica: p.PreferredReadReplica >= 0})
 		}
+	}
+	for i := range resps {
+		resps[i].Hot = i < len(hot) && hot[i]
 	}
 	if len(resps) != len(x.Partitions()) {
 		// Not the partitions the context named (cannot happen: the handler

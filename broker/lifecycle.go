@@ -70,6 +70,7 @@ func (b *Broker) Start(ctx context.Context) (err error) {
 		return err
 	}
 	b.replicas = rm
+	b.watchFetchChanges()
 	b.replicasUp.Store(true)
 	b.catchUpLogDirFailures()
 	b.registerGauges()

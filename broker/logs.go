@@ -68,6 +68,13 @@ func (b *Broker) openLogs() error {
 		LogStartOffsetInterval:    ms(int64(b.cfg.LogFlushStartOffsetCheckpointIntervalMs)),
 		HighWatermarkInterval:     ms(b.cfg.ReplicaHighWatermarkCheckpointIntervalMs),
 		Cleaner:                   cleaner,
+		// A moved log start is news for the fetch sessions (fetch_session.go).
+		OnLogStartMoved: func(tp kafka.TopicPartition) {
+			if b.replicasUp.Load() {
+				b.replicas.Fetch.Notify(tp)
+				b.replicas.LogStartMoved(tp) // and for the follower fetchers
+			}
+		},
 		OnDirOffline: func(dir string, err error, online int) {
 			// Dirs failing while loading or before the replica manager
 			// exists are handled by Start (checkLogDirsOnline,

@@ -66,6 +66,22 @@ func TestQuotaRequestPercentage(t *testing.T) {
 	cl := quotaKgo(t, c, "busy", hook)
 	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
 	defer cancel()
+	awaitRequestThrottle(t, ctx, cl, hook)
+	checkRequestThrottleCap(t, c)
+	checkFetchesOverRequestQuota(t, c)
+	checkNoQuotaUnthrottled(t, ctx, c)
+
+	got := describeClientQuota(t, admin, "busy")
+	if got["request_percentage"] != 0.01 {
+		t.Errorf("DescribeClientQuotas busy = %v", got)
+	}
+}
+
+// awaitRequestThrottle sends Metadata requests through cl until one is
+// throttled (within one quota window) and the client's throttle hook has
+// seen it.
+func awaitRequestThrottle(t *testing.T, ctx context.Context, cl *kgo.Client, hook *throttleHook) {
+	t.Helper()
 	var throttled *kmsg.MetadataResponse
 	for i := 0; i < 2000 && throttled == nil; i++ {
 		resp, err := kmsg.NewPtrMetadataRequest().RequestWith(ctx, cl)
@@ -88,9 +104,13 @@ func TestQuotaRequestPercentage(t *testing.T) {
 		}
 		return nil
 	})
+}
 
-	// Far over the quota the throttle stays capped at one window
-	// (ClientRequestQuotaManager.maxThrottleTimeMs) instead of growing.
+// checkRequestThrottleCap: far over the quota the throttle stays capped at
+// one window (ClientRequestQuotaManager.maxThrottleTimeMs) instead of
+// growing.
+func checkRequestThrottleCap(t *testing.T, c *brokertest.Cluster) {
+	t.Helper()
 	capped := false
 	for i := 0; i < 4000 && !capped; i++ {
 		m := rawRoundTrip(t, c.Addr(0), "busy", metadataV9()).(*kmsg.MetadataResponse)
@@ -105,9 +125,13 @@ func TestQuotaRequestPercentage(t *testing.T) {
 	if !capped {
 		t.Fatal("4000 more Metadata requests never reached the 1000 ms throttle cap")
 	}
+}
 
-	// The same client id, still over its quota, is not throttled on an
-	// inter-broker follower fetch.
+// checkFetchesOverRequestQuota: client busy, over its request quota, is
+// not throttled on an inter-broker follower fetch, and its consumer fetch
+// is answered throttled and empty.
+func checkFetchesOverRequestQuota(t *testing.T, c *brokertest.Cluster) {
+	t.Helper()
 	f := kmsg.NewPtrFetchRequest()
 	f.Version = 11
 	f.ReplicaID = 0
@@ -131,7 +155,11 @@ func TestQuotaRequestPercentage(t *testing.T) {
 		t.Errorf("consumer fetch over the request quota: throttle %d ms, %d topics; want throttled and empty",
 			fr.ThrottleMillis, len(fr.Topics))
 	}
+}
 
+// checkNoQuotaUnthrottled: a client without a quota is never throttled.
+func checkNoQuotaUnthrottled(t *testing.T, ctx context.Context, c *brokertest.Cluster) {
+	t.Helper()
 	idle := &throttleHook{}
 	icl := quotaKgo(t, c, "idle", idle)
 	for i := 0; i < 50; i++ {
@@ -142,11 +170,6 @@ func TestQuotaRequestPercentage(t *testing.T) {
 		if resp.ThrottleMillis != 0 {
 			t.Fatalf("client without a quota throttled %d ms", resp.ThrottleMillis)
 		}
-	}
-
-	got := describeClientQuota(t, admin, "busy")
-	if got["request_percentage"] != 0.01 {
-		t.Errorf("DescribeClientQuotas busy = %v", got)
 	}
 }
 

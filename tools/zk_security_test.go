@@ -93,20 +93,7 @@ func TestToolsZooKeeperTLS(t *testing.T) {
 	}
 
 	// kafka-acls with the TLS keys inline (authorizer.-prefixed wins) ...
-	ssl := func(file string) []string {
-		data, err := os.ReadFile(file)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var args []string
-		for _, l := range strings.Split(strings.TrimSpace(string(data)), "\n") {
-			if strings.HasPrefix(l, "zookeeper.ssl.") {
-				args = append(args, "--authorizer-properties", "authorizer."+l)
-			}
-		}
-		return args
-	}(tlsFile)
-	args := append([]string{"kafka-acls", "--authorizer-properties", "zookeeper.connect=" + connect}, ssl...)
+	args := append([]string{"kafka-acls", "--authorizer-properties", "zookeeper.connect=" + connect}, authorizerSSLArgs(t, tlsFile)...)
 	out, errOut, code = runTool(t, "", append(args, "--add", "--allow-principal", "User:alice", "--operation", "Read", "--topic", "secured")...)
 	if code != 0 || !strings.Contains(out, "Adding ACLs for resource `ResourcePattern(resourceType=TOPIC, name=secured, patternType=LITERAL)`") {
 		t.Fatalf("kafka-acls --add over TLS: %d %q %q", code, out, errOut)
@@ -124,7 +111,36 @@ func TestToolsZooKeeperTLS(t *testing.T) {
 
 	// ZooKeeper's own client system properties in KAFKA_OPTS work too, as
 	// a Kafka tool's ZKClientConfig starts from them.
-	data, err := os.ReadFile(tlsFile)
+	t.Setenv("KAFKA_OPTS", zkClientSystemProps(t, tlsFile))
+	out, errOut, code = runTool(t, "", "zookeeper-shell", connect, "ls", zkutil.EntityTypeConfigPath(zkutil.ConfigTypeUser))
+	if code != 0 || strings.TrimSpace(out) != "[alice]" {
+		t.Fatalf("zookeeper-shell with -Dzookeeper.client.secure=true in KAFKA_OPTS: %d %q %q", code, out, errOut)
+	}
+}
+
+// authorizerSSLArgs turns the zookeeper.ssl.* keys of the TLS config file
+// into kafka-acls --authorizer-properties authorizer.zookeeper.ssl.*
+// arguments.
+func authorizerSSLArgs(t *testing.T, file string) []string {
+	t.Helper()
+	data, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var args []string
+	for _, l := range strings.Split(strings.TrimSpace(string(data)), "\n") {
+		if strings.HasPrefix(l, "zookeeper.ssl.") {
+			args = append(args, "--authorizer-properties", "authorizer."+l)
+		}
+	}
+	return args
+}
+
+// zkClientSystemProps is the TLS config file as ZooKeeper's own client
+// system properties (-Dzookeeper.client.secure=true ...), for KAFKA_OPTS.
+func zkClientSystemProps(t *testing.T, file string) string {
+	t.Helper()
+	data, err := os.ReadFile(file)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -140,11 +156,7 @@ func TestToolsZooKeeperTLS(t *testing.T) {
 			opts = append(opts, "-D"+sysProp[k]+"="+v)
 		}
 	}
-	t.Setenv("KAFKA_OPTS", strings.Join(opts, " "))
-	out, errOut, code = runTool(t, "", "zookeeper-shell", connect, "ls", zkutil.EntityTypeConfigPath(zkutil.ConfigTypeUser))
-	if code != 0 || strings.TrimSpace(out) != "[alice]" {
-		t.Fatalf("zookeeper-shell with -Dzookeeper.client.secure=true in KAFKA_OPTS: %d %q %q", code, out, errOut)
-	}
+	return strings.Join(opts, " ")
 }
 
 // TestToolsZooKeeperTLSPortWithoutTLS: a tool pointed at the TLS port

@@ -2,8 +2,10 @@ package brokertest
 
 import (
 	"crypto/tls"
+	"net"
 	"strings"
 	"testing"
+	"time"
 
 	"samsa/broker/security/scram"
 	"samsa/broker/security/tlsconf/tlstest"
@@ -84,4 +86,16 @@ func (sc *SecureCluster) ListenerAddrs(listener string) string {
 		out = append(out, sc.Broker(i).Addr(listener).String())
 	}
 	return strings.Join(out, ",")
+}
+
+// ServerCN is the common name of the certificate broker i's SASL_SSL
+// listener presents to a new connection (to see a keystore reload).
+func (sc *SecureCluster) ServerCN(i int) (string, error) {
+	addr := sc.Broker(i).Addr("SASL_SSL").String()
+	conn, err := tls.DialWithDialer(&net.Dialer{Timeout: 5 * time.Second}, "tcp", addr, sc.ClientTLS())
+	if err != nil {
+		return "", err
+	}
+	defer conn.Close()
+	return conn.ConnectionState().PeerCertificates[0].Subject.CommonName, nil
 }

@@ -73,14 +73,9 @@ func TestClusterFault2TornTail(t *testing.T) {
 	k := startProducing(t, c.Addrs(), "tt", "tt", 1_000_000)
 	k.waitAcks(300, 30*time.Second)
 
-	li := leaderIndex(t, c, "tt")
-	c.Kill(li)
-	tearTail(t, activeSegment(t, c.Proc(li).Dir, "tt"), make([]byte, 4096))
-	waitNewLeader(t, c, "tt", c.ID(li))
-	k.waitAcks(200, 30*time.Second)
-	c.Start(li)
-	c.WaitForISR(t, "tt", 0, 3, 30*time.Second)
-	k.waitAcks(200, 30*time.Second)
+	li := killLeaderAndRestart(t, c, "tt", k, 200, 30*time.Second, func(li int) {
+		tearTail(t, activeSegment(t, c.Proc(li).Dir, "tt"), make([]byte, 4096))
+	})
 
 	_, fi := followerIndex(t, c, "tt")
 	c.Kill(fi)

@@ -6,7 +6,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/IBM/sarama"
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kmsg"
 
@@ -60,11 +59,7 @@ func rawProduce(t *testing.T, addr, topic, value string, wait time.Duration) (an
 // ids (the first is the preferred leader) and waits for the full ISR.
 func createTopicOn(t *testing.T, c *brokertest.ProcCluster, topic string, ids []int32) {
 	t.Helper()
-	a := c.Admin(t)
-	if err := a.CreateTopic(topic, &sarama.TopicDetail{NumPartitions: -1, ReplicationFactor: -1,
-		ReplicaAssignment: map[int32][]int32{0: ids}}, false); err != nil {
-		t.Fatalf("create %s: %v", topic, err)
-	}
+	createAssigned(t, c.Admin(t), topic, map[int32][]int32{0: ids}, nil)
 	st := c.WaitForISR(t, topic, 0, len(ids), 60*time.Second)
 	if st.Leader != ids[0] {
 		t.Fatalf("%s: leader %d, want %d", topic, st.Leader, ids[0])

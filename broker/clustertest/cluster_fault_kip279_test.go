@@ -30,11 +30,7 @@ func TestClusterFaultFastFailoverDivergence(t *testing.T) {
 	c := brokertest.NewCluster(t, 3, brokertest.WithProperty("replica.lag.time.max.ms", "60000"),
 		brokertest.WithProperty("auto.leader.rebalance.enable", "false"))
 	const topic = "kip279"
-	a := c.Admin(t, nil)
-	if err := a.CreateTopic(topic, &sarama.TopicDetail{NumPartitions: -1, ReplicationFactor: -1,
-		ReplicaAssignment: map[int32][]int32{0: {1, 2, 3}}}, false); err != nil {
-		t.Fatal(err)
-	}
+	createAssigned(t, c.Admin(t, nil), topic, map[int32][]int32{0: {1, 2, 3}}, nil)
 	c.WaitForISR(t, topic, 0, 3)
 	iL, iA, iB := c.Index(1), c.Index(2), c.Index(3)
 	if l := c.WaitForLeader(t, topic, 0); l != 1 {

@@ -30,6 +30,25 @@ func leaderIndex(t *testing.T, c *brokertest.ProcCluster, topic string) int {
 	return c.Index(st.Leader)
 }
 
+// killLeaderAndRestart SIGKILLs the leader of partition 0 of topic, runs
+// whileDown on its index (nil: nothing), waits for a new leader and n more
+// acknowledgements of k, restarts it, and waits for the full ISR and n
+// more; each wait is bounded by timeout. It returns the old leader's index.
+func killLeaderAndRestart(t *testing.T, c *brokertest.ProcCluster, topic string, k *ackChecker, n int, timeout time.Duration, whileDown func(li int)) int {
+	t.Helper()
+	li := leaderIndex(t, c, topic)
+	c.Kill(li)
+	if whileDown != nil {
+		whileDown(li)
+	}
+	waitNewLeader(t, c, topic, c.ID(li))
+	k.waitAcks(n, timeout)
+	c.Start(li)
+	c.WaitForISR(t, topic, 0, 3, timeout)
+	k.waitAcks(n, timeout)
+	return li
+}
+
 // TestClusterFaultLeaderSigkill (a): the partition leader is SIGKILLed
 // while a producer writes with acks=all, and restarted later; every
 // acknowledged record is read back at its offset, in order, and the three
@@ -39,13 +58,7 @@ func TestClusterFaultLeaderSigkill(t *testing.T) {
 	c.CreateTopic(t, "fa", 1, 3, nil)
 	k := startProducing(t, c.Addrs(), "fa", "a", 1_000_000)
 	k.waitAcks(200, 30*time.Second)
-	li := leaderIndex(t, c, "fa")
-	c.Kill(li)
-	waitNewLeader(t, c, "fa", c.ID(li))
-	k.waitAcks(200, 30*time.Second)
-	c.Start(li)
-	c.WaitForISR(t, "fa", 0, 3, 30*time.Second)
-	k.waitAcks(200, 30*time.Second)
+	killLeaderAndRestart(t, c, "fa", k, 200, 30*time.Second, nil)
 	k.verify(c.Addrs())
 	waitLogsIdentical(t, c, "fa", 0, 30*time.Second)
 }

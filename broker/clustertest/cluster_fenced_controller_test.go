@@ -131,11 +131,7 @@ func (r *fencedRun) pickBrokers() map[int32][]ackedRecord {
 	r.victim, r.victimEpoch, r.victimLed = leadingBroker(t, c, "fenced", 6, r.oldID)
 	victim := r.victim
 	third := c.ID(3 - r.ci - c.Index(victim))
-	pair := &sarama.TopicDetail{NumPartitions: -1, ReplicationFactor: -1,
-		ReplicaAssignment: map[int32][]int32{0: {victim, third}, 1: {third, victim}}}
-	if err := c.Admin(t).CreateTopic("fenced-pair", pair, false); err != nil {
-		t.Fatal(err)
-	}
+	createAssigned(t, c.Admin(t), "fenced-pair", map[int32][]int32{0: {victim, third}, 1: {third, victim}}, nil)
 	for p := int32(0); p < 2; p++ {
 		c.WaitForISR(t, "fenced-pair", p, 2, 30*time.Second)
 	}

@@ -26,10 +26,7 @@ func TestClusterLogEndReassignment(t *testing.T) {
 	ids := []int32{c.Broker(0).ID(), c.Broker(1).ID()}
 	admin := c.Admin(t, brokertest.SaramaConfig(sarama.V2_8_0_0))
 	seg := "65536"
-	if err := admin.CreateTopic("cache", &sarama.TopicDetail{NumPartitions: -1, ReplicationFactor: -1,
-		ReplicaAssignment: map[int32][]int32{0: {ids[0]}}, ConfigEntries: map[string]*string{"segment.bytes": &seg}}, false); err != nil {
-		t.Fatal(err)
-	}
+	createAssigned(t, admin, "cache", map[int32][]int32{0: {ids[0]}}, map[string]*string{"segment.bytes": &seg})
 	c.WaitForLeader(t, "cache", 0)
 	cfg := brokertest.SaramaConfig(sarama.V2_8_0_0)
 	cfg.Producer.Return.Successes = true

@@ -20,10 +20,7 @@ func TestClusterReassignUnderAcksAllLoad(t *testing.T) {
 	c := brokertest.NewCluster(t, 3)
 	ids := []int32{c.Broker(0).ID(), c.Broker(1).ID(), c.Broker(2).ID()}
 	admin := c.Admin(t, brokertest.SaramaConfig(sarama.V2_8_0_0))
-	if err := admin.CreateTopic("load", &sarama.TopicDetail{NumPartitions: -1, ReplicationFactor: -1,
-		ReplicaAssignment: map[int32][]int32{0: {ids[0], ids[1]}}}, false); err != nil {
-		t.Fatal(err)
-	}
+	createAssigned(t, admin, "load", map[int32][]int32{0: {ids[0], ids[1]}}, nil)
 	c.WaitForISR(t, "load", 0, 2)
 	cfg := brokertest.SaramaConfig(sarama.V2_8_0_0)
 	cfg.Producer.RequiredAcks = sarama.WaitForAll

@@ -18,9 +18,7 @@ func TestClusterReassignPartitions(t *testing.T) {
 	c := brokertest.NewCluster(t, 3)
 	ids := []int32{c.Broker(0).ID(), c.Broker(1).ID(), c.Broker(2).ID()}
 	admin := c.Admin(t, brokertest.SaramaConfig(sarama.V2_8_0_0))
-	if err := admin.CreateTopic("mv", &sarama.TopicDetail{NumPartitions: -1, ReplicationFactor: -1, ReplicaAssignment: map[int32][]int32{0: {ids[0]}}}, false); err != nil {
-		t.Fatal(err)
-	}
+	createAssigned(t, admin, "mv", map[int32][]int32{0: {ids[0]}}, nil)
 	c.WaitForLeader(t, "mv", 0)
 	cfg := brokertest.SaramaConfig(sarama.V2_8_0_0)
 	brokertest.ProduceConsume(t, c, cfg, "mv", 1, 20)

@@ -6,7 +6,6 @@ import (
 	"crypto/x509/pkix"
 	"errors"
 	"fmt"
-	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -271,23 +270,11 @@ func TestClusterMutualTLSClients(t *testing.T) {
 // get the new certificate without a restart.
 func TestClusterKeystoreReload(t *testing.T) {
 	sc := brokertest.NewSecureCluster(t, 1)
-	if cn, err := saslSSLServerCN(sc); err != nil || cn != "broker" {
+	if cn, err := sc.ServerCN(0); err != nil || cn != "broker" {
 		t.Fatalf("before: %q %v", cn, err)
 	}
 	newStore := sc.CA.Server(t, "broker-renewed").WritePKCS12(t, sc.Dir, "renewed.p12", "storepw")
 	reloadKeystore(t, sc, "1", map[string]*string{"listener.name.sasl_ssl.ssl.keystore.location": &newStore})
-}
-
-// saslSSLServerCN is the common name of the certificate broker 0's
-// SASL_SSL listener presents to a new connection.
-func saslSSLServerCN(sc *brokertest.SecureCluster) (string, error) {
-	addr := sc.Broker(0).Addr("SASL_SSL").String()
-	conn, err := tls.DialWithDialer(&net.Dialer{Timeout: 5 * time.Second}, "tcp", addr, sc.ClientTLS())
-	if err != nil {
-		return "", err
-	}
-	defer conn.Close()
-	return conn.ConnectionState().PeerCertificates[0].Subject.CommonName, nil
 }
 
 // reloadKeystore alters broker id's keystore configs kv (a keystore for
@@ -299,7 +286,7 @@ func reloadKeystore(t *testing.T, sc *brokertest.SecureCluster, id string, kv ma
 		t.Fatalf("AlterConfigs: %v", err)
 	}
 	brokertest.WaitFor(t, 30*time.Second, func() error {
-		cn, err := saslSSLServerCN(sc)
+		cn, err := sc.ServerCN(0)
 		if err != nil || cn != "broker-renewed" {
 			return fmt.Errorf("new connections still get %q (%v)", cn, err)
 		}

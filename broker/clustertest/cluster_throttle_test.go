@@ -23,10 +23,7 @@ func TestClusterThrottledReassignmentStaysWithinRate(t *testing.T) {
 	c := brokertest.NewCluster(t, 2)
 	ids := []int32{c.Broker(0).ID(), c.Broker(1).ID()}
 	admin := c.Admin(t, brokertest.SaramaConfig(sarama.V2_8_0_0))
-	if err := admin.CreateTopic("thr", &sarama.TopicDetail{NumPartitions: -1, ReplicationFactor: -1,
-		ReplicaAssignment: map[int32][]int32{0: {ids[0]}}}, false); err != nil {
-		t.Fatal(err)
-	}
+	createAssigned(t, admin, "thr", map[int32][]int32{0: {ids[0]}}, nil)
 	c.WaitForLeader(t, "thr", 0)
 	cfg := brokertest.SaramaConfig(sarama.V2_8_0_0)
 	cfg.Producer.Return.Successes = true

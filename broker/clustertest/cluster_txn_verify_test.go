@@ -9,7 +9,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/IBM/sarama"
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kmsg"
 
@@ -163,10 +162,7 @@ func TestClusterTxnVerifyKIP890(t *testing.T) {
 	admin := c.Admin(t, nil)
 	real := c.Broker(0).ID()
 	for topic, ids := range map[string][]int32{"__transaction_state": {99}, "vok": {real}, "vbad": {real}} {
-		if err := admin.CreateTopic(topic, &sarama.TopicDetail{NumPartitions: -1, ReplicationFactor: -1,
-			ReplicaAssignment: map[int32][]int32{0: ids}}, false); err != nil {
-			t.Fatal(err)
-		}
+		createAssigned(t, admin, topic, map[int32][]int32{0: ids}, nil)
 	}
 	c.WaitForLeader(t, "vok", 0)
 	c.WaitForLeader(t, "vbad", 0)

@@ -132,7 +132,6 @@ func kadmCheckDeleteRecords(t *testing.T, ctx context.Context, adm *kadm.Client)
 // committed, fetched, lagged, described and deleted.
 func kadmCheckGroupOffsets(t *testing.T, ctx context.Context, adm *kadm.Client) {
 	t.Helper()
-	// Group offsets without members.
 	var commit kadm.Offsets
 	commit.Add(kadm.Offset{Topic: "ko", Partition: 0, At: 5, LeaderEpoch: -1, Metadata: "meta-0"})
 	commit.Add(kadm.Offset{Topic: "ko", Partition: 1, At: 7, LeaderEpoch: -1})
@@ -180,7 +179,6 @@ func kadmCheckGroupOffsets(t *testing.T, ctx context.Context, adm *kadm.Client) 
 // is described, listed and protected from deletion until the member leaves.
 func kadmCheckLiveGroup(t *testing.T, ctx context.Context, adm *kadm.Client, c *brokertest.Cluster) {
 	t.Helper()
-	// A live cooperative-sticky member.
 	cons, err := kgo.NewClient(kgo.SeedBrokers(c.Addrs()...), kgo.ConsumerGroup("kg2"), kgo.ConsumeTopics("ko"),
 		kgo.Balancers(kgo.CooperativeStickyBalancer()), kgo.ClientID("kgo-member"),
 		kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()), kgo.FetchMaxWait(100*time.Millisecond))
@@ -253,7 +251,6 @@ func kadmCheckLiveGroup(t *testing.T, ctx context.Context, adm *kadm.Client, c *
 // kadmCheckClientQuotas: a client-id quota is altered, described and removed.
 func kadmCheckClientQuotas(t *testing.T, ctx context.Context, adm *kadm.Client) {
 	t.Helper()
-	// Client quotas.
 	name := "quota-client"
 	entity := kadm.ClientQuotaEntity{{Type: "client-id", Name: &name}}
 	aq, err := adm.AlterClientQuotas(ctx, []kadm.AlterClientQuotaEntry{{Entity: entity,
@@ -284,7 +281,6 @@ func kadmCheckClientQuotas(t *testing.T, ctx context.Context, adm *kadm.Client) 
 // 10, and the ACL APIs answer SECURITY_DISABLED without an authorizer.
 func kadmCheckLogDirsAndACLs(t *testing.T, ctx context.Context, adm *kadm.Client) {
 	t.Helper()
-	// Log dirs and leader epochs.
 	ld, err := adm.DescribeAllLogDirs(ctx, nil)
 	if err != nil {
 		t.Fatal(err)

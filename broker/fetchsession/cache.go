@@ -39,6 +39,15 @@ type Cache struct {
 		sizes      map[int32]int
 		evictions  int64
 	}
+	// watch is the change index: the sessions holding each partition, so
+	// that Changed marks a partition dirty in them without looking at any
+	// other partition. Lock order: mu, then watch; Changed takes watch,
+	// then a session's mu, and nothing holds a session's mu while taking
+	// watch.
+	watch struct {
+		sync.RWMutex
+		sessions map[kafka.TopicPartition]map[*session]struct{}
+	}
 }
 
 // NewCache returns an empty cache.
@@ -55,7 +64,79 @@ func NewCache(cfg Config) *Cache {
 	c := &Cache{cfg: cfg}
 	c.mu.sessions = map[int32]*session{}
 	c.mu.sizes = map[int32]int{}
+	c.watch.sessions = map[kafka.TopicPartition]map[*session]struct{}{}
 	return c
+}
+
+// Changed tells the cache that something a fetch of tp answers (log end,
+// high watermark, last stable or log start offset, leadership, an error)
+// may have changed: every session holding tp examines it in its next
+// changed-only fetch, and a fetch of such a session parked now is woken.
+// It is the fetch purgatory's observer (broker/purgatory); it never
+// blocks for long (a map lookup and one lock per session holding tp).
+func (c *Cache) Changed(tp kafka.TopicPartition) {
+	c.watch.RLock()
+	defer c.watch.RUnlock()
+	for s := range c.watch.sessions[tp] {
+		s.mu.Lock()
+		if p := s.mu.parts[tp]; p != nil {
+			s.markLocked(p)
+		}
+		s.mu.Unlock()
+		s.signal()
+	}
+}
+
+// ChangedAll is Changed for every partition of every session (shutdown,
+// a wave of leadership changes).
+func (c *Cache) ChangedAll() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for _, s := range c.mu.sessions {
+		s.mu.Lock()
+		for _, p := range s.mu.parts {
+			s.markLocked(p)
+		}
+		s.mu.Unlock()
+		s.signal()
+	}
+}
+
+// watchLocked adds s to the change index for added and removes it for
+// removed (in that order); c.mu held, no session's mu.
+func (c *Cache) watchLocked(s *session, added, removed []kafka.TopicPartition) {
+	if len(added) == 0 && len(removed) == 0 {
+		return
+	}
+	c.watch.Lock()
+	defer c.watch.Unlock()
+	for _, tp := range added {
+		ss := c.watch.sessions[tp]
+		if ss == nil {
+			ss = make(map[*session]struct{}, 1)
+			c.watch.sessions[tp] = ss
+		}
+		ss[s] = struct{}{}
+	}
+	for _, tp := range removed {
+		if ss := c.watch.sessions[tp]; ss != nil {
+			delete(ss, s)
+			if len(ss) == 0 {
+				delete(c.watch.sessions, tp)
+			}
+		}
+	}
+}
+
+// partitionsOf returns s's partitions (for the change index).
+func partitionsOf(s *session) []kafka.TopicPartition {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	out := make([]kafka.TopicPartition, 0, len(s.mu.parts))
+	for tp := range s.mu.parts {
+		out = append(out, tp)
+	}
+	return out
 }
 
 // Stats are the cache's gauges (Kafka's NumIncrementalFetchSessions,
@@ -82,6 +163,7 @@ func (c *Cache) removeLocked(s *session) {
 	c.mu.partitions -= c.mu.sizes[s.id]
 	delete(c.mu.sizes, s.id)
 	s.removed = true
+	c.watchLocked(s, nil, partitionsOf(s))
 }
 
 // touchLocked records a use of s with size partitions; c.mu held.
@@ -170,17 +252,20 @@ func (c *Cache) maybeCreate(privileged bool, parts []*cached) int32 {
 		}
 		id = c.cfg.NewID()
 	}
-	s := &session{id: id, privileged: privileged, created: now, epoch: NextEpoch(InitialEpoch)}
-	s.mu.parts = make(map[kafka.TopicPartition]*cached, len(parts))
-	s.mu.order = parts[:0]
+	s := newSession(id, privileged, now, len(parts))
+	// Every partition starts dirty: what changed between the full fetch's
+	// read and now reached no session, so the first changed-only fetch
+	// examines them all.
+	added := make([]kafka.TopicPartition, 0, len(parts))
 	for _, p := range parts {
 		if _, dup := s.mu.parts[p.TP]; !dup { // a partition named twice is cached once
-			s.mu.parts[p.TP] = p
-			s.mu.order = append(s.mu.order, p)
+			s.addLocked(p)
+			added = append(added, p.TP)
 		}
 	}
 	c.mu.sessions[id] = s
-	c.touchLocked(s, len(s.mu.order), now)
+	c.touchLocked(s, len(s.mu.parts), now)
+	c.watchLocked(s, added, nil)
 	return id
 }
 

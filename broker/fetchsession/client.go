@@ -52,6 +52,35 @@ func (h *Handler) Build(parts []Entry) (sessionID, epoch int32, send []Entry, fo
 	return h.id, h.epoch, h.send, h.forget
 }
 
+// NeedsFull reports whether the next request must be full (epoch 0): no
+// session yet, or the last one failed. Only then must Build see every
+// partition; otherwise BuildDelta suffices.
+func (h *Handler) NeedsFull() bool { return h.epoch == InitialEpoch }
+
+// BuildDelta is Build for a caller that knows what changed since its
+// previous Build or BuildDelta: changed are the partitions added or with
+// new request values, forgotten those no longer fetched. It never looks at
+// the unchanged partitions. Only valid when NeedsFull is false.
+func (h *Handler) BuildDelta(changed []Entry, forgotten []kafka.TopicPartition) (sessionID, epoch int32, send []Entry, forget []kafka.TopicPartition) {
+	if h.sent == nil {
+		h.sent = make(map[kafka.TopicPartition]PartitionRequest, len(changed))
+	}
+	h.send, h.forget = h.send[:0], h.forget[:0]
+	for _, e := range changed {
+		if prev, ok := h.sent[e.TP]; !ok || prev != e.Req {
+			h.sent[e.TP] = e.Req
+			h.send = append(h.send, e)
+		}
+	}
+	for _, tp := range forgotten {
+		if _, ok := h.sent[tp]; ok {
+			delete(h.sent, tp)
+			h.forget = append(h.forget, tp)
+		}
+	}
+	return h.id, h.epoch, h.send, h.forget
+}
+
 // HandleResponse takes the answer's top-level error code and session id
 // and reports whether the answer's partitions may be used. On a session
 // error the next request is full: FETCH_SESSION_ID_NOT_FOUND starts a new

@@ -13,6 +13,13 @@ type Request struct {
 	Partitions []Entry
 	// Forgotten are the forgotten_topics_data partitions.
 	Forgotten []kafka.TopicPartition
+	// ChangedOnly: an incremental fetch examines only the partitions it
+	// names and those on the session's dirty list (changed since they were
+	// last answered, see Cache.Changed, or left hot by the last answer),
+	// not the whole session. The answer is the same: a partition off that
+	// list would answer what its client was last told, which an
+	// incremental response leaves out.
+	ChangedOnly bool
 }
 
 // Kind is the kind of context a request gets.
@@ -43,6 +50,10 @@ type PartitionResponse struct {
 	ErrorCode        int16
 	// PreferredReadReplica: the answer names one (KIP-392).
 	PreferredReadReplica bool
+	// Hot: the partition must be examined by the next fetch even if
+	// nothing notifies a change (it had records, or records it could not
+	// send now: a byte limit or a replication throttle).
+	Hot bool
 }
 
 // Context is how one FetchRequest is served (Kafka's FetchContext): the
@@ -56,8 +67,12 @@ type Context struct {
 
 	cache    *Cache
 	follower bool
-	parts    []Entry  // Sessionless and Full: the request's; Incremental: a snapshot of the session's
+	parts    []Entry  // Sessionless and Full: the request's; Incremental: a snapshot of the session's (or of the examined ones)
 	sess     *session // Incremental
+	// examined are the cached partitions of parts (Incremental), and
+	// changedOnly whether they are only the dirty ones.
+	examined    []*cached
+	changedOnly bool
 }
 
 // NewContext decides how req is served (Kafka's FetchManager.newContext,
@@ -90,19 +105,77 @@ func (c *Cache) NewContext(req Request) *Context {
 		return &Context{Kind: Error, ErrorCode: kerr.InvalidFetchSessionEpoch.Code, cache: c}
 	}
 	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.updateLocked(req.Partitions, req.Forgotten)
+	added, removed := s.updateLocked(req.Partitions, req.Forgotten)
 	if s.sizeLocked() == 0 {
+		s.mu.Unlock()
 		c.removeLocked(s)
 		return &Context{Kind: Sessionless, cache: c, follower: req.Follower, parts: req.Partitions}
 	}
 	c.touchLocked(s, s.sizeLocked(), c.cfg.Now())
 	s.epoch = NextEpoch(s.epoch)
-	parts := make([]Entry, len(s.mu.order))
-	for i, p := range s.mu.order {
-		parts[i] = p.Entry
+	// The dirty list is taken (and its flags cleared) before the handler
+	// reads, so a change from now on marks the partition again.
+	examined := s.takeDirtyLocked()
+	if !req.ChangedOnly {
+		examined = s.orderedLocked()
 	}
-	return &Context{Kind: Incremental, cache: c, follower: req.Follower, parts: parts, sess: s}
+	s.mu.Unlock()
+	c.watchLocked(s, added, removed)
+	x := &Context{Kind: Incremental, cache: c, follower: req.Follower, sess: s, changedOnly: req.ChangedOnly}
+	x.setExamined(examined)
+	return x
+}
+
+func (x *Context) setExamined(cs []*cached) {
+	x.examined = cs
+	x.parts = make([]Entry, len(cs))
+	for i, c := range cs {
+		x.parts[i] = c.Entry
+	}
+}
+
+// Wake returns the channel a changed-only incremental fetch waits on: it
+// receives when a partition of the session is marked dirty (then Grow).
+// Nil for any other context.
+func (x *Context) Wake() <-chan struct{} {
+	if x.Kind != Incremental || !x.changedOnly {
+		return nil
+	}
+	return x.sess.wake
+}
+
+// Grow adds to Partitions the session's partitions marked dirty since the
+// context was made (or last grew), keeping session order, and reports
+// whether there were any, already examined or not: the handler then reads
+// Partitions again.
+func (x *Context) Grow() bool {
+	if x.Kind != Incremental || !x.changedOnly {
+		return false
+	}
+	s := x.sess
+	s.mu.Lock()
+	more := s.takeDirtyLocked()
+	s.mu.Unlock()
+	if len(more) == 0 {
+		return false
+	}
+	have := make(map[*cached]struct{}, len(x.examined))
+	for _, c := range x.examined {
+		have[c] = struct{}{}
+	}
+	all := append([]*cached(nil), x.examined...)
+	for _, c := range more {
+		if _, ok := have[c]; !ok {
+			all = append(all, c)
+		}
+	}
+	// A partition already examined that changed again must be read again
+	// too: true even when nothing was added.
+	if len(all) > len(x.examined) {
+		sortBySeq(all)
+		x.setExamined(all)
+	}
+	return true
 }
 
 // Partitions returns the partitions to read, in order: the request's for
@@ -127,6 +200,7 @@ func (x *Context) Finish(resps []PartitionResponse, include []bool) int32 {
 		for i := range include {
 			include[i] = true
 		}
+		// The new session starts with every partition dirty (maybeCreate).
 		parts := make([]*cached, len(x.parts))
 		backing := make([]cached, len(x.parts))
 		for i, e := range x.parts {
@@ -142,36 +216,24 @@ func (x *Context) Finish(resps []PartitionResponse, include []bool) int32 {
 	s := x.sess
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	sent := make([]*cached, 0, len(x.parts))
 	for i, e := range x.parts {
 		c := s.mu.parts[e.TP]
-		if c == nil {
-			// Forgotten by a concurrent request of the same session: answer it anyway.
+		if c == nil || c != x.examined[i] {
+			// Forgotten (or replaced) by a concurrent request of the same session: answer it anyway.
 			include[i] = true
 			continue
 		}
 		include[i] = c.mustRespond(resps[i])
 		if include[i] {
-			sent = append(sent, c)
+			// Sent partitions move to the end, in answer order.
+			c.seq = s.mu.seq
+			s.mu.seq++
 		}
-	}
-	if len(sent) > 0 && len(sent) < len(s.mu.order) {
-		sentSet := make(map[*cached]struct{}, len(sent))
-		for _, c := range sent {
-			sentSet[c] = struct{}{}
+		if include[i] || resps[i].Hot {
+			// Sent (an error is sent every time; records move the
+			// client's offset) or hot: examined again next time.
+			s.markLocked(c)
 		}
-		kept := make([]*cached, 0, len(s.mu.order))
-		for _, c := range s.mu.order {
-			if _, ok := sentSet[c]; !ok {
-				kept = append(kept, c)
-			}
-		}
-		for _, c := range sent {
-			if s.mu.parts[c.TP] == c {
-				kept = append(kept, c)
-			}
-		}
-		s.mu.order = kept
 	}
 	return s.id
 }

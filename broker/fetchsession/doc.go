@@ -42,6 +42,26 @@
 // response size limit does not starve the partitions at the end (Kafka
 // 2.8's IncrementalFetchContext).
 //
+// # Changed-only incremental fetches (Samsa)
+//
+// Kafka reads every partition of the session for each incremental fetch,
+// so an idle follower fetch of 3,000 partitions costs 3,000 reads. Here
+// the cache keeps a change index (the sessions holding each partition) and
+// each session a dirty list: Cache.Changed(tp), which the broker calls for
+// every change the fetch purgatory hears of (log end, high watermark, last
+// stable offset, log start, leadership, errors), puts tp on the dirty list
+// of every session holding it and wakes the session's parked fetch. A
+// fetch with Request.ChangedOnly examines only its dirty list (taken, and
+// the flags cleared, before the handler reads, so a later change marks the
+// partition again), which always holds the partitions the request names
+// and those the last answer left hot (sent, errored, or with records it
+// could not send: PartitionResponse.Hot). Every other partition would
+// answer what its client was last told, which the response omits anyway,
+// so the answer is the one a whole-session read gives. A new session
+// starts with every partition dirty (a change between the full fetch's
+// read and the session's creation reached no session). Session order is a
+// sequence number per partition; a sent partition takes the next one.
+//
 // # Eviction (FetchSessionCache.tryEvict)
 //
 // A new session needs a free slot. Without one, the least recently used
@@ -59,8 +79,10 @@
 // # Concurrency
 //
 // Cache and Context are safe for concurrent use: the cache has one mutex
-// for its maps, each session a mutex for its partitions (lock order:
-// cache, then session; a Context takes only its session's lock while the
-// handler reports partitions). No goroutine is started; staleness is
+// for its maps, one for its change index, each session a mutex for its
+// partitions (lock order: cache, then session; cache, then change index;
+// change index, then session in Changed; nothing takes the change index
+// while holding a session's mutex; a Context takes only its session's lock
+// while the handler reports partitions). No goroutine is started; staleness is
 // judged on use, never by a timer.
 package fetchsession

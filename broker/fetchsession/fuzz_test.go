@@ -11,8 +11,10 @@ import (
 // the input (session ids, epochs, partitions, forgotten partitions and
 // answers, as a client on the network chooses them) and checks that it
 // never panics, never holds more than its slots, keeps its partition
-// count equal to the sum of its sessions' sizes, and that an Incremental
-// context always names every partition of its session.
+// count equal to the sum of its sessions' sizes and its change index and
+// dirty lists consistent with its sessions, and that an Incremental
+// context names every partition of its session (a changed-only one, a
+// subset).
 func FuzzFetchSession(f *testing.F) {
 	f.Add([]byte{0, 0, 3, 1, 1, 0, 2, 1, 2, 0})
 	f.Add([]byte{0, 0, 5, 0, 7, 1, 1, 1, 1, 255, 0, 0})
@@ -31,7 +33,7 @@ func FuzzFetchSession(f *testing.F) {
 		}
 		for steps := 0; len(in) > 0 && steps < 200; steps++ {
 			op := byte0()
-			req := Request{Follower: op&1 == 1}
+			req := Request{Follower: op&1 == 1, ChangedOnly: op&16 == 0}
 			switch op >> 1 % 4 {
 			case 0: // full
 				req.Epoch = int32(byte0()%2) - 1 // -1 or 0
@@ -50,15 +52,25 @@ func FuzzFetchSession(f *testing.F) {
 			for n := int(byte0() % 3); n > 0; n-- {
 				req.Forgotten = append(req.Forgotten, kafka.TopicPartition{Topic: string(rune('a' + byte0()%3)), Partition: int32(byte0() % 4)})
 			}
+			if b := byte0(); b%4 == 0 {
+				c.Changed(kafka.TopicPartition{Topic: string(rune('a' + b/4%3)), Partition: int32(b / 16 % 4)})
+			} else if b == 255 {
+				c.ChangedAll()
+			}
 			x := c.NewContext(req)
-			if x.Kind == Incremental {
+			if x.Kind == Incremental && req.ChangedOnly {
+				if n, _ := c.SessionSize(x.sess.id); len(x.Partitions()) > n {
+					t.Fatalf("changed-only context names %d partitions, session holds %d", len(x.Partitions()), n)
+				}
+			} else if x.Kind == Incremental {
 				if n, ok := c.SessionSize(x.sess.id); !ok || n != len(x.Partitions()) {
 					t.Fatalf("incremental context names %d partitions, session holds %d (%v)", len(x.Partitions()), n, ok)
 				}
 			}
 			resps := make([]PartitionResponse, len(x.Partitions()))
 			for i := range resps {
-				resps[i] = PartitionResponse{HighWatermark: int64(byte0() % 4), HasRecords: byte0()%2 == 0}
+				b := byte0()
+				resps[i] = PartitionResponse{HighWatermark: int64(b % 4), HasRecords: b&4 == 0, Hot: b&8 == 0}
 			}
 			include := make([]bool, len(resps))
 			if id := x.Finish(resps, include); id != InvalidSessionID {
@@ -73,9 +85,20 @@ func FuzzFetchSession(f *testing.F) {
 			sum := 0
 			for id, s := range c.mu.sessions {
 				s.mu.Lock()
-				if len(s.mu.order) != len(s.mu.parts) {
-					t.Fatalf("session %d: order %d, map %d", id, len(s.mu.order), len(s.mu.parts))
+				c.watch.RLock()
+				onList := map[*cached]bool{}
+				for _, p := range s.mu.dirty {
+					onList[p] = true
 				}
+				for tp, p := range s.mu.parts {
+					if _, ok := c.watch.sessions[tp][s]; !ok {
+						t.Fatalf("session %d: %v missing from the change index", id, tp)
+					}
+					if p.dirty && !onList[p] {
+						t.Fatalf("session %d: %v dirty but not on the list", id, tp)
+					}
+				}
+				c.watch.RUnlock()
 				s.mu.Unlock()
 				sum += c.mu.sizes[id]
 			}

@@ -1,7 +1,9 @@
 package fetchsession
 
 import (
+	"cmp"
 	"math"
+	"slices"
 	"sync"
 	"time"
 
@@ -52,18 +54,28 @@ type cached struct {
 	highWatermark    int64 // -1: send the partition next time
 	logStartOffset   int64
 	lastStableOffset int64
+	// seq orders the session (smaller first); a partition that is sent
+	// gets the next seq, which moves it to the end.
+	seq uint64
+	// dirty: in the session's dirty list, to be examined by the next fetch.
+	dirty bool
 }
 
 // session is one cached fetch session (Kafka's FetchSession).
 type session struct {
 	id         int32
-	privileged bool      // created by a follower fetch; immutable
-	created    time.Time // immutable
+	privileged bool          // created by a follower fetch; immutable
+	created    time.Time     // immutable
+	wake       chan struct{} // buffer 1: a partition became dirty; immutable
 
 	mu struct {
 		sync.Mutex
 		parts map[kafka.TopicPartition]*cached
-		order []*cached // fetch and response order; sent partitions move to the end
+		seq   uint64 // the next seq
+		// dirty lists the partitions a changed-only fetch must examine
+		// (changed since they were last answered, named by a request, or
+		// left hot by the last answer); entries forgotten since are skipped.
+		dirty []*cached
 	}
 	// The fields below are guarded by the Cache's mu.
 	lastUsed time.Time
@@ -71,40 +83,89 @@ type session struct {
 	removed  bool
 }
 
+func newSession(id int32, privileged bool, now time.Time, size int) *session {
+	s := &session{id: id, privileged: privileged, created: now, epoch: NextEpoch(InitialEpoch),
+		wake: make(chan struct{}, 1)}
+	s.mu.parts = make(map[kafka.TopicPartition]*cached, size)
+	return s
+}
+
 // sizeLocked is the partition count; s.mu held.
-func (s *session) sizeLocked() int { return len(s.mu.order) }
+func (s *session) sizeLocked() int { return len(s.mu.parts) }
+
+// addLocked caches c at the end of the order, dirty; s.mu held.
+func (s *session) addLocked(c *cached) {
+	c.seq = s.mu.seq
+	s.mu.seq++
+	s.mu.parts[c.TP] = c
+	s.markLocked(c)
+}
+
+// markLocked puts c on the dirty list; s.mu held.
+func (s *session) markLocked(c *cached) {
+	if !c.dirty {
+		c.dirty = true
+		s.mu.dirty = append(s.mu.dirty, c)
+	}
+}
+
+// signal wakes the session's parked fetch, if any.
+func (s *session) signal() {
+	select {
+	case s.wake <- struct{}{}:
+	default:
+	}
+}
+
+// takeDirtyLocked empties the dirty list and returns the partitions on it
+// that are still cached, in session order; s.mu held.
+func (s *session) takeDirtyLocked() []*cached {
+	out := s.mu.dirty[:0:0]
+	for _, c := range s.mu.dirty {
+		c.dirty = false
+		if s.mu.parts[c.TP] == c {
+			out = append(out, c)
+		}
+	}
+	clear(s.mu.dirty)
+	s.mu.dirty = s.mu.dirty[:0]
+	sortBySeq(out)
+	return out
+}
+
+// orderedLocked returns every partition in session order; s.mu held.
+func (s *session) orderedLocked() []*cached {
+	out := make([]*cached, 0, len(s.mu.parts))
+	for _, c := range s.mu.parts {
+		out = append(out, c)
+	}
+	sortBySeq(out)
+	return out
+}
+
+func sortBySeq(cs []*cached) {
+	slices.SortFunc(cs, func(a, b *cached) int { return cmp.Compare(a.seq, b.seq) })
+}
 
 // updateLocked applies an incremental request (Kafka's FetchSession.update):
-// named partitions are added or get the new request values, forgotten ones
-// are removed. s.mu held.
-func (s *session) updateLocked(parts []Entry, forgotten []kafka.TopicPartition) {
+// named partitions are added or get the new request values (and are
+// examined by this fetch), forgotten ones are removed. It returns the
+// partitions added and removed, for the cache's change index. s.mu held.
+func (s *session) updateLocked(parts []Entry, forgotten []kafka.TopicPartition) (added, removed []kafka.TopicPartition) {
 	for _, e := range parts {
 		if c, ok := s.mu.parts[e.TP]; ok {
 			c.Req = e.Req
+			s.markLocked(c)
 			continue
 		}
-		c := &cached{Entry: e, highWatermark: -1, logStartOffset: -1, lastStableOffset: -1}
-		s.mu.parts[e.TP] = c
-		s.mu.order = append(s.mu.order, c)
+		s.addLocked(&cached{Entry: e, highWatermark: -1, logStartOffset: -1, lastStableOffset: -1})
+		added = append(added, e.TP)
 	}
-	if len(forgotten) == 0 {
-		return
-	}
-	drop := false
 	for _, tp := range forgotten {
 		if _, ok := s.mu.parts[tp]; ok {
 			delete(s.mu.parts, tp)
-			drop = true
+			removed = append(removed, tp)
 		}
 	}
-	if drop {
-		kept := s.mu.order[:0]
-		for _, c := range s.mu.order {
-			if _, ok := s.mu.parts[c.TP]; ok && s.mu.parts[c.TP] == c {
-				kept = append(kept, c)
-			}
-		}
-		clear(s.mu.order[len(kept):])
-		s.mu.order = kept
-	}
+	return added, removed
 }

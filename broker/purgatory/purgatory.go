@@ -28,7 +28,21 @@ type Purgatory struct {
 	parked atomic.Int64 // number of goroutines inside Wait
 	// expired counts waits that ended by deadline (Kafka's ExpiresPerSec).
 	expired atomic.Int64
+	// observer, if set, hears every Notify and NotifyAll (SetObserver).
+	observer atomic.Pointer[Observer]
 }
+
+// Observer hears of the changes a purgatory is told about, whether or not
+// a waiter is parked: the fetch session cache (broker/fetchsession) uses
+// it to know which partitions changed between two fetches of a session.
+// Both functions must not block.
+type Observer struct {
+	Changed    func(kafka.TopicPartition)
+	ChangedAll func()
+}
+
+// SetObserver makes o hear every later Notify and NotifyAll.
+func (p *Purgatory) SetObserver(o Observer) { p.observer.Store(&o) }
 
 type waiter struct {
 	wake  chan struct{} // buffer 1; a pending wake-up
@@ -100,11 +114,40 @@ func (p *Purgatory) Wait(ctx context.Context, deadline time.Time, keys []kafka.T
 		}
 		timeout = w.timer.C
 	}
+	return p.park(ctx, timeout, w.wake, check)
+}
+
+// WaitChan is Wait for a waiter that is woken through its own channel
+// rather than by keys (a fetch session's parked fetch: the session is told
+// of its partitions' changes through the Observer, so the fetch registers
+// no key): check runs once immediately and again on every receive from
+// wake; results as Wait's.
+func (p *Purgatory) WaitChan(ctx context.Context, deadline time.Time, wake <-chan struct{}, check func() bool) error {
+	if check() {
+		return nil
+	}
+	var timeout <-chan time.Time
+	if !deadline.IsZero() {
+		d := time.Until(deadline)
+		if d <= 0 {
+			p.expired.Add(1)
+			return ErrTimeout
+		}
+		t := time.NewTimer(d)
+		defer t.Stop()
+		timeout = t.C
+	}
+	return p.park(ctx, timeout, wake, check)
+}
+
+// park counts a parked waiter until check passes on a wake-up, timeout
+// fires (one last check) or ctx ends.
+func (p *Purgatory) park(ctx context.Context, timeout <-chan time.Time, wake <-chan struct{}, check func() bool) error {
 	p.parked.Add(1)
 	defer p.parked.Add(-1)
 	for {
 		select {
-		case <-w.wake:
+		case <-wake:
 			if check() {
 				return nil
 			}
@@ -122,8 +165,12 @@ func (p *Purgatory) Wait(ctx context.Context, deadline time.Time, keys []kafka.T
 	}
 }
 
-// Notify wakes every waiter watching k. It never blocks.
+// Notify wakes every waiter watching k and tells the observer. It never
+// blocks.
 func (p *Purgatory) Notify(k kafka.TopicPartition) {
+	if o := p.observer.Load(); o != nil {
+		o.Changed(k)
+	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	for w := range p.mu.watchers[k] {
@@ -137,6 +184,9 @@ func (p *Purgatory) Notify(k kafka.TopicPartition) {
 // NotifyAll wakes every waiter (used on shutdown and leadership changes that
 // touch many partitions).
 func (p *Purgatory) NotifyAll() {
+	if o := p.observer.Load(); o != nil {
+		o.ChangedAll()
+	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	for _, ws := range p.mu.watchers {

@@ -56,9 +56,14 @@
 // offsets are what move the leader's high watermark). A failed request
 // pauses the whole fetcher for replica.fetch.backoff.ms; an error of one
 // partition only keeps that partition out of requests for as long (Kafka's
-// delayPartitions). A fetcher reuses its request, snapshot and response
-// from round to round; FetchSource.Fetch fills a FollowerFetchResponse
-// whose record bytes stay valid until the next Fetch with it.
+// delayPartitions). A fetcher keeps its request from round to round and
+// changes it only where something changed (fetcher_request.go: partitions
+// added, removed, truncated, delayed or released, its own appends, a log
+// start moved by retention via Manager.LogStartMoved, throttled partitions
+// every round), handing the source that delta (FollowerFetch.Changed,
+// Forgotten) so that an idle round looks at no partition; FetchSource.Fetch
+// fills a FollowerFetchResponse whose record bytes stay valid until the
+// next Fetch with it.
 //
 // Time is injected (STYLE S6.11): Config.Now reads the clock and
 // Config.After times the ISR loop, the fetchers' error backoff, partition

@@ -31,11 +31,21 @@ type FetchSource interface {
 
 // FollowerFetch is one replica fetch request.
 type FollowerFetch struct {
-	ReplicaID  int32
-	MaxWaitMs  int32
-	MinBytes   int32
-	MaxBytes   int32
+	ReplicaID int32
+	MaxWaitMs int32
+	MinBytes  int32
+	MaxBytes  int32
+	// Partitions are every partition to fetch, in no particular order.
 	Partitions []FollowerFetchPartition
+	// Changed and Forgotten say how Partitions differ from the previous
+	// FollowerFetch the fetcher passed to Fetch (whatever its outcome):
+	// the partitions added or with new values, and the ones left out. A
+	// source with a fetch session (KIP-227) builds an incremental request
+	// from them alone, never looking at the unchanged partitions; one that
+	// cannot (a failed call before it built its request, a new session)
+	// must build from Partitions.
+	Changed   []FollowerFetchPartition
+	Forgotten []kafka.TopicPartition
 }
 
 // FollowerFetchPartition is one partition of a replica fetch.
@@ -97,11 +107,13 @@ type partitionFetchState struct {
 	delayedUntil time.Time
 }
 
-// fetchRound is a partition's part in one fetch request.
-type fetchRound struct {
+// requestPart is a partition's place in the fetcher's request
+// (fetcher_request.go).
+type requestPart struct {
+	idx         int // in req.Partitions
 	leaderEpoch int32
-	throttled   bool // counted against the follower throttle
-	answered    bool // a result was applied (a repeated one is ignored)
+	throttled   bool   // counted against the follower throttle
+	answered    uint64 // the last round whose answer was applied (a repeated one is ignored)
 }
 
 // fetcher copies the logs of its share of the partitions led by one broker
@@ -117,15 +129,18 @@ type fetcher struct {
 		sync.Mutex
 		endpoint   LeaderEndpoint
 		partitions map[kafka.TopicPartition]*partitionFetchState
+		// changed are the partitions whose state (or log start offset)
+		// changed since the run goroutine last looked (sync).
+		changed map[kafka.TopicPartition]struct{}
 	}
 	wake chan struct{} // buffer 1: partitions were added
 
-	// Owned by the run goroutine and reused from fetch to fetch, so that a
-	// steady fetch allocates nothing here.
-	parts map[kafka.TopicPartition]partitionFetchState // snapshot of mu.partitions
-	round map[kafka.TopicPartition]fetchRound          // partitions in the current request
-	req   FollowerFetch
-	resp  FollowerFetchResponse
+	// Owned by the run goroutine and kept from fetch to fetch, so that an
+	// idle round touches no partition and a steady fetch allocates
+	// nothing here (fetcher_request.go).
+	fetchRequestState
+	req  FollowerFetch
+	resp FollowerFetchResponse
 	// now is the clock read once per round when a partition is delayed;
 	// nextReady the earliest end of a delay seen this round.
 	now, nextReady time.Time
@@ -137,8 +152,8 @@ func newFetcher(fm *fetcherManager, leader int32, id int) *fetcher {
 		log: fm.m.log.WithFields(logrus.Fields{"component": "replica-fetcher", "leader": leader, "fetcher": id})}
 	f.mu.endpoint = LeaderEndpoint{ID: leader}
 	f.mu.partitions = make(map[kafka.TopicPartition]*partitionFetchState)
-	f.parts = make(map[kafka.TopicPartition]partitionFetchState)
-	f.round = make(map[kafka.TopicPartition]fetchRound)
+	f.mu.changed = make(map[kafka.TopicPartition]struct{})
+	f.fetchRequestState = newFetchRequestState()
 	return f
 }
 
@@ -151,6 +166,7 @@ func (f *fetcher) setEndpoint(ep LeaderEndpoint) {
 func (f *fetcher) addPartition(t fetchTarget) {
 	f.mu.Lock()
 	f.mu.partitions[t.tp] = &partitionFetchState{leaderEpoch: t.leaderEpoch}
+	f.mu.changed[t.tp] = struct{}{}
 	f.mu.Unlock()
 	select {
 	case f.wake <- struct{}{}:
@@ -161,28 +177,29 @@ func (f *fetcher) addPartition(t fetchTarget) {
 func (f *fetcher) removePartition(tp kafka.TopicPartition) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	delete(f.mu.partitions, tp)
+	if _, ok := f.mu.partitions[tp]; ok {
+		delete(f.mu.partitions, tp)
+		f.mu.changed[tp] = struct{}{}
+	}
+}
+
+// touch makes the next round look at tp again (its log start offset moved).
+func (f *fetcher) touch(tp kafka.TopicPartition) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if _, ok := f.mu.partitions[tp]; ok {
+		f.mu.changed[tp] = struct{}{}
+	}
 }
 
 func (f *fetcher) stop() { f.cancel() }
-
-// snapshot returns the endpoint and a copy of the partition states, in
-// f.parts (reused: valid until the next snapshot).
-func (f *fetcher) snapshot() (LeaderEndpoint, map[kafka.TopicPartition]partitionFetchState) {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	clear(f.parts)
-	for tp, s := range f.mu.partitions {
-		f.parts[tp] = *s
-	}
-	return f.mu.endpoint, f.parts
-}
 
 func (f *fetcher) markTruncated(tp kafka.TopicPartition, epoch int32) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if s, ok := f.mu.partitions[tp]; ok && s.leaderEpoch == epoch {
 		s.truncated = true
+		f.mu.changed[tp] = struct{}{}
 	}
 }
 
@@ -193,6 +210,7 @@ func (f *fetcher) delay(tp kafka.TopicPartition, epoch int32, err error) {
 	f.mu.Lock()
 	if s, ok := f.mu.partitions[tp]; ok && s.leaderEpoch == epoch {
 		s.delayedUntil = until
+		f.mu.changed[tp] = struct{}{}
 	}
 	f.mu.Unlock()
 	f.log.WithError(err).WithFields(logrus.Fields{"topic": tp.Topic, "partition": tp.Partition}).
@@ -228,15 +246,15 @@ func (f *fetcher) backoff() time.Duration {
 func (f *fetcher) run() {
 	backoff := f.backoff()
 	for f.ctx.Err() == nil {
-		ep, parts := f.snapshot()
-		if len(parts) == 0 {
+		ep := f.sync()
+		if len(f.states) == 0 {
 			select {
 			case <-f.wake:
 			case <-f.ctx.Done():
 			}
 			continue
 		}
-		if err := f.fetchOnce(ep, parts); err != nil && f.ctx.Err() == nil {
+		if err := f.fetchOnce(ep); err != nil && f.ctx.Err() == nil {
 			f.log.WithError(err).Debug("replica fetch failed; backing off")
 			select {
 			case <-f.fm.m.cfg.After(backoff):
@@ -254,16 +272,16 @@ func (f *fetcher) run() {
 // Kafka's AbstractFetcherThread: a partition whose leader or epoch changed
 // must first truncate to the leader's epoch end (KIP-101/KIP-279), and the
 // fetch that follows uses the positions after truncation.
-func (f *fetcher) fetchOnce(ep LeaderEndpoint, parts map[kafka.TopicPartition]partitionFetchState) error {
+func (f *fetcher) fetchOnce(ep LeaderEndpoint) error {
 	f.now, f.nextReady = time.Time{}, time.Time{}
-	queries, err := f.epochQueries(ep, parts)
+	queries, err := f.epochQueries(ep)
 	if err != nil {
 		return err
 	}
 	if len(queries) > 0 {
-		return f.truncateByEpoch(ep, parts, queries) // fetch with the new positions on the next round
+		return f.truncateByEpoch(ep, queries) // fetch with the new positions on the next round
 	}
-	held := f.buildFetch(parts)
+	held := f.buildFetch()
 	if len(f.req.Partitions) == 0 {
 		// Nothing to ask for: every partition is delayed or out of quota.
 		// Wait for the first to become ready instead of spinning.
@@ -275,7 +293,10 @@ func (f *fetcher) fetchOnce(ep LeaderEndpoint, parts map[kafka.TopicPartition]pa
 		}
 		return nil
 	}
-	if err := f.fm.cfg.Source.Fetch(f.ctx, ep, f.req, &f.resp); err != nil {
+	f.roundNo++
+	err = f.fm.cfg.Source.Fetch(f.ctx, ep, f.req, &f.resp)
+	f.sent() // the source has seen Changed and Forgotten, whatever happened
+	if err != nil {
 		return err
 	}
 	f.applyFetch(ep)
@@ -283,13 +304,15 @@ func (f *fetcher) fetchOnce(ep LeaderEndpoint, parts map[kafka.TopicPartition]pa
 }
 
 // epochQueries returns the OffsetsForLeaderEpoch query of every partition
-// not yet truncated for its current leader epoch (nil when there is none).
+// not yet truncated for its current leader epoch (nil when there is none);
+// it looks at those partitions only (f.untruncated).
 // A partition that should start at the leader's log end (Samsa's log-end
 // reassignment) is moved there first, so its query asks about the new log.
-func (f *fetcher) epochQueries(ep LeaderEndpoint, parts map[kafka.TopicPartition]partitionFetchState) (map[kafka.TopicPartition]EpochQuery, error) {
+func (f *fetcher) epochQueries(ep LeaderEndpoint) (map[kafka.TopicPartition]EpochQuery, error) {
 	m := f.fm.m
 	var queries map[kafka.TopicPartition]EpochQuery // only after a leader or epoch change
-	for tp, s := range parts {
+	for tp := range f.untruncated {
+		s := f.states[tp]
 		if s.truncated || f.delayed(s) {
 			continue
 		}
@@ -314,14 +337,14 @@ func (f *fetcher) epochQueries(ep LeaderEndpoint, parts map[kafka.TopicPartition
 // and truncates each partition to what it answered. A partition the leader
 // could not answer for, or whose truncation failed, is delayed; the others
 // are marked truncated for this leader epoch and fetch from the next round.
-func (f *fetcher) truncateByEpoch(ep LeaderEndpoint, parts map[kafka.TopicPartition]partitionFetchState, queries map[kafka.TopicPartition]EpochQuery) error {
+func (f *fetcher) truncateByEpoch(ep LeaderEndpoint, queries map[kafka.TopicPartition]EpochQuery) error {
 	m := f.fm.m
 	ends, err := f.fm.cfg.Source.EndOffsetsForEpoch(f.ctx, ep, queries)
 	if err != nil {
 		return err
 	}
 	for tp, eo := range ends {
-		s, ok := parts[tp]
+		s, ok := f.states[tp]
 		if !ok {
 			continue
 		}
@@ -344,49 +367,6 @@ func (f *fetcher) truncateByEpoch(ep LeaderEndpoint, parts map[kafka.TopicPartit
 	return nil
 }
 
-// buildFetch fills f.req (reused between rounds: the follower's fetch runs
-// many times a second) with every truncated, ready partition from its log
-// end, and f.round with what each was asked under. A throttled partition
-// (leader/follower.replication.throttled.replicas) asks for at most the
-// bytes left in the follower quota, and is left out when none are left:
-// held reports that, so the caller waits for the quota instead of a delay.
-func (f *fetcher) buildFetch(parts map[kafka.TopicPartition]partitionFetchState) (held bool) {
-	m := f.fm.m
-	req := &f.req
-	*req = FollowerFetch{ReplicaID: m.cfg.BrokerID, MaxWaitMs: f.fm.cfg.MaxWaitMs,
-		MinBytes: f.fm.cfg.MinBytes, MaxBytes: f.fm.cfg.MaxBytes, Partitions: req.Partitions[:0]}
-	clear(f.round)
-	for tp, s := range parts {
-		if !s.truncated || f.delayed(s) {
-			continue
-		}
-		p := m.Partition(tp)
-		if p == nil {
-			continue
-		}
-		l := p.Log()
-		if l == nil {
-			continue
-		}
-		maxBytes := f.fm.cfg.PartitionMaxBytes
-		throttled := false
-		if m.followerThrottled(p) {
-			avail := m.FollowerThrottle.Available()
-			if avail == 0 {
-				held = true
-				continue
-			}
-			throttled = true
-			maxBytes = int32(min(int(maxBytes), avail))
-		}
-		f.round[tp] = fetchRound{leaderEpoch: s.leaderEpoch, throttled: throttled}
-		req.Partitions = append(req.Partitions, FollowerFetchPartition{TopicPartition: tp,
-			FetchOffset: l.LogEndOffset(), CurrentLeaderEpoch: s.leaderEpoch,
-			LogStartOffset: l.LogStartOffset(), MaxBytes: maxBytes})
-	}
-	return held
-}
-
 // applyFetch appends each partition's answer in f.resp as the follower's
 // log. Only partitions asked for in this round count, once each (a leader
 // answering a partition twice must not append twice). Throttled bytes are
@@ -397,12 +377,12 @@ func (f *fetcher) applyFetch(ep LeaderEndpoint) {
 	for i := range f.resp.Partitions {
 		r := &f.resp.Partitions[i]
 		tp := r.TopicPartition
-		rs, ok := f.round[tp]
-		if !ok || rs.answered {
+		rs, ok := f.inReq[tp]
+		if !ok || rs.answered == f.roundNo {
 			continue // not asked for, or answered twice
 		}
-		rs.answered = true
-		f.round[tp] = rs
+		rs.answered = f.roundNo
+		f.touched[tp] = struct{}{} // its log end or start moved, or it errs
 		p := m.Partition(tp)
 		if p == nil {
 			continue

@@ -141,3 +141,17 @@ func (fm *fetcherManager) close() {
 	fm.mu.Unlock()
 	fm.wg.Wait()
 }
+
+// LogStartMoved tells the follower fetchers that tp's log start offset
+// moved outside their own appends (retention, DeleteRecords): the next
+// fetch of tp's fetcher carries the new offset (the leader's low watermark
+// waits for it). Called from the log's OnLogStartMoved, under the log's
+// lock: it takes the fetcher manager's and a fetcher's mutex, never a log's.
+func (m *Manager) LogStartMoved(tp kafka.TopicPartition) {
+	fm := m.fetchers
+	fm.mu.Lock()
+	defer fm.mu.Unlock()
+	for _, f := range fm.mu.fetchers {
+		f.touch(tp)
+	}
+}

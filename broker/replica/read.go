@@ -66,9 +66,17 @@ type ReadResult struct {
 // Errors: ErrUnknownPartition, ErrNotLeader, ErrFencedLeaderEpoch,
 // ErrUnknownLeaderEpoch, storage.ErrOffsetOutOfRange.
 func (m *Manager) Read(tp kafka.TopicPartition, rp ReadParams) (ReadResult, error) {
+	res, _, err := m.ReadFrom(tp, rp)
+	return res, err
+}
+
+// ReadFrom is Read that also returns the partition it read (nil when tp is
+// unknown or offline), for the fetch purgatory's cheap checks
+// (Partition.ReadReady) without another lookup.
+func (m *Manager) ReadFrom(tp kafka.TopicPartition, rp ReadParams) (ReadResult, *Partition, error) {
 	p, err := m.getPartition(tp)
 	if err != nil {
-		return ReadResult{}, err
+		return ReadResult{}, nil, err
 	}
 	res, hwMoved, expand, err := p.read(rp)
 	if expand {
@@ -78,7 +86,7 @@ func (m *Manager) Read(tp kafka.TopicPartition, rp ReadParams) (ReadResult, erro
 		m.Produce.Notify(tp)
 		m.Fetch.Notify(tp)
 	}
-	return res, err
+	return res, p, err
 }
 
 func (p *Partition) read(rp ReadParams) (res ReadResult, hwMoved, expand bool, err error) {

@@ -26,14 +26,7 @@ func served(t *testing.T, c *client) {
 // closeExcessConnections) and holds new ones until one closes.
 func TestServerSetLimitsMaxConnections(t *testing.T) {
 	checkNoGoroutineLeak(t)
-	s, addr, _ := startServer(t, newTestHandler(), func(o *Options) { o.MaxConnections = 2 })
-	c1, c2 := dial(t, addr), dial(t, addr)
-	c1.roundTrip(metadataReq(1))
-	c2.roundTrip(metadataReq(1))
-	c3 := dial(t, addr)
-	if answered(c3, 300*time.Millisecond) {
-		t.Fatal("a third connection was served above max.connections=2")
-	}
+	s, addr, c1, c2, c3 := atTwoConnections(t)
 	s.SetLimits(Limits{MaxConnections: 3})
 	served(t, c3)
 	if got := s.Limits().MaxConnections; got != 3 {

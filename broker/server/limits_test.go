@@ -22,14 +22,7 @@ func answered(c *client, d time.Duration) bool {
 // closes; the inter-broker listener is not counted against it.
 func TestServerMaxConnections(t *testing.T) {
 	checkNoGoroutineLeak(t)
-	s, addr, _ := startServer(t, newTestHandler(), func(o *Options) { o.MaxConnections = 2 })
-	c1, c2 := dial(t, addr), dial(t, addr)
-	c1.roundTrip(metadataReq(1))
-	c2.roundTrip(metadataReq(1))
-	c3 := dial(t, addr)
-	if answered(c3, 300*time.Millisecond) {
-		t.Fatal("a third connection was served above max.connections=2")
-	}
+	s, _, c1, _, c3 := atTwoConnections(t)
 	ib, err := s.ListenSecure("INTERNAL", "127.0.0.1:0", Security{InterBroker: true})
 	if err != nil {
 		t.Fatal(err)
@@ -42,6 +35,21 @@ func TestServerMaxConnections(t *testing.T) {
 	if _, err := readFrameOf(c3); err != nil {
 		t.Fatalf("the waiting connection was not served after one closed: %v", err)
 	}
+}
+
+// atTwoConnections starts a server with max.connections=2 and fills it:
+// c1 and c2 are served, c3 waits in the backlog unanswered.
+func atTwoConnections(t *testing.T) (s *Server, addr string, c1, c2, c3 *client) {
+	t.Helper()
+	s, addr, _ = startServer(t, newTestHandler(), func(o *Options) { o.MaxConnections = 2 })
+	c1, c2 = dial(t, addr), dial(t, addr)
+	c1.roundTrip(metadataReq(1))
+	c2.roundTrip(metadataReq(1))
+	c3 = dial(t, addr)
+	if answered(c3, 300*time.Millisecond) {
+		t.Fatal("a third connection was served above max.connections=2")
+	}
+	return s, addr, c1, c2, c3
 }
 
 func readFrameOf(c *client) (int, error) {

@@ -387,23 +387,13 @@ func (s *Server) startConn(ctx context.Context, l *listener, nc net.Conn) {
 		c.plane = s.control
 	}
 	s.mu.Lock()
-	if s.closing.Load() {
+	if why, quiet := s.refuseLocked(c); why != "" {
 		s.mu.Unlock()
-		nc.Close()
-		c.cancel()
-		return
-	}
-	if d := s.ipThrottleLocked(c.ip); d > 0 {
-		s.throttleCloseLocked(nc, d)
-		s.mu.Unlock()
-		c.log.Debugf("holding then closing connection: %s is over its connection_creation_rate quota for %v", c.ip, d)
-		c.cancel()
-		return
-	}
-	if limit, limited := s.perIPLimit(c.ip); limited && s.mu.perIP[c.ip] >= limit {
-		s.mu.Unlock()
-		c.log.Infof("closing connection: %d connections from %s (max.connections.per.ip)", limit, c.ip)
-		nc.Close()
+		if quiet {
+			c.log.Debug(why)
+		} else {
+			c.log.Info(why)
+		}
 		c.cancel()
 		return
 	}
@@ -421,6 +411,28 @@ func (s *Server) startConn(ctx context.Context, l *listener, nc net.Conn) {
 	s.mu.Unlock()
 	logExcess(closed, limit)
 	go c.serve()
+}
+
+// refuseLocked closes c's socket, or holds it for its throttled close,
+// when the server is closing or c's address is over its
+// connection_creation_rate quota or max.connections.per.ip, and says why
+// (empty: c may be served); quiet ones are logged at debug level (a
+// throttled client reconnecting in a loop, as Kafka logs it). Called with
+// s.mu held.
+func (s *Server) refuseLocked(c *Conn) (why string, quiet bool) {
+	if s.closing.Load() {
+		c.nc.Close()
+		return "closing connection: the server is stopping", true
+	}
+	if d := s.ipThrottleLocked(c.ip); d > 0 {
+		s.throttleCloseLocked(c.nc, d)
+		return fmt.Sprintf("holding then closing connection: %s is over its connection_creation_rate quota for %v", c.ip, d), true
+	}
+	if limit, limited := s.perIPLimit(c.ip); limited && s.mu.perIP[c.ip] >= limit {
+		c.nc.Close()
+		return fmt.Sprintf("closing connection: %d connections from %s (max.connections.per.ip)", limit, c.ip), false
+	}
+	return "", false
 }
 
 func (s *Server) removeConn(c *Conn) {

@@ -42,6 +42,12 @@ type LogOptions struct {
 	// uses it to flush the finished segment in the background as Kafka
 	// does. nil: nothing.
 	OnRoll func(l *Log)
+	// OnLogStartMoved is called (under the log's lock; it must not block
+	// or call back into the log) after the log start offset moved forward
+	// (retention, DeleteRecords, a full truncation); the broker tells the
+	// fetch sessions (broker/fetchsession), whose incremental answers
+	// carry the new offset. nil: nothing.
+	OnLogStartMoved func(tp kafka.TopicPartition)
 	// OnFailure is called once, under the log's lock, when a disk error
 	// takes the log offline; the Manager marks the log dir offline
 	// (KIP-112). It must not block or call back into the log.
@@ -84,6 +90,7 @@ type Log struct {
 
 	scheduleDelete func(time.Duration, func())
 	onRoll         func(*Log)
+	onStartMoved   func(kafka.TopicPartition)
 	onFailure      func(*Log, error)
 	onTruncate     func(*Log, int64) error
 
@@ -135,6 +142,7 @@ func OpenLog(opts LogOptions) (*Log, error) {
 		now:            opts.Now,
 		scheduleDelete: opts.ScheduleDelete,
 		onRoll:         opts.OnRoll,
+		onStartMoved:   opts.OnLogStartMoved,
 		onFailure:      opts.OnFailure,
 		onTruncate:     opts.OnTruncate,
 	}
@@ -190,6 +198,14 @@ func (l *Log) EndOffsetForEpoch(epoch int32) (int32, int64) {
 
 // LogStartOffset returns the first offset a consumer may read (lock-free).
 func (l *Log) LogStartOffset() int64 { return l.logStartOffset.Load() }
+
+// setLogStartLocked stores a new log start offset and tells OnLogStartMoved.
+func (l *Log) setLogStartLocked(offset int64) {
+	l.logStartOffset.Store(offset)
+	if l.onStartMoved != nil {
+		l.onStartMoved(l.tp)
+	}
+}
 
 // LogEndOffset returns the offset the next appended record gets
 // (lock-free).

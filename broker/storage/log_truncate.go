@@ -156,7 +156,7 @@ func (l *Log) truncateFullyLocked(offset int64) error {
 		return err
 	}
 	l.publishSegmentsLocked([]*Segment{s})
-	l.logStartOffset.Store(offset)
+	l.setLogStartLocked(offset)
 	l.publishEndLocked(offset)
 	l.highWatermark.Store(offset)
 	// The recovery point stays at or below its old value (publishEndLocked
@@ -185,7 +185,7 @@ func (l *Log) DeleteRecordsBefore(offset int64) (int64, error) {
 			l.tp, offset, hw, ErrOffsetOutOfRange)
 	}
 	if offset > l.logStartOffset.Load() {
-		l.logStartOffset.Store(offset)
+		l.setLogStartLocked(offset)
 		if err := l.epochs.TruncateFromStart(offset); err != nil {
 			return 0, l.failLocked(err)
 		}

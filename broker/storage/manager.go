@@ -46,6 +46,9 @@ type ManagerConfig struct {
 	// that hit the error, possibly under a log's lock: it must return
 	// quickly and must not call back into the log.
 	OnDirOffline func(dir string, err error, online int)
+
+	// OnLogStartMoved is every log's LogOptions.OnLogStartMoved.
+	OnLogStartMoved func(tp kafka.TopicPartition)
 }
 
 // ManagedService is a background component the Manager runs (the log
@@ -208,16 +211,17 @@ func (m *Manager) logsUnordered() []*Log {
 // logOptions fills the parts of LogOptions the Manager owns.
 func (m *Manager) logOptions(root string, tp kafka.TopicPartition, cfg Config) LogOptions {
 	return LogOptions{
-		Dir:            filepath.Join(root, tp.String()),
-		TP:             tp,
-		Config:         cfg,
-		FS:             m.cfg.FS,
-		Logger:         m.cfg.Logger,
-		Now:            m.cfg.Now,
-		ScheduleDelete: m.delays.schedule,
-		OnRoll:         m.onRoll,
-		OnFailure:      func(l *Log, err error) { m.markOffline(root, err) },
-		OnTruncate:     m.onTruncate,
+		Dir:             filepath.Join(root, tp.String()),
+		TP:              tp,
+		Config:          cfg,
+		FS:              m.cfg.FS,
+		Logger:          m.cfg.Logger,
+		Now:             m.cfg.Now,
+		ScheduleDelete:  m.delays.schedule,
+		OnRoll:          m.onRoll,
+		OnFailure:       func(l *Log, err error) { m.markOffline(root, err) },
+		OnTruncate:      m.onTruncate,
+		OnLogStartMoved: m.cfg.OnLogStartMoved,
 	}
 }
 

@@ -86,7 +86,7 @@ func (l *Log) deleteWhileLocked(reason string, pred func(s *Segment, nextBase in
 	rest := append([]*Segment(nil), segs[n:]...)
 	l.publishSegmentsLocked(rest)
 	if rest[0].base > l.logStartOffset.Load() {
-		l.logStartOffset.Store(rest[0].base)
+		l.setLogStartLocked(rest[0].base)
 		if err := l.epochs.TruncateFromStart(rest[0].base); err != nil {
 			return n, err
 		}

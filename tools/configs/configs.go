@@ -1,7 +1,7 @@
 package configs
 
 // kafka-configs: describe and alter dynamic configs of topics, brokers,
-// users and clients (Kafka 2.8 ConfigCommand).
+// users, clients and ips (Kafka 2.8 ConfigCommand).
 //
 // Behaviour:
 //   - exactly one of --zookeeper (znodes /config/<type>/<name> through
@@ -9,10 +9,12 @@ package configs
 //     the change; Kafka's deprecation warning first) or --bootstrap-server
 //     (Admin API through Sarama: DescribeConfigs, IncrementalAlterConfigs,
 //     DescribeClientQuotas, AlterClientQuotas);
-//   - the entity: --entity-type topics|brokers|users|clients|broker-loggers with
+//   - the entity: --entity-type topics|brokers|users|clients|ips|broker-loggers with
 //     --entity-name N or --entity-default, or the shorthands --topic,
 //     --broker, --broker-defaults, --user, --user-defaults, --client,
-//     --client-defaults; --describe without a name describes every entity
+//     --client-defaults, --ip, --ip-defaults (ips: KIP-612's
+//     connection_creation_rate, an INT from 0, the name an IP or a host that
+//     resolves); --describe without a name describes every entity
 //     of the type; broker-loggers (bootstrap only) are configs_loggers.go;
 //   - --add-config k1=v1,k2=[a,b] (commas inside brackets belong to the
 //     value), --add-config-file F (properties), --delete-config k1,k2 (each
@@ -25,6 +27,7 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"net"
 	"regexp"
 	"slices"
 	"strconv"
@@ -90,7 +93,7 @@ type configsOpts struct {
 	del                                 []string
 }
 
-var configEntityTypes = []string{zkutil.ConfigTypeTopic, zkutil.ConfigTypeClient, zkutil.ConfigTypeUser, zkutil.ConfigTypeBroker}
+var configEntityTypes = []string{zkutil.ConfigTypeTopic, zkutil.ConfigTypeClient, zkutil.ConfigTypeUser, zkutil.ConfigTypeBroker, zkutil.ConfigTypeIP}
 
 func Command(env tool.Env) *cli.Command {
 	return &cli.Command{
@@ -101,7 +104,7 @@ func Command(env tool.Env) *cli.Command {
 			&cli.StringFlag{Name: "zk-tls-config-file", Usage: "Identifies the file where ZooKeeper client TLS connectivity properties are defined (zookeeper.ssl.*, zookeeper.clientCnxnSocket); any other properties are ignored."},
 			&cli.StringFlag{Name: "bootstrap-server", Usage: "broker(s) to connect to, host:port[,host:port]"},
 			&cli.StringFlag{Name: "command-config", Usage: "properties file with Admin client settings"},
-			&cli.StringFlag{Name: "entity-type", Usage: "topics, brokers, users, clients or broker-loggers"},
+			&cli.StringFlag{Name: "entity-type", Usage: "topics, brokers, users, clients, ips or broker-loggers"},
 			&cli.StringFlag{Name: "entity-name", Usage: "name of the entity (topic name, broker id, user principal, client id)"},
 			&cli.BoolFlag{Name: "entity-default", Usage: "the default entity (brokers, users, clients)"},
 			&cli.StringFlag{Name: "topic", Usage: "same as --entity-type topics --entity-name <topic>"},
@@ -112,6 +115,8 @@ func Command(env tool.Env) *cli.Command {
 			&cli.BoolFlag{Name: "user-defaults", Usage: "same as --entity-type users --entity-default"},
 			&cli.StringFlag{Name: "client", Usage: "same as --entity-type clients --entity-name <client id>"},
 			&cli.BoolFlag{Name: "client-defaults", Usage: "same as --entity-type clients --entity-default"},
+			&cli.StringFlag{Name: "ip", Usage: "same as --entity-type ips --entity-name <ip>"},
+			&cli.BoolFlag{Name: "ip-defaults", Usage: "same as --entity-type ips --entity-default"},
 			&cli.BoolFlag{Name: "describe", Usage: "list the configs of the entity"},
 			&cli.BoolFlag{Name: "alter", Usage: "change the configs of the entity"},
 			&cli.BoolFlag{Name: "all", Usage: "with --describe --bootstrap-server: every config, not only the dynamic ones"},
@@ -170,6 +175,7 @@ func parseConfigEntity(c *cli.Context) (configEntity, error) {
 		{"broker-logger", "", brokerLoggersType},
 		{"user", "user-defaults", zkutil.ConfigTypeUser},
 		{"client", "client-defaults", zkutil.ConfigTypeClient},
+		{"ip", "ip-defaults", zkutil.ConfigTypeIP},
 	} {
 		if v := c.String(s.flag); v != "" {
 			types = append(types, s.typ)
@@ -202,6 +208,11 @@ func parseConfigEntity(c *cli.Context) (configEntity, error) {
 	if e.isDefault && e.typ == zkutil.ConfigTypeTopic {
 		return e, tool.Error("--entity-default is not allowed for topics")
 	}
+	if e.typ == zkutil.ConfigTypeIP && e.name != "" && net.ParseIP(e.name) == nil {
+		if _, err := net.LookupHost(e.name); err != nil {
+			return e, tool.Errorf("The entity name for %s must be a valid IP or resolvable host, but it is: %s", e.typ, e.name)
+		}
+	}
 	if (e.typ == zkutil.ConfigTypeBroker || e.typ == brokerLoggersType) && e.name != "" {
 		if _, err := strconv.ParseInt(e.name, 10, 32); err != nil {
 			return e, tool.Errorf("The entity name for %s must be a valid integer broker id, but it is: %s", e.typ, e.name)
@@ -233,7 +244,7 @@ func parseConfigsOpts(c *cli.Context) (*configsOpts, error) {
 		if o.entity.typ == zkutil.ConfigTypeTopic || o.entity.typ == brokerLoggersType {
 			return nil, tool.Errorf("an entity name must be specified with --alter of %s", o.entity.typ)
 		}
-		return nil, tool.Error("an entity-name or default entity must be specified with --alter of users, clients or brokers")
+		return nil, tool.Error("an entity-name or default entity must be specified with --alter of users, clients, brokers or ips")
 	}
 	if o.add, err = parseAddConfig(c.String("add-config")); err != nil {
 		return nil, err

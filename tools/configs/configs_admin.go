@@ -47,7 +47,7 @@ func runConfigsAdmin(o *configsOpts, env tool.Env) error {
 		err = describeBrokerLoggersAdmin(admin, o, env.Stdout)
 	case o.entity.typ == brokerLoggersType:
 		err = alterBrokerLoggersAdmin(admin, o, env.Stdout)
-	case o.entity.typ == zkutil.ConfigTypeUser || o.entity.typ == zkutil.ConfigTypeClient:
+	case o.entity.typ == zkutil.ConfigTypeUser || o.entity.typ == zkutil.ConfigTypeClient || o.entity.typ == zkutil.ConfigTypeIP:
 		if o.describe {
 			err = describeQuotasAdmin(admin, o, env.Stdout)
 			if err == nil && o.entity.typ == zkutil.ConfigTypeUser && !o.entity.isDefault {
@@ -278,8 +278,11 @@ func printCompleted(out io.Writer, e configEntity) {
 // quotaEntity is the single-component client quota entity of e.
 func quotaEntity(e configEntity) sarama.QuotaEntityComponent {
 	c := sarama.QuotaEntityComponent{EntityType: sarama.QuotaEntityUser, MatchType: sarama.QuotaMatchExact, Name: e.name}
-	if e.typ == zkutil.ConfigTypeClient {
+	switch e.typ {
+	case zkutil.ConfigTypeClient:
 		c.EntityType = sarama.QuotaEntityClientID
+	case zkutil.ConfigTypeIP:
+		c.EntityType = sarama.QuotaEntityIP
 	}
 	if e.isDefault {
 		c.MatchType, c.Name = sarama.QuotaMatchDefault, ""
@@ -290,15 +293,13 @@ func quotaEntity(e configEntity) sarama.QuotaEntityComponent {
 // quotaEntityString is Kafka's describe wording of a quota entity.
 func quotaEntityString(comps []sarama.QuotaEntityComponent) string {
 	var parts []string
-	for _, want := range []sarama.QuotaEntityType{sarama.QuotaEntityUser, sarama.QuotaEntityClientID} {
+	for _, want := range []sarama.QuotaEntityType{sarama.QuotaEntityUser, sarama.QuotaEntityClientID, sarama.QuotaEntityIP} {
 		for _, c := range comps {
 			if c.EntityType != want {
 				continue
 			}
-			typ := "user-principal"
-			if want == sarama.QuotaEntityClientID {
-				typ = "client-id"
-			}
+			typ := map[sarama.QuotaEntityType]string{sarama.QuotaEntityUser: "user-principal",
+				sarama.QuotaEntityClientID: "client-id", sarama.QuotaEntityIP: "ip"}[want]
 			if c.MatchType == sarama.QuotaMatchDefault {
 				parts = append(parts, "the default "+typ)
 			} else {
@@ -344,14 +345,14 @@ func alterQuotasAdmin(admin sarama.ClusterAdmin, o *configsOpts, out io.Writer) 
 	e := o.entity
 	var ops []sarama.ClientQuotasOp
 	for _, k := range tool.SortedKeys(o.add) {
-		v, err := parseQuotaValue(k, o.add[k])
+		v, err := parseQuotaValue(e.typ, k, o.add[k])
 		if err != nil {
 			return err
 		}
 		ops = append(ops, sarama.ClientQuotasOp{Key: k, Value: v})
 	}
 	for _, k := range o.del {
-		if _, ok := quotaKeyTypes[k]; !ok {
+		if _, ok := quotaKeysOf(e.typ)[k]; !ok {
 			return tool.Errorf("Unknown Dynamic Configuration '%s'.", k)
 		}
 		ops = append(ops, sarama.ClientQuotasOp{Key: k, Remove: true})

@@ -1,10 +1,8 @@
 package configs
 
 import (
-	"crypto/tls"
 	"errors"
 	"fmt"
-	"net"
 	"strconv"
 	"strings"
 	"testing"
@@ -141,19 +139,10 @@ func TestToolConfigsZKPasswordEncoded(t *testing.T) {
 func TestToolConfigsZKPasswordBrokerDecodes(t *testing.T) {
 	sc := brokertest.NewSecureCluster(t, 1, brokertest.WithProperty("password.encoder.secret", testEncoderSecret))
 	id := strconv.Itoa(int(sc.Broker(0).ID()))
-	serverCN := func() (string, error) {
-		addr := sc.Broker(0).Addr("SASL_SSL").String()
-		conn, err := tls.DialWithDialer(&net.Dialer{Timeout: 5 * time.Second}, "tcp", addr, sc.ClientTLS())
-		if err != nil {
-			return "", err
-		}
-		defer conn.Close()
-		return conn.ConnectionState().PeerCertificates[0].Subject.CommonName, nil
-	}
 	waitCN := func(want string) {
 		t.Helper()
 		brokertest.WaitFor(t, 30*time.Second, func() error {
-			if cn, err := serverCN(); err != nil || cn != want {
+			if cn, err := sc.ServerCN(0); err != nil || cn != want {
 				return fmt.Errorf("new connections get %q (%v), want %q", cn, err, want)
 			}
 			return nil

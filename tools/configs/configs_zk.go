@@ -75,12 +75,12 @@ func validateEntityConfig(typ string, cfg map[string]string) error {
 		if _, _, err := config.NewBroker(props); err != nil {
 			return tool.Error(tool.UserMessage(err))
 		}
-	case zkutil.ConfigTypeUser, zkutil.ConfigTypeClient:
+	case zkutil.ConfigTypeUser, zkutil.ConfigTypeClient, zkutil.ConfigTypeIP:
 		for _, k := range tool.SortedKeys(cfg) {
 			if typ == zkutil.ConfigTypeUser && isSCRAMKey(k) {
 				continue // a stored credential (scramToStored)
 			}
-			if _, err := parseQuotaValue(k, cfg[k]); err != nil {
+			if _, err := parseQuotaValue(typ, k, cfg[k]); err != nil {
 				return err
 			}
 		}
@@ -88,11 +88,33 @@ func validateEntityConfig(typ string, cfg map[string]string) error {
 	return nil
 }
 
-// parseQuotaValue checks a quota key and parses its value.
-func parseQuotaValue(k, v string) (float64, error) {
-	typ, ok := quotaKeyTypes[k]
+// ipQuotaKeyTypes are Kafka 2.8's ip entity keys (DynamicConfig.Ip,
+// KIP-612).
+var ipQuotaKeyTypes = map[string]string{"connection_creation_rate": "INT"}
+
+// quotaKeysOf are the quota keys of an entity type.
+func quotaKeysOf(entityType string) map[string]string {
+	if entityType == zkutil.ConfigTypeIP {
+		return ipQuotaKeyTypes
+	}
+	return quotaKeyTypes
+}
+
+// parseQuotaValue checks a quota key of an entity type and parses its value.
+func parseQuotaValue(entityType, k, v string) (float64, error) {
+	typ, ok := quotaKeysOf(entityType)[k]
 	if !ok {
 		return 0, tool.Errorf("Unknown Dynamic Configuration '%s'.", k)
+	}
+	if typ == "INT" {
+		n, err := strconv.ParseInt(strings.TrimSpace(v), 10, 32)
+		if err != nil {
+			return 0, tool.Errorf("Invalid value %s for configuration %s: Not a number of type INT", v, k)
+		}
+		if n < 0 {
+			return 0, tool.Errorf("Invalid value %s for configuration %s: Value must be at least 0", v, k)
+		}
+		return float64(n), nil
 	}
 	if typ == "LONG" {
 		n, err := strconv.ParseInt(strings.TrimSpace(v), 10, 64)

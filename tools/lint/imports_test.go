@@ -151,6 +151,8 @@ func tierRules() []tierRule {
 		{pkg: "assign"},
 		{pkg: "config", allowed: func(dep string) bool { return dep == "javaprops" }},
 		{pkg: "zkutil", allowed: func(dep string) bool { return under(dep, "zkutil") || dep == "kafka" }},
+		// The test ZooKeeper: the client, and test certificates for its TLS port.
+		{pkg: "zkutil/zktest", allowed: func(dep string) bool { return dep == "zkutil" || dep == "broker/security/tlsconf/tlstest" }},
 		{pkg: "broker/record"},
 		{pkg: "broker/wire"},
 		{pkg: "broker/purgatory", allowed: func(dep string) bool { return dep == "kafka" }},

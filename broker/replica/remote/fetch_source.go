@@ -181,12 +181,14 @@ func (s *FetchSource) Fetch(ctx context.Context, leader replica.LeaderEndpoint, 
 	if sc.addr == "" || sc.ep != leader || leader.Host == "" {
 		addr, err := s.addr(leader)
 		if err != nil {
+			sc.session.HandleError() // f's delta is lost: the next request is full
 			return err
 		}
 		sc.ep, sc.addr = leader, addr
 	}
 	c, err := s.fetchClient(sc, sc.addr)
 	if err != nil {
+		sc.session.HandleError()
 		return err
 	}
 	req := sc.buildRequest(f)
@@ -235,16 +237,15 @@ func (sc *fetchScratch) buildRequest(f replica.FollowerFetch) *kmsg.FetchRequest
 	*req = kmsg.NewFetchRequest()
 	req.ReplicaID = f.ReplicaID
 	req.MaxWaitMillis, req.MinBytes, req.MaxBytes = f.MaxWaitMs, f.MinBytes, f.MaxBytes
-	sc.entries = sc.entries[:0]
-	for _, p := range f.Partitions {
-		sc.entries = append(sc.entries, fetchsession.Entry{
-			TP: p.TopicPartition,
-			Req: fetchsession.PartitionRequest{FetchOffset: p.FetchOffset, LogStartOffset: p.LogStartOffset,
-				MaxBytes: p.MaxBytes, CurrentLeaderEpoch: p.CurrentLeaderEpoch, LastFetchedEpoch: -1}})
-	}
+	// An incremental request is built from what changed alone (an idle
+	// round names nothing and looks at no partition); a full one from all.
 	var send []fetchsession.Entry
 	var forget []kafka.TopicPartition
-	req.SessionID, req.SessionEpoch, send, forget = sc.session.Build(sc.entries)
+	if sc.session.NeedsFull() {
+		req.SessionID, req.SessionEpoch, send, forget = sc.session.Build(sc.sessionEntries(f.Partitions))
+	} else {
+		req.SessionID, req.SessionEpoch, send, forget = sc.session.BuildDelta(sc.sessionEntries(f.Changed), f.Forgotten)
+	}
 	clear(sc.topics)
 	for _, e := range send {
 		p := replica.FollowerFetchPartition{TopicPartition: e.TP,
@@ -271,6 +272,18 @@ func (sc *fetchScratch) buildRequest(f replica.FollowerFetch) *kmsg.FetchRequest
 	req.Topics = topics
 	req.ForgottenTopics = sc.forgottenTopics(forget)
 	return req
+}
+
+// sessionEntries converts ps into sc.entries (reused).
+func (sc *fetchScratch) sessionEntries(ps []replica.FollowerFetchPartition) []fetchsession.Entry {
+	sc.entries = sc.entries[:0]
+	for _, p := range ps {
+		sc.entries = append(sc.entries, fetchsession.Entry{
+			TP: p.TopicPartition,
+			Req: fetchsession.PartitionRequest{FetchOffset: p.FetchOffset, LogStartOffset: p.LogStartOffset,
+				MaxBytes: p.MaxBytes, CurrentLeaderEpoch: p.CurrentLeaderEpoch, LastFetchedEpoch: -1}})
+	}
+	return sc.entries
 }
 
 // forgottenTopics groups forget by topic into req's forgotten topics,

@@ -1,0 +1,91 @@
+package storage
+
+import (
+	"context"
+	"io"
+	"os"
+	"path/filepath"
+	"strconv"
+	"testing"
+
+	"github.com/sirupsen/logrus"
+
+	"samsa/kafka"
+)
+
+// BenchmarkStorageCreateLogs is what a broker pays per new log when a LeaderAndIsr creates
+// a wave of them (issue 18 point 2: 10,000 partitions created per broker): one op is one
+// GetOrCreateLog of a new partition, in waves of 100 (one topic's worth) sharing one
+// log-dir fsync each (wave), or each fsyncing the log dir (one-by-one, before
+// BeginCreateWave). "raw-layout" is the floor any Kafka-layout broker pays: only the
+// file-system operations of a new empty log (the partition directory, the .log, and the
+// .index and .timeindex sized to segment.index.bytes, as Kafka 2.8's resizeIndexes does),
+// without Samsa's bookkeeping.
+func BenchmarkStorageCreateLogs(b *testing.B) {
+	const perWave = 100
+	quiet := logrus.New()
+	quiet.SetOutput(io.Discard)
+	newManager := func(b *testing.B) *Manager {
+		m, err := NewManager(ManagerConfig{Dirs: []string{b.TempDir()}, Logger: quiet})
+		if err != nil {
+			b.Fatal(err)
+		}
+		if err := m.Load(context.Background()); err != nil {
+			b.Fatal(err)
+		}
+		b.Cleanup(func() { m.Close() })
+		return m
+	}
+	for _, wave := range []bool{true, false} {
+		name := "one-by-one"
+		if wave {
+			name = "wave"
+		}
+		b.Run(name, func(b *testing.B) {
+			m := newManager(b)
+			cfg := DefaultConfig()
+			b.ResetTimer()
+			for i := 0; i < b.N; i += perWave {
+				end := func() map[kafka.TopicPartition]error { return nil }
+				if wave {
+					end = m.BeginCreateWave()
+				}
+				for p := i; p < min(i+perWave, b.N); p++ {
+					tp := kafka.TopicPartition{Topic: "t" + strconv.Itoa(p/perWave), Partition: int32(p % perWave)}
+					if _, err := m.GetOrCreateLog(tp, cfg); err != nil {
+						b.Fatal(err)
+					}
+				}
+				if failed := end(); len(failed) > 0 {
+					b.Fatal(failed)
+				}
+			}
+		})
+	}
+	b.Run("raw-layout", func(b *testing.B) {
+		root := b.TempDir()
+		size := int64(DefaultConfig().SegmentIndexBytes)
+		b.ResetTimer()
+		for i := 0; i < b.N; i++ {
+			dir := filepath.Join(root, "t-"+strconv.Itoa(i))
+			if err := os.Mkdir(dir, 0o755); err != nil {
+				b.Fatal(err)
+			}
+			for _, suffix := range []string{LogFileSuffix, IndexFileSuffix, TimeIndexFileSuffix} {
+				f, err := os.OpenFile(segmentFileName(dir, 0, suffix), os.O_RDWR|os.O_CREATE, 0o644)
+				if err != nil {
+					b.Fatal(err)
+				}
+				if suffix != LogFileSuffix {
+					err = f.Truncate(size)
+				}
+				if cerr := f.Close(); err == nil {
+					err = cerr
+				}
+				if err != nil {
+					b.Fatal(err)
+				}
+			}
+		}
+	})
+}
