@@ -93,7 +93,7 @@ func TestReplicaIsrShrinkWriteDoesNotBlockAppends(t *testing.T) {
 func TestReplicaIsrShrinkSupersededByLeaderAndIsr(t *testing.T) {
 	m, store := newBlockingIsrManager(t, time.Second)
 	lead(t, m, 1, 0, []int32{1, 2, 3}, []int32{1, 2, 3})
-	waitEntered(t, store) // neither 2 nor 3 fetched: a shrink to [1] is in flight
+	waitEntered(t, store)                             // neither 2 nor 3 fetched: a shrink to [1] is in flight
 	lead(t, m, 1, 1, []int32{1, 3}, []int32{1, 2, 3}) // the controller moved on: epoch 1
 	// 3 fetches at the log end, so it stays in sync in epoch 1.
 	if _, err := m.Read(tp0, ReadParams{ReplicaID: 3, FetchOffset: 0, MaxBytes: 100, CurrentLeaderEpoch: 1}); err != nil {
