@@ -17,8 +17,9 @@ package broker
 //     (KIP-464, v4+). A topic named twice answers INVALID_REQUEST.
 //   - Replicas are assigned with assign.Replicas (Kafka's
 //     algorithm, rack-aware when every live broker has a rack).
-//   - The topic is written with zkutil.CreateTopic (/config/topics/<t>, then
-//     /brokers/topics/<t>); the controller elects leaders. With timeout_ms
+//   - The topic is written with zkutil.CreateTopicWithID (/config/topics/<t>
+//     and /brokers/topics/<t> with a new topic id, in one multi); the
+//     controller elects leaders. With timeout_ms
 //     > 0 the answer waits, like Kafka's CreateTopics purgatory, until the
 //     metadata cache shows a leader for every partition; topics still
 //     without leaders at the deadline answer REQUEST_TIMED_OUT (they are

@@ -3,6 +3,7 @@ package zkutil_test
 import (
 	"encoding/base64"
 	"encoding/json"
+	"errors"
 	"testing"
 
 	"samsa/zkutil"
@@ -43,5 +44,29 @@ func TestZKNewTopicID(t *testing.T) {
 			t.Fatalf("bad id %q (%v)", s, err)
 		}
 		seen[s] = true
+	}
+}
+
+// TestZKCreateTopicFallbacks: the one-multi create falls back to Kafka's two writes when a
+// config znode is already there (it is overwritten, last writer wins) or when the parents
+// are missing (they are created), and a topic that exists still fails as such.
+func TestZKCreateTopicFallbacks(t *testing.T) {
+	srv := zktest.Start(t)
+	c := connect(t, srv.Chroot(t)) // no persistent paths: /config/topics and /brokers/topics missing
+	assign := map[int32][]int32{0: {1}}
+	mustf(t, c.CreateTopic("bare", assign, map[string]string{"retention.ms": "1"}), "create without parents")
+	if _, err := c.CreateRecursive(zkutil.EntityConfigPath(zkutil.ConfigTypeTopic, "pre"), []byte(`{"version":1,"config":{"x":"y"}}`), zkutil.Persistent); err != nil {
+		t.Fatal(err)
+	}
+	mustf(t, c.CreateTopic("pre", assign, map[string]string{"retention.ms": "2"}), "create over a config znode")
+	for topic, want := range map[string]string{"bare": "1", "pre": "2"} {
+		cfg, err := c.GetEntityConfig(zkutil.ConfigTypeTopic, topic)
+		mustf(t, err, "config")
+		if a, _, err := c.GetTopicAssignment(topic); err != nil || len(a.Partitions) != 1 || cfg["retention.ms"] != want || len(cfg) != 1 {
+			t.Fatalf("%s: assignment %+v (%v), config %v", topic, a, err, cfg)
+		}
+	}
+	if err := c.CreateTopic("pre", assign, nil); !errors.Is(err, zkutil.ErrTopicExists) {
+		t.Fatalf("create twice: %v", err)
 	}
 }

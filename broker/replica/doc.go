@@ -32,10 +32,12 @@
 // updates take it for writing; appends and reads take it for reading, and
 // the storage.Log serialises appends itself. Lock order:
 // Manager.stateChange -> Manager.mu -> Partition.mu -> storage.Log's lock
-// (the offline dir set's lock is a leaf). The IsrStore is called
-// with Partition.mu held for writing (Kafka writes the state znode under
-// leaderIsrUpdateLock too); the IsrListener also runs under it; the
-// TopicListener runs with no lock held.
+// (the offline dir set's lock is a leaf). An expansion calls the
+// IsrStore with Partition.mu held for writing (Kafka 2.8's ZooKeeper path
+// writes the state znode under leaderIsrUpdateLock too); a shrink calls it
+// with no lock held, keeping the old ISR until it returns (isr_shrink.go,
+// as Kafka 2.7+'s pending ISR state); the IsrListener runs under
+// Partition.mu; the TopicListener runs with no lock held.
 //
 // ISR maintenance (isr.go, only with Config.Isr): a leader expands the ISR
 // on the follower-fetch path, when a follower outside it has fetched up to

@@ -126,7 +126,9 @@ func (p *Partition) maybeExpandIsr(id int32) (hwMoved bool) {
 		offset = fs.leo
 	}
 	p.progress.Unlock()
-	if !ok || !p.shouldExpandLocked(id, offset) {
+	if !ok || p.mu.isrShrinking || !p.shouldExpandLocked(id, offset) {
+		// While a shrink's write is in flight the expansion waits for the
+		// follower's next fetch: both writes expect the same zkVersion.
 		return false
 	}
 	newISR := append(slices.Clone(p.mu.isr), id)
@@ -134,34 +136,6 @@ func (p *Partition) maybeExpandIsr(id int32) (hwMoved bool) {
 		return p.maybeIncrementHighWatermarkLocked()
 	}
 	return false
-}
-
-// maybeShrinkIsr removes followers that have not caught up to the leader's
-// log end for replica.lag.time.max.ms (Kafka Partition.maybeShrinkIsr).
-func (p *Partition) maybeShrinkIsr() {
-	if p.m.cfg.Isr == nil || len(p.outOfSync()) == 0 {
-		return
-	}
-	p.mu.Lock()
-	out := p.outOfSyncLocked()
-	if len(out) == 0 || !p.isLeaderLocked() {
-		p.mu.Unlock()
-		return
-	}
-	newISR := make([]int32, 0, len(p.mu.isr))
-	for _, id := range p.mu.isr {
-		if !slices.Contains(out, id) {
-			newISR = append(newISR, id)
-		}
-	}
-	moved := false
-	if p.writeIsrLocked(newISR, out, true) {
-		moved = p.maybeIncrementHighWatermarkLocked()
-	}
-	p.mu.Unlock()
-	if moved {
-		p.m.notify(p.tp)
-	}
 }
 
 func (p *Partition) outOfSync() []int32 {
@@ -199,6 +173,13 @@ func (p *Partition) outOfSyncLocked() []int32 {
 // with their progress (isr_log.go).
 func (p *Partition) writeIsrLocked(newISR, changed []int32, shrink bool) bool {
 	v, err := p.m.cfg.Isr.UpdateIsr(p.tp, p.mu.leader, p.mu.leaderEpoch, newISR, p.mu.controllerEpoch, p.mu.zkVersion)
+	return p.applyIsrLocked(newISR, changed, shrink, v, err)
+}
+
+// applyIsrLocked applies the outcome of an ISR write: on success newISR
+// and its zkVersion v; on err a warning and the old ISR. It reports
+// whether the ISR changed.
+func (p *Partition) applyIsrLocked(newISR, changed []int32, shrink bool, v int32, err error) bool {
 	if err != nil {
 		p.log.WithError(err).WithFields(logrus.Fields{"old_isr": p.mu.isr, "new_isr": newISR,
 			"leader_epoch": p.mu.leaderEpoch}).

@@ -52,6 +52,9 @@ type Partition struct {
 		// epochStartOffset is the log end offset when this broker became
 		// leader in the current epoch; a follower rejoins the ISR only past it.
 		epochStartOffset int64
+		// isrShrinking is set while a shrink's ZooKeeper write is in
+		// flight without mu (isr_shrink.go); no other ISR change starts.
+		isrShrinking bool
 	}
 	// progress guards the fields of every followerState and serialises
 	// high-watermark moves, which happen under mu held for reading

@@ -55,8 +55,13 @@ type LeaderEpochCache struct {
 		file    *CheckpointFile // guarded by mu
 		entries []EpochEntry    // guarded by mu
 		// dirty is set when entries differ from what the file holds
-		// because of an Assign (guarded by mu).
+		// because of an Assign or a recovery (guarded by mu).
 		dirty bool
+		// recovering is set, and loaded holds the entries as loaded from
+		// the file, while a log recovery rebuilds the cache
+		// (leader_epoch_recovery.go; guarded by mu).
+		recovering bool
+		loaded     []EpochEntry
 	}
 }
 
@@ -280,10 +285,14 @@ func (c *LeaderEpochCache) truncateFromEndLocked(endOffset int64) bool {
 // at the log end, which truncateFromEnd removes) spent most of its log
 // load on those fsyncs. Not writing is safe: the trim depends only on the
 // log, so after a crash the next load trims the same entries again, and
-// every later change of the cache rewrites the whole file from memory.
+// every later write of the cache rewrites the whole file from memory. It
+// also ends a recovery begun by startRecovery (finishRecoveryLocked).
 func (c *LeaderEpochCache) trimAtLoad(startOffset, endOffset int64) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	if c.mu.recovering {
+		c.finishRecoveryLocked(endOffset)
+	}
 	c.truncateFromEndLocked(endOffset)
 	c.truncateFromStartLocked(startOffset)
 }

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"slices"
 	"testing"
+	"time"
 
 	"samsa/broker/record"
 )
@@ -215,5 +216,49 @@ func TestStorageLeaderEpochWrittenBeforeRecoveryPoint(t *testing.T) {
 	// Kafka does; the file keeps it.
 	if got := l2.LeaderEpochCache().Entries(); !slices.Equal(got, want[:len(want)-1]) {
 		t.Fatalf("entries after a clean reopen %v, want %v", got, want[:len(want)-1])
+	}
+}
+
+// TestStorageLeaderEpochUncleanRestartOfIdleLogWritesNothing: an unclean
+// restart of a log whose only epoch change is a leadership at its end
+// (the common state of thousands of idle partitions after a leadership
+// wave) drops that entry in memory, as a clean load does, and writes no
+// checkpoint.
+func TestStorageLeaderEpochUncleanRestartOfIdleLogWritesNothing(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "t-0")
+	clock := newFakeClock()
+	l := openTestLog(t, dir, smallConfig(), clock, nil)
+	if _, err := l.AppendAsLeader(testBatch(t, 2, 10, 1), 0); err != nil {
+		t.Fatal(err)
+	}
+	if err := l.LeaderEpochCache().Assign(3, l.LogEndOffset()); err != nil {
+		t.Fatal(err)
+	}
+	if err := l.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	rp := l.RecoveryPoint()
+	path := filepath.Join(dir, LeaderEpochCheckpointFile)
+	before, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	crashLog(l)
+	if err := os.Chtimes(path, clock.Now(), clock.Now().Add(-time.Hour)); err != nil {
+		t.Fatal(err)
+	}
+	st0, _ := os.Stat(path)
+	l2 := openTestLog(t, dir, smallConfig(), clock, func(o *LogOptions) {
+		o.CleanShutdown = false
+		o.RecoveryPoint = rp
+	})
+	defer l2.Close()
+	if got := l2.LeaderEpochCache().Entries(); !slices.Equal(got, []EpochEntry{{0, 0}}) {
+		t.Fatalf("entries %v, want [0 0]", got)
+	}
+	after, _ := os.ReadFile(path)
+	st1, _ := os.Stat(path)
+	if string(after) != string(before) || !st1.ModTime().Equal(st0.ModTime()) || l2.LeaderEpochCache().Dirty() {
+		t.Fatalf("the load rewrote the checkpoint (%q -> %q) or left it dirty (%v)", before, after, l2.LeaderEpochCache().Dirty())
 	}
 }

@@ -25,17 +25,19 @@ import (
 // an epoch that wrote no batch past the recovery point (a leadership with
 // no appends); the next leadership assigns a new epoch anyway.
 type epochRecovery struct {
-	c      *LeaderEpochCache
-	from   int64        // the recovery point
-	before []EpochEntry // the entries as loaded, to tell whether the file must be rewritten
+	c    *LeaderEpochCache
+	from int64 // the recovery point
 }
 
-// startRecovery begins rebuilding c for a recovery from recoveryPoint.
-// The caller holds the log's lock for the whole recovery.
+// startRecovery begins rebuilding c for a recovery from recoveryPoint; the
+// log's trimAtLoad ends it. The caller holds the log's lock for the whole
+// load.
 func (c *LeaderEpochCache) startRecovery(recoveryPoint int64) *epochRecovery {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	r := &epochRecovery{c: c, from: max(recoveryPoint, 0), before: slices.Clone(c.mu.entries)}
+	r := &epochRecovery{c: c, from: max(recoveryPoint, 0)}
+	c.mu.recovering = true
+	c.mu.loaded = slices.Clone(c.mu.entries)
 	c.truncateFromEndLocked(r.from)
 	return r
 }
@@ -50,12 +52,23 @@ func (r *epochRecovery) batch(h record.BatchHeader) {
 	r.c.assignLocked(EpochEntry{Epoch: h.PartitionLeaderEpoch, StartOffset: h.BaseOffset})
 }
 
-// finish marks the cache dirty when the rebuilt entries differ from the
-// loaded ones; the log writes it before publishing its new recovery point.
-func (r *epochRecovery) finish() {
-	r.c.mu.Lock()
-	defer r.c.mu.Unlock()
-	if !slices.Equal(r.before, r.c.mu.entries) {
-		r.c.mu.dirty = true
+// finishRecoveryLocked ends a recovery of a log that ends at end: the
+// cache becomes dirty when its entries below end differ from the loaded
+// ones (the log then writes it before its recovery point moves to end).
+// Entries at or past end are not compared: every load trims them in
+// memory (trimAtLoad), so a recovery that only drops those (an unclean
+// restart of thousands of partitions, each with its leader's entry at the
+// log end) writes nothing.
+func (c *LeaderEpochCache) finishRecoveryLocked(end int64) {
+	below := func(es []EpochEntry) []EpochEntry {
+		i := 0
+		for i < len(es) && es[i].StartOffset < end {
+			i++
+		}
+		return es[:i]
 	}
+	if !slices.Equal(below(c.mu.loaded), below(c.mu.entries)) {
+		c.mu.dirty = true
+	}
+	c.mu.recovering, c.mu.loaded = false, nil
 }

@@ -340,8 +340,7 @@ func (s *Segment) indexesConsistent() bool {
 // batches read (epochRecovery). When a segment had to be truncated, every
 // later segment is deleted: its data would follow a hole.
 func (l *Log) recoverLocked(segs []*Segment, recoveryPoint int64) ([]*Segment, error) {
-	epochs := l.epochs.startRecovery(recoveryPoint)
-	defer epochs.finish()
+	epochs := l.epochs.startRecovery(recoveryPoint) // ended by trimAtLoad
 	first := 0
 	for i, s := range segs {
 		if s.base <= recoveryPoint {

@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"io"
 	"net"
-	"net/http"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -240,23 +239,11 @@ func openIdleConn(ctx context.Context, addr string, i int) (net.Conn, error) {
 }
 
 func fetchProfile(ctx context.Context, url, path string) error {
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
-	if err != nil {
-		return fmt.Errorf("bench: %w", err)
-	}
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		return fmt.Errorf("bench: profile: %w", err)
-	}
-	defer resp.Body.Close()
-	if resp.StatusCode != http.StatusOK {
-		return fmt.Errorf("bench: profile: %s", resp.Status)
-	}
 	f, err := os.Create(path)
 	if err != nil {
 		return fmt.Errorf("bench: %w", err)
 	}
-	if _, err := io.Copy(f, resp.Body); err != nil {
+	if err := copyURL(ctx, url, f); err != nil {
 		f.Close()
 		return fmt.Errorf("bench: profile: %w", err)
 	}

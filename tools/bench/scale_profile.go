@@ -94,20 +94,28 @@ func dumpGoroutines(ctx context.Context, url, path string, stop <-chan struct{})
 			return nil
 		case <-t.C:
 		}
-		req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
-		if err != nil {
-			return fmt.Errorf("bench: %w", err)
-		}
-		resp, err := http.DefaultClient.Do(req)
-		if err != nil {
-			return fmt.Errorf("bench: goroutine dump: %w", err)
-		}
 		fmt.Fprintf(f, "=== dump %d, %s\n", i+1, time.Now().UTC().Format(time.RFC3339))
-		_, err = io.Copy(f, resp.Body)
-		resp.Body.Close()
-		if err != nil {
+		if err := copyURL(ctx, url, f); err != nil {
 			return fmt.Errorf("bench: goroutine dump: %w", err)
 		}
 	}
 	return nil
+}
+
+// copyURL writes the body of a GET of url (which must answer 200) to w.
+func copyURL(ctx context.Context, url string, w io.Writer) error {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+	if err != nil {
+		return err
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return err
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		return fmt.Errorf("%s: %s", url, resp.Status)
+	}
+	_, err = io.Copy(w, resp.Body)
+	return err
 }
