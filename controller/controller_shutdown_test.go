@@ -26,6 +26,9 @@ func TestControllerControlledShutdown(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// Both must be live when the topic arrives (see TestControllerBouncedBroker).
+	waitBrokerKnown(t, cl, 2)
+	waitBrokerKnown(t, cl, 3)
 	createTopic(t, admin, "cs", map[int32][]int32{0: {2, 3}, 1: {3, 2}, 2: {2}, 3: {2, 4}})
 	wantState(t, admin, "cs", 0, 2, []int32{2, 3}, 0)
 	wantState(t, admin, "cs", 1, 3, []int32{3, 2}, 0)
