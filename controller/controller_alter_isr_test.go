@@ -20,6 +20,7 @@ func TestControllerAlterIsr(t *testing.T) {
 	cl, n1 := newActiveCluster(t, nil)
 	zc := cl.zk()
 	cl.registerBroker(zc, 2, "")
+	waitBrokerKnown(t, cl, 2) // live before the topic arrives (see TestControllerBouncedBroker)
 	createTopic(t, zc, "ai", map[int32][]int32{0: {1, 2}})
 	wantState(t, zc, "ai", 0, 1, []int32{1, 2}, 0)
 	ctx, cancel := context.WithTimeout(context.Background(), waitTimeout)

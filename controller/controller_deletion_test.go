@@ -63,6 +63,8 @@ func TestControllerTopicDeletion(t *testing.T) {
 	zc := cl.zk()
 	cl.registerBroker(zc, 2, "")
 	cl.registerBroker(zc, 3, "")
+	waitBrokerKnown(t, cl, 2) // live before the topic arrives (see TestControllerBouncedBroker)
+	waitBrokerKnown(t, cl, 3) // live before the topic arrives (see TestControllerBouncedBroker)
 	if err := zc.CreateTopic("del", map[int32][]int32{0: {2, 3}, 1: {3, 2}}, map[string]string{"retention.ms": "1000"}); err != nil {
 		t.Fatal(err)
 	}
@@ -112,6 +114,7 @@ func TestControllerTopicDeletionWaitsForOfflineReplica(t *testing.T) {
 	cl, n1 := newActiveCluster(t, nil)
 	z2, admin := cl.zk(), cl.zk()
 	cl.registerBroker(z2, 2, "")
+	waitBrokerKnown(t, cl, 2) // live before the topic arrives (see TestControllerBouncedBroker)
 	createTopic(t, admin, "wait", map[int32][]int32{0: {1, 2}})
 	wantState(t, admin, "wait", 0, 1, []int32{1, 2}, 0)
 	z2.Close()
@@ -167,6 +170,7 @@ func TestControllerTopicDeletionRestoresAssignment(t *testing.T) {
 	cl, n1 := newActiveCluster(t, nil)
 	z2, admin := cl.zk(), cl.zk()
 	cl.registerBroker(z2, 2, "")
+	waitBrokerKnown(t, cl, 2) // live before the topic arrives (see TestControllerBouncedBroker)
 	createTopic(t, admin, "r", map[int32][]int32{0: {2}})
 	wantState(t, admin, "r", 0, 2, []int32{2}, 0)
 	z2.Close() // the deletion then waits for broker 2
@@ -225,6 +229,7 @@ func TestControllerTopicDeletionRetriesFailedReplica(t *testing.T) {
 	waitActive(t, n1)
 	zc := cl.zk()
 	cl.registerBroker(zc, 2, "")
+	waitBrokerKnown(t, cl, 2) // live before the topic arrives (see TestControllerBouncedBroker)
 	createTopic(t, zc, "retry", map[int32][]int32{0: {1, 2}})
 	wantState(t, zc, "retry", 0, 1, []int32{1, 2}, 0)
 	if err := zc.MarkTopicForDeletion("retry"); err != nil {

@@ -140,6 +140,7 @@ func TestControllerElectLeadersUnclean(t *testing.T) {
 	cl, n1 := newActiveCluster(t, nil)
 	z2, admin := cl.zk(), cl.zk()
 	cl.registerBroker(z2, 2, "")
+	waitBrokerKnown(t, cl, 2) // live before the topic arrives (see TestControllerBouncedBroker)
 	createTopic(t, admin, "u", map[int32][]int32{0: {2, 3}})
 	wantState(t, admin, "u", 0, 2, []int32{2}, 0)
 	cl.registerBroker(cl.zk(), 3, "")

@@ -231,6 +231,7 @@ func TestControllerPartitionsAdded(t *testing.T) {
 	cl, _ := newActiveCluster(t, nil)
 	zc := cl.zk()
 	cl.registerBroker(zc, 2, "")
+	waitBrokerKnown(t, cl, 2) // live before the topic arrives (see TestControllerBouncedBroker)
 	createTopic(t, zc, "grow", map[int32][]int32{0: {1, 2}})
 	testwait.For(t, waitTimeout, func() error { _, err := partitionState(t, zc, "grow", 0); return err })
 	a, v, err := zc.GetTopicAssignment("grow")
@@ -264,6 +265,7 @@ func TestControllerIsrChangeNotification(t *testing.T) {
 	cl, _ := newActiveCluster(t, nil)
 	zc := cl.zk()
 	cl.registerBroker(zc, 2, "")
+	waitBrokerKnown(t, cl, 2) // live before the topic arrives (see TestControllerBouncedBroker)
 	createTopic(t, zc, "isr", map[int32][]int32{0: {1, 2}})
 	var st zkutil.PartitionState
 	var zkv int32
