@@ -5,7 +5,7 @@
 #
 #   bin/samsa-scale-benchmark.sh scale-idle     idle CPU, RSS and open files at 10,000
 #                                               partitions; 10,000 idle connections (~3-5 min)
-#   bin/samsa-scale-benchmark.sh scale-series   acks=all RF 3 produce/consume throughput at
+#   bin/samsa-scale-benchmark.sh scale-series   acks=all (or -acks 1,all) RF 3 produce/consume throughput at
 #                                               6, 600, 6,000, 12,000 and 6 partitions (~5-8 min)
 #
 # Other arguments go to `samsa-bench scale-*` (tools/bench/scale.go), for

@@ -34,6 +34,12 @@ type scaleOptions struct {
 	size        int
 	partitioner string
 	warm        bool
+	// acks cycles over the runs (run i uses acks[i%len(acks)]), so one
+	// invocation can interleave acks=1 and acks=all at the same count.
+	acks []string
+	// keep leaves each run's log dirs on disk; by default a run's dir is
+	// removed once it ends, so a long series needs one run's bytes of disk.
+	keep bool
 }
 
 func parseScaleFlags(name string, args []string) scaleOptions {
@@ -55,7 +61,16 @@ func parseScaleFlags(name string, args []string) scaleOptions {
 	fs.IntVar(&o.size, "size", 1024, "scale-series: record value bytes")
 	fs.BoolVar(&o.warm, "warm", false, "scale-series: before the timed run, produce one record to every partition (untimed), so that no partition's first append falls in the timed run (before issue 18 it wrote and fsynced the leader-epoch-checkpoint, on the leader and each follower)")
 	fs.StringVar(&o.partitioner, "partitioner", "sticky", "scale-series: sticky (franz-go's and Kafka 2.8's default for unkeyed records) or roundrobin")
+	acks := fs.String("acks", "all", "scale-series: producer acks, a comma list cycled over the runs (-counts 6,6,6,6 -acks 1,all interleaves them); ratios are against the runs at the smallest count with the first acks")
+	fs.BoolVar(&o.keep, "keep", false, "scale-series: keep each run's log dirs (by default removed when the run ends)")
 	_ = fs.Parse(args)
+	for _, a := range strings.Split(*acks, ",") {
+		if a = strings.TrimSpace(a); a != "all" && a != "1" {
+			fmt.Fprintf(os.Stderr, "samsa-bench %s: -acks takes all or 1, not %q\n", name, a)
+			os.Exit(2)
+		}
+		o.acks = append(o.acks, strings.TrimSpace(a))
+	}
 	for _, s := range strings.Split(*counts, ",") {
 		n, err := strconv.Atoi(strings.TrimSpace(s))
 		if err != nil || n <= 0 {
@@ -253,6 +268,7 @@ func fetchProfile(ctx context.Context, url, path string) error {
 // seriesRun is one partition count of the throughput series.
 type seriesRun struct {
 	partitions       int
+	acks             string
 	create           time.Duration
 	produce, consume throughput
 	// produceCPU and consumeCPU are the three brokers' CPU during each
@@ -262,7 +278,7 @@ type seriesRun struct {
 }
 
 // runScaleSeries produces and then consumes the same o.totalMiB of
-// o.size-byte records, acks=all, to one topic of N partitions at RF 3, for
+// o.size-byte records, with the acks of o.acks, to one topic of N partitions at RF 3, for
 // each N of o.counts, each on three fresh broker processes, and prints each
 // run's throughput against the mean of the runs at the smallest count.
 func runScaleSeries(ctx context.Context, o scaleOptions) error {
@@ -278,21 +294,26 @@ func runScaleSeries(ctx context.Context, o scaleOptions) error {
 	default:
 		return errors.New("bench: -partitioner is sticky or roundrobin")
 	}
-	logf("series: %d records of %d B (%d MiB) per run, acks=all, RF 3, %s partitioner, warm-up %v; load average %s",
-		n, o.size, o.totalMiB, o.partitioner, o.warm, loadAvg())
+	logf("series: %d records of %d B (%d MiB) per run, acks %s, RF 3, %s partitioner, warm-up %v; load average %s",
+		n, o.size, o.totalMiB, strings.Join(o.acks, ","), o.partitioner, o.warm, loadAvg())
 	var runs []seriesRun
 	for i, count := range o.counts {
 		name := fmt.Sprintf("series-%d-%d", i, count)
 		if err := os.RemoveAll(filepath.Join(o.work, name)); err != nil {
 			return fmt.Errorf("bench: %w", err)
 		}
-		r, err := seriesOne(ctx, o, name, count, n, extra)
+		r, err := seriesOne(ctx, o, name, count, o.acks[i%len(o.acks)], n, extra)
 		if err != nil {
 			return err
 		}
+		if !o.keep {
+			if err := os.RemoveAll(filepath.Join(o.work, name)); err != nil {
+				return fmt.Errorf("bench: %w", err)
+			}
+		}
 		runs = append(runs, r)
-		logf("%d partitions: created in %s; produce %.1f MiB/s (brokers %.2f cores), consume %.1f MiB/s (brokers %.2f cores); peak broker RSS %s (load average %s)",
-			count, r.create.Round(100*time.Millisecond), r.produce.MiB, r.produceCPU, r.consume.MiB, r.consumeCPU, humanMiB(r.peakRSS), loadAvg())
+		logf("%d partitions, acks=%s: created in %s; produce %.1f MiB/s (brokers %.2f cores), consume %.1f MiB/s (brokers %.2f cores); peak broker RSS %s (load average %s)",
+			count, r.acks, r.create.Round(100*time.Millisecond), r.produce.MiB, r.produceCPU, r.consume.MiB, r.consumeCPU, humanMiB(r.peakRSS), loadAvg())
 	}
 	smallest := o.counts[0]
 	for _, c := range o.counts {
@@ -301,23 +322,23 @@ func runScaleSeries(ctx context.Context, o scaleOptions) error {
 	var baseP, baseC float64
 	var nb int
 	for _, r := range runs {
-		if r.partitions == smallest {
+		if r.partitions == smallest && r.acks == o.acks[0] {
 			baseP += r.produce.MiB
 			baseC += r.consume.MiB
 			nb++
 		}
 	}
 	baseP, baseC = baseP/float64(nb), baseC/float64(nb)
-	fmt.Printf("| partitions | create until led, ISR 3 | produce acks=all MiB/s | × %d | consume MiB/s | × %d | broker CPU, produce / consume (cores) | peak broker RSS |\n|---|---|---|---|---|---|---|---|\n", smallest, smallest)
+	fmt.Printf("| partitions | acks | create until led, ISR 3 | produce MiB/s | × %d acks=%s | consume MiB/s | × %d acks=%s | broker CPU, produce / consume (cores) | peak broker RSS |\n|---|---|---|---|---|---|---|---|---|\n", smallest, o.acks[0], smallest, o.acks[0])
 	for _, r := range runs {
-		fmt.Printf("| %d | %.1f s | %.1f | %.2f | %.1f | %.2f | %.2f / %.2f | %s |\n", r.partitions, r.create.Seconds(),
+		fmt.Printf("| %d | %s | %.1f s | %.1f | %.2f | %.1f | %.2f | %.2f / %.2f | %s |\n", r.partitions, r.acks, r.create.Seconds(),
 			r.produce.MiB, r.produce.MiB/baseP, r.consume.MiB, r.consume.MiB/baseC, r.produceCPU, r.consumeCPU, humanMiB(r.peakRSS))
 	}
 	return nil
 }
 
-func seriesOne(ctx context.Context, o scaleOptions, name string, count, n int, extra []kgo.Opt) (seriesRun, error) {
-	r := seriesRun{partitions: count}
+func seriesOne(ctx context.Context, o scaleOptions, name string, count int, acks string, n int, extra []kgo.Opt) (seriesRun, error) {
+	r := seriesRun{partitions: count, acks: acks}
 	c, err := startCluster(ctx, o.spec(name))
 	if err != nil {
 		return r, err
@@ -339,7 +360,7 @@ func seriesOne(ctx context.Context, o scaleOptions, name string, count, n int, e
 	c.rss.reset()
 	dir := filepath.Join(o.work, name)
 	w := watchPhase(ctx, o, c, dir, "produce")
-	if r.produce, err = kgoProduce(ctx, c, "series", n, o.size, "all", 10*time.Minute, extra...); err != nil {
+	if r.produce, err = kgoProduce(ctx, c, "series", n, o.size, acks, 10*time.Minute, extra...); err != nil {
 		return r, err
 	}
 	if r.produceCPU, err = w.end(); err != nil {
