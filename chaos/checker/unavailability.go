@@ -26,8 +26,9 @@ type FaultWindow struct {
 	// CommitGap is the longest time one transactional producer went
 	// without a committed transaction (a txn op answered ok), from the
 	// fault's start, or the producer's first txn op if later, until its
-	// first commit after the window's end (Recovered, or as SendGap's); a
-	// producer that never commits again counts until its last txn op.
+	// first commit after the window's end (Recovered, or as SendGap's) but
+	// not past the next fault's start; a producer that never commits again
+	// counts until its last txn op.
 	// CommitProcess is that producer. CommitGap is -1 when no
 	// transactional producer was active in the window (the transactional
 	// workload did not run; the final fence transaction starts after
@@ -84,7 +85,11 @@ func unavailability(ops []history.Op) []FaultWindow {
 		}
 		w.SendGap = longestGap(sendT, w.Start.UnixNano(), end)
 		w.PollGap = longestGap(pollT, w.Start.UnixNano(), end)
-		w.CommitGap, w.CommitProcess = commits.longestGap(w.Start.UnixNano(), end)
+		limit := last // the next fault's start: its stall is its own
+		if i+1 < len(out) {
+			limit = out[i+1].Start.UnixNano()
+		}
+		w.CommitGap, w.CommitProcess = commits.longestGap(w.Start.UnixNano(), end, limit)
 		if !w.Healed.IsZero() {
 			h := w.Healed.UnixNano()
 			j := sort.Search(len(sendT), func(j int) bool { return sendT[j] >= h })
@@ -129,9 +134,10 @@ func txnCommitters(ops []history.Op) committers {
 	return cs
 }
 
-// longestGap is FaultWindow.CommitGap over the window [from, to]: the
-// worst producer's gap and its name, -1 when none was active.
-func (cs committers) longestGap(from, to int64) (time.Duration, string) {
+// longestGap is FaultWindow.CommitGap over the window [from, to], never
+// counted past limit (the next fault's start): the worst producer's gap
+// and its name, -1 when none was active.
+func (cs committers) longestGap(from, to, limit int64) (time.Duration, string) {
 	gap, who := time.Duration(-1), ""
 	for _, name := range slices.Sorted(maps.Keys(cs)) {
 		c := cs[name]
@@ -143,6 +149,7 @@ func (cs committers) longestGap(from, to int64) (time.Duration, string) {
 		if j := sort.Search(len(c.commits), func(j int) bool { return c.commits[j] > to }); j < len(c.commits) {
 			end = c.commits[j]
 		}
+		end = min(end, max(limit, to))
 		if g := longestGap(c.commits, start, end); g > gap {
 			gap, who = g, name
 		}

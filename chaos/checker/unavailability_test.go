@@ -55,6 +55,27 @@ func TestCheckUnavailabilityCommitGap(t *testing.T) {
 	}
 }
 
+// TestCheckUnavailabilityCommitGapNextFault: a stall that lasts into the
+// next fault counts for the first only up to the next fault's start.
+func TestCheckUnavailabilityCommitGapNextFault(t *testing.T) {
+	ms := int64(time.Millisecond)
+	ops := []h.Op{
+		{Time: 1000 * ms, Process: "nemesis", Type: h.Invoke, F: h.Fault, Value: "kill", Seq: 1},
+		{Time: 3000 * ms, Process: "nemesis", Type: h.OK, F: h.Fault, Value: "kill", Seq: 1},
+		{Time: 3500 * ms, Process: "nemesis", Type: h.OK, F: h.Recovered, Value: "kill", Seq: 1},
+		{Time: 6000 * ms, Process: "nemesis", Type: h.Invoke, F: h.Fault, Value: "split", Seq: 2},
+		{Time: 8000 * ms, Process: "nemesis", Type: h.OK, F: h.Fault, Value: "split", Seq: 2},
+		{Time: 8500 * ms, Process: "nemesis", Type: h.OK, F: h.Recovered, Value: "split", Seq: 2},
+	}
+	ops = append(ops, txnOps("txn-a", "a/1", 900, h.OK)...)
+	ops = append(ops, txnOps("txn-a", "a/2", 9000, h.OK)...)
+	sort.SliceStable(ops, func(i, j int) bool { return ops[i].Time < ops[j].Time })
+	w := unavailability(ops)
+	if len(w) != 2 || w[0].CommitGap != 5000*time.Millisecond || w[1].CommitGap != 3000*time.Millisecond {
+		t.Fatalf("windows %+v, want commit gaps 5 s (kill, up to the split) and 3 s (split)", w)
+	}
+}
+
 // onlyProcess keeps the ops of the named processes.
 func onlyProcess(ops []h.Op, procs ...string) []h.Op {
 	var out []h.Op
