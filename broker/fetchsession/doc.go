@@ -77,7 +77,8 @@
 // of a core against 0.85–1.25 % without (each broker reads the two
 // follower sessions' 3,333 partitions per sweep); 5 s keeps a missed
 // notice far below replica.lag.time.max.ms and the request timeouts while
-// costing 2.5× less. Kafka would spend about 8.5 % here.
+// costing 2.5× less. Reading every partition on every fetch (Kafka's way,
+// Samsa before changed-only fetches) cost 8.45–8.50 %.
 //
 // # Eviction (FetchSessionCache.tryEvict)
 //
