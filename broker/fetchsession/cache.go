@@ -17,7 +17,7 @@ const DefaultEvictionAge = 120 * time.Second
 
 // DefaultSweepEvery is how often a changed-only session examines all of
 // its partitions anyway (see Config.SweepEvery).
-const DefaultSweepEvery = 2 * time.Second
+const DefaultSweepEvery = 5 * time.Second
 
 // Config configures NewCache.
 type Config struct {
