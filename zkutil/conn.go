@@ -58,10 +58,11 @@ type Config struct {
 // accept their own write.
 //
 // When the session expires go-zookeeper opens a new one on the same Client;
-// zkutil then re-arms every persistent watch and runs the OnNewSession
-// hooks. Hooks and watch callbacks run on the Client's dispatcher goroutine,
-// one at a time: they must only enqueue work for their owner and return
-// (STYLE S8.2), and must never call Close.
+// zkutil then re-arms every persistent watch, runs the OnNewSession hooks
+// and calls each watch once. Hooks and watch callbacks run on the Client's
+// dispatcher goroutine, one at a time, in ZooKeeper's order (doc.go): they
+// must only enqueue work for their owner and return (STYLE S8.2), and must
+// never call Close.
 type Client struct {
 	conn     *zk.Conn
 	events   <-chan zk.Event // closed when go-zookeeper's goroutines are done; unread otherwise
@@ -197,7 +198,7 @@ func open(ctx context.Context, cfg Config, servers []string, chroot string, log 
 		timeout:      cfg.ConnectionTimeout,
 		log:          log,
 		sniff:        &credSniffer{tls: cfg.TLS},
-		dispatch:     newDispatcher(),
+		dispatch:     newDispatcher(log),
 		quit:         make(chan struct{}),
 		firstSession: make(chan struct{}),
 		secure:       cfg.SecureACLs,
@@ -213,7 +214,7 @@ func open(ctx context.Context, cfg Config, servers []string, chroot string, log 
 		return nil, fmt.Errorf("zkutil: connect %v: %w", servers, err)
 	}
 	c.conn, c.events = conn, events
-	c.track(func() { c.dispatch.run(c.quit) })
+	c.track(func() { c.dispatch.run(c.quit, c.prepare) })
 	timer := time.NewTimer(cfg.ConnectionTimeout)
 	defer timer.Stop()
 	select {
@@ -235,11 +236,14 @@ func open(ctx context.Context, cfg Config, servers []string, chroot string, log 
 	return nil, err
 }
 
-// onEvent is go-zookeeper's event callback. It runs on go-zookeeper's
-// goroutines, possibly under its watcher lock, so it only records state and
-// enqueues.
+// onEvent is go-zookeeper's event callback. go-zookeeper calls it for every
+// event in the order it happened (watch events on its receive goroutine, in
+// the server's order; session states on its connection goroutine, between
+// connections), sometimes under its watcher lock: it only records state,
+// logs and queues on the dispatcher, never waits.
 func (c *Client) onEvent(ev zk.Event) {
 	if ev.Type != zk.EventSession {
+		c.dispatch.route(ev)
 		return
 	}
 	switch ev.State {
@@ -248,15 +252,17 @@ func (c *Client) onEvent(ev zk.Event) {
 		prev := c.sessionID.Swap(id)
 		c.firstOnce.Do(func() { close(c.firstSession) })
 		if prev != 0 && prev != id {
-			c.dispatch.enqueue(func() { c.onNewSession(prev, id) })
+			c.log.WithField("old_session", fmt.Sprintf("0x%x", prev)).WithField("session", fmt.Sprintf("0x%x", id)).
+				Warn("new zookeeper session after expiry; re-registering")
+			c.dispatch.queueSession(c.runHooks)
 		}
 	case zk.StateExpired:
-		c.dispatch.enqueue(func() { c.log.Warn("zookeeper session expired; opening a new session") })
+		c.log.Warn("zookeeper session expired; opening a new session")
 	case zk.StateDisconnected:
 		select {
 		case <-c.quit:
 		default:
-			c.dispatch.enqueue(func() { c.log.Warn("disconnected from zookeeper; reconnecting") })
+			c.log.Warn("disconnected from zookeeper; reconnecting")
 		}
 	}
 }
@@ -269,11 +275,10 @@ func (c *Client) conn0SessionID() int64 {
 	return id
 }
 
-// onNewSession runs on the dispatcher after a session expiry replaced the
-// session: it logs and runs the hooks in registration order.
-func (c *Client) onNewSession(prev, id int64) {
-	c.log.WithField("old_session", fmt.Sprintf("0x%x", prev)).WithField("session", fmt.Sprintf("0x%x", id)).
-		Warn("new zookeeper session after expiry; re-registering")
+// runHooks runs on the dispatcher after a session expiry replaced the
+// session: the hooks in registration order, before the persistent watches
+// fire (prepare).
+func (c *Client) runHooks() {
 	c.mu.Lock()
 	hooks := append([]func(){}, c.mu.hooks...)
 	c.mu.Unlock()

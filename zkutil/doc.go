@@ -17,7 +17,7 @@
 //	conn.go raw.go  Client: Connect, chroot, retry over connection loss, raw ops
 //	multi.go        atomic multi-ops (CreateOp, SetOp, DeleteOp, CheckOp)
 //	watch.go        persistent watches re-armed after each one-shot ZooKeeper watch
-//	queue.go        the dispatcher goroutine that runs callbacks and hooks
+//	queue.go        the dispatcher: watch events to callbacks in ZooKeeper's order
 //	sniff.go        connection wrapper: session credentials for zktest, and the
 //	                ordering that hides go-zookeeper's post-reconnect lastZxid race
 //	hostprovider.go server choice on reconnect (immediate retries, then 1 s rounds)
@@ -31,9 +31,10 @@
 // A Client is safe for concurrent use; its methods block until ZooKeeper
 // answers (retrying across connection loss for up to ConnectionTimeout after the first failure) and
 // may be called from any goroutine except the dispatcher (see below). The
-// Client starts: go-zookeeper's connection goroutines; one dispatcher
-// goroutine; one small goroutine per persistent watch and per pending GetW.
-// Close stops and waits for all of them.
+// Client starts: go-zookeeper's connection goroutines and one dispatcher
+// goroutine (which re-arms watches with a short-lived bounded worker pool per
+// batch), and a retry goroutine only for a watch whose re-arm failed with a
+// non-connection error. Close stops and waits for all of them.
 //
 // Watch callbacks (WatchData, WatchExists, WatchChildren, GetW) and session
 // hooks (OnNewSession) run one at a time on the dispatcher goroutine. They
@@ -42,13 +43,43 @@
 // call Close. A callback that calls another Client method does not deadlock,
 // but it delays every other callback, so do not.
 //
+// # Watch order
+//
+// Callbacks run in the order in which ZooKeeper delivered the events that
+// fired them, across all watches of the Client: ZooKeeper sends a session's
+// watch events in zxid order, go-zookeeper's receive loop hands each one to
+// onEvent before it reads the next, and onEvent appends the callbacks of the
+// watches it fires to the dispatcher's queue (queue.go) without waiting. So
+// when /brokers/ids changes and then /brokers/topics, the controller's
+// broker-change event is enqueued before its topic-change event, as on
+// Kafka's ZooKeeper event thread (ZooKeeperClient, ControllerEventManager).
+// Each callback runs after its ZooKeeper watch is armed again, so a read
+// made by the work it enqueues sees, or is followed by a callback for, every
+// later change.
+//
+// Boundedness: a watch has at most one queued call. An event for a watch
+// whose call is still queued merges into it and keeps the earlier place
+// (the call has not run, so it reads the newer state; everything before it
+// in ZooKeeper's order is still before it). The queue is thus at most one
+// entry per registered watch plus one session entry; a slow callback delays
+// the later ones, never drops them (it is logged past one second), and
+// go-zookeeper's receive loop never waits for a consumer.
+//
+// Lock order: go-zookeeper's watcher lock → dispatcher.mu (go-zookeeper calls
+// onEvent under its watcher lock when it drops watches); dispatcher.mu and
+// Client.mu are leaves, never held together, and never held while calling
+// go-zookeeper or a callback.
+//
 // Session expiry: go-zookeeper opens a new session on the same Client.
 // Ephemeral znodes of the old session (/brokers/ids/<id>, /controller,
-// consumer registrations) are gone. zkutil re-arms every persistent watch on
-// the new session and fires each callback once (changes may have been
-// missed), and runs the OnNewSession hooks (no order between the two), with
-// which the broker re-registers and re-runs controller election (Kafka's
-// SessionExpirationHandler / registerBrokerInZk + elect).
+// consumer registrations) are gone. Callbacks queued before the expiry
+// still run. The dispatcher then re-arms every persistent watch on the new
+// session, runs the OnNewSession hooks (registration order), with which the
+// broker re-registers and re-runs controller election (Kafka's
+// SessionExpirationHandler / registerBrokerInZk + elect), and calls every
+// persistent watch once (registration order; changes may have been missed),
+// all before the callbacks of any event of the new session. A GetW watch
+// fires once when the expiry drops it.
 //
 // Reconnects: after a dropped connection the Client retries each server twice
 // at once (hostprovider.go), then once a second per round; requests issued

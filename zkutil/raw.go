@@ -79,31 +79,26 @@ func (c *Client) Get(path string) ([]byte, Stat, error) {
 
 // GetW is Get plus a one-shot watch: fn runs on the dispatcher once, when the
 // znode's data changes or it is deleted, or when the watch is lost with the
-// session. Use WatchData for a persistent watch.
+// session, in ZooKeeper's order with every other watch. Use WatchData for a
+// persistent watch.
 func (c *Client) GetW(path string, fn func()) ([]byte, Stat, error) {
 	if err := c.checkPath(path); err != nil {
 		return nil, Stat{}, err
 	}
+	// Registered before the read: its event may follow the answer at once.
+	w := &watch{key: watchKey{path: c.abs(path), kind: watchOnce}, path: path, fn: fn}
+	c.dispatch.add(w)
 	var data []byte
 	var st *zk.Stat
-	var ch <-chan zk.Event
 	c.sniff.watchesUsed.Store(true)
 	err := c.retry(func() (err error) {
-		data, st, ch, err = c.conn.GetW(c.abs(path))
+		data, st, _, err = c.conn.GetW(c.abs(path))
 		return err
 	})
 	if err != nil {
+		c.dispatch.remove(w)
 		return nil, Stat{}, translate(err, "get", path)
 	}
-	c.track(func() {
-		select {
-		case ev := <-ch:
-			if !errors.Is(ev.Err, zk.ErrClosing) {
-				c.dispatch.enqueue(fn)
-			}
-		case <-c.quit:
-		}
-	})
 	return data, toStat(st), nil
 }
 

@@ -1,7 +1,12 @@
 package fetchsession
 
-import "github.com/twmb/franz-go/pkg/kerr"
-import "samsa/kafka"
+import (
+	"fmt"
+
+	"github.com/twmb/franz-go/pkg/kerr"
+
+	"samsa/kafka"
+)
 
 // Request is the session part of a FetchRequest v7+.
 type Request struct {
@@ -111,13 +116,18 @@ func (c *Cache) NewContext(req Request) *Context {
 		c.removeLocked(s)
 		return &Context{Kind: Sessionless, cache: c, follower: req.Follower, parts: req.Partitions}
 	}
-	c.touchLocked(s, s.sizeLocked(), c.cfg.Now())
+	now := c.cfg.Now()
+	c.touchLocked(s, s.sizeLocked(), now)
 	s.epoch = NextEpoch(s.epoch)
 	// The dirty list is taken (and its flags cleared) before the handler
 	// reads, so a change from now on marks the partition again.
 	examined := s.takeDirtyLocked()
-	if !req.ChangedOnly {
+	switch {
+	case !req.ChangedOnly:
 		examined = s.orderedLocked()
+	case c.cfg.SweepEvery > 0 && now.Sub(s.lastSweep) >= c.cfg.SweepEvery:
+		examined = s.sweepLocked(examined)
+		s.lastSweep = now
 	}
 	s.mu.Unlock()
 	c.watchLocked(s, added, removed)
@@ -214,6 +224,8 @@ func (x *Context) Finish(resps []PartitionResponse, include []bool) int32 {
 		return x.cache.maybeCreate(x.follower, parts)
 	}
 	s := x.sess
+	var unnoticed []unnoticedChange
+	defer func() { x.cache.reportUnnoticed(s.id, s.privileged, unnoticed) }()
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	for i, e := range x.parts {
@@ -223,7 +235,12 @@ func (x *Context) Finish(resps []PartitionResponse, include []bool) int32 {
 			include[i] = true
 			continue
 		}
+		before := *c
 		include[i] = c.mustRespond(resps[i])
+		if include[i] && c.unnoticed {
+			unnoticed = append(unnoticed, unnoticedChange{tp: c.TP, what: changeOf(&before, resps[i])})
+		}
+		c.unnoticed = false
 		if include[i] {
 			// Sent partitions move to the end, in answer order.
 			c.seq = s.mu.seq
@@ -260,4 +277,30 @@ func (c *cached) mustRespond(r PartitionResponse) bool {
 		must = true
 	}
 	return must
+}
+
+// unnoticedChange is a partition a sweep answered with no change notice,
+// and what its answer changed.
+type unnoticedChange struct {
+	tp   kafka.TopicPartition
+	what string
+}
+
+// changeOf names what r changes against what the client was last told
+// (before), for the unnoticed-change log line.
+func changeOf(before *cached, r PartitionResponse) string {
+	switch {
+	case r.ErrorCode != 0:
+		return fmt.Sprintf("error %d", r.ErrorCode)
+	case r.HasRecords:
+		return "records"
+	case before.highWatermark != r.HighWatermark:
+		return fmt.Sprintf("high watermark %d -> %d", before.highWatermark, r.HighWatermark)
+	case before.logStartOffset != r.LogStartOffset:
+		return fmt.Sprintf("log start %d -> %d", before.logStartOffset, r.LogStartOffset)
+	case before.lastStableOffset != r.LastStableOffset:
+		return fmt.Sprintf("last stable offset %d -> %d", before.lastStableOffset, r.LastStableOffset)
+	default:
+		return "preferred read replica"
+	}
 }
