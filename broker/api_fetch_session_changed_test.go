@@ -77,3 +77,50 @@ func TestAPIFetchSessionChangedOnly(t *testing.T) {
 		t.Fatalf("epoch 5: answered %v, want nothing", got)
 	}
 }
+
+// TestAPIFetchSessionRetentionMovesLogStart: retention deleting the oldest
+// segments moves the log start offset outside any request; a consumer's
+// changed-only incremental fetch answers the partition with the new log
+// start (the storage's log-start notice reaches the fetch sessions), once.
+func TestAPIFetchSessionRetentionMovesLogStart(t *testing.T) {
+	c := brokertest.NewCluster(t, 1, brokertest.WithProperty("log.retention.check.interval.ms", "50"))
+	seg, ret := "100", "1"
+	c.CreateTopic(t, "fr", 1, 1, map[string]*string{"segment.bytes": &seg, "retention.ms": &ret})
+	rc := brokertest.DialRaw(t, c.Addr(0))
+	prc := brokertest.DialRaw(t, c.Addr(0))
+	full := sessionFetch(t, rc, 0, 0, "fr", map[int32]int64{0: 0}, nil)
+	if full.ErrorCode != 0 || full.SessionID == 0 {
+		t.Fatalf("full fetch: error %d session %d", full.ErrorCode, full.SessionID)
+	}
+	id, epoch := full.SessionID, int32(1)
+	// Three batches of about 75 bytes, a segment each (two do not fit in
+	// segment.bytes); the consumer moves to the log end.
+	for i := range 3 {
+		if code, _ := produceRaw(t, prc, "fr", oneBatch(t, fmt.Sprintf("record-%d", i))); code != 0 {
+			t.Fatalf("produce: %d", code)
+		}
+	}
+	sessionFetch(t, rc, id, epoch, "fr", map[int32]int64{0: 3}, nil)
+	epoch++
+	// Retention (every 50 ms) deletes the two older segments: the log
+	// start moves to 2, and an incremental fetch naming nothing answers it.
+	var got kmsg.FetchResponseTopicPartition
+	brokertest.WaitFor(t, 30*time.Second, func() error {
+		r := sessionFetch(t, rc, id, epoch, "fr", nil, nil)
+		epoch++
+		if r.ErrorCode != 0 {
+			t.Fatalf("incremental fetch: error %d", r.ErrorCode)
+		}
+		if len(r.Topics) == 0 {
+			return fmt.Errorf("no answer yet")
+		}
+		got = r.Topics[0].Partitions[0]
+		return nil
+	})
+	if got.ErrorCode != 0 || got.LogStartOffset != 2 || got.HighWatermark != 3 {
+		t.Fatalf("after retention: error %d, log start %d, high watermark %d; want 0, 2, 3", got.ErrorCode, got.LogStartOffset, got.HighWatermark)
+	}
+	if r := sessionFetch(t, rc, id, epoch, "fr", nil, nil); len(r.Topics) != 0 {
+		t.Fatalf("the next fetch answered %+v again, want nothing", r.Topics)
+	}
+}

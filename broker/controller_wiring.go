@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"samsa/controller"
+	"samsa/kafka"
 	"samsa/peer"
 )
 
@@ -47,10 +48,18 @@ func (b *Broker) controllerConfig(sec []peer.Option) controller.Config {
 		LeaderImbalanceCheckInterval:       time.Duration(b.cfg.LeaderImbalanceCheckIntervalSeconds) * time.Second,
 		LeaderImbalancePerBrokerPercentage: pct,
 		RequestTimeout:                     time.Duration(b.cfg.ControllerSocketTimeoutMs) * time.Millisecond,
+		LeaderHint:                         b.cachedLeader,
 		Logger:                             b.opts.Logger.WithField("broker", b.ID()),
 		Metrics:                            b.opts.Registry,
 		Now:                                b.opts.Now,
 	}
+}
+
+// cachedLeader is the controller's LeaderHint: the leader of tp in this
+// broker's metadata cache, which only orders a new controller's failover.
+func (b *Broker) cachedLeader(tp kafka.TopicPartition) (int32, bool) {
+	ps, ok := b.meta.Snapshot().Partition(tp.Topic, tp.Partition)
+	return ps.Leader, ok
 }
 
 // peerOptions are the options of every inter-broker client.

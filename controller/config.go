@@ -8,6 +8,7 @@ import (
 	"github.com/rcrowley/go-metrics"
 	"github.com/sirupsen/logrus"
 
+	"samsa/kafka"
 	"samsa/zkutil"
 )
 
@@ -51,6 +52,12 @@ type Config struct {
 	// versions (defaults: Kafka 2.8's 5, 7 and 3); the sender lowers them to what the
 	// receiving broker negotiated when its client implements VersionLimiter.
 	LeaderAndIsrVersion, UpdateMetadataVersion, StopReplicaVersion int16
+	// LeaderHint, when set, returns the leader this broker's metadata cache holds for a
+	// partition (ok=false when it has none). A new controller uses it only to order its
+	// failover: the partitions it names as led by a broker that is not live are read from
+	// ZooKeeper and elected first (failover_order.go); every decision is still taken on the
+	// state read from ZooKeeper. Called on the event goroutine; it must not block.
+	LeaderHint func(tp kafka.TopicPartition) (leader int32, ok bool)
 	// Logger receives the controller's logs, including the state-change log; default: discard.
 	Logger logrus.FieldLogger
 	// Metrics is the registry for the controller's metrics; default: a private registry.

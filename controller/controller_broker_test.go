@@ -119,8 +119,10 @@ func TestControllerUncleanLeaderElection(t *testing.T) {
 	}
 }
 
-// TestControllerFailoverResendsState: a new controller sends UpdateMetadata for every
-// partition to every broker before LeaderAndIsr, then LeaderAndIsr to each live replica,
+// TestControllerFailoverResendsState: a new controller sends every broker an UpdateMetadata
+// with the live brokers and no partition before any LeaderAndIsr (Kafka 2.8's
+// onControllerFailover: sendUpdateMetadataRequest(liveOrShuttingDownBrokerIds, Set.empty)),
+// then LeaderAndIsr to each live replica, each followed by its partitions' UpdateMetadata,
 // all with its new epoch; partitions whose leader died meanwhile get a new leader.
 func TestControllerFailoverResendsState(t *testing.T) {
 	t.Parallel()
@@ -160,8 +162,11 @@ func TestControllerFailoverResendsState(t *testing.T) {
 		for _, ts := range firstUM.TopicStates {
 			n += len(ts.PartitionStates)
 		}
-		if n != 2 {
-			return fmt.Errorf("first UpdateMetadata of epoch 2 has %d partitions", n)
+		if n != 0 || len(firstUM.LiveBrokers) != 2 {
+			return fmt.Errorf("first UpdateMetadata of epoch 2 has %d partitions and %d brokers", n, len(firstUM.LiveBrokers))
+		}
+		if um, _ := updateMetadataFor(cl.rec, 3, "keep", 0); len(um) == 0 || um[len(um)-1].Leader != 3 {
+			return fmt.Errorf("UpdateMetadata for keep-0: %+v", um)
 		}
 		got := leaderAndIsrFor(cl.rec, 3, "keep", 1)
 		if len(got) == 0 || got[len(got)-1].ControllerEpoch > 2 {

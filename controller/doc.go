@@ -18,12 +18,14 @@
 // /brokers/ids/<id>), /brokers/topics (and each /brokers/topics/<t>),
 // /isr_change_notification, /log_dir_event_notification, /admin/delete_topics,
 // /admin/reassign_partitions and /admin/preferred_replica_election; leftover ISR and log-dir
-// notifications are deleted; the context
-// (brokers, assignments, partition states, deletions) is loaded and missing topic ids are
-// assigned; UpdateMetadata goes to every broker, then the replica state machine sends
-// LeaderAndIsr to each live replica and shrinks the ISR of dead ones, the partition state
+// notifications are deleted; brokers, assignments and deletions are loaded and missing topic
+// ids are assigned; UpdateMetadata with the live brokers (no partition, as Kafka 2.8) goes to
+// every broker; then the partition states are read and the replica state machine sends
+// LeaderAndIsr to each live replica and shrinks the ISR of dead ones, and the partition state
 // machine elects leaders for partitions without a live leader
-// (OfflinePartitionLeaderElection), and reassignments and deletions resume.
+// (OfflinePartitionLeaderElection), in two rounds: the partitions Config.LeaderHint names as
+// led by a dead broker first, each round's requests sent when it ends (failover_order.go);
+// then reassignments and deletions resume.
 //
 // While active it handles:
 //   - BrokerChange: new brokers get UpdateMetadata with every partition and LeaderAndIsr for

@@ -107,9 +107,11 @@ func (c *Controller) elect() error {
 }
 
 // onControllerFailover makes this broker the active controller (Kafka 2.8's sequence):
-// register watches, drop stale ISR notifications, load the cluster and the pending topic
-// deletions from ZooKeeper, send UpdateMetadata to every broker, start the replica and
-// partition state machines, then resume topic deletions.
+// register watches, drop stale ISR notifications, load the brokers, assignments and pending
+// topic deletions from ZooKeeper, send UpdateMetadata with the live brokers to every broker,
+// read the partition states and start the replica and partition state machines (the
+// partitions of dead leaders first: failover_order.go), then resume reassignments and topic
+// deletions.
 func (c *Controller) onControllerFailover(epoch, epochZkVersion int32) error {
 	if c.active.Load() {
 		c.onControllerResignation() // state of an election under an older session
@@ -123,16 +125,7 @@ func (c *Controller) onControllerFailover(epoch, epochZkVersion int32) error {
 	c.brokerWatches = make(map[int32]func())
 	c.reassignWatches = make(map[kafka.TopicPartition]func())
 	c.active.Store(true)
-
-	c.dutyWatches = append(c.dutyWatches,
-		c.store.WatchBrokers(func() { c.enqueue(brokerChangeEvent{}) }),
-		c.store.WatchTopics(func() { c.enqueue(topicChangeEvent{}) }),
-		c.store.WatchIsrChangeNotifications(func() { c.enqueue(isrChangeNotificationEvent{}) }),
-		c.store.WatchLogDirEventNotifications(func() { c.enqueue(logDirEventNotificationEvent{}) }),
-		c.store.WatchTopicDeletions(func() { c.enqueue(topicDeletionEvent{}) }),
-		c.store.WatchPreferredReplicaElection(func() { c.enqueue(preferredReplicaElectionEvent{}) }),
-		c.store.WatchPartitionReassignment(func() { c.enqueue(partitionReassignmentEvent{}) }),
-	)
+	c.registerDutyWatches()
 	// Pending log dir events are dropped: the LeaderAndIsr sent to every broker below asks
 	// each of them about every replica (Kafka's onControllerFailover).
 	if err := c.store.DeleteLogDirEventNotifications(epochZkVersion, nil); err != nil {
@@ -141,39 +134,15 @@ func (c *Controller) onControllerFailover(epoch, epochZkVersion int32) error {
 	if err := c.store.DeleteIsrChangeNotifications(epochZkVersion, nil); err != nil {
 		return fmt.Errorf("controller: delete ISR change notifications: %w", err)
 	}
-
-	brokers, err := c.store.Brokers()
-	if err != nil {
-		return fmt.Errorf("controller: read brokers: %w", err)
-	}
-	for id, b := range brokers {
-		cc.liveBrokers[id] = b
-		c.channels.AddBroker(b)
-		c.watchBroker(id)
-	}
-	topics, err := c.store.Topics()
-	if err != nil {
-		return fmt.Errorf("controller: read topics: %w", err)
-	}
-	if err := c.loadTopics(topics); err != nil {
+	if err := c.loadBrokersAndTopics(); err != nil {
 		return err
 	}
-	if err := c.assignMissingTopicIDs(cc.topicsSorted()); err != nil {
-		return err
-	}
-	if err := c.loadTopicDeletions(); err != nil {
-		return err
-	}
-	c.log.WithFields(logrus.Fields{"controller_epoch": epoch, "brokers": cc.liveBrokerIDs(),
-		"topics": len(cc.assignments), "partitions": cc.partitionCount()}).Info("controller: initialized controller context")
-
-	// UpdateMetadata to all brokers before any LeaderAndIsr (Kafka 2.8 failover step 5).
-	c.batch.addUpdateMetadata(cc.liveBrokerIDs(), cc.allPartitions())
+	// UpdateMetadata with the live brokers to all brokers before any LeaderAndIsr, so that
+	// they can reach the leaders it names (Kafka 2.8 failover step 5: it carries no
+	// partition; every partition follows with its LeaderAndIsr).
+	c.batch.addUpdateMetadata(cc.liveBrokerIDs(), nil)
 	c.sendBatch()
-	if err := c.startupReplicaStateMachine(); err != nil {
-		return err
-	}
-	if err := c.startupPartitionStateMachine(); err != nil {
+	if err := c.startupStateMachines(); err != nil {
 		return err
 	}
 	if err := c.initializePartitionReassignments(); err != nil {
@@ -190,10 +159,51 @@ func (c *Controller) onControllerFailover(epoch, epochZkVersion int32) error {
 	return nil
 }
 
-// loadTopics reads the assignments and partition states of topics into the context and
-// registers a PartitionModifications watch on each.
-func (c *Controller) loadTopics(topics []string) error {
+// registerDutyWatches registers the active controller's watches, before anything is read
+// (Kafka registers its handlers first, so that no change between a read and its watch is
+// missed).
+func (c *Controller) registerDutyWatches() {
+	c.dutyWatches = append(c.dutyWatches,
+		c.store.WatchBrokers(func() { c.enqueue(brokerChangeEvent{}) }),
+		c.store.WatchTopics(func() { c.enqueue(topicChangeEvent{}) }),
+		c.store.WatchIsrChangeNotifications(func() { c.enqueue(isrChangeNotificationEvent{}) }),
+		c.store.WatchLogDirEventNotifications(func() { c.enqueue(logDirEventNotificationEvent{}) }),
+		c.store.WatchTopicDeletions(func() { c.enqueue(topicDeletionEvent{}) }),
+		c.store.WatchPreferredReplicaElection(func() { c.enqueue(preferredReplicaElectionEvent{}) }),
+		c.store.WatchPartitionReassignment(func() { c.enqueue(partitionReassignmentEvent{}) }),
+	)
+}
+
+// loadBrokersAndTopics reads the live brokers (and opens a channel to each), the topics'
+// assignments (assigning missing topic ids) and the pending topic deletions into the
+// context: everything but the partition states.
+func (c *Controller) loadBrokersAndTopics() error {
 	cc := c.cc
+	brokers, err := c.store.Brokers()
+	if err != nil {
+		return fmt.Errorf("controller: read brokers: %w", err)
+	}
+	for id, b := range brokers {
+		cc.liveBrokers[id] = b
+		c.channels.AddBroker(b)
+		c.watchBroker(id)
+	}
+	topics, err := c.store.Topics()
+	if err != nil {
+		return fmt.Errorf("controller: read topics: %w", err)
+	}
+	if err := c.loadTopicAssignments(topics); err != nil {
+		return err
+	}
+	if err := c.assignMissingTopicIDs(cc.topicsSorted()); err != nil {
+		return err
+	}
+	return c.loadTopicDeletions()
+}
+
+// loadTopicAssignments reads the assignments of topics into the context and registers a
+// PartitionModifications watch on each.
+func (c *Controller) loadTopicAssignments(topics []string) error {
 	assignments, err := c.store.TopicAssignments(topics)
 	if err != nil {
 		return fmt.Errorf("controller: read topic assignments: %w", err)
@@ -201,14 +211,7 @@ func (c *Controller) loadTopics(topics []string) error {
 	for topic := range assignments {
 		c.watchTopic(topic)
 	}
-	tps := cc.addTopicAssignments(assignments)
-	states, err := c.store.PartitionStates(tps)
-	if err != nil {
-		return fmt.Errorf("controller: read partition states: %w", err)
-	}
-	for tp, s := range states {
-		cc.leadership[tp] = s
-	}
+	c.cc.addTopicAssignments(assignments)
 	return nil
 }
 

@@ -47,23 +47,29 @@ func (c *Controller) setPartitionState(tp kafka.TopicPartition, to PartitionStat
 		Debug("controller: partition state changed")
 }
 
-// startupPartitionStateMachine initialises partition states from the leadership read at
-// failover (live leader replica → Online, dead one → Offline, none → New) and tries to bring
-// every Offline and New partition Online (Kafka's PartitionStateMachine.startup).
-func (c *Controller) startupPartitionStateMachine() error {
+// startupPartitionStateMachine initialises the partition states of tps from the leadership
+// read at failover (live leader replica → Online, dead one → Offline, none → New) and tries
+// to bring those that are Offline or New, of topics not being deleted, Online (Kafka's
+// PartitionStateMachine.startup, which does it for all partitions at once).
+func (c *Controller) startupPartitionStateMachine(tps []kafka.TopicPartition) error {
 	cc := c.cc
-	for _, tp := range cc.allPartitions() {
+	var toOnline []kafka.TopicPartition
+	for _, tp := range tps {
 		l, ok := cc.leadership[tp]
 		switch {
 		case !ok:
 			cc.partitionStates[tp] = NewPartition
 		case cc.isReplicaLive(l.Leader, tp):
 			cc.partitionStates[tp] = OnlinePartition
+			continue
 		default:
 			cc.partitionStates[tp] = OfflinePartition
 		}
+		if !cc.isQueuedForDeletion(tp.Topic) {
+			toOnline = append(toOnline, tp)
+		}
 	}
-	_, err := c.triggerOnlinePartitionStateChange()
+	_, err := c.handlePartitionStateChanges(toOnline, OnlinePartition, electOffline)
 	return err
 }
 

@@ -28,7 +28,7 @@ func (c *Controller) setReplicaState(r PartitionReplica, to ReplicaState) {
 		Debug("controller: replica state changed")
 }
 
-// startupReplicaStateMachine initialises replica states (isReplicaLive → Online, otherwise
+// startupReplicaStateMachine initialises the replica states of tps (isReplicaLive → Online, otherwise
 // ReplicaDeletionIneligible) and then moves live replicas to Online (a LeaderAndIsr with the
 // current state to each) and dead ones to Offline (ISR shrink), as Kafka's
 // ZkReplicaStateMachine.startup does, with one difference: a dead replica that leads its
@@ -39,10 +39,10 @@ func (c *Controller) setReplicaState(r PartitionReplica, to ReplicaState) {
 // dead, so it is Offline) replaces the leader and drops it from the ISR in one write. At
 // 10,000 partitions that halves the failover's ZooKeeper writes for the dead controller's
 // partitions (docs/benchmarks.md, "Controller operations at scale").
-func (c *Controller) startupReplicaStateMachine() error {
+func (c *Controller) startupReplicaStateMachine(tps []kafka.TopicPartition) error {
 	cc := c.cc
 	var online, offline []PartitionReplica
-	for _, tp := range cc.allPartitions() {
+	for _, tp := range tps {
 		for _, r := range cc.replicas(tp) {
 			pr := PartitionReplica{tp, r}
 			if cc.isReplicaLive(r, tp) {

@@ -12,21 +12,31 @@ import (
 type VersionedState struct {
 	State     PartitionState
 	ZkVersion int32
+	// Mtime is when the znode was last written, in ms since the epoch by
+	// the ZooKeeper server's clock (filled by GetPartitionStates only): the
+	// scale measurements time each partition's election by it.
+	Mtime int64
 }
 
 // GetPartitionState reads /brokers/topics/<t>/partitions/<p>/state and its
 // zkVersion. Errors: ErrNoNode, ErrMalformed, connection errors.
 func (c *Client) GetPartitionState(topic string, partition int32) (PartitionState, int32, error) {
+	vs, err := c.getVersionedState(topic, partition)
+	return vs.State, vs.ZkVersion, err
+}
+
+// getVersionedState is GetPartitionState with the znode's Mtime.
+func (c *Client) getVersionedState(topic string, partition int32) (VersionedState, error) {
 	path := PartitionStatePath(topic, partition)
 	data, st, err := c.Get(path)
 	if err != nil {
-		return PartitionState{}, 0, err
+		return VersionedState{}, err
 	}
 	s, err := DecodePartitionState(data)
 	if err != nil {
-		return PartitionState{}, 0, fmt.Errorf("%s: %w", path, err)
+		return VersionedState{}, fmt.Errorf("%s: %w", path, err)
 	}
-	return s, st.Version, nil
+	return VersionedState{State: s, ZkVersion: st.Version, Mtime: st.Mtime}, nil
 }
 
 // GetPartitionStates reads many /state znodes with pipelined reads.
@@ -36,7 +46,7 @@ func (c *Client) GetPartitionStates(tps []kafka.TopicPartition) (map[kafka.Topic
 	states := make([]VersionedState, len(tps))
 	errs := make([]error, len(tps))
 	parallel(len(tps), func(i int) {
-		states[i].State, states[i].ZkVersion, errs[i] = c.GetPartitionState(tps[i].Topic, tps[i].Partition)
+		states[i], errs[i] = c.getVersionedState(tps[i].Topic, tps[i].Partition)
 	})
 	out := make(map[kafka.TopicPartition]VersionedState, len(tps))
 	for i, tp := range tps {

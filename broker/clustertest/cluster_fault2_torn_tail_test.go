@@ -48,7 +48,7 @@ func tearTail(t *testing.T, seg string, tail []byte) {
 		t.Fatal(err)
 	}
 	idx := seg[:len(seg)-len(".log")] + ".index"
-	g, err := os.OpenFile(idx, os.O_WRONLY|os.O_APPEND, 0)
+	g, err := os.OpenFile(idx, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644) // absent until first written (lazy index files)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -25,24 +25,57 @@ import (
 // when ZooKeeper showed every partition led with ISR 3, and when every
 // broker's Metadata did.
 func TestClusterScaleProcCreate(t *testing.T) {
+	c, topics := scaleProcCluster(t, "create-")
+	createScaleTopics(t, c, topics)
+}
+
+// scalePerTopic is how many partitions each scale topic has; scaleLong
+// bounds every wait of a scale measurement.
+const (
+	scalePerTopic = 100
+	scaleLong     = 10 * time.Minute
+)
+
+// scalePartitions returns SAMSA_SCALE_PARTITIONS and skips the test when it
+// is not set: the scale measurements are opt-in.
+func scalePartitions(t *testing.T) int {
+	t.Helper()
 	n, _ := strconv.Atoi(os.Getenv("SAMSA_SCALE_PARTITIONS"))
 	if n <= 0 {
 		t.Skip("set SAMSA_SCALE_PARTITIONS=10000 to run the scale measurement")
 	}
-	const perTopic = 100
-	const long = 10 * time.Minute
+	return n
+}
+
+// scaleProcCluster starts the three broker processes of a process-based
+// scale measurement (auto.leader.rebalance.enable=false, so that leaders
+// stay where the measurement moved them), keeps their logs as
+// <logPrefix>broker-<id>.log when SAMSA_SCALE_LOG_DIR is set, and names
+// the SAMSA_SCALE_PARTITIONS/100 topics (rounded up) it will create.
+func scaleProcCluster(t *testing.T, logPrefix string) (*brokertest.ProcCluster, []string) {
+	t.Helper()
+	n := scalePartitions(t)
 	c := brokertest.NewProcCluster(t, 3, brokertest.WithProperty("auto.leader.rebalance.enable", "false"))
-	keepScaleLogs(t, c, "create-")
-	topics := make([]string, (n+perTopic-1)/perTopic)
+	keepScaleLogs(t, c, logPrefix)
+	topics := make([]string, (n+scalePerTopic-1)/scalePerTopic)
 	for i := range topics {
 		topics[i] = fmt.Sprintf("s%04d", i)
 	}
+	return c, topics
+}
+
+// createScaleTopics creates topics (scalePerTopic partitions, RF 3) one
+// CreateTopics after another, waits until ZooKeeper and then every broker's
+// Metadata show each partition led with ISR 3, logs the three times, and
+// returns the live brokers.
+func createScaleTopics(t *testing.T, c *brokertest.ProcCluster, topics []string) map[int32]bool {
+	t.Helper()
 	admin := c.Admin(t)
 	start := time.Now()
 	var slowest time.Duration
 	for _, topic := range topics {
 		one := time.Now()
-		err := admin.CreateTopic(topic, &sarama.TopicDetail{NumPartitions: perTopic, ReplicationFactor: 3}, false)
+		err := admin.CreateTopic(topic, &sarama.TopicDetail{NumPartitions: scalePerTopic, ReplicationFactor: 3}, false)
 		if err != nil {
 			t.Fatalf("create topic %s: %v", topic, err)
 		}
@@ -52,11 +85,12 @@ func TestClusterScaleProcCreate(t *testing.T) {
 	t.Logf("CreateTopics of %d topics answered after %v (%v per topic on average, slowest %v)",
 		len(topics), answered, answered/time.Duration(len(topics)), slowest)
 	live := map[int32]bool{c.ID(0): true, c.ID(1): true, c.ID(2): true}
-	waitScaleStates(t, c, topics, len(topics)*perTopic, live, 3, long)
+	waitScaleStates(t, c, topics, len(topics)*scalePerTopic, live, 3, scaleLong)
 	t.Logf("created %d partitions (RF 3): every partition led with ISR 3 in ZooKeeper after %v",
-		len(topics)*perTopic, time.Since(start))
-	waitScaleMetadata(t, c, topics, live, long)
+		len(topics)*scalePerTopic, time.Since(start))
+	waitScaleMetadata(t, c, topics, live, scaleLong)
 	t.Logf("... and in every broker's Metadata after %v", time.Since(start))
+	return live
 }
 
 // keepScaleLogs copies the brokers' logs to $SAMSA_SCALE_LOG_DIR (when

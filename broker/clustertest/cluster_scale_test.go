@@ -3,9 +3,7 @@ package clustertest_test
 import (
 	"context"
 	"fmt"
-	"os"
 	"slices"
-	"strconv"
 	"testing"
 	"time"
 
@@ -25,11 +23,8 @@ import (
 // failover after the controller is killed (until another broker is active
 // and no partition names the dead broker as leader).
 func TestClusterScaleControlledShutdownAndFailover(t *testing.T) {
-	n, _ := strconv.Atoi(os.Getenv("SAMSA_SCALE_PARTITIONS"))
-	if n <= 0 {
-		t.Skip("set SAMSA_SCALE_PARTITIONS=10000 to run the scale measurement")
-	}
-	const perTopic = 100
+	n := scalePartitions(t)
+	const perTopic = scalePerTopic
 	c := brokertest.NewCluster(t, 3, brokertest.WithLogLevel(logrus.WarnLevel),
 		brokertest.WithProperty("auto.leader.rebalance.enable", "false"))
 	admin := c.Admin(t, brokertest.SaramaConfig(sarama.V2_8_0_0))
@@ -115,39 +110,16 @@ func TestClusterScaleControlledShutdownAndFailover(t *testing.T) {
 // measurement on three `samsa` processes (brokertest.NewProcCluster), so
 // each process holds its own N replicas (within the 20,000 open-file
 // limit at N = 10,000), with real signals: SIGTERM for the controlled
-// shutdown (timed to the process's exit) and SIGKILL for the controller
-// failover (its ZooKeeper session expires after
-// zookeeper.session.timeout.ms, 6 s here). Opt-in with
+// shutdown (timed to the process's exit, and by the broker's own log from
+// "shutting down" to "controlled shutdown succeeded") and SIGKILL for the
+// controller failover (its ZooKeeper session expires after
+// zookeeper.session.timeout.ms, 6 s here), timed by ZooKeeper's own clock
+// and a Metadata poll (measureScaleFailover). Opt-in with
 // SAMSA_SCALE_PARTITIONS=N like the in-process variant;
 // SAMSA_SCALE_LOG_DIR=dir keeps the brokers' logs there.
 func TestClusterScaleProcControlledShutdownAndFailover(t *testing.T) {
-	n, _ := strconv.Atoi(os.Getenv("SAMSA_SCALE_PARTITIONS"))
-	if n <= 0 {
-		t.Skip("set SAMSA_SCALE_PARTITIONS=10000 to run the scale measurement")
-	}
-	const perTopic = 100
-	const long = 10 * time.Minute
-	c := brokertest.NewProcCluster(t, 3, brokertest.WithProperty("auto.leader.rebalance.enable", "false"))
-	keepScaleLogs(t, c, "")
-	topics := make([]string, (n+perTopic-1)/perTopic)
-	for i := range topics {
-		topics[i] = fmt.Sprintf("s%04d", i)
-	}
-	admin := c.Admin(t)
-	start := time.Now()
-	for _, topic := range topics {
-		err := admin.CreateTopic(topic, &sarama.TopicDetail{NumPartitions: perTopic, ReplicationFactor: 3}, false)
-		if err != nil {
-			t.Fatalf("create topic %s: %v", topic, err)
-		}
-	}
-	t.Logf("CreateTopics of %d topics answered after %v", len(topics), time.Since(start))
-	live := map[int32]bool{c.ID(0): true, c.ID(1): true, c.ID(2): true}
-	waitScaleStates(t, c, topics, len(topics)*perTopic, live, 3, long)
-	t.Logf("created %d partitions (RF 3): every partition led with ISR 3 in ZooKeeper after %v",
-		len(topics)*perTopic, time.Since(start))
-	waitScaleMetadata(t, c, topics, live, long)
-	t.Logf("... and in every broker's Metadata after %v", time.Since(start))
+	c, topics := scaleProcCluster(t, "")
+	live := createScaleTopics(t, c, topics)
 	for i := 0; i < c.N(); i++ {
 		if n, err := c.OpenFiles(i); err == nil {
 			t.Logf("broker %d has %d open files", c.ID(i), n)
@@ -163,43 +135,21 @@ func TestClusterScaleProcControlledShutdownAndFailover(t *testing.T) {
 	victimID := c.ID(victim)
 	led := scaleLeaderCount(t, c, topics, victimID)
 	sent := time.Now()
-	took := c.StopTimed(victim, long)
+	took := c.StopTimed(victim, scaleLong)
 	t.Logf("controlled shutdown of broker %d leading %d partitions: SIGTERM to exit %v%s",
 		victimID, led, took, scaleLogSpan(c, victim, sent, "shutting down", "controlled shutdown succeeded"))
 	delete(live, victimID)
-	waitScaleStates(t, c, topics, len(topics)*perTopic, live, 2, long)
+	waitScaleStates(t, c, topics, len(topics)*scalePerTopic, live, 2, scaleLong)
 	if m := scaleLeaderCount(t, c, topics, victimID); m != 0 {
 		t.Fatalf("%d partitions still led by the stopped broker", m)
 	}
-	start = time.Now()
-	c.StartWithin(victim, long)
+	start := time.Now()
+	c.StartWithin(victim, scaleLong)
 	live[victimID] = true
-	waitScaleStates(t, c, topics, len(topics)*perTopic, live, 3, long)
+	waitScaleStates(t, c, topics, len(topics)*scalePerTopic, live, 3, scaleLong)
 	t.Logf("broker %d restarted, every ISR full again after %v", victimID, time.Since(start))
 
-	// Controller failover: SIGKILL the controller.
-	ctrl := c.Index(ctrlID)
-	led = scaleLeaderCount(t, c, topics, ctrlID)
-	start = time.Now()
-	c.Kill(ctrl)
-	delete(live, ctrlID)
-	newID := int32(-1)
-	brokertest.WaitFor(t, long, func() error {
-		id, err := c.ZK().GetController()
-		if err != nil || id == ctrlID {
-			return fmt.Errorf("controller %d (%v)", id, err)
-		}
-		newID = id
-		return nil
-	})
-	elected := time.Since(start)
-	waitScaleStates(t, c, topics, len(topics)*perTopic, live, 2, long)
-	reled := time.Since(start)
-	waitScaleMetadata(t, c, topics, live, long)
-	t.Logf("controller failover after SIGKILL of controller %d leading %d partitions: broker %d elected after %v "+
-		"(includes the 6 s session timeout), every partition re-led in ZooKeeper after %v, in every live broker's Metadata after %v%s",
-		ctrlID, led, newID, elected, reled, time.Since(start),
-		scaleLogSpan(c, c.Index(newID), start, "controller: elected as the controller", "controller: initialized controller context"))
+	measureScaleFailover(t, c, topics, live, ctrlID)
 }
 
 // waitScaleStates waits until ZooKeeper holds want partition states of

@@ -3,7 +3,10 @@ package fetchsession
 import (
 	"math/rand/v2"
 	"sync"
+	"sync/atomic"
 	"time"
+
+	"github.com/sirupsen/logrus"
 
 	"samsa/kafka"
 )
@@ -11,6 +14,10 @@ import (
 // DefaultEvictionAge is Kafka 2.8's MIN_INCREMENTAL_FETCH_SESSION_EVICTION_MS
 // (a constant there, not a config).
 const DefaultEvictionAge = 120 * time.Second
+
+// DefaultSweepEvery is how often a changed-only session examines all of
+// its partitions anyway (see Config.SweepEvery).
+const DefaultSweepEvery = 2 * time.Second
 
 // Config configures NewCache.
 type Config struct {
@@ -20,6 +27,14 @@ type Config struct {
 	// EvictionAge is how long a session is protected from eviction after
 	// creation, and how long unused before it is stale (default 120 s).
 	EvictionAge time.Duration
+	// SweepEvery bounds how long a change that reached no session (a
+	// notification path not wired, or lost) can go unanswered: a
+	// changed-only fetch at least this long after its session's last sweep
+	// examines every partition, as Kafka reads every partition on every
+	// fetch. A partition the sweep must answer although no notice marked
+	// it is counted (Stats.Unnoticed) and logged: it names a missing
+	// notice. Default DefaultSweepEvery; negative: never.
+	SweepEvery time.Duration
 	// Now is the clock (default time.Now).
 	Now func() time.Time
 	// NewID returns a candidate session id (default: random in
@@ -39,6 +54,10 @@ type Cache struct {
 		sizes      map[int32]int
 		evictions  int64
 	}
+	// unnoticed counts partitions a sweep answered with no change notice.
+	unnoticed atomic.Int64
+	// lastWarn is the UnixNano of the last unnoticed-change log line.
+	lastWarn atomic.Int64
 	// watch is the change index: the sessions holding each partition, so
 	// that Changed marks a partition dirty in them without looking at any
 	// other partition. Lock order: mu, then watch; Changed takes watch,
@@ -54,6 +73,9 @@ type Cache struct {
 func NewCache(cfg Config) *Cache {
 	if cfg.EvictionAge <= 0 {
 		cfg.EvictionAge = DefaultEvictionAge
+	}
+	if cfg.SweepEvery == 0 {
+		cfg.SweepEvery = DefaultSweepEvery
 	}
 	if cfg.Now == nil {
 		cfg.Now = time.Now
@@ -145,13 +167,17 @@ type Stats struct {
 	Sessions   int
 	Partitions int
 	Evictions  int64
+	// Unnoticed: partitions a sweep had to answer although no change
+	// notice marked them (each is a missing notice; expected 0).
+	Unnoticed int64
 }
 
 // Stats returns the current gauges.
 func (c *Cache) Stats() Stats {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	return Stats{Sessions: len(c.mu.sessions), Partitions: c.mu.partitions, Evictions: c.mu.evictions}
+	return Stats{Sessions: len(c.mu.sessions), Partitions: c.mu.partitions, Evictions: c.mu.evictions,
+		Unnoticed: c.unnoticed.Load()}
 }
 
 // removeLocked drops s from the cache; c.mu held.
@@ -277,4 +303,24 @@ func (c *Cache) SessionSize(id int32) (int, bool) {
 		return c.mu.sizes[id], true
 	}
 	return 0, false
+}
+
+// reportUnnoticed counts and logs partitions a sweep answered although no
+// change notice had marked them: each names a change of the log end, high
+// watermark, log start or last stable offset (or an error) that reached no
+// session, which a changed-only fetch would have left unanswered until the
+// sweep. At most one line per 10 s.
+func (c *Cache) reportUnnoticed(tps []kafka.TopicPartition) {
+	if len(tps) == 0 {
+		return
+	}
+	total := c.unnoticed.Add(int64(len(tps)))
+	now := c.cfg.Now().UnixNano()
+	last := c.lastWarn.Load()
+	if now-last < int64(10*time.Second) || !c.lastWarn.CompareAndSwap(last, now) {
+		return
+	}
+	logrus.WithFields(logrus.Fields{"component": "fetchsession", "partition": tps[0].String(),
+		"partitions": len(tps), "total": total}).
+		Warn("fetch session: a sweep answered partitions no change notice had marked (a missing notice, answered late)")
 }

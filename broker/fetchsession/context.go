@@ -111,13 +111,18 @@ func (c *Cache) NewContext(req Request) *Context {
 		c.removeLocked(s)
 		return &Context{Kind: Sessionless, cache: c, follower: req.Follower, parts: req.Partitions}
 	}
-	c.touchLocked(s, s.sizeLocked(), c.cfg.Now())
+	now := c.cfg.Now()
+	c.touchLocked(s, s.sizeLocked(), now)
 	s.epoch = NextEpoch(s.epoch)
 	// The dirty list is taken (and its flags cleared) before the handler
 	// reads, so a change from now on marks the partition again.
 	examined := s.takeDirtyLocked()
-	if !req.ChangedOnly {
+	switch {
+	case !req.ChangedOnly:
 		examined = s.orderedLocked()
+	case c.cfg.SweepEvery > 0 && now.Sub(s.lastSweep) >= c.cfg.SweepEvery:
+		examined = s.sweepLocked(examined)
+		s.lastSweep = now
 	}
 	s.mu.Unlock()
 	c.watchLocked(s, added, removed)
@@ -214,6 +219,8 @@ func (x *Context) Finish(resps []PartitionResponse, include []bool) int32 {
 		return x.cache.maybeCreate(x.follower, parts)
 	}
 	s := x.sess
+	var unnoticed []kafka.TopicPartition
+	defer func() { x.cache.reportUnnoticed(unnoticed) }()
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	for i, e := range x.parts {
@@ -224,6 +231,10 @@ func (x *Context) Finish(resps []PartitionResponse, include []bool) int32 {
 			continue
 		}
 		include[i] = c.mustRespond(resps[i])
+		if include[i] && c.unnoticed {
+			unnoticed = append(unnoticed, c.TP)
+		}
+		c.unnoticed = false
 		if include[i] {
 			// Sent partitions move to the end, in answer order.
 			c.seq = s.mu.seq

@@ -62,6 +62,18 @@
 // read and the session's creation reached no session). Session order is a
 // sequence number per partition; a sent partition takes the next one.
 //
+// The sweep: that answer is Kafka's only if every change is notified. A
+// change that reaches no session (a path that forgets to notify, now or in
+// a later change) would leave its partition unanswered, a follower not
+// fetching an acks=all append, for as long as the partition stays quiet.
+// So a changed-only fetch at least Config.SweepEvery (2 s) after its
+// session's last sweep examines every partition, as Kafka does on every
+// fetch: a missed notice costs at most that long, never a stall. A
+// partition the sweep must answer although nothing marked it is counted
+// (Stats.Unnoticed) and logged, since each one names a missing notice.
+// Cost: one whole-session read per session every 2 s instead of one per
+// fetch (an idle follower fetch every replica.fetch.wait.max.ms, 500 ms).
+//
 // # Eviction (FetchSessionCache.tryEvict)
 //
 // A new session needs a free slot. Without one, the least recently used

@@ -59,6 +59,9 @@ type cached struct {
 	seq uint64
 	// dirty: in the session's dirty list, to be examined by the next fetch.
 	dirty bool
+	// unnoticed: examined by a sweep only (not dirty when the fetch began,
+	// and not marked since); cleared when noticed or answered.
+	unnoticed bool
 }
 
 // session is one cached fetch session (Kafka's FetchSession).
@@ -78,13 +81,14 @@ type session struct {
 		dirty []*cached
 	}
 	// The fields below are guarded by the Cache's mu.
-	lastUsed time.Time
-	epoch    int32
-	removed  bool
+	lastUsed  time.Time
+	lastSweep time.Time // the last fetch that examined every partition
+	epoch     int32
+	removed   bool
 }
 
 func newSession(id int32, privileged bool, now time.Time, size int) *session {
-	s := &session{id: id, privileged: privileged, created: now, epoch: NextEpoch(InitialEpoch),
+	s := &session{id: id, privileged: privileged, created: now, lastSweep: now, epoch: NextEpoch(InitialEpoch),
 		wake: make(chan struct{}, 1)}
 	s.mu.parts = make(map[kafka.TopicPartition]*cached, size)
 	return s
@@ -103,6 +107,7 @@ func (s *session) addLocked(c *cached) {
 
 // markLocked puts c on the dirty list; s.mu held.
 func (s *session) markLocked(c *cached) {
+	c.unnoticed = false
 	if !c.dirty {
 		c.dirty = true
 		s.mu.dirty = append(s.mu.dirty, c)
@@ -131,6 +136,20 @@ func (s *session) takeDirtyLocked() []*cached {
 	s.mu.dirty = s.mu.dirty[:0]
 	sortBySeq(out)
 	return out
+}
+
+// sweepLocked returns every partition in session order, flagging those
+// not in dirty (the partitions taken from the dirty list) as unnoticed;
+// s.mu held.
+func (s *session) sweepLocked(dirty []*cached) []*cached {
+	all := s.orderedLocked()
+	for _, c := range all {
+		c.unnoticed = true
+	}
+	for _, c := range dirty {
+		c.unnoticed = false
+	}
+	return all
 }
 
 // orderedLocked returns every partition in session order; s.mu held.

@@ -100,6 +100,29 @@ func (p *Purgatory) Wait(ctx context.Context, deadline time.Time, keys []kafka.T
 	if check() {
 		return nil
 	}
+	return p.parkUntil(ctx, w, deadline, w.wake, check)
+}
+
+// WaitChan is Wait for a waiter that is woken through its own channel
+// rather than by keys (a fetch session's parked fetch: the session is told
+// of its partitions' changes through the Observer, so the fetch registers
+// no key): check runs once immediately and again on every receive from
+// wake; results as Wait's.
+func (p *Purgatory) WaitChan(ctx context.Context, deadline time.Time, wake <-chan struct{}, check func() bool) error {
+	if check() {
+		return nil
+	}
+	// Only the pooled waiter's timer is used: it watches no key, so no
+	// Notify reaches its channel.
+	w := waiters.Get().(*waiter)
+	defer putWaiter(w)
+	return p.parkUntil(ctx, w, deadline, wake, check)
+}
+
+// parkUntil arms w's timer for deadline (none for a zero deadline) and
+// parks (park); a deadline already passed ends the wait at once with
+// ErrTimeout, counted as expired. The first check has already failed.
+func (p *Purgatory) parkUntil(ctx context.Context, w *waiter, deadline time.Time, wake <-chan struct{}, check func() bool) error {
 	var timeout <-chan time.Time
 	if !deadline.IsZero() {
 		d := time.Until(deadline)
@@ -113,29 +136,6 @@ func (p *Purgatory) Wait(ctx context.Context, deadline time.Time, keys []kafka.T
 			w.timer.Reset(d)
 		}
 		timeout = w.timer.C
-	}
-	return p.park(ctx, timeout, w.wake, check)
-}
-
-// WaitChan is Wait for a waiter that is woken through its own channel
-// rather than by keys (a fetch session's parked fetch: the session is told
-// of its partitions' changes through the Observer, so the fetch registers
-// no key): check runs once immediately and again on every receive from
-// wake; results as Wait's.
-func (p *Purgatory) WaitChan(ctx context.Context, deadline time.Time, wake <-chan struct{}, check func() bool) error {
-	if check() {
-		return nil
-	}
-	var timeout <-chan time.Time
-	if !deadline.IsZero() {
-		d := time.Until(deadline)
-		if d <= 0 {
-			p.expired.Add(1)
-			return ErrTimeout
-		}
-		t := time.NewTimer(d)
-		defer t.Stop()
-		timeout = t.C
 	}
 	return p.park(ctx, timeout, wake, check)
 }

@@ -113,3 +113,85 @@ func BenchmarkPurgatoryNotifyNoWaiters(b *testing.B) {
 		p.Notify(k)
 	}
 }
+
+func TestPurgatoryWaitChan(t *testing.T) {
+	p := New("Fetch")
+	wake := make(chan struct{}, 1)
+	if err := p.WaitChan(context.Background(), time.Now().Add(time.Minute), wake, func() bool { return true }); err != nil {
+		t.Fatalf("immediate: %v", err)
+	}
+	// Woken through its own channel: the second check passes.
+	calls := 0
+	wake <- struct{}{}
+	err := p.WaitChan(context.Background(), time.Now().Add(time.Minute), wake, func() bool { calls++; return calls == 2 })
+	if err != nil || calls != 2 {
+		t.Fatalf("woken: %v after %d checks", err, calls)
+	}
+	start := time.Now()
+	if err := p.WaitChan(context.Background(), start.Add(30*time.Millisecond), wake, func() bool { return false }); !errors.Is(err, ErrTimeout) {
+		t.Fatalf("deadline: %v", err)
+	}
+	if time.Since(start) < 30*time.Millisecond {
+		t.Fatal("returned before the deadline")
+	}
+	if err := p.WaitChan(context.Background(), start, wake, func() bool { return false }); !errors.Is(err, ErrTimeout) {
+		t.Fatalf("past deadline: %v", err)
+	}
+	if p.Expired() != 2 {
+		t.Fatalf("expired = %d, want 2", p.Expired())
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if err := p.WaitChan(ctx, time.Time{}, wake, func() bool { return false }); !errors.Is(err, context.Canceled) {
+		t.Fatalf("cancelled: %v", err)
+	}
+	if p.Size() != 0 {
+		t.Fatalf("size %d after every wait ended", p.Size())
+	}
+}
+
+// BenchmarkPurgatoryWaitWoken is one acks=all produce's wait: registered,
+// the first check fails, the deadline timer is armed, a Notify wakes it and
+// the second check passes (no goroutine switch: the check notifies itself).
+func BenchmarkPurgatoryWaitWoken(b *testing.B) {
+	p := New("Produce")
+	keys := []kafka.TopicPartition{{Topic: "t", Partition: 0}}
+	n := 0
+	check := func() bool {
+		n++
+		if n%2 == 1 {
+			p.Notify(keys[0])
+			return false
+		}
+		return true
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		if err := p.Wait(context.Background(), time.Now().Add(time.Second), keys, check); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkPurgatoryWaitChanWoken is a changed-only session fetch's wait:
+// the first check fails, the deadline timer is armed, the session's channel
+// wakes it and the second check passes.
+func BenchmarkPurgatoryWaitChanWoken(b *testing.B) {
+	p := New("Fetch")
+	wake := make(chan struct{}, 1)
+	n := 0
+	check := func() bool {
+		n++
+		if n%2 == 1 {
+			wake <- struct{}{}
+			return false
+		}
+		return true
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		if err := p.WaitChan(context.Background(), time.Now().Add(time.Second), wake, check); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

@@ -14,6 +14,19 @@
 //
 // Must never import: broker (root), server, group, controller, sarama.
 //
+// Change notices: every change of what a fetch of a partition answers is
+// told to the Fetch purgatory (Notify), once the change is complete, and
+// through its Observer reaches the fetch sessions holding the partition
+// (a changed-only incremental fetch reads nothing else): leader appends and
+// transaction markers (append.go, txn.go), high-watermark moves (a
+// follower's fetch, ISR changes), leadership changes, StopReplica and
+// offline dirs; on a follower, an append that moves its high watermark or
+// log start (follower_log.go) and every truncation (by leader epoch,
+// realignment, a restart at the leader's log start or end), which lowers
+// the high watermark and last stable offset or moves the log start. Log
+// start moves that storage makes on its own (retention, DeleteRecords)
+// reach the purgatory through the broker's LogOptions.OnLogStartMoved hook.
+//
 // Offline partitions (offline.go, KIP-112): HandleLogDirFailure moves every
 // partition whose log is in a failed log dir out of the partition map into
 // an offline set (Kafka's HostedPartition.Offline): no fetching, no

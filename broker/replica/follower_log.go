@@ -57,7 +57,7 @@ func (p *Partition) truncateForFollower(leaderEpoch int32, eo EpochEndOffset) er
 	}
 	p.log.WithFields(logrus.Fields{"offset": target, "log_end_offset": l.LogEndOffset()}).
 		Info("truncating follower log by leader epoch")
-	return l.TruncateTo(target)
+	return p.truncatedLocked(l.TruncateTo(target))
 }
 
 func (p *Partition) realignForFollower(leaderEpoch int32, leaderStart, leaderEnd int64) error {
@@ -72,12 +72,27 @@ func (p *Partition) realignForFollower(leaderEpoch int32, leaderStart, leaderEnd
 	case leaderEnd < leo:
 		p.log.WithFields(logrus.Fields{"offset": leaderEnd, "log_end_offset": leo}).
 			Warn("follower ahead of the leader; truncating to the leader's log end")
-		return l.TruncateTo(max(leaderEnd, l.LogStartOffset()))
+		return p.truncatedLocked(l.TruncateTo(max(leaderEnd, l.LogStartOffset())))
 	case leaderStart > leo:
 		p.log.WithField("offset", leaderStart).Warn("follower behind the leader's log start; restarting the log there")
-		return l.TruncateFullyAndStartAt(leaderStart)
+		return p.truncatedLocked(l.TruncateFullyAndStartAt(leaderStart))
 	}
 	return nil
+}
+
+// truncatedLocked tells the fetch purgatory, and through its observer the
+// fetch sessions holding p, that p's log was truncated (whether or not the
+// truncation then failed part way), and returns err. A truncation lowers
+// the log end, the high watermark and the last stable offset (and a full
+// one moves the log start and raises the high watermark to it): a fetch
+// session that last told a consumer (KIP-392, a read from this follower)
+// the old values must answer the partition again, as Kafka's incremental
+// fetch does when the high watermark or log start offset changed. Storage
+// tells only of a moved log start, and before a full truncation has set
+// the high watermark, so this notice comes after the whole change.
+func (p *Partition) truncatedLocked(err error) error {
+	p.m.Fetch.Notify(p.tp)
+	return err
 }
 
 // appendAsFollower appends the whole batches of r and follows the
@@ -89,6 +104,16 @@ func (p *Partition) appendAsFollower(leaderEpoch int32, r *FollowerFetchResult) 
 		return nil
 	}
 	l := p.mu.data
+	// Consumers parked on this follower (KIP-392 reads) and the fetch
+	// sessions holding it hear of a moved high watermark or log start
+	// (followed from the leader, or an empty log restarted at the leader's
+	// first batch) once, after the whole change.
+	hw0, start0 := l.HighWatermark(), l.LogStartOffset()
+	defer func() {
+		if l.HighWatermark() != hw0 || l.LogStartOffset() != start0 {
+			p.m.Fetch.Notify(p.tp)
+		}
+	}()
 	whole := wholeBatches(r.Records)
 	if len(whole) > 0 {
 		if _, err := l.AppendAsFollower(whole); err != nil {
@@ -97,8 +122,6 @@ func (p *Partition) appendAsFollower(leaderEpoch int32, r *FollowerFetchResult) 
 	}
 	if hw := min(r.HighWatermark, l.LogEndOffset()); hw > l.HighWatermark() {
 		l.SetHighWatermark(hw)
-		// Consumers parked on this follower (KIP-392 reads) see new data.
-		p.m.Fetch.Notify(p.tp)
 	}
 	// Follow the leader's log start (DeleteRecords, retention), as Kafka's
 	// maybeIncrementLogStartOffset on followers; never past our HW.

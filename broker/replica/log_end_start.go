@@ -73,5 +73,5 @@ func (f *fetcher) startAtLeaderEnd(ep LeaderEndpoint, p *Partition, leaderEpoch 
 	}
 	p.log.WithFields(logrus.Fields{"offset": end}).
 		Warn("new replica starts at the leader's log end; it will not hold the older records")
-	return l.TruncateFullyAndStartAt(end)
+	return p.truncatedLocked(l.TruncateFullyAndStartAt(end))
 }

@@ -224,7 +224,7 @@ func BenchmarkStorageIndexLookup(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	defer idx.x.close(true)
+	defer idx.x.close(true, false)
 	for i := 0; !idx.IsFull(); i++ {
 		if err := idx.Append(int64(i)*10, int32(i)*100); err != nil {
 			b.Fatal(err)

@@ -55,7 +55,7 @@ func openCleanedSegment(l *Log, base int64, logPath string, txns []AbortedTxn) (
 		return nil, err
 	}
 	if s.timeIndex, err = OpenTimeIndex(l.fs, tidx, base, o.maxIndexSize, false); err != nil {
-		s.offsetIndex.x.close(false)
+		s.offsetIndex.x.close(false, false)
 		f.Close()
 		l.fs.Remove(idx)
 		return nil, err

@@ -64,8 +64,8 @@
 //	  cleaner-offset-checkpoint         same format, first dirty offsets
 //	  orders-0/
 //	    00000000000000000000.log        record batches v2, exactly as on the wire
-//	    00000000000000000000.index      offset index
-//	    00000000000000000000.timeindex  time index
+//	    00000000000000000000.index      offset index (created when first needed, see below)
+//	    00000000000000000000.timeindex  time index (likewise)
 //	    00000000000000368769.log        next segment: base offset 368769
 //	    00000000000000368769.index
 //	    00000000000000368769.timeindex
@@ -134,10 +134,50 @@
 // stop there.
 //
 // While a segment is active both index files are preallocated (sparse) to
-// segment.index.bytes rounded down to whole entries; they are cut to their
-// entries when the segment rolls and when the log closes. Loading stops at
-// the first entry that does not follow its predecessor, so the zero tail of
-// a preallocated file reads as empty.
+// segment.index.bytes rounded down to whole entries once they exist; they
+// are cut to their entries when the segment rolls and when the log closes.
+// Loading stops at the first entry that does not follow its predecessor, so
+// the zero tail of a preallocated file reads as empty.
+//
+// # Lazy index files
+//
+// A new segment creates only its .log: the .index and .timeindex files are
+// created when first needed, so a new empty log costs its directory, its
+// .log and its checkpoints, about half the file-system operations of
+// Kafka's layout (issue 18 point 2: a LeaderAndIsr creating 10,000 logs is
+// bound by exactly these operations). The rules, and why:
+//
+//   - An index file is created when its first entries are written to disk
+//     (Flush, a roll, eviction, Close: entries live in memory until then),
+//     preallocated if the segment is still active, as it would have been.
+//   - A segment holding data always has both files once it rolls or the
+//     log closes, even without entries (a segment smaller than
+//     index.interval.bytes has none). Kafka 2.8 rebuilds a segment whose
+//     .index is missing at every load (Log.loadSegmentFiles: "Could not
+//     find offset index file ... rebuilding"), and so does Samsa: without
+//     the files a clean restart would re-read such segments. The offset
+//     index is created first.
+//   - The time index is created whenever the offset index is (Flush
+//     creates it when the offset index exists). Kafka 2.8 treats a missing
+//     .timeindex next to an existing .index as empty without rebuilding
+//     (LogSegment.sanityCheck resizes it to 0), which would lose the
+//     segment's largest timestamp for retention.ms and ListOffsets by time;
+//     a pair never leaves a Samsa segment that way. (Samsa itself rebuilds
+//     any segment holding data with either file missing.)
+//   - An empty segment never needs index files: it opens with none, closes
+//     with none and a clean or unclean load creates none. Kafka 2.8 opens
+//     such a directory too: it logs "Could not find offset index file" at
+//     ERROR for the empty segment, "recovers" its zero bytes and creates
+//     the files.
+//   - Crash guarantees are unchanged: an index is derived data never
+//     trusted beyond the .log (indexesConsistent), every segment from the
+//     recovery point on is re-read after an unclean stop, and a segment
+//     holding data below the recovery point but missing a file (its only
+//     entries were never flushed, or a Flush raced an append) is rebuilt
+//     at load like any other segment with a missing index.
+//   - Truncation, resizing and renames (.deleted, .cleaned, .swap) of an
+//     absent file change only memory and the name; deletion ignores a
+//     missing file; a closed index never creates its file.
 //
 // # Index I/O: in-memory mirror with pwrite, not mmap
 //
@@ -183,6 +223,6 @@
 // batch by batch, indexes are rebuilt, and the segment is cut at the first
 // bad byte (WARN with segment, position and bytes dropped); segments after
 // a cut segment are deleted. Any segment whose index files are missing or
-// inconsistent, or whose tail does not parse, is recovered the same way
-// even after a clean shutdown.
+// inconsistent, or which holds data and lacks an index file, or whose tail
+// does not parse, is recovered the same way even after a clean shutdown.
 package storage

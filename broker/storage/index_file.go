@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"sync"
 )
@@ -25,9 +26,15 @@ import (
 // maxEntries*entrySize, as Kafka does with its mmap; trim cuts it to the
 // entries on roll and close.
 //
-// Only opening the index creates its file: every later operation opens it
-// without O_CREATE, so writing pending entries after the segment's files
-// were removed fails instead of leaving a stray index behind.
+// The file is created lazily (doc.go, "Lazy index files"): opening an
+// index whose file does not exist leaves it absent, with no entries, and
+// the file is created by the first operation that writes it: persisting
+// entries (sync, eviction, close) or materialize (the segment asks for the
+// file when it rolls or closes holding data). Until then truncation,
+// resizing and renaming touch only memory and the name. A closed index
+// never creates its file, and a segment is always closed before its files
+// are removed, so no write after removal can leave a stray index behind:
+// while the file exists, every operation opens it without O_CREATE.
 //
 // An inactive segment's index is evicted: its entries leave memory (only
 // the count and the last entry stay) and the first lookup reads them
@@ -49,8 +56,14 @@ type indexFile struct {
 		persisted int
 		closed    bool
 		evicted   bool
-		count     int    // entries while evicted
-		last      []byte // copy of the last entry while evicted
+		// absent: the file does not exist yet (see the type comment).
+		absent bool
+		// active: the file is (or, once created, will be) preallocated to
+		// maxEntries rather than trimmed to its entries; set at open and by
+		// every resize or truncation.
+		active bool
+		count  int    // entries while evicted
+		last   []byte // copy of the last entry while evicted
 	}
 }
 
@@ -60,20 +73,26 @@ func maxIndexEntries(maxIndexSize int32, entrySize int) int {
 	return max(int(maxIndexSize)/entrySize, 2)
 }
 
-// openIndexFile opens or creates path, loads its entries and closes it
-// again. valid is called for each entry in order with the previous accepted
-// one (nil first) and returns false at the first unused (zero) or
-// out-of-order slot, where loading stops; Kafka likewise treats the
-// preallocated zero tail as empty. When active, the file is preallocated to
-// its maximum size.
+// openIndexFile opens path, loads its entries and closes it again; a
+// missing file leaves the index absent and empty, and is not created (see
+// the type comment). valid is called for each entry in order with the
+// previous accepted one (nil first) and returns false at the first unused
+// (zero) or out-of-order slot, where loading stops; Kafka likewise treats
+// the preallocated zero tail as empty. When active, an existing file is
+// preallocated to its maximum size.
 func openIndexFile(fsys FS, path string, entrySize, maxEntries int, active bool,
 	valid func(prev, cur []byte) bool) (*indexFile, error) {
-	f, err := fsys.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o644)
+	x := &indexFile{fs: fsys, entrySize: entrySize, maxEntries: maxEntries, valid: valid}
+	x.mu.path = path
+	x.mu.active = active
+	f, err := fsys.OpenFile(path, os.O_RDWR, 0)
+	if errors.Is(err, fs.ErrNotExist) {
+		x.mu.absent = true
+		return x, nil
+	}
 	if err != nil {
 		return nil, storageError("open index", err)
 	}
-	x := &indexFile{fs: fsys, entrySize: entrySize, maxEntries: maxEntries, valid: valid}
-	x.mu.path = path
 	err = x.loadFrom(f, active)
 	if cerr := f.Close(); err == nil {
 		err = storageError("close index", cerr)
@@ -109,14 +128,29 @@ func (x *indexFile) loadFrom(f File, active bool) error {
 	return x.writeOutLocked(f, active)
 }
 
-// withFileLocked opens the existing file, runs fn on it and closes it.
-// Callers hold x.mu.
+// withFileLocked opens the file, runs fn on it and closes it. An absent
+// file is created first, with the entries in memory written and sized as
+// x.mu.active says; a closed index creates nothing. Callers hold x.mu.
 func (x *indexFile) withFileLocked(fn func(f File) error) error {
-	f, err := x.fs.OpenFile(x.mu.path, os.O_RDWR, 0)
+	if x.mu.closed {
+		return nil
+	}
+	flag := os.O_RDWR
+	created := x.mu.absent
+	if created {
+		flag |= os.O_CREATE | os.O_TRUNC // nothing of ours is in it yet
+	}
+	f, err := x.fs.OpenFile(x.mu.path, flag, 0o644)
 	if err != nil {
 		return storageError("reopen index", err)
 	}
-	err = fn(f)
+	if created {
+		x.mu.absent, x.mu.persisted = false, 0
+		err = x.writeOutLocked(f, x.mu.active)
+	}
+	if err == nil {
+		err = fn(f)
+	}
 	if cerr := f.Close(); err == nil {
 		err = storageError("close index", cerr)
 	}
@@ -189,6 +223,10 @@ func (x *indexFile) loadLocked() error {
 	if x.mu.closed {
 		return ErrClosed
 	}
+	if x.mu.absent { // nothing was written, so nothing was evicted
+		x.mu.evicted, x.mu.count, x.mu.last = false, 0, nil
+		return nil
+	}
 	f, err := x.fs.OpenFile(x.mu.path, os.O_RDONLY, 0)
 	if err != nil {
 		return storageError("reopen index", err)
@@ -224,6 +262,9 @@ func (x *indexFile) evict() error {
 		if err := x.withFileLocked(x.persistTo); err != nil {
 			return err
 		}
+	}
+	if x.mu.absent {
+		return nil // no entries: nothing in memory to drop
 	}
 	n := len(x.mu.buf) / x.entrySize
 	var last []byte
@@ -296,6 +337,10 @@ func (x *indexFile) truncateToEntries(n int, active bool) error {
 	}
 	x.mu.buf = x.mu.buf[:n*x.entrySize]
 	x.mu.persisted = min(x.mu.persisted, len(x.mu.buf))
+	x.mu.active = active
+	if x.mu.absent {
+		return nil // the cut entries never reached a file
+	}
 	return x.withFileLocked(func(f File) error {
 		if err := f.Truncate(int64(x.mu.persisted)); err != nil {
 			return storageError("truncate index", err)
@@ -311,6 +356,10 @@ func (x *indexFile) resize(active bool) error {
 	if x.mu.closed {
 		return ErrClosed
 	}
+	x.mu.active = active
+	if x.mu.absent {
+		return nil // sized so when it is created
+	}
 	if x.mu.evicted && !active {
 		return nil // trimmed before it was evicted
 	}
@@ -318,6 +367,25 @@ func (x *indexFile) resize(active bool) error {
 		return err
 	}
 	return x.withFileLocked(func(f File) error { return x.writeOutLocked(f, active) })
+}
+
+// materialize creates the file of an absent index with its entries (the
+// segment holds data and rolls or closes; see doc.go). It does nothing when
+// the file exists or the index is closed.
+func (x *indexFile) materialize() error {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	if !x.mu.absent {
+		return nil
+	}
+	return x.withFileLocked(func(File) error { return nil })
+}
+
+// exists reports whether the index has a file.
+func (x *indexFile) exists() bool {
+	x.mu.RLock()
+	defer x.mu.RUnlock()
+	return !x.mu.absent
 }
 
 // entry returns a copy-free view of entry i; callers hold x.mu.
@@ -341,14 +409,15 @@ func (x *indexFile) searchLocked(le func(e []byte) bool) int {
 	return ans
 }
 
-// sync writes pending entries and fsyncs the index. Durable: every entry
-// of this index (also rebuildable from the log, so this only saves
-// recovery time). An evicted index was written before eviction but maybe
-// not yet fsynced, so it is fsynced too.
-func (x *indexFile) sync() error {
+// sync writes pending entries and fsyncs the index, creating an absent
+// file when it has entries or create says so. Durable: every entry of this
+// index (also rebuildable from the log, so this only saves recovery time).
+// An evicted index was written before eviction but maybe not yet fsynced,
+// so it is fsynced too. An absent index without entries costs nothing.
+func (x *indexFile) sync(create bool) error {
 	x.mu.Lock()
 	defer x.mu.Unlock()
-	if x.mu.closed {
+	if x.mu.closed || (x.mu.absent && len(x.mu.buf) == 0 && !create) {
 		return nil
 	}
 	return x.withFileLocked(func(f File) error {
@@ -361,25 +430,39 @@ func (x *indexFile) sync() error {
 }
 
 // close ends the index; with trim it first writes pending entries and
-// trims the file to them. Without trim (the files were removed) it touches
-// no file.
-func (x *indexFile) close(trim bool) error {
+// trims the file to them, creating an absent file when it has entries or
+// create says so. Without trim (the files were removed) it touches no
+// file.
+func (x *indexFile) close(trim, create bool) error {
 	x.mu.Lock()
 	defer x.mu.Unlock()
 	if x.mu.closed {
 		return nil
 	}
-	x.mu.closed = true
-	if x.mu.evicted || !trim {
-		return nil // an evicted index was written and trimmed before
+	skip := x.mu.evicted || !trim || (x.mu.absent && len(x.mu.buf) == 0 && !create)
+	x.mu.active = false
+	if !skip {
+		// withFileLocked creates nothing once closed: close after it.
+		defer func() { x.mu.closed = true }()
+		trim := func(f File) error { return x.writeOutLocked(f, false) }
+		if x.mu.absent {
+			trim = func(File) error { return nil } // created trimmed
+		}
+		return x.withFileLocked(trim)
 	}
-	return x.withFileLocked(func(f File) error { return x.writeOutLocked(f, false) })
+	x.mu.closed = true
+	return nil // an evicted index was written and trimmed before
 }
 
-// rename renames the file; no descriptor is held, so only the name changes.
+// rename renames the file; no descriptor is held, so only the name
+// changes (only the name, when the file is absent).
 func (x *indexFile) rename(path string) error {
 	x.mu.Lock()
 	defer x.mu.Unlock()
+	if x.mu.absent {
+		x.mu.path = path
+		return nil
+	}
 	if err := x.fs.Rename(x.mu.path, path); err != nil {
 		return storageError("rename index", err)
 	}

@@ -43,7 +43,7 @@ func (l *Log) loadLocked(opts LogOptions) error {
 	segs := make([]*Segment, 0, len(bases)+1)
 	l.segments.Store(&segs)
 	now := l.now()
-	if err := l.openSegmentsLocked(&segs, bases, now); err != nil {
+	if err := l.openSegmentsLocked(&segs, bases, now, &opts); err != nil {
 		return err
 	}
 	recovered := false
@@ -165,16 +165,19 @@ func (l *Log) removeOrphanIndexesLocked(files *dirFiles) error {
 }
 
 // openSegmentsLocked opens the segments at bases into *segs, rebuilding the
-// indexes of a segment whose index files are missing or fail Kafka's sanity
-// check. That rebuild reads the whole .log, so it can also find a torn
-// tail: then the later segments would follow a hole and are dropped, as
-// recovery does. *segs is stored in l.segments after each open (see
-// loadLocked).
-func (l *Log) openSegmentsLocked(segs *[]*Segment, bases []int64, now time.Time) error {
+// indexes of a segment that holds data and lacks an index file, or whose
+// indexes fail Kafka's sanity check (an empty segment without index files
+// needs nothing: doc.go, "Lazy index files"). That rebuild reads the whole
+// .log, so it can also find a torn tail: then the later segments would
+// follow a hole and are dropped, as recovery does. A segment that
+// recovery re-reads next anyway (recoveredAtLoad) is not rebuilt here:
+// recovery resets and rebuilds its indexes itself, so a crashed log whose
+// active segment never wrote an index file reads it once, not twice.
+// *segs is stored in l.segments after each open (see loadLocked).
+func (l *Log) openSegmentsLocked(segs *[]*Segment, bases []int64, now time.Time, opts *LogOptions) error {
 	cfg := l.Config()
 	for i, base := range bases {
 		active := i == len(bases)-1
-		hadIndexes := l.indexFilesExist(base)
 		s, err := openSegment(l.fs, l.dir, base, segmentOptionsFor(cfg), active, now)
 		if err != nil {
 			return err
@@ -185,7 +188,7 @@ func (l *Log) openSegmentsLocked(segs *[]*Segment, bases []int64, now time.Time)
 			l.logger.WithError(s.txnIndexCorrupt).WithField("segment", s.logPath).Warn("storage: rebuilding corrupt transaction index")
 			l.noteTxnIndexResetLocked(s)
 		}
-		if hadIndexes && s.indexesConsistent() {
+		if recoveredAtLoad(bases, i, opts) || (s.indexesConsistent() && (s.Size() == 0 || s.indexFilesExist())) {
 			continue
 		}
 		l.logger.WithField("segment", s.logPath).Info("storage: rebuilding indexes of segment")
@@ -199,6 +202,13 @@ func (l *Log) openSegmentsLocked(segs *[]*Segment, bases []int64, now time.Time)
 		}
 	}
 	return nil
+}
+
+// recoveredAtLoad reports whether recoverLocked will re-read the segment
+// at bases[i]: after an unclean shutdown, the one holding the recovery
+// point and every later one.
+func recoveredAtLoad(bases []int64, i int, opts *LogOptions) bool {
+	return !opts.CleanShutdown && (i+1 == len(bases) || bases[i+1] > opts.RecoveryPoint)
 }
 
 // checkTailsLocked loads each segment's largest timestamp and reads the
@@ -247,11 +257,12 @@ func (l *Log) checkTailsLocked(segs *[]*Segment) error {
 // publishLoadedLocked makes segs the log's segments and sets its offsets
 // from what is on disk: the log end from the active segment, the log start
 // and high watermark from opts clamped into the log, and the recovery point
-// (the log end when everything was just recovered). Closed segments give
+// (the log end when everything was just recovered). Closed segments get the
+// index files a rebuild left in memory only (materializeIndexes) and give
 // their index memory back until a read needs it. It returns the log end.
 func (l *Log) publishLoadedLocked(segs []*Segment, opts LogOptions, recovered bool) (int64, error) {
 	for _, s := range segs[:len(segs)-1] {
-		if err := s.evictIndexes(); err != nil {
+		if err := errors.Join(s.materializeIndexes(), s.evictIndexes()); err != nil {
 			return 0, err
 		}
 	}
@@ -308,14 +319,10 @@ func containsInt64(xs []int64, x int64) bool {
 	return false
 }
 
-// indexFilesExist reports whether both index files of base are present.
-func (l *Log) indexFilesExist(base int64) bool {
-	for _, suf := range []string{IndexFileSuffix, TimeIndexFileSuffix} {
-		if _, err := l.fs.Stat(segmentFileName(l.dir, base, suf)); err != nil {
-			return false
-		}
-	}
-	return true
+// indexFilesExist reports whether both index files of s are present (as
+// found at open, or created since).
+func (s *Segment) indexFilesExist() bool {
+	return s.offsetIndex.x.exists() && s.timeIndex.x.exists()
 }
 
 // indexesConsistent is Kafka's index sanity check: every offset entry

@@ -20,7 +20,9 @@ import (
 // BeginCreateWave). "raw-layout" is the floor any Kafka-layout broker pays: only the
 // file-system operations of a new empty log (the partition directory, the .log, and the
 // .index and .timeindex sized to segment.index.bytes, as Kafka 2.8's resizeIndexes does),
-// without Samsa's bookkeeping.
+// without Samsa's bookkeeping. "raw-lazy-layout" is the same floor for Samsa's layout since
+// index files are created when first needed (doc.go, "Lazy index files"): the directory and
+// the .log only.
 func BenchmarkStorageCreateLogs(b *testing.B) {
 	const perWave = 100
 	quiet := logrus.New()
@@ -62,30 +64,43 @@ func BenchmarkStorageCreateLogs(b *testing.B) {
 			}
 		})
 	}
-	b.Run("raw-layout", func(b *testing.B) {
-		root := b.TempDir()
-		size := int64(DefaultConfig().SegmentIndexBytes)
-		b.ResetTimer()
-		for i := 0; i < b.N; i++ {
-			dir := filepath.Join(root, "t-"+strconv.Itoa(i))
-			if err := os.Mkdir(dir, 0o755); err != nil {
+	for _, raw := range []struct {
+		name     string
+		suffixes []string
+	}{
+		{"raw-layout", []string{LogFileSuffix, IndexFileSuffix, TimeIndexFileSuffix}},
+		{"raw-lazy-layout", []string{LogFileSuffix}},
+	} {
+		b.Run(raw.name, func(b *testing.B) { benchRawLayout(b, raw.suffixes) })
+	}
+}
+
+// benchRawLayout creates b.N partition directories holding the files
+// named by suffixes at base 0, the index files sized to
+// segment.index.bytes.
+func benchRawLayout(b *testing.B, suffixes []string) {
+	root := b.TempDir()
+	size := int64(DefaultConfig().SegmentIndexBytes)
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		dir := filepath.Join(root, "t-"+strconv.Itoa(i))
+		if err := os.Mkdir(dir, 0o755); err != nil {
+			b.Fatal(err)
+		}
+		for _, suffix := range suffixes {
+			f, err := os.OpenFile(segmentFileName(dir, 0, suffix), os.O_RDWR|os.O_CREATE, 0o644)
+			if err != nil {
 				b.Fatal(err)
 			}
-			for _, suffix := range []string{LogFileSuffix, IndexFileSuffix, TimeIndexFileSuffix} {
-				f, err := os.OpenFile(segmentFileName(dir, 0, suffix), os.O_RDWR|os.O_CREATE, 0o644)
-				if err != nil {
-					b.Fatal(err)
-				}
-				if suffix != LogFileSuffix {
-					err = f.Truncate(size)
-				}
-				if cerr := f.Close(); err == nil {
-					err = cerr
-				}
-				if err != nil {
-					b.Fatal(err)
-				}
+			if suffix != LogFileSuffix {
+				err = f.Truncate(size)
+			}
+			if cerr := f.Close(); err == nil {
+				err = cerr
+			}
+			if err != nil {
+				b.Fatal(err)
 			}
 		}
-	})
+	}
 }

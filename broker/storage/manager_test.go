@@ -209,13 +209,23 @@ func TestStorageManagerRecoversAfterCrash(t *testing.T) {
 }
 
 // The active segment's index files are preallocated to segment.index.bytes
-// rounded down to whole entries.
+// rounded down to whole entries once they exist (a new log has none: they
+// are created when the first entries are written).
 func TestStorageActiveIndexPreallocated(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "t-0")
 	cfg := smallConfig()
 	cfg.SegmentIndexBytes = 1000 // 125 offset entries, 83 time entries
-	l := openTestLog(t, dir, cfg, newFakeClock(), nil)
+	clock := newFakeClock()
+	l := openTestLog(t, dir, cfg, clock, nil)
 	defer l.Close()
+	for i := 0; i < 3; i++ { // 3 × ~480 bytes: entries after 256
+		if _, err := l.AppendAsLeader(testBatch(t, 2, 200, clock.Now().UnixMilli()+int64(i)), 0); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := l.Flush(); err != nil {
+		t.Fatal(err)
+	}
 	for suffix, want := range map[string]int64{IndexFileSuffix: 1000, TimeIndexFileSuffix: 996} {
 		fi, err := os.Stat(segmentFileName(dir, 0, suffix))
 		if err != nil || fi.Size() != want {

@@ -45,7 +45,7 @@ func validOffsetEntry(prev, cur []byte) bool {
 	return rel > prel && pos > ppos
 }
 
-// OpenOffsetIndex opens (creating if needed) the offset index at path for a
+// OpenOffsetIndex opens (absent if missing, see indexFile) the offset index at path for a
 // segment starting at baseOffset. maxIndexSize is segment.index.bytes.
 func OpenOffsetIndex(fsys FS, path string, baseOffset int64, maxIndexSize int32, active bool) (*OffsetIndex, error) {
 	x, err := openIndexFile(fsys, path, offsetIndexEntrySize,

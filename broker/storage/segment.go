@@ -14,7 +14,8 @@ import (
 
 // Segment is one "<base>.log" with its ".index" and ".timeindex" (Kafka's
 // LogSegment). The .log holds record batches v2 exactly as they arrived on
-// the wire, after offset assignment.
+// the wire, after offset assignment. The index files exist only once
+// needed (doc.go, "Lazy index files").
 //
 // Concurrency: the owning Log serialises every mutation (append, truncate,
 // roll, rename, close) under Log.mu. Reads (Log.Read, OffsetForTimestamp)
@@ -73,7 +74,8 @@ func segmentOptionsFor(c Config) segmentOptions {
 }
 
 // openSegment opens (creating if missing) the segment starting at base in
-// dir. active preallocates the indexes. The .log size is its file size; an
+// dir. Missing index files are not created (doc.go, "Lazy index files");
+// active preallocates existing ones. The .log size is its file size; an
 // unclean start then runs recoverSegment to cut a torn tail.
 func openSegment(fsys FS, dir string, base int64, o segmentOptions, active bool, now time.Time) (*Segment, error) {
 	s := newSegment(fsys, base, segmentFileName(dir, base, LogFileSuffix), o)
@@ -100,14 +102,14 @@ func openSegment(fsys FS, dir string, base int64, o segmentOptions, active bool,
 	}
 	s.timeIndex, err = OpenTimeIndex(fsys, segmentFileName(dir, base, TimeIndexFileSuffix), base, o.maxIndexSize, active)
 	if err != nil {
-		s.offsetIndex.x.close(false)
+		s.offsetIndex.x.close(false, false)
 		f.Close()
 		return nil, err
 	}
 	s.txnIndex, s.txnIndexCorrupt, err = openTxnIndex(fsys, segmentFileName(dir, base, TxnIndexFileSuffix), base)
 	if err != nil {
-		s.offsetIndex.x.close(false)
-		s.timeIndex.x.close(false)
+		s.offsetIndex.x.close(false, false)
+		s.timeIndex.x.close(false, false)
 		f.Close()
 		return nil, err
 	}
@@ -352,10 +354,24 @@ func (s *Segment) onBecomeInactiveLocked() error {
 	if err := s.timeIndex.x.resize(false); err != nil {
 		return err
 	}
+	if err := s.materializeIndexes(); err != nil {
+		return err
+	}
 	if err := s.trimLogLocked(); err != nil {
 		return err
 	}
 	return s.evictIndexes()
+}
+
+// materializeIndexes creates the absent index files of a segment that
+// holds data (doc.go, "Lazy index files": an inactive or closed segment
+// with data always has both, as Kafka expects). The offset index comes
+// first: Kafka rebuilds a segment without one.
+func (s *Segment) materializeIndexes() error {
+	if s.size.Load() == 0 {
+		return nil
+	}
+	return errors.Join(s.offsetIndex.x.materialize(), s.timeIndex.x.materialize())
 }
 
 // evictIndexes drops an inactive segment's index entries from memory until
@@ -378,25 +394,32 @@ func (s *Segment) trimLogLocked() error {
 // flush fsyncs the .log and both indexes. Durable afterwards: every batch
 // appended to this segment before the call, and the index entries (which
 // recovery could rebuild anyway). Not durable: the directory entry of a
-// newly created file; Log.flush syncs the directory for that.
+// newly created file; Log.flush syncs the directory for that. An index
+// file is created here only once it has entries, and the time index
+// whenever the offset index exists (doc.go, "Lazy index files"); an
+// append racing this flush can leave one of the two behind until the next
+// flush, roll or close, in a segment that holds the new recovery point and
+// so is recovered after a crash anyway.
 func (s *Segment) flush() error {
 	if err := s.log.Sync(); err != nil {
 		return storageError("sync segment", err)
 	}
-	if err := s.offsetIndex.x.sync(); err != nil {
+	if err := s.offsetIndex.x.sync(false); err != nil {
 		return err
 	}
 	if err := s.txnIndex.sync(); err != nil {
 		return err
 	}
-	return s.timeIndex.x.sync()
+	return s.timeIndex.x.sync(s.offsetIndex.x.exists())
 }
 
-// closeLocked trims and closes the files.
+// closeLocked trims and closes the files; a segment holding data gets
+// both index files (materializeIndexes), so a clean restart rebuilds none.
 func (s *Segment) closeLocked() error {
 	err := s.timeIndex.MaybeAppend(s.maxTimestamp.Load(), s.offsetOfMaxTimestamp.Load(), true)
 	err = errors.Join(err, s.trimLogLocked())
-	err = errors.Join(err, s.offsetIndex.x.close(true), s.timeIndex.x.close(true), s.txnIndex.close())
+	create := s.size.Load() > 0
+	err = errors.Join(err, s.offsetIndex.x.close(true, create), s.timeIndex.x.close(true, create), s.txnIndex.close())
 	if cerr := s.log.Close(); cerr != nil && !errors.Is(cerr, fs.ErrClosed) {
 		err = errors.Join(err, storageError("close segment", cerr))
 	}
@@ -406,8 +429,8 @@ func (s *Segment) closeLocked() error {
 // closeHandles closes the .log descriptor and ends the indexes without
 // trimming or writing them (after deletion).
 func (s *Segment) closeHandles() {
-	s.offsetIndex.x.close(false)
-	s.timeIndex.x.close(false)
+	s.offsetIndex.x.close(false, false)
+	s.timeIndex.x.close(false, false)
 	_ = s.txnIndex.close() // nothing to lose: every write went to the file
 	s.log.Close()
 }

@@ -45,7 +45,8 @@ func validTimeEntry(prev, cur []byte) bool {
 	return ts > pts && rel >= prel
 }
 
-// OpenTimeIndex opens (creating if needed) the time index at path.
+// OpenTimeIndex opens the time index at path (absent if missing, see
+// indexFile).
 func OpenTimeIndex(fsys FS, path string, baseOffset int64, maxIndexSize int32, active bool) (*TimeIndex, error) {
 	x, err := openIndexFile(fsys, path, timeIndexEntrySize,
 		maxIndexEntries(maxIndexSize, timeIndexEntrySize), active, validTimeEntry)

@@ -36,8 +36,10 @@
 //     skipped by the group however its offsets moved. Without a drained ok
 //     the count is only reported (unseen).
 //   - unavailability: for each fault, the longest gap between successful
-//     sends (and polls) from the fault's start to its recovery, and the
-//     time from the heal to the first successful send.
+//     sends (and polls) from the fault's start to its recovery, the time
+//     from the heal to the first successful send, and the longest time one
+//     transactional producer went without a commit, from the fault's start
+//     to its first commit after the recovery.
 //
 // Transactional invariants (CheckTxn) over TxnHistory: aborted reads (a
 // read_committed read of an aborted transaction's write), torn transactions

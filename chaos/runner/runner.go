@@ -58,6 +58,11 @@ type FaultStats struct {
 	Acked, Lost            int
 	SendGapP50, SendGapMax time.Duration
 	PollGapP50, PollGapMax time.Duration
+	// CommitGapP50 and CommitGapMax are over the cycles' CommitGap (the
+	// longest time one transactional producer could not commit); Commits
+	// is how many cycles had one (0: the transactional workload did not run).
+	CommitGapP50, CommitGapMax time.Duration
+	Commits                    int
 }
 
 // OK reports whether the run met the bar.
@@ -417,6 +422,7 @@ func perFault(ops []history.Op, r checker.Result) []FaultStats {
 		cycles      int
 		acked, lost int
 		send, poll  []time.Duration
+		commit      []time.Duration
 	}
 	by := map[string]*agg{}
 	for _, w := range r.Faults {
@@ -428,6 +434,9 @@ func perFault(ops []history.Op, r checker.Result) []FaultStats {
 		a.cycles++
 		a.send = append(a.send, w.SendGap)
 		a.poll = append(a.poll, w.PollGap)
+		if w.CommitGap >= 0 {
+			a.commit = append(a.commit, w.CommitGap)
+		}
 		end := w.Recovered
 		if end.IsZero() {
 			end = w.Healed
@@ -447,8 +456,10 @@ func perFault(ops []history.Op, r checker.Result) []FaultStats {
 	for name, a := range by {
 		p50s, maxs := stats(a.send)
 		p50p, maxp := stats(a.poll)
+		p50c, maxc := stats(a.commit)
 		out = append(out, FaultStats{Fault: name, Cycles: a.cycles, Acked: a.acked, Lost: a.lost,
-			SendGapP50: p50s, SendGapMax: maxs, PollGapP50: p50p, PollGapMax: maxp})
+			SendGapP50: p50s, SendGapMax: maxs, PollGapP50: p50p, PollGapMax: maxp,
+			CommitGapP50: p50c, CommitGapMax: maxc, Commits: len(a.commit)})
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Fault < out[j].Fault })
 	return out
@@ -467,10 +478,14 @@ func stats(ds []time.Duration) (p50, max time.Duration) {
 func Report(s Summary) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s\n\n", s.Line())
-	fmt.Fprintf(&b, "| fault | cycles | acked in window | lost | produce gap p50 / max | consume gap p50 / max |\n|---|---|---|---|---|---|\n")
+	fmt.Fprintf(&b, "| fault | cycles | acked in window | lost | produce gap p50 / max | consume gap p50 / max | txn commit gap p50 / max |\n|---|---|---|---|---|---|---|\n")
 	for _, f := range s.PerFault {
-		fmt.Fprintf(&b, "| %s | %d | %d | %d | %.1f s / %.1f s | %.1f s / %.1f s |\n", f.Fault, f.Cycles, f.Acked, f.Lost,
-			f.SendGapP50.Seconds(), f.SendGapMax.Seconds(), f.PollGapP50.Seconds(), f.PollGapMax.Seconds())
+		commit := "-"
+		if f.Commits > 0 {
+			commit = fmt.Sprintf("%.1f s / %.1f s", f.CommitGapP50.Seconds(), f.CommitGapMax.Seconds())
+		}
+		fmt.Fprintf(&b, "| %s | %d | %d | %d | %.1f s / %.1f s | %.1f s / %.1f s | %s |\n", f.Fault, f.Cycles, f.Acked, f.Lost,
+			f.SendGapP50.Seconds(), f.SendGapMax.Seconds(), f.PollGapP50.Seconds(), f.PollGapMax.Seconds(), commit)
 	}
 	r := s.Result
 	for _, list := range [][]checker.Anomaly{r.Lost, r.DuplicatesIdempotent, r.Order, r.InconsistentOffsets, r.Phantoms,

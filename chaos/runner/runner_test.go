@@ -53,3 +53,30 @@ func TestPerFault(t *testing.T) {
 		t.Fatalf("report: %s", Report(Summary{Result: r, PerFault: fs}))
 	}
 }
+
+// TestPerFaultCommitGap: the report's last column is the transactional
+// producers' commit gap per fault, "-" when no transaction ran.
+func TestPerFaultCommitGap(t *testing.T) {
+	s := int64(time.Second)
+	ops := []history.Op{
+		{Time: 0, Process: "nemesis", Type: history.Invoke, F: history.Fault, Value: "split", Seq: 1},
+		{Time: 1 * s, Process: "txn-a", Type: history.OK, F: history.Txn, Value: "a/1"},
+		{Time: 4 * s, Process: "txn-a", Type: history.OK, F: history.Txn, Value: "a/2"},
+		{Time: 5 * s, Process: "nemesis", Type: history.OK, F: history.Fault, Value: "split", Seq: 1},
+		{Time: 6 * s, Process: "nemesis", Type: history.OK, F: history.Recovered, Value: "split", Seq: 1},
+		{Time: 7 * s, Process: "txn-a", Type: history.OK, F: history.Txn, Value: "a/3"},
+	}
+	fs := perFault(ops, checker.Check(ops))
+	if len(fs) != 1 || fs[0].Commits != 1 || fs[0].CommitGapMax != 3*time.Second {
+		t.Fatalf("per fault: %+v", fs)
+	}
+	if r := Report(Summary{PerFault: fs}); !strings.Contains(r, "| split | 1 | 0 | 0 | 6.0 s / 6.0 s | 6.0 s / 6.0 s | 3.0 s / 3.0 s |") {
+		t.Fatalf("report: %s", r)
+	}
+	queueOnly := ops[:1:1]
+	queueOnly = append(queueOnly, ops[3:5]...)
+	fs = perFault(queueOnly, checker.Check(queueOnly))
+	if r := Report(Summary{PerFault: fs}); len(fs) != 1 || fs[0].Commits != 0 || !strings.Contains(r, "| split | 1 | 0 | 0 | 6.0 s / 6.0 s | 6.0 s / 6.0 s | - |") {
+		t.Fatalf("without transactions: %+v\n%s", fs, r)
+	}
+}

@@ -30,5 +30,8 @@
 // # Concurrency
 //
 // One run at a time; each cluster's RSS sampler is one goroutine; the e2e
-// measurement runs a consumer goroutine next to the paced producer.
+// measurement runs a consumer goroutine next to the paced producer. Both
+// systems' clusters of a shape are up together, idle but for the run in
+// progress: producer and consumer runs alternate between them (cells.go),
+// so a ratio between systems compares runs seconds apart, not minutes.
 package main

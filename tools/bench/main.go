@@ -215,10 +215,8 @@ func run(ctx context.Context, o options) error {
 	logf("limits: loopback %.0f MiB/s, write %.0f MiB/s (new pages %.0f MiB/s), write+fdatasync/16KiB %.1f MiB/s",
 		l.LoopbackTCP, l.WriteNoSync, l.WriteNewPage, l.WriteSync16K)
 	for _, topo := range []topology{{1, 1}, {3, 3}} {
-		for si, sys := range o.systems {
-			if err := runTopology(ctx, o, res, sys, topo, o.basePort+100*si); err != nil {
-				return err
-			}
+		if err := runTopology(ctx, o, res, topo); err != nil {
+			return err
 		}
 	}
 	for si, sys := range o.systems {
@@ -251,36 +249,7 @@ func spec(o options, sys string, brokers, port int, name string) clusterSpec {
 		zk: o.zk, work: filepath.Join(o.work, name)}
 }
 
-// runTopology measures producers, consumers and e2e latency on one
-// cluster of one system.
-func runTopology(ctx context.Context, o options, res *results, sys string, topo topology, port int) error {
-	logf("%s: starting %s", sys, topo)
-	c, err := startCluster(ctx, spec(o, sys, topo.Brokers, port, fmt.Sprintf("%s-%d", sys, topo.Brokers)))
-	if err != nil {
-		return err
-	}
-	defer c.stop()
-	if o.txnOnly {
-		return runTxn(ctx, o, res, c, sys, topo)
-	}
-	consumeTopic, err := runProduceCells(ctx, o, res, c, sys, topo)
-	if err != nil {
-		return err
-	}
-	runConsumeCells(ctx, o, res, c, sys, topo, consumeTopic)
-	if err := runE2ECells(ctx, o, res, c, sys, topo); err != nil {
-		return err
-	}
-	if err := runRTTCell(ctx, o, res, c, sys, topo); err != nil {
-		return err
-	}
-	if o.txn {
-		return runTxn(ctx, o, res, c, sys, topo)
-	}
-	return nil
-}
-
-// benchTimeout bounds one producer or consumer run of runTopology.
+// benchTimeout bounds one producer or consumer run.
 const benchTimeout = 120 * time.Second
 
 // recordsPerRun is the record count of a producer or consumer run of
@@ -302,87 +271,6 @@ func (r *results) addCell(c *cell) {
 func (c *cell) failRun(err error) {
 	c.Errs = append(c.Errs, err.Error())
 	logf("%s %s: %v", c.System, c.label(), err)
-}
-
-// runProduceCells measures every producer cell, each on a fresh topic per
-// run. It keeps the first topic of each record size produced by kgo with
-// acks=1 for the consumers and returns those topics by size.
-func runProduceCells(ctx context.Context, o options, res *results, c *cluster, sys string, topo topology) (map[int]string, error) {
-	consumeTopic := map[int]string{}
-	for _, size := range []int{100, 1024} {
-		for _, acks := range []string{"1", "all"} {
-			for _, client := range []string{"sarama", "kgo"} {
-				cell := &cell{Kind: "produce", System: sys, Topo: topo, Size: size, Acks: acks, Client: client, N: recordsPerRun(o, size)}
-				if err := runProduceCell(ctx, o, c, cell, consumeTopic); err != nil {
-					return nil, err
-				}
-				res.addCell(cell)
-			}
-		}
-	}
-	return consumeTopic, nil
-}
-
-// runProduceCell makes o.repeats runs of one producer cell.
-func runProduceCell(ctx context.Context, o options, c *cluster, cell *cell, consumeTopic map[int]string) error {
-	c.rss.reset()
-	for r := range o.repeats {
-		topic := fmt.Sprintf("p%d-acks%s-%s-%d", cell.Size, cell.Acks, cell.Client, r)
-		if err := c.createTopic(ctx, topic, 6, cell.Topo.RF); err != nil {
-			return err
-		}
-		var t throughput
-		var err error
-		if cell.Client == "sarama" {
-			t, err = saramaProduce(ctx, o.samsaBin, c.bootstrap, topic, cell.N, cell.Size, cell.Acks, benchTimeout)
-		} else {
-			t, err = kgoProduce(ctx, c, topic, cell.N, cell.Size, cell.Acks, benchTimeout)
-		}
-		if err != nil {
-			cell.failRun(err)
-			continue
-		}
-		cell.Runs = append(cell.Runs, t)
-		if cell.Acks == "1" && cell.Client == "kgo" && consumeTopic[cell.Size] == "" {
-			consumeTopic[cell.Size] = topic
-			continue
-		}
-		c.deleteTopic(ctx, topic)
-	}
-	cell.RSS = c.rss.maxPeak()
-	return nil
-}
-
-// runConsumeCells measures every consumer cell: o.repeats reads from the
-// start of the topic the producers kept for that record size.
-func runConsumeCells(ctx context.Context, o options, res *results, c *cluster, sys string, topo topology, consumeTopic map[int]string) {
-	for _, size := range []int{100, 1024} {
-		topic := consumeTopic[size]
-		if topic == "" {
-			continue
-		}
-		n := recordsPerRun(o, size)
-		for _, client := range []string{"sarama", "kgo"} {
-			cell := &cell{Kind: "consume", System: sys, Topo: topo, Size: size, Client: client, N: n}
-			c.rss.reset()
-			for range o.repeats {
-				var t throughput
-				var err error
-				if client == "sarama" {
-					t, err = saramaConsume(ctx, o.samsaBin, c.bootstrap, topic, n, benchTimeout)
-				} else {
-					t, err = kgoConsume(ctx, c, topic, n, benchTimeout)
-				}
-				if err != nil {
-					cell.failRun(err)
-					continue
-				}
-				cell.Runs = append(cell.Runs, t)
-			}
-			cell.RSS = c.rss.maxPeak()
-			res.addCell(cell)
-		}
-	}
 }
 
 // runE2ECells measures end-to-end latency: acks=1 on RF=1; acks=all on

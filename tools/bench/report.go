@@ -85,6 +85,8 @@ func renderIntro(w func(string, ...any), r *results) {
 	w("## Side by side: Samsa and kfake (`bin/samsa-benchmark.sh`)\n\n")
 	w("Generated %s UTC by `bin/samsa-benchmark.sh` in %s mode in %s; every figure is the median of %d run(s). ",
 		r.Start.UTC().Format("2006-01-02 15:04"), mode, r.End.Sub(r.Start).Round(time.Second), o.repeats)
+	w("Both systems' clusters of a shape run at once, and the producer and consumer runs alternate between them " +
+		"(run r on each system before run r+1 on either), so the load of the shared cores falls on both sides of each ratio. ")
 	w("Machine: %s; load average %s before, %s after (the two cores are shared with other work, "+
 		"and client, brokers and ZooKeeper all run on them). Chart: [benchmarks.svg](benchmarks.svg).\n\n", r.Host, r.LoadBefore, r.LoadAfter)
 	w("kfake is franz-go's in-memory fake cluster (`github.com/twmb/franz-go/pkg/kfake`, no disk, no durability) "+

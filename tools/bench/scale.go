@@ -62,7 +62,7 @@ func parseScaleFlags(name string, args []string) scaleOptions {
 	fs.BoolVar(&o.warm, "warm", false, "scale-series: before the timed run, produce one record to every partition (untimed), so that no partition's first append falls in the timed run (before issue 18 it wrote and fsynced the leader-epoch-checkpoint, on the leader and each follower)")
 	fs.StringVar(&o.partitioner, "partitioner", "sticky", "scale-series: sticky (franz-go's and Kafka 2.8's default for unkeyed records) or roundrobin")
 	acks := fs.String("acks", "all", "scale-series: producer acks, a comma list cycled over the runs (-counts 6,6,6,6 -acks 1,all interleaves them); ratios are against the runs at the smallest count with the first acks")
-	fs.BoolVar(&o.keep, "keep", false, "scale-series: keep each run's log dirs (by default removed when the run ends)")
+	fs.BoolVar(&o.keep, "keep", false, "scale-series: keep each run's log dirs (by default removed when the run ends, unless -profile wrote its profiles there)")
 	_ = fs.Parse(args)
 	for _, a := range strings.Split(*acks, ",") {
 		if a = strings.TrimSpace(a); a != "all" && a != "1" {
@@ -306,7 +306,7 @@ func runScaleSeries(ctx context.Context, o scaleOptions) error {
 		if err != nil {
 			return err
 		}
-		if !o.keep {
+		if !o.keep && o.profile == 0 {
 			if err := os.RemoveAll(filepath.Join(o.work, name)); err != nil {
 				return fmt.Errorf("bench: %w", err)
 			}

@@ -10,49 +10,28 @@ import (
 func renderTargets(b *strings.Builder, r *results) {
 	w := func(format string, args ...any) { fmt.Fprintf(b, format, args...) }
 	w("### Targets\n\n| target | measured | verdict |\n|---|---|---|\n")
-	for _, kind := range []string{"produce", "consume"} {
-		var met, total int
-		worst, worstLabel := 0.0, ""
-		var all []float64
-		for _, c := range r.Cells {
-			if c.Kind != kind || c.System != "samsa" {
-				continue
-			}
-			k := r.find(kind, "kfake", c.Client, c.Topo, c.Size, c.Acks)
-			if val(c) == 0 || val(k) == 0 {
-				continue
-			}
-			q := val(c) / val(k)
-			all = append(all, q)
-			total++
-			if q >= 1 {
-				met++
-			}
-			if worstLabel == "" || q < worst {
-				worst, worstLabel = q, c.label()
-			}
+	for _, topo := range []topology{{1, 1}, {3, 3}} {
+		for _, kind := range []string{"produce", "consume"} {
+			renderKfakeTarget(w, r, kind, topo)
 		}
-		verdict := "no data"
-		if total > 0 {
-			verdict = fmt.Sprintf("met in %d of %d", met, total)
-			if met < total {
-				verdict += fmt.Sprintf("; missed by up to %.0f %%", 100*(1-worst))
-			}
-		}
-		w("| %s ≥ 1.0× kfake (every figure) | median ratio %.2f×, worst %.2f× (%s) | %s |\n",
-			kind, median(all), worst, worstLabel, verdict)
 	}
 	for _, size := range []int{100, 1024} {
 		for _, client := range []string{"sarama", "kgo"} {
 			all := r.find("produce", "samsa", client, topology{3, 3}, size, "all")
 			one := r.find("produce", "samsa", client, topology{1, 1}, size, "1")
+			// Issue 18's ceiling-based targets: at RF 3 each byte is copied
+			// about 9 times on this one host against 3 at RF 1.
+			target := 0.5
+			if size == 1024 {
+				target = 0.3
+			}
 			if val(all) == 0 || val(one) == 0 {
-				w("| acks=all RF=3 ≥ 0.5× acks=1 RF=1 (%d B, %s) | failed run | no data |\n", size, client)
+				w("| acks=all RF=3 ≥ %.1f× acks=1 RF=1 (%d B, %s) | failed run | no data |\n", target, size, client)
 				continue
 			}
 			q := val(all) / val(one)
-			w("| acks=all RF=3 ≥ 0.5× acks=1 RF=1 (%d B, %s) | %.1f / %.1f MiB/s = %.2f× | %s |\n",
-				size, client, val(all), val(one), q, verdictMin(q, 0.5))
+			w("| acks=all RF=3 ≥ %.1f× acks=1 RF=1 (%d B, %s) | %.1f / %.1f MiB/s = %.2f× | %s |\n",
+				target, size, client, val(all), val(one), q, verdictMin(q, target))
 		}
 	}
 	if e := r.findInflight("e2e", "samsa", "kgo", topology{3, 3}, 100, "all", 5); e != nil && len(e.Lat) > 0 {
@@ -77,6 +56,49 @@ func renderTargets(b *strings.Builder, r *results) {
 		}
 	}
 	w("| (for reference) largest Samsa broker RSS in any run above | %s MiB | — |\n", mib(peak))
+}
+
+// renderKfakeTarget writes Samsa against kfake for one kind of cell on one
+// cluster shape. Issue 18 sets the target (≥ 1.0× in every figure) at
+// RF 1 only: kfake replicates nothing, so at RF 3 the ratio is shown for
+// reference and judged against RF 1 instead (the acks=all rows).
+func renderKfakeTarget(w func(string, ...any), r *results, kind string, topo topology) {
+	var met, total int
+	worst, worstLabel := 0.0, ""
+	var all []float64
+	for _, c := range r.Cells {
+		if c.Kind != kind || c.System != "samsa" || c.Topo != topo {
+			continue
+		}
+		k := r.find(kind, "kfake", c.Client, c.Topo, c.Size, c.Acks)
+		if val(c) == 0 || val(k) == 0 {
+			continue
+		}
+		q := val(c) / val(k)
+		all = append(all, q)
+		total++
+		if q >= 1 {
+			met++
+		}
+		if worstLabel == "" || q < worst {
+			worst, worstLabel = q, c.label()
+		}
+	}
+	if topo.RF > 1 {
+		if total > 0 {
+			w("| (for reference) %s at %s against kfake | median ratio %.2f×, worst %.2f× (%s) | — |\n", kind, topo, median(all), worst, worstLabel)
+		}
+		return
+	}
+	verdict := "no data"
+	if total > 0 {
+		verdict = fmt.Sprintf("met in %d of %d", met, total)
+		if met < total {
+			verdict += fmt.Sprintf("; missed by up to %.0f %%", 100*(1-worst))
+		}
+	}
+	w("| %s at %s ≥ 1.0× kfake (every figure) | median ratio %.2f×, worst %.2f× (%s) | %s |\n",
+		kind, topo, median(all), worst, worstLabel, verdict)
 }
 
 func verdictMin(v, target float64) string {

@@ -1,9 +1,21 @@
 package configs
 
 // kafka-configs --zookeeper for broker entities: Kafka 2.8's
-// ConfigCommand.preProcessBrokerConfigs, which turns the configs of an
-// --alter into what is stored in /config/brokers/<id>:
+// ConfigCommand.alterConfigWithZk broker checks and preProcessBrokerConfigs,
+// which turn the configs of an --alter into what is stored in
+// /config/brokers/<id>:
 //
+//   - the replication throttles alone (Kafka's
+//     BrokerConfigsUpdatableUsingZooKeeperWhileBrokerRunning) are stored as
+//     given, at any time;
+//   - any other added config is refused while the broker is registered in
+//     /brokers/ids (for the cluster default: while any broker is), with
+//     Kafka's "--bootstrap-server option must be specified" message and
+//     nothing written: this path is for bootstrapping before the brokers
+//     start (encrypted passwords in ZooKeeper, no clear ones in
+//     server.properties); running brokers take changes through
+//     IncrementalAlterConfigs, which validates them against the live
+//     config. Deleted keys are not checked, as in Kafka;
 //   - every password.encoder.* key among them is taken out: it configures the
 //     encryption and is never stored;
 //   - DynamicBrokerConfig.validateConfigs' rules that the plain key checks
@@ -20,14 +32,10 @@ package configs
 //
 // Samsa differs: password.encoder.keyfactory.algorithm given here is
 // honoured (Kafka's ConfigCommand ignores it and takes its default); the
-// stored string names its algorithm, so the broker decodes either. Kafka
-// also refuses this path while the broker (or, for the default, any
-// broker) is registered; Samsa accepts it and running brokers apply the
-// change through /config/changes, as they do for every other entity.
-//
-// Replication throttles alone skip all of this, as in Kafka.
+// stored string names its algorithm, so the broker decodes either.
 
 import (
+	"errors"
 	"fmt"
 	"slices"
 	"strconv"
@@ -36,6 +44,7 @@ import (
 	"samsa/broker/security/pwencoder"
 	"samsa/config"
 	"samsa/tools/internal/tool"
+	"samsa/zkutil"
 )
 
 // passwordEncoderPrefix starts the keys that configure the encryption.
@@ -111,18 +120,65 @@ func isPasswordConfig(name string) bool {
 	return false
 }
 
-// preProcessBrokerConfigs rewrites add, the configs of an --alter of a
-// broker entity, into their stored form (see the file comment).
-func preProcessBrokerConfigs(add map[string]string, perBroker bool) error {
-	throttlesOnly := true
-	for k := range add {
+// zkBootstrapOnly is the reason Kafka gives for refusing broker configs
+// through ZooKeeper while brokers run.
+const zkBootstrapOnly = "Broker configuration updates using ZooKeeper are supported for bootstrapping before brokers" +
+	" are started to enable encrypted password configs to be stored in ZooKeeper."
+
+// brokerConfigsZK checks and rewrites add, the configs of an --alter of
+// broker entity e through ZooKeeper (see the file comment): throttles alone
+// pass as they are; other configs are refused while e's broker (any broker,
+// for the default) is registered, and preprocessed otherwise.
+func brokerConfigsZK(zk *zkutil.Client, e configEntity, add map[string]string) error {
+	var dynamic []string
+	for _, k := range tool.SortedKeys(add) {
 		if !kafkaOnlyBrokerKeys[k] {
-			throttlesOnly = false
+			dynamic = append(dynamic, k)
 		}
 	}
-	if throttlesOnly {
+	if len(dynamic) == 0 {
 		return nil
 	}
+	running, err := brokerRunning(zk, e)
+	if err != nil {
+		return err
+	}
+	if running != "" {
+		return tool.Errorf("requirement failed: --bootstrap-server option must be specified to update broker configs Set(%s). %s %s",
+			strings.Join(dynamic, ", "), running, zkBootstrapOnly)
+	}
+	return preProcessBrokerConfigs(add, !e.isDefault)
+}
+
+// brokerRunning is Kafka's test of whether broker entity e is in use: for
+// a broker id, its /brokers/ids/<id> registration (a malformed one counts:
+// the znode is there); for the default, any registration. It returns the
+// clause of Kafka's refusal, "" when nothing runs.
+func brokerRunning(zk *zkutil.Client, e configEntity) (string, error) {
+	if e.isDefault {
+		ids, err := zk.GetBrokerIDs()
+		if err != nil || len(ids) == 0 {
+			return "", err
+		}
+		return "for default cluster if any broker is running.", nil
+	}
+	id, err := strconv.ParseInt(e.name, 10, 32)
+	if err != nil {
+		return "", err // parseEntity took only integer ids
+	}
+	switch _, err := zk.GetBroker(int32(id)); {
+	case errors.Is(err, zkutil.ErrNoNode):
+		return "", nil
+	case err != nil && !errors.Is(err, zkutil.ErrMalformed):
+		return "", err
+	}
+	return fmt.Sprintf("when broker %s is running.", e.name), nil
+}
+
+// preProcessBrokerConfigs rewrites add, the configs of an --alter of a
+// broker entity that are not throttles alone, into their stored form (see
+// the file comment).
+func preProcessBrokerConfigs(add map[string]string, perBroker bool) error {
 	encoderConfigs := map[string]string{}
 	for k, v := range add {
 		if strings.HasPrefix(k, passwordEncoderPrefix) {

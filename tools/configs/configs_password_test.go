@@ -131,14 +131,16 @@ func TestToolConfigsZKPasswordEncoded(t *testing.T) {
 	}
 }
 
-// TestToolConfigsZKPasswordBrokerDecodes: a keystore swapped with
-// kafka-configs --zookeeper (new location, new password encrypted with the
-// broker's password.encoder.secret) is what the running broker serves to
-// new connections, and what it loads again after a restart; --describe
-// --bootstrap-server never shows a password.
+// TestToolConfigsZKPasswordBrokerDecodes: kafka-configs --zookeeper
+// refuses a keystore swap while the broker runs (Kafka's bootstrap-only
+// rule, nothing written); with the broker stopped the new location and
+// password (encrypted with the broker's password.encoder.secret) are
+// stored, and the broker serves that keystore once it starts again;
+// --describe --bootstrap-server never shows a password.
 func TestToolConfigsZKPasswordBrokerDecodes(t *testing.T) {
 	sc := brokertest.NewSecureCluster(t, 1, brokertest.WithProperty("password.encoder.secret", testEncoderSecret))
-	id := strconv.Itoa(int(sc.Broker(0).ID()))
+	brokerID := sc.Broker(0).ID()
+	id := strconv.Itoa(int(brokerID))
 	waitCN := func(want string) {
 		t.Helper()
 		brokertest.WaitFor(t, 30*time.Second, func() error {
@@ -150,17 +152,33 @@ func TestToolConfigsZKPasswordBrokerDecodes(t *testing.T) {
 	}
 	waitCN("broker")
 	newStore := sc.CA.Server(t, "broker-renewed").WritePKCS12(t, sc.Dir, "renewed.p12", "renewed-store-pw")
-	out, errOut, code := runTool(t, "", "kafka-configs", "--zookeeper", sc.ZKConnect(), "--alter", "--broker", id, "--add-config",
-		"listener.name.sasl_ssl.ssl.keystore.location="+newStore+",listener.name.sasl_ssl.ssl.keystore.password=renewed-store-pw,password.encoder.secret="+testEncoderSecret)
-	if code != 0 {
-		t.Fatalf("alter: exit %d, stdout %q, stderr %q", code, out, errOut)
+	args := []string{"kafka-configs", "--zookeeper", sc.ZKConnect(), "--alter", "--broker", id, "--add-config",
+		"listener.name.sasl_ssl.ssl.keystore.location=" + newStore + ",listener.name.sasl_ssl.ssl.keystore.password=renewed-store-pw,password.encoder.secret=" + testEncoderSecret}
+	zk := sc.ZooKeeper(t)
+	out, errOut, code := runTool(t, "", args...)
+	wantErr := fmt.Sprintf(brokerRunningMsg, "listener.name.sasl_ssl.ssl.keystore.location, listener.name.sasl_ssl.ssl.keystore.password, password.encoder.secret",
+		"when broker "+id+" is running.")
+	if code != 1 || errOut != wantErr {
+		t.Fatalf("alter while running: exit %d, stdout %q, stderr %q; want exit 1, stderr %q", code, out, errOut, wantErr)
 	}
-	waitCN("broker-renewed")
-	stored, err := sc.ZooKeeper(t).GetEntityConfig(zkutil.ConfigTypeBroker, id)
+	if stored, err := zk.GetEntityConfig(zkutil.ConfigTypeBroker, id); err == nil && len(stored) > 0 {
+		t.Fatalf("a refused alter stored %v", stored)
+	}
+
+	sc.Kill(0)
+	brokertest.WaitFor(t, 30*time.Second, func() error {
+		if _, err := zk.GetBroker(brokerID); !errors.Is(err, zkutil.ErrNoNode) {
+			return fmt.Errorf("broker %s still registered (%v)", id, err)
+		}
+		return nil
+	})
+	if out, errOut, code = runTool(t, "", args...); code != 0 {
+		t.Fatalf("alter with the broker stopped: exit %d, stdout %q, stderr %q", code, out, errOut)
+	}
+	stored, err := zk.GetEntityConfig(zkutil.ConfigTypeBroker, id)
 	if err != nil || decodeStored(t, stored["listener.name.sasl_ssl.ssl.keystore.password"]) != "renewed-store-pw" {
 		t.Fatalf("stored %v, %v", stored, err)
 	}
-
 	sc.Restart(0)
 	waitCN("broker-renewed")
 

@@ -55,7 +55,17 @@ func TestToolConfigsZK(t *testing.T) {
 	ct.run(1, "--alter", "--topic", "t1", "--add-config", "segment.bytes=1")
 	ct.run(1, "--alter", "--topic", "missing", "--add-config", "segment.bytes=100000")
 
-	// Brokers: per broker and cluster default.
+	// Brokers while broker 1 is registered: only the replication throttles
+	// may change through ZooKeeper, as in Kafka.
+	ct.run(1, "--alter", "--entity-type", "brokers", "--entity-default", "--add-config", "log.retention.ms=3600000")
+	ct.run(1, "--alter", "--broker", "1", "--add-config", "message.max.bytes=2000000,follower.replication.throttled.rate=1024")
+	ct.run(0, "--alter", "--broker", "1", "--add-config", "follower.replication.throttled.rate=1024")
+	ct.run(0, "--describe", "--broker", "1")
+	// Brokers before they start (bootstrapping): per broker and cluster
+	// default.
+	if err := c.DeregisterBroker(1); err != nil {
+		t.Fatal(err)
+	}
 	ct.run(0, "--alter", "--entity-type", "brokers", "--entity-default", "--add-config", "log.retention.ms=3600000,log.cleanup.policy=[delete,compact]")
 	ct.run(0, "--alter", "--broker", "1", "--add-config", "message.max.bytes=2000000,follower.replication.throttled.rate=1024")
 	ct.run(0, "--describe", "--entity-type", "brokers", "--entity-name", "1")

@@ -215,6 +215,18 @@ func alterConfigsZK(zk *zkutil.Client, o *configsOpts, out io.Writer) error {
 			return tool.CommandFailure(fmt.Sprintf("Topic '%s' does not exist.", e.name))
 		}
 	}
+	// As Kafka, the added configs are checked and rewritten first, before
+	// the stored ones are read.
+	switch e.typ {
+	case zkutil.ConfigTypeUser:
+		if err := scramToStored(o.add); err != nil {
+			return err
+		}
+	case zkutil.ConfigTypeBroker:
+		if err := brokerConfigsZK(zk, e, o.add); err != nil {
+			return err
+		}
+	}
 	cfg, err := zk.GetEntityConfig(e.typ, e.zkName())
 	if err != nil && !errors.Is(err, zkutil.ErrNoNode) {
 		return err
@@ -230,16 +242,6 @@ func alterConfigsZK(zk *zkutil.Client, o *configsOpts, out io.Writer) error {
 	}
 	if len(invalid) > 0 {
 		return tool.Errorf("Invalid config(s): %s", strings.Join(invalid, ","))
-	}
-	switch e.typ {
-	case zkutil.ConfigTypeUser:
-		if err := scramToStored(o.add); err != nil {
-			return err
-		}
-	case zkutil.ConfigTypeBroker:
-		if err := preProcessBrokerConfigs(o.add, !e.isDefault); err != nil {
-			return err
-		}
 	}
 	maps.Copy(cfg, o.add)
 	for _, k := range o.del {

@@ -9,9 +9,12 @@
 // configs_loggers.go (broker-loggers), configs_scram.go (SCRAM credentials:
 // derived with broker/security/scram for --zookeeper,
 // Describe/AlterUserScramCredentials for --bootstrap-server),
-// configs_broker_zk.go (--zookeeper on brokers: password configs encrypted
-// with the password.encoder.* keys given, in Kafka's PasswordEncoder format
-// from broker/security/pwencoder, or refused without a secret).
+// configs_broker_zk.go (--zookeeper on brokers: refused but for the
+// replication throttles while the broker, or for the default any broker,
+// is registered, as Kafka's bootstrap-only path; password configs
+// encrypted with the password.encoder.* keys given, in Kafka's
+// PasswordEncoder format from broker/security/pwencoder, or refused
+// without a secret).
 //
 // Output formats: Kafka's ("Dynamic configs for topic t are:", one
 // "  key=value sensitive=false synonyms={...}" line per entry; "Completed
