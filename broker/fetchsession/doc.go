@@ -66,13 +66,19 @@
 // change that reaches no session (a path that forgets to notify, now or in
 // a later change) would leave its partition unanswered, a follower not
 // fetching an acks=all append, for as long as the partition stays quiet.
-// So a changed-only fetch at least Config.SweepEvery (2 s) after its
+// So a changed-only fetch at least Config.SweepEvery (5 s) after its
 // session's last sweep examines every partition, as Kafka does on every
 // fetch: a missed notice costs at most that long, never a stall. A
 // partition the sweep must answer although nothing marked it is counted
 // (Stats.Unnoticed) and logged, since each one names a missing notice.
-// Cost: one whole-session read per session every 2 s instead of one per
+// Cost: one whole-session read per session every 5 s instead of one per
 // fetch (an idle follower fetch every replica.fetch.wait.max.ms, 500 ms).
+// Measured at 10,000 idle replicas per broker with a 2 s sweep: 3.3–3.55 %
+// of a core against 0.85–1.25 % without (each broker reads the two
+// follower sessions' 3,333 partitions per sweep); 5 s keeps a missed
+// notice far below replica.lag.time.max.ms and the request timeouts while
+// costing 2.5× less. Reading every partition on every fetch (Kafka's way,
+// Samsa before changed-only fetches) cost 8.45–8.50 %.
 //
 // # Eviction (FetchSessionCache.tryEvict)
 //
