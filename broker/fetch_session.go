@@ -22,6 +22,7 @@ func newFetchSessionCache(cfg *config.Broker, opts Options) *fetchsession.Cache 
 	return fetchsession.NewCache(fetchsession.Config{
 		Slots: int(cfg.MaxIncrementalFetchSessionCacheSlots),
 		Now:   opts.Now,
+		Log:   opts.Logger.WithField("component", "fetchsession"),
 	})
 }
 

@@ -37,6 +37,9 @@ type Config struct {
 	SweepEvery time.Duration
 	// Now is the clock (default time.Now).
 	Now func() time.Time
+	// Log is where the cache logs (default: logrus with component
+	// fetchsession); the broker passes its own, with its broker field.
+	Log logrus.FieldLogger
 	// NewID returns a candidate session id (default: random in
 	// 1..MaxInt32-1, as Kafka); ids in use or <= 0 are drawn again.
 	NewID func() int32
@@ -310,17 +313,21 @@ func (c *Cache) SessionSize(id int32) (int, bool) {
 // watermark, log start or last stable offset (or an error) that reached no
 // session, which a changed-only fetch would have left unanswered until the
 // sweep. At most one line per 10 s.
-func (c *Cache) reportUnnoticed(tps []kafka.TopicPartition) {
-	if len(tps) == 0 {
+func (c *Cache) reportUnnoticed(session int32, follower bool, changes []unnoticedChange) {
+	if len(changes) == 0 {
 		return
 	}
-	total := c.unnoticed.Add(int64(len(tps)))
+	total := c.unnoticed.Add(int64(len(changes)))
 	now := c.cfg.Now().UnixNano()
 	last := c.lastWarn.Load()
 	if now-last < int64(10*time.Second) || !c.lastWarn.CompareAndSwap(last, now) {
 		return
 	}
-	logrus.WithFields(logrus.Fields{"component": "fetchsession", "partition": tps[0].String(),
-		"partitions": len(tps), "total": total}).
+	log := c.cfg.Log
+	if log == nil {
+		log = logrus.WithField("component", "fetchsession")
+	}
+	log.WithFields(logrus.Fields{"session": session, "follower_session": follower,
+		"partition": changes[0].tp.String(), "change": changes[0].what, "partitions": len(changes), "total": total}).
 		Warn("fetch session: a sweep answered partitions no change notice had marked (a missing notice, answered late)")
 }

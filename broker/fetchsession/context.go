@@ -1,7 +1,12 @@
 package fetchsession
 
-import "github.com/twmb/franz-go/pkg/kerr"
-import "samsa/kafka"
+import (
+	"fmt"
+
+	"github.com/twmb/franz-go/pkg/kerr"
+
+	"samsa/kafka"
+)
 
 // Request is the session part of a FetchRequest v7+.
 type Request struct {
@@ -219,8 +224,8 @@ func (x *Context) Finish(resps []PartitionResponse, include []bool) int32 {
 		return x.cache.maybeCreate(x.follower, parts)
 	}
 	s := x.sess
-	var unnoticed []kafka.TopicPartition
-	defer func() { x.cache.reportUnnoticed(unnoticed) }()
+	var unnoticed []unnoticedChange
+	defer func() { x.cache.reportUnnoticed(s.id, s.privileged, unnoticed) }()
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	for i, e := range x.parts {
@@ -230,9 +235,10 @@ func (x *Context) Finish(resps []PartitionResponse, include []bool) int32 {
 			include[i] = true
 			continue
 		}
+		before := *c
 		include[i] = c.mustRespond(resps[i])
 		if include[i] && c.unnoticed {
-			unnoticed = append(unnoticed, c.TP)
+			unnoticed = append(unnoticed, unnoticedChange{tp: c.TP, what: changeOf(&before, resps[i])})
 		}
 		c.unnoticed = false
 		if include[i] {
@@ -271,4 +277,30 @@ func (c *cached) mustRespond(r PartitionResponse) bool {
 		must = true
 	}
 	return must
+}
+
+// unnoticedChange is a partition a sweep answered with no change notice,
+// and what its answer changed.
+type unnoticedChange struct {
+	tp   kafka.TopicPartition
+	what string
+}
+
+// changeOf names what r changes against what the client was last told
+// (before), for the unnoticed-change log line.
+func changeOf(before *cached, r PartitionResponse) string {
+	switch {
+	case r.ErrorCode != 0:
+		return fmt.Sprintf("error %d", r.ErrorCode)
+	case r.HasRecords:
+		return "records"
+	case before.highWatermark != r.HighWatermark:
+		return fmt.Sprintf("high watermark %d -> %d", before.highWatermark, r.HighWatermark)
+	case before.logStartOffset != r.LogStartOffset:
+		return fmt.Sprintf("log start %d -> %d", before.logStartOffset, r.LogStartOffset)
+	case before.lastStableOffset != r.LastStableOffset:
+		return fmt.Sprintf("last stable offset %d -> %d", before.lastStableOffset, r.LastStableOffset)
+	default:
+		return "preferred read replica"
+	}
 }
