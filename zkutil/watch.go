@@ -29,7 +29,9 @@ import (
 // state at that moment: register the watch, then read the znode. (If the
 // first arm fails because ZooKeeper is unreachable for longer than the
 // connection timeout, the dispatcher keeps trying and calls fn once it
-// succeeds.)
+// succeeds. If it fails otherwise, such as NoAuth on a children watch, fn
+// is called at once, so its owner's read meets the error, and again once a
+// background retry succeeds.)
 
 type watchKind int
 

@@ -248,3 +248,40 @@ func TestZKWatchesNeedNoGoroutines(t *testing.T) {
 		t.Fatalf("200 watches: %d goroutines, %d before", n, base)
 	}
 }
+
+// TestZKWatchUnreadablePathDoesNotStopDispatcher: a watch whose arm fails
+// with NoAuth (a children watch on a znode its session may not read) is
+// called once and retried in the background; it does not hold back the
+// other watches, and Close stops its retry goroutine.
+func TestZKWatchUnreadablePathDoesNotStopDispatcher(t *testing.T) {
+	srv := zktest.Start(t)
+	cs := srv.Chroot(t)
+	owner := connectAs(t, cs, true, digest("broker", "secret"))
+	_, err := owner.CreateRecursive("/config/users/alice", []byte(`{"version":1,"config":{}}`), zkutil.Persistent)
+	mustf(t, err, "sensitive znode")
+	t.Cleanup(func() { _ = owner.DeleteRecursive("/") })
+	mustf(t, owner.EnsurePath("/open"), "open znode")
+	base := runtime.NumGoroutine()
+	w := connect(t, cs)
+
+	rec := &recorder{}
+	defer w.WatchChildren("/config/users/alice", rec.fn("forbidden"))()
+	defer w.WatchData("/open", rec.fn("open"))()
+	if got := rec.take(t, 1, "failed arm"); !slices.Equal(got, []string{"forbidden"}) {
+		t.Fatalf("calls %v, want the unarmed watch called once", got)
+	}
+	for i := range 3 {
+		_, err := owner.Set("/open", []byte{byte(i)}, zkutil.AnyVersion)
+		mustf(t, err, "set")
+		if got := rec.take(t, 1, "open watch"); !slices.Equal(got, []string{"open"}) {
+			t.Fatalf("change %d: calls %v", i, got)
+		}
+	}
+	w.Close()
+	testwait.For(t, 5*time.Second, func() error {
+		if n := runtime.NumGoroutine(); n > base {
+			return fmt.Errorf("%d goroutines after Close, %d before Connect", n, base)
+		}
+		return nil
+	})
+}
