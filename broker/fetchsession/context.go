@@ -235,12 +235,17 @@ func (x *Context) Finish(resps []PartitionResponse, include []bool) int32 {
 			include[i] = true
 			continue
 		}
-		before := *c
-		include[i] = c.mustRespond(resps[i])
-		if include[i] && c.unnoticed {
-			unnoticed = append(unnoticed, unnoticedChange{tp: c.TP, what: changeOf(&before, resps[i])})
+		if c.unnoticed {
+			// Only a sweep's unnoticed partitions keep what the client was
+			// told, to name the change; the common path copies nothing.
+			before := *c
+			if include[i] = c.mustRespond(resps[i]); include[i] {
+				unnoticed = append(unnoticed, unnoticedChange{tp: c.TP, what: changeOf(&before, resps[i])})
+			}
+			c.unnoticed = false
+		} else {
+			include[i] = c.mustRespond(resps[i])
 		}
-		c.unnoticed = false
 		if include[i] {
 			// Sent partitions move to the end, in answer order.
 			c.seq = s.mu.seq

@@ -172,6 +172,14 @@ func (r *rateLimiter) perSecond() int32 {
 	return int32(r.rate)
 }
 
+// refillLocked adds the tokens earned since the last refill, up to one
+// second's worth; r.mu held.
+func (r *rateLimiter) refillLocked() {
+	now := time.Now()
+	r.tokens = min(r.rate, r.tokens+now.Sub(r.last).Seconds()*r.rate)
+	r.last = now
+}
+
 // tryTake takes a token if there is one (0); otherwise it takes none and
 // returns how long until one will be there.
 func (r *rateLimiter) tryTake() time.Duration {
@@ -180,9 +188,7 @@ func (r *rateLimiter) tryTake() time.Duration {
 	if r.rate == 0 {
 		return 0
 	}
-	now := time.Now()
-	r.tokens = min(r.rate, r.tokens+now.Sub(r.last).Seconds()*r.rate)
-	r.last = now
+	r.refillLocked()
 	if r.tokens >= 1 {
 		r.tokens--
 		return 0
@@ -204,9 +210,7 @@ func (r *rateLimiter) reserve() time.Duration {
 	if r.rate == 0 {
 		return 0
 	}
-	now := time.Now()
-	r.tokens = min(r.rate, r.tokens+now.Sub(r.last).Seconds()*r.rate)
-	r.last = now
+	r.refillLocked()
 	r.tokens--
 	if r.tokens >= 0 {
 		return 0
