@@ -60,7 +60,7 @@ func parseScaleFlags(name string, args []string) scaleOptions {
 	fs.IntVar(&o.totalMiB, "total-mib", 64, "scale-series: MiB of record values produced and consumed per run")
 	fs.IntVar(&o.size, "size", 1024, "scale-series: record value bytes")
 	fs.BoolVar(&o.warm, "warm", false, "scale-series: before the timed run, produce one record to every partition (untimed), so that no partition's first append falls in the timed run (before issue 18 it wrote and fsynced the leader-epoch-checkpoint, on the leader and each follower)")
-	fs.StringVar(&o.partitioner, "partitioner", "sticky", "scale-series: sticky (franz-go's and Kafka 2.8's default for unkeyed records) or roundrobin")
+	fs.StringVar(&o.partitioner, "partitioner", "uniform", "scale-series: uniform (franz-go's default for unkeyed records, KIP-794: switch partition every 64 KiB, so at 12,000 partitions every batch is 64 KiB), sticky (Kafka 2.8's KIP-480 default: switch when the partition's batch is sent, so batches grow as at few partitions) or roundrobin")
 	acks := fs.String("acks", "all", "scale-series: producer acks, a comma list cycled over the runs (-counts 6,6,6,6 -acks 1,all interleaves them); ratios are against the runs at the smallest count with the first acks")
 	fs.BoolVar(&o.keep, "keep", false, "scale-series: keep each run's log dirs (by default removed when the run ends, unless -profile wrote its profiles there)")
 	_ = fs.Parse(args)
@@ -288,11 +288,13 @@ func runScaleSeries(ctx context.Context, o scaleOptions) error {
 	n := (o.totalMiB << 20) / o.size
 	var extra []kgo.Opt
 	switch o.partitioner {
+	case "uniform":
 	case "sticky":
+		extra = append(extra, kgo.RecordPartitioner(kgo.StickyPartitioner()))
 	case "roundrobin":
 		extra = append(extra, roundRobin())
 	default:
-		return errors.New("bench: -partitioner is sticky or roundrobin")
+		return errors.New("bench: -partitioner is uniform, sticky or roundrobin")
 	}
 	logf("series: %d records of %d B (%d MiB) per run, acks %s, RF 3, %s partitioner, warm-up %v; load average %s",
 		n, o.size, o.totalMiB, strings.Join(o.acks, ","), o.partitioner, o.warm, loadAvg())
