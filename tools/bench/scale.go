@@ -33,7 +33,10 @@ type scaleOptions struct {
 	totalMiB    int
 	size        int
 	partitioner string
-	warm        bool
+	// batchMax caps the client's batch bytes (0: franz-go's 1 MB), so a
+	// run at few partitions can make the batches a run at many makes.
+	batchMax int
+	warm     bool
 	// acks cycles over the runs (run i uses acks[i%len(acks)]), so one
 	// invocation can interleave acks=1 and acks=all at the same count.
 	acks []string
@@ -59,6 +62,7 @@ func parseScaleFlags(name string, args []string) scaleOptions {
 	counts := fs.String("counts", "6,600,6000,12000,6", "scale-series: partition counts, one fresh cluster each, in this order")
 	fs.IntVar(&o.totalMiB, "total-mib", 64, "scale-series: MiB of record values produced and consumed per run")
 	fs.IntVar(&o.size, "size", 1024, "scale-series: record value bytes")
+	fs.IntVar(&o.batchMax, "batch-max-bytes", 0, "scale-series: the producer's batch size cap (0: franz-go's default 1 MB); 65536 makes the batches at 6 partitions what the uniform partitioner makes at 12,000")
 	fs.BoolVar(&o.warm, "warm", false, "scale-series: before the timed run, produce one record to every partition (untimed), so that no partition's first append falls in the timed run (before issue 18 it wrote and fsynced the leader-epoch-checkpoint, on the leader and each follower)")
 	fs.StringVar(&o.partitioner, "partitioner", "uniform", "scale-series: uniform (franz-go's default for unkeyed records, KIP-794: switch partition every 64 KiB, so at 12,000 partitions every batch is 64 KiB), sticky (Kafka 2.8's KIP-480 default: switch when the partition's batch is sent, so batches grow as at few partitions) or roundrobin")
 	acks := fs.String("acks", "all", "scale-series: producer acks, a comma list cycled over the runs (-counts 6,6,6,6 -acks 1,all interleaves them); ratios are against the runs at the smallest count with the first acks")
@@ -296,8 +300,11 @@ func runScaleSeries(ctx context.Context, o scaleOptions) error {
 	default:
 		return errors.New("bench: -partitioner is uniform, sticky or roundrobin")
 	}
-	logf("series: %d records of %d B (%d MiB) per run, acks %s, RF 3, %s partitioner, warm-up %v; load average %s",
-		n, o.size, o.totalMiB, strings.Join(o.acks, ","), o.partitioner, o.warm, loadAvg())
+	if o.batchMax > 0 {
+		extra = append(extra, kgo.ProducerBatchMaxBytes(int32(o.batchMax)))
+	}
+	logf("series: %d records of %d B (%d MiB) per run, acks %s, RF 3, %s partitioner, batch cap %d B (0: 1 MB), warm-up %v; load average %s",
+		n, o.size, o.totalMiB, strings.Join(o.acks, ","), o.partitioner, o.batchMax, o.warm, loadAvg())
 	var runs []seriesRun
 	for i, count := range o.counts {
 		name := fmt.Sprintf("series-%d-%d", i, count)
