@@ -276,9 +276,10 @@ type seriesRun struct {
 	create           time.Duration
 	produce, consume throughput
 	// produceCPU and consumeCPU are the three brokers' CPU during each
-	// phase, in cores.
-	produceCPU, consumeCPU float64
-	peakRSS                int64
+	// phase, in cores; produceClient is the producing client's (this
+	// process's), which shares the machine's cores with them.
+	produceCPU, consumeCPU, produceClient float64
+	peakRSS                               int64
 }
 
 // runScaleSeries produces and then consumes the same o.totalMiB of
@@ -321,8 +322,8 @@ func runScaleSeries(ctx context.Context, o scaleOptions) error {
 			}
 		}
 		runs = append(runs, r)
-		logf("%d partitions, acks=%s: created in %s; produce %.1f MiB/s (brokers %.2f cores), consume %.1f MiB/s (brokers %.2f cores); peak broker RSS %s (load average %s)",
-			count, r.acks, r.create.Round(100*time.Millisecond), r.produce.MiB, r.produceCPU, r.consume.MiB, r.consumeCPU, humanMiB(r.peakRSS), loadAvg())
+		logf("%d partitions, acks=%s: created in %s; produce %.1f MiB/s (brokers %.2f cores, client %.2f), consume %.1f MiB/s (brokers %.2f cores); peak broker RSS %s (load average %s)",
+			count, r.acks, r.create.Round(100*time.Millisecond), r.produce.MiB, r.produceCPU, r.produceClient, r.consume.MiB, r.consumeCPU, humanMiB(r.peakRSS), loadAvg())
 	}
 	smallest := o.counts[0]
 	for _, c := range o.counts {
@@ -338,10 +339,11 @@ func runScaleSeries(ctx context.Context, o scaleOptions) error {
 		}
 	}
 	baseP, baseC = baseP/float64(nb), baseC/float64(nb)
-	fmt.Printf("| partitions | acks | create until led, ISR 3 | produce MiB/s | × %d acks=%s | consume MiB/s | × %d acks=%s | broker CPU, produce / consume (cores) | peak broker RSS |\n|---|---|---|---|---|---|---|---|---|\n", smallest, o.acks[0], smallest, o.acks[0])
+	fmt.Printf("| partitions | acks | create until led, ISR 3 | produce MiB/s | × %d acks=%s | consume MiB/s | × %d acks=%s | broker CPU, produce / consume (cores) | client CPU, produce (cores) | broker ms·core per produced MiB | peak broker RSS |\n|---|---|---|---|---|---|---|---|---|---|---|\n", smallest, o.acks[0], smallest, o.acks[0])
 	for _, r := range runs {
-		fmt.Printf("| %d | %s | %.1f s | %.1f | %.2f | %.1f | %.2f | %.2f / %.2f | %s |\n", r.partitions, r.acks, r.create.Seconds(),
-			r.produce.MiB, r.produce.MiB/baseP, r.consume.MiB, r.consume.MiB/baseC, r.produceCPU, r.consumeCPU, humanMiB(r.peakRSS))
+		fmt.Printf("| %d | %s | %.1f s | %.1f | %.2f | %.1f | %.2f | %.2f / %.2f | %.2f | %.1f | %s |\n", r.partitions, r.acks, r.create.Seconds(),
+			r.produce.MiB, r.produce.MiB/baseP, r.consume.MiB, r.consume.MiB/baseC, r.produceCPU, r.consumeCPU, r.produceClient,
+			1000*r.produceCPU/r.produce.MiB, humanMiB(r.peakRSS))
 	}
 	return nil
 }
@@ -372,7 +374,7 @@ func seriesOne(ctx context.Context, o scaleOptions, name string, count int, acks
 	if r.produce, err = kgoProduce(ctx, c, "series", n, o.size, acks, 10*time.Minute, extra...); err != nil {
 		return r, err
 	}
-	if r.produceCPU, err = w.end(); err != nil {
+	if r.produceCPU, r.produceClient, err = w.end(); err != nil {
 		return r, err
 	}
 	// The consumer reads from the start: with -warm it reads the warm-up
@@ -381,7 +383,7 @@ func seriesOne(ctx context.Context, o scaleOptions, name string, count int, acks
 	if r.consume, err = kgoConsume(ctx, c, "series", n, 10*time.Minute); err != nil {
 		return r, err
 	}
-	if r.consumeCPU, err = w.end(); err != nil {
+	if r.consumeCPU, _, err = w.end(); err != nil {
 		return r, err
 	}
 	r.peakRSS = c.rss.maxPeak()
