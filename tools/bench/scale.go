@@ -21,7 +21,12 @@ import (
 // scaleOptions are the flags of the scale-idle and scale-series
 // measurements (issue 18 point 3, docs/benchmarks.md "Cost per partition").
 type scaleOptions struct {
-	samsaBin, zk, work  string
+	samsaBin, zk, work string
+	// system is "samsa" (three broker processes) or "kfake" (one
+	// kfakepeer process serving three brokers, which replicates and
+	// writes nothing): the same client against kfake shows what the
+	// client alone allows at a partition count.
+	system, kfakeBin    string
 	basePort, pprofPort int
 	// scale-idle
 	partitions, perTopic int
@@ -49,6 +54,8 @@ func parseScaleFlags(name string, args []string) scaleOptions {
 	var o scaleOptions
 	fs := flag.NewFlagSet(name, flag.ExitOnError)
 	fs.StringVar(&o.samsaBin, "samsa", ".build/samsa", "samsa binary")
+	fs.StringVar(&o.system, "system", "samsa", "scale-series: samsa, or kfake (one kfakepeer process, no replication and no disk: the client's own bound at each count)")
+	fs.StringVar(&o.kfakeBin, "kfakepeer", ".build/kfakepeer", "kfakepeer binary (-system kfake)")
 	fs.StringVar(&o.zk, "zk", "localhost:23281", "ZooKeeper for the Samsa brokers")
 	fs.StringVar(&o.work, "work", "/tmp/samsa-scale-benchmark", "work directory (configs, log dirs, output)")
 	fs.IntVar(&o.basePort, "port", 23392, "first broker port (3 brokers from here)")
@@ -87,7 +94,7 @@ func parseScaleFlags(name string, args []string) scaleOptions {
 }
 
 func (o scaleOptions) spec(name string) clusterSpec {
-	return clusterSpec{system: "samsa", brokers: 3, basePort: o.basePort, samsaBin: o.samsaBin, zk: o.zk,
+	return clusterSpec{system: o.system, brokers: 3, basePort: o.basePort, samsaBin: o.samsaBin, kfakeBin: o.kfakeBin, zk: o.zk,
 		work: filepath.Join(o.work, name), pprofPort: o.pprofPort}
 }
 
