@@ -57,3 +57,30 @@ func TestReplicaIsrIdleFollowerStaysCaughtUp(t *testing.T) {
 		return slices.Equal(p.State().ISR, []int32{1})
 	})
 }
+
+// BenchmarkReplicaCaughtUpUntil: the per-append cost of the caught-up
+// refresh (two followers, both at the old log end), what every leader
+// append now adds to its high-watermark check.
+func BenchmarkReplicaCaughtUpUntil(b *testing.B) {
+	logs := &dirLogs{dir: b.TempDir(), logs: map[kafka.TopicPartition]*storage.Log{}}
+	m, err := New(Config{BrokerID: 1, Logs: logs, TopicConfig: func(string) (TopicConfig, error) {
+		return TopicConfig{Log: storage.DefaultConfig(), MinInsyncReplicas: 1}, nil
+	}})
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { m.Close(); logs.closeAll() })
+	p := newPartition(m, tp0)
+	p.mu.followers = map[int32]*followerState{2: {leo: 0}, 3: {leo: 0}}
+	m.FollowerFetched(2)
+	m.FollowerFetched(3)
+	b.ReportAllocs()
+	for i := 0; b.Loop(); i++ {
+		p.progress.Lock()
+		p.caughtUpUntilLocked(int64(i + 1))
+		for _, fs := range p.mu.followers {
+			fs.leo = int64(i + 1) // caught up again for the next round
+		}
+		p.progress.Unlock()
+	}
+}
