@@ -32,8 +32,9 @@ type Config struct {
 	// changed-only fetch at least this long after its session's last sweep
 	// examines every partition, as Kafka reads every partition on every
 	// fetch. A partition the sweep must answer although no notice marked
-	// it is counted (Stats.Unnoticed) and logged: it names a missing
-	// notice. Default DefaultSweepEvery; negative: never.
+	// it, and none follows within noticeGrace (unnoticed.go), is counted
+	// (Stats.Unnoticed) and logged: it names a missing notice. Default
+	// DefaultSweepEvery; negative: never.
 	SweepEvery time.Duration
 	// Now is the clock (default time.Now).
 	Now func() time.Time
@@ -105,7 +106,7 @@ func (c *Cache) Changed(tp kafka.TopicPartition) {
 	for s := range c.watch.sessions[tp] {
 		s.mu.Lock()
 		if p := s.mu.parts[tp]; p != nil {
-			s.markLocked(p)
+			s.noticeLocked(p)
 		}
 		s.mu.Unlock()
 		s.signal()
@@ -120,7 +121,7 @@ func (c *Cache) ChangedAll() {
 	for _, s := range c.mu.sessions {
 		s.mu.Lock()
 		for _, p := range s.mu.parts {
-			s.markLocked(p)
+			s.noticeLocked(p)
 		}
 		s.mu.Unlock()
 		s.signal()
@@ -171,7 +172,8 @@ type Stats struct {
 	Partitions int
 	Evictions  int64
 	// Unnoticed: partitions a sweep had to answer although no change
-	// notice marked them (each is a missing notice; expected 0).
+	// notice marked them, before or within noticeGrace after (each is a
+	// missing notice; expected 0).
 	Unnoticed int64
 }
 
@@ -312,7 +314,8 @@ func (c *Cache) SessionSize(id int32) (int, bool) {
 // change notice had marked them: each names a change of the log end, high
 // watermark, log start or last stable offset (or an error) that reached no
 // session, which a changed-only fetch would have left unanswered until the
-// sweep. At most one line per 10 s.
+// sweep (confirmed: no notice came within noticeGrace). At most one line
+// per 10 s.
 func (c *Cache) reportUnnoticed(session int32, follower bool, changes []unnoticedChange) {
 	if len(changes) == 0 {
 		return

@@ -224,10 +224,12 @@ func (x *Context) Finish(resps []PartitionResponse, include []bool) int32 {
 		return x.cache.maybeCreate(x.follower, parts)
 	}
 	s := x.sess
+	now := x.cache.cfg.Now()
 	var unnoticed []unnoticedChange
 	defer func() { x.cache.reportUnnoticed(s.id, s.privileged, unnoticed) }()
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	unnoticed = s.confirmSuspectsLocked(now)
 	for i, e := range x.parts {
 		c := s.mu.parts[e.TP]
 		if c == nil || c != x.examined[i] {
@@ -238,9 +240,11 @@ func (x *Context) Finish(resps []PartitionResponse, include []bool) int32 {
 		if c.unnoticed {
 			// Only a sweep's unnoticed partitions keep what the client was
 			// told, to name the change; the common path copies nothing.
+			// The change is a suspect until its notice comes or the grace
+			// ends (unnoticed.go).
 			before := *c
 			if include[i] = c.mustRespond(resps[i]); include[i] {
-				unnoticed = append(unnoticed, unnoticedChange{tp: c.TP, what: changeOf(&before, resps[i])})
+				s.suspectLocked(c, now, changeOf(&before, resps[i]))
 			}
 			c.unnoticed = false
 		} else {
@@ -282,13 +286,6 @@ func (c *cached) mustRespond(r PartitionResponse) bool {
 		must = true
 	}
 	return must
-}
-
-// unnoticedChange is a partition a sweep answered with no change notice,
-// and what its answer changed.
-type unnoticedChange struct {
-	tp   kafka.TopicPartition
-	what string
 }
 
 // changeOf names what r changes against what the client was last told
