@@ -56,18 +56,7 @@ func (c *captureSender) interBrokerListener() string { return "" }
 // partitions (100 topics × 10, replication factor 3, 3 live brokers): from the old
 // controller's session closing to the new controller having sent its LeaderAndIsr requests.
 func BenchmarkControllerFailover(b *testing.B) {
-	cl := &cluster{connect: zktest.Start(b).Chroot(b), rec: &recorder{}}
-	admin := benchZK(b, cl)
-	if err := admin.CreatePersistentPaths(); err != nil {
-		b.Fatal(err)
-	}
-	for _, id := range []int32{2, 3, 4} {
-		reg := zkutil.BrokerRegistration{ID: id, Version: 4, JMXPort: -1,
-			Endpoints: []zkutil.Endpoint{{ListenerName: "PLAINTEXT", SecurityProtocol: "PLAINTEXT", Host: "127.0.0.1", Port: brokerPort(id)}}}
-		if _, err := admin.RegisterBroker(reg); err != nil {
-			b.Fatal(err)
-		}
-	}
+	cl, admin := benchCluster(b, 2, 3, 4)
 	for i := range 100 {
 		if err := admin.CreateTopic(fmt.Sprintf("t%03d", i), map[int32][]int32{
 			0: {2, 3, 4}, 1: {3, 4, 2}, 2: {4, 2, 3}, 3: {2, 4, 3}, 4: {3, 2, 4},
@@ -133,6 +122,24 @@ func BenchmarkControllerFailover(b *testing.B) {
 	zc.Close()
 }
 
+// benchCluster returns a fresh chroot on the shared ZooKeeper, with its persistent paths and
+// the brokers ids registered, and the admin session that registered them.
+func benchCluster(b *testing.B, ids ...int32) (*cluster, *zkutil.Client) {
+	cl := &cluster{connect: zktest.Start(b).Chroot(b), rec: &recorder{}}
+	admin := benchZK(b, cl)
+	if err := admin.CreatePersistentPaths(); err != nil {
+		b.Fatal(err)
+	}
+	for _, id := range ids {
+		reg := zkutil.BrokerRegistration{ID: id, Version: 4, JMXPort: -1,
+			Endpoints: []zkutil.Endpoint{{ListenerName: "PLAINTEXT", SecurityProtocol: "PLAINTEXT", Host: "127.0.0.1", Port: brokerPort(id)}}}
+		if _, err := admin.RegisterBroker(reg); err != nil {
+			b.Fatal(err)
+		}
+	}
+	return cl, admin
+}
+
 func benchZK(b *testing.B, cl *cluster) *zkutil.Client {
 	ctx, cancel := context.WithTimeout(context.Background(), waitTimeout)
 	defer cancel()
@@ -171,18 +178,7 @@ func BenchmarkControllerControlledShutdown(b *testing.B) {
 // 3 registered and topics × perTopic partitions created, and waits until it holds every
 // partition's state. closeAll stops it and closes its sessions.
 func controlledShutdownBenchCluster(b *testing.B, topics, perTopic int) (c *Controller, closeAll func()) {
-	cl := &cluster{connect: zktest.Start(b).Chroot(b), rec: &recorder{}}
-	admin := benchZK(b, cl)
-	if err := admin.CreatePersistentPaths(); err != nil {
-		b.Fatal(err)
-	}
-	for _, id := range []int32{1, 2, 3} {
-		reg := zkutil.BrokerRegistration{ID: id, Version: 4, JMXPort: -1,
-			Endpoints: []zkutil.Endpoint{{ListenerName: "PLAINTEXT", SecurityProtocol: "PLAINTEXT", Host: "127.0.0.1", Port: brokerPort(id)}}}
-		if _, err := admin.RegisterBroker(reg); err != nil {
-			b.Fatal(err)
-		}
-	}
+	cl, admin := benchCluster(b, 1, 2, 3)
 	assignment := make(map[int32][]int32, perTopic)
 	for p := range int32(perTopic) {
 		assignment[p] = []int32{p%3 + 1, (p+1)%3 + 1, (p+2)%3 + 1}
