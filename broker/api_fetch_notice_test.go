@@ -29,11 +29,11 @@ const (
 	noticeTxnID = "fnotice-txn"
 )
 
-// noticeCluster starts 3 brokers with the sweep off, a topic whose single
+// noticeCluster starts 3 brokers with the given sweep interval, a topic whose single
 // partition needs all 3 replicas for acks=all, and __consumer_offsets and
 // __transaction_state with one partition each at RF 3, all fully in sync.
-func noticeCluster(t *testing.T) *brokertest.Cluster {
-	c := brokertest.NewCluster(t, 3, brokertest.WithFetchSessionSweep(-1), brokertest.WithInternalTopicPartitions(1),
+func noticeCluster(t *testing.T, sweep time.Duration) *brokertest.Cluster {
+	c := brokertest.NewCluster(t, 3, brokertest.WithFetchSessionSweep(sweep), brokertest.WithInternalTopicPartitions(1),
 		brokertest.WithProperty("offsets.topic.replication.factor", "3"),
 		brokertest.WithProperty("transaction.state.log.replication.factor", "3"),
 		brokertest.WithProperty("transaction.state.log.min.isr", "2"))
@@ -214,7 +214,42 @@ func TestAPIFetchNoticeLeadershipChanges(t *testing.T) {
 	if testing.Short() {
 		t.Skip("3 brokers, several leadership changes")
 	}
-	c := noticeCluster(t)
+	c := noticeCluster(t, -1)
+	noticeScenario(t, c, true)
+}
+
+// TestAPIFetchNoticeSweepFindsNothing: the same changes with a sweep every
+// 20 ms, so every session reads all its partitions all the time: no sweep
+// may answer a change that no notice reported (Stats.Unnoticed stays 0
+// once every suspect has been judged). A real missing notice anywhere in
+// these paths is counted here even where it would not stall a write.
+func TestAPIFetchNoticeSweepFindsNothing(t *testing.T) {
+	if testing.Short() {
+		t.Skip("3 brokers, several leadership changes")
+	}
+	c := noticeCluster(t, 20*time.Millisecond)
+	// No restart: a killed follower's old sessions are never used again,
+	// so a suspect of theirs would wait for a Finish that never comes.
+	noticeScenario(t, c, false)
+	brokertest.WaitFor(t, 30*time.Second, func() error {
+		for i := 0; i < c.N(); i++ {
+			if st := c.Broker(i).FetchSessionStats(); st.Suspects != 0 {
+				return fmt.Errorf("broker %d: %d suspects not judged yet", c.Broker(i).ID(), st.Suspects)
+			}
+		}
+		return nil
+	})
+	for i := 0; i < c.N(); i++ {
+		if n := c.Broker(i).FetchSessionStats().Unnoticed; n != 0 {
+			t.Fatalf("broker %d counted %d unnoticed changes", c.Broker(i).ID(), n)
+		}
+	}
+}
+
+// noticeScenario drives the changes of TestAPIFetchNoticeLeadershipChanges
+// (restart: end with a follower restart) and checks the writes after each.
+func noticeScenario(t *testing.T, c *brokertest.Cluster, restart bool) {
+	t.Helper()
 	writeIdle(t, c, "initial")
 	for round := 1; round <= 3; round++ {
 		moveAll(t, c)
@@ -266,6 +301,9 @@ func TestAPIFetchNoticeLeadershipChanges(t *testing.T) {
 		t.Fatalf("produce during the cut not answered %v after the heal", noticeBound)
 	}
 	writeIdle(t, c, "after a write across the cut")
+	if !restart {
+		return
+	}
 
 	// A follower killed and restarted: it rejoins every ISR from a fresh
 	// process (new fetch sessions on every leader).

@@ -70,8 +70,8 @@
 // session's last sweep examines every partition, as Kafka does on every
 // fetch: a missed notice costs at most that long, never a stall. A
 // partition the sweep must answer although nothing marked it, and for which
-// no notice comes within noticeGrace, is counted (Stats.Unnoticed) and
-// logged, since each one names a missing notice.
+// no notice comes before the session's next fetch, is counted
+// (Stats.Unnoticed) and logged, since each one names a missing notice.
 // Cost: one whole-session read per session every 5 s instead of one per
 // fetch (an idle follower fetch every replica.fetch.wait.max.ms, 500 ms).
 // Measured at 10,000 idle replicas per broker with a 2 s sweep: 3.3–3.55 %
@@ -110,8 +110,8 @@
 // or is marked again for its next round: no notice is lost between the read
 // and Finish. The converse does not hold: a read can see a change whose
 // notice is still on its way (microseconds after an append's log end is
-// published), so a sweep's answer with no notice is only counted once
-// noticeGrace (1 s) passed without one (unnoticed.go).
+// published), so a sweep's answer with no notice is only counted if none
+// came before the session's next fetch (unnoticed.go).
 //
 // # Eviction (FetchSessionCache.tryEvict)
 //

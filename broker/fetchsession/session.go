@@ -63,9 +63,9 @@ type cached struct {
 	// and not noticed since); cleared when noticed or answered.
 	unnoticed bool
 	// suspect: a sweep answered a change no notice had marked; it is
-	// counted as unnoticed only if no notice comes within noticeGrace (see
-	// session.mu.suspects), since a change is visible to a read before its
-	// notice runs.
+	// counted as unnoticed only if no notice comes before the session's
+	// next fetch (session.mu.suspects), since a change is visible to a read
+	// before its notice runs.
 	suspect bool
 }
 
@@ -85,8 +85,10 @@ type session struct {
 		// left hot by the last answer); entries forgotten since are skipped.
 		dirty []*cached
 		// suspects are the partitions a sweep answered with no notice,
-		// waiting out noticeGrace (usually empty).
+		// judged when the next fetch arrives (usually empty).
 		suspects []suspect
+		// gone: removed from the cache (dropSuspects); no new suspects.
+		gone bool
 	}
 	// The fields below are guarded by the Cache's mu.
 	lastUsed  time.Time

@@ -52,12 +52,11 @@ func TestFetchSessionSweep(t *testing.T) {
 	if include[0] || !include[1] || include[2] {
 		t.Fatalf("sweep answered %v, want only partition 1", include)
 	}
-	// Partition 1 is a suspect until its notice has had noticeGrace to
-	// come (unnoticed.go); the first Finish after that counts it.
+	// Partition 1 is a suspect until the session's next fetch arrives
+	// (unnoticed.go), which counts it.
 	if n := c.Stats().Unnoticed; n != 0 {
-		t.Fatalf("unnoticed %d within the grace, want 0", n)
+		t.Fatalf("unnoticed %d before the next fetch, want 0", n)
 	}
-	ck.advance(noticeGrace)
 	// The sweep resets the clock: the next fetch examines only what was
 	// sent (partition 1), and the one after it nothing.
 	x = inc()
@@ -66,7 +65,7 @@ func TestFetchSessionSweep(t *testing.T) {
 	}
 	x.Finish([]PartitionResponse{{HighWatermark: 6}}, make([]bool, 1))
 	if n := c.Stats().Unnoticed; n != 1 {
-		t.Fatalf("unnoticed %d after the grace, want 1", n)
+		t.Fatalf("unnoticed %d after the next fetch, want 1", n)
 	}
 	if got := names(inc()); len(got) != 0 {
 		t.Fatalf("idle after the sweep: examines %v", got)
@@ -97,10 +96,10 @@ func TestFetchSessionSweepOff(t *testing.T) {
 // notice runs (a leader append publishes its log end inside the log and
 // notifies once it returns; a follower fetch moves the high watermark
 // inside its read). A sweep that answers such a change in between must not
-// count it as unnoticed when the notice follows; one whose notice never
-// comes still counts once the grace is over. Before the grace, Finish
-// counted both at once (the seed 4 WARN for __consumer_offsets-2 was such
-// a late notice, not a missing one).
+// count it as unnoticed when the notice follows before the session's next
+// fetch; one whose notice never comes is counted when that fetch arrives.
+// Before, Finish counted both at once (the seed 4 WARN for
+// __consumer_offsets-2 fits such a late notice, not a missing one).
 func TestFetchSessionSweepLateNotice(t *testing.T) {
 	c, ck := newTestCache(10)
 	_, id := answer(t, c.NewContext(Request{Epoch: InitialEpoch, Partitions: entries("t", 2, 0)}), 5)
@@ -119,24 +118,30 @@ func TestFetchSessionSweepLateNotice(t *testing.T) {
 		t.Fatalf("sweep answered %v, want both", include)
 	}
 	c.Changed(tpOf(0))
-	if n := c.Stats().Unnoticed; n != 0 {
-		t.Fatalf("unnoticed %d right after the sweep, want 0", n)
+	if st := c.Stats(); st.Unnoticed != 0 || st.Suspects != 2 {
+		t.Fatalf("right after the sweep: unnoticed %d, suspects %d; want 0 and 2", st.Unnoticed, st.Suspects)
 	}
-	// Within the grace nothing is counted; after it only partition 1.
-	ck.advance(noticeGrace / 2)
-	answer(t, inc(), 6)
-	if n := c.Stats().Unnoticed; n != 0 {
-		t.Fatalf("unnoticed %d within the grace, want 0", n)
+	// The next fetch's arrival counts partition 1 only.
+	x = inc()
+	if st := c.Stats(); st.Unnoticed != 1 || st.Suspects != 0 {
+		t.Fatalf("at the next fetch: unnoticed %d, suspects %d; want 1 (partition 1 only) and 0", st.Unnoticed, st.Suspects)
 	}
-	ck.advance(noticeGrace / 2)
-	answer(t, inc(), 6)
-	if n := c.Stats().Unnoticed; n != 1 {
-		t.Fatalf("unnoticed %d after the grace, want 1 (partition 1 only)", n)
-	}
-	// Counted once, not again on later fetches.
-	ck.advance(noticeGrace)
+	answer(t, x, 6)
+	// A notice after that fetch arrived is too late for partition 1's
+	// suspect, and counted once, not again on later fetches.
+	c.Changed(tpOf(1))
 	answer(t, inc(), 6)
 	if n := c.Stats().Unnoticed; n != 1 {
 		t.Fatalf("unnoticed %d later, want still 1", n)
+	}
+	// A suspect of a session that is closed is dropped, not counted.
+	ck.advance(DefaultSweepEvery)
+	answer(t, inc(), 7)
+	if n := c.Stats().Suspects; n != 2 {
+		t.Fatalf("suspects %d after a second sweep, want 2", n)
+	}
+	c.NewContext(Request{SessionID: id, Epoch: InitialEpoch, Partitions: entries("t", 2, 0)}) // closes id
+	if st := c.Stats(); st.Suspects != 0 || st.Unnoticed != 1 {
+		t.Fatalf("after closing the session: suspects %d, unnoticed %d; want 0 and 1", st.Suspects, st.Unnoticed)
 	}
 }
