@@ -9,6 +9,8 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/sirupsen/logrus"
+	"github.com/sirupsen/logrus/hooks/test"
 	"github.com/twmb/franz-go/pkg/kmsg"
 
 	"samsa/internal/testwait"
@@ -257,4 +259,26 @@ func TestControllerControlledShutdownFollowedConflict(t *testing.T) {
 	wantState(t, admin, "one", 2, 1, []int32{1, 3}, 1)
 	wantState(t, admin, "one", 3, 1, []int32{1}, 1)
 	wantShutdownRequests(t, cl.rec, []int32{3})
+}
+
+// TestControllerDebugLinesFollowLevel: the per-partition DEBUG lines (here a replica state
+// transition) are written when the logger's level is DEBUG and not built at INFO, where the
+// state still changes.
+func TestControllerDebugLinesFollowLevel(t *testing.T) {
+	t.Parallel()
+	logger, hook := test.NewNullLogger()
+	c := &Controller{log: logger.WithField("component", "controller"), cc: newControllerContext(1, 1)}
+	r := PartitionReplica{kafka.TopicPartition{Topic: "d", Partition: 0}, 1}
+	for _, tc := range []struct {
+		level logrus.Level
+		to    ReplicaState
+		lines int
+	}{{logrus.InfoLevel, OnlineReplica, 0}, {logrus.DebugLevel, OfflineReplica, 1}} {
+		logger.SetLevel(tc.level)
+		hook.Reset()
+		c.setReplicaState(r, tc.to)
+		if c.cc.replicaStates[r] != tc.to || len(hook.AllEntries()) != tc.lines {
+			t.Fatalf("at %v: state %v, %d log lines; want %v, %d", tc.level, c.cc.replicaStates[r], len(hook.AllEntries()), tc.to, tc.lines)
+		}
+	}
 }

@@ -24,8 +24,10 @@ func (c *Controller) setReplicaState(r PartitionReplica, to ReplicaState) {
 	} else {
 		c.cc.replicaStates[r] = to
 	}
-	c.stateLog(r.TopicPartition).WithFields(logrus.Fields{"replica": r.Replica, "from": from.String(), "to": to.String()}).
-		Debug("controller: replica state changed")
+	if c.debugEnabled() {
+		c.stateLog(r.TopicPartition).WithFields(logrus.Fields{"replica": r.Replica, "from": from.String(), "to": to.String()}).
+			Debug("controller: replica state changed")
+	}
 }
 
 // startupReplicaStateMachine initialises the replica states of tps (isReplicaLive → Online, otherwise
@@ -281,8 +283,10 @@ func (c *Controller) applyIsrShrinks(id int32, toWrite map[kafka.TopicPartition]
 			nl.ZkVersion = r.ZkVersion
 			c.cc.leadership[tp] = nl
 			out[tp] = nl
-			c.stateLog(tp).WithFields(logrus.Fields{"replica": id, "leader": nl.Leader, "leader_epoch": nl.LeaderEpoch, "isr": nl.Isr}).
-				Debug("controller: removed replica from ISR") // Kafka: TRACE
+			if c.debugEnabled() { // Kafka: TRACE
+				c.stateLog(tp).WithFields(logrus.Fields{"replica": id, "leader": nl.Leader, "leader_epoch": nl.LeaderEpoch, "isr": nl.Isr}).
+					Debug("controller: removed replica from ISR")
+			}
 		case ok && isZkVersionConflict(r.Err):
 			retry = append(retry, tp)
 		default:
