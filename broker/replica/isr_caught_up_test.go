@@ -20,17 +20,7 @@ import (
 // stops fetching is still dropped once its last fetch is 2 s old.
 func TestReplicaIsrIdleFollowerStaysCaughtUp(t *testing.T) {
 	clock := newFakeClock()
-	store := &recordingIsr{isr: map[kafka.TopicPartition][]int32{}, version: map[kafka.TopicPartition]int32{}}
-	logs := &dirLogs{dir: t.TempDir(), logs: map[kafka.TopicPartition]*storage.Log{}}
-	m, err := New(Config{BrokerID: 1, Logs: logs, Isr: store, ReplicaLagTimeMax: 2 * time.Second,
-		Now: clock.Now, After: clock.After,
-		TopicConfig: func(string) (TopicConfig, error) {
-			return TopicConfig{Log: storage.DefaultConfig(), MinInsyncReplicas: 1}, nil
-		}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { m.Close(); logs.closeAll() })
+	m, store := newIsrManager(t, 2*time.Second, clock)
 	lead(t, m, 1, 0, []int32{1, 2}, []int32{1, 2})
 	if _, err := m.Read(tp0, ReadParams{ReplicaID: 2, FetchOffset: 0, MaxBytes: 100, CurrentLeaderEpoch: 0}); err != nil {
 		t.Fatal(err)
