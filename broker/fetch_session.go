@@ -20,9 +20,10 @@ import (
 
 func newFetchSessionCache(cfg *config.Broker, opts Options) *fetchsession.Cache {
 	return fetchsession.NewCache(fetchsession.Config{
-		Slots: int(cfg.MaxIncrementalFetchSessionCacheSlots),
-		Now:   opts.Now,
-		Log:   opts.Logger.WithField("component", "fetchsession"),
+		Slots:      int(cfg.MaxIncrementalFetchSessionCacheSlots),
+		SweepEvery: opts.FetchSessionSweepEvery,
+		Now:        opts.Now,
+		Log:        opts.Logger.WithField("component", "fetchsession"),
 	})
 }
 

@@ -90,6 +90,14 @@ func (m *Manager) WaitReplicated(ctx context.Context, tp kafka.TopicPartition, r
 		}
 		return false
 	}
+	// The later partitions of a request are usually replicated by the time
+	// the wait reaches them (they were appended together): one look
+	// without registering spares the purgatory's lock and watch set. Only
+	// when it fails does Wait register and look again, so no Notify is
+	// lost.
+	if check() {
+		return outcome
+	}
 	err := m.Produce.Wait(ctx, deadline, []kafka.TopicPartition{tp}, check)
 	switch {
 	case errors.Is(err, purgatory.ErrTimeout):

@@ -55,6 +55,9 @@ type Partition struct {
 		// isrShrinking is set while a shrink's ZooKeeper write is in
 		// flight without mu (isr_shrink.go); no other ISR change starts.
 		isrShrinking bool
+		// expandDeferred are the followers whose expansion found a
+		// shrink in flight; the shrink queues them again when it ends.
+		expandDeferred []int32
 	}
 	// progress guards the fields of every followerState and serialises
 	// high-watermark moves, which happen under mu held for reading

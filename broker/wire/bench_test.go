@@ -1,6 +1,7 @@
 package wire
 
 import (
+	"bufio"
 	"bytes"
 	"io"
 	"testing"
@@ -76,5 +77,26 @@ func BenchmarkWireSplicedFetch1MiB(b *testing.B) {
 		if err := sp.WriteResponse(io.Discard, req); err != nil {
 			b.Fatal(err)
 		}
+	}
+}
+
+// BenchmarkWireReadFramePooledProduce reads 4 MiB produce frames (a producer's request of
+// many batches) through a FramePool and returns each, as the server does with every Produce
+// frame once answered.
+func BenchmarkWireReadFramePooledProduce(b *testing.B) {
+	frame := produceFrame(4 << 20)
+	b.SetBytes(int64(len(frame)))
+	pool := NewFramePool()
+	pooled := func(int16) bool { return true }
+	r := bytes.NewReader(frame)
+	br := bufio.NewReaderSize(r, 16<<10)
+	for b.Loop() {
+		r.Reset(frame)
+		br.Reset(r)
+		body, err := ReadFramePooled(br, 0, pool, pooled)
+		if err != nil {
+			b.Fatal(err)
+		}
+		pool.Put(body)
 	}
 }

@@ -40,7 +40,9 @@
 // # Untrusted input
 //
 // ReadFrame rejects negative and oversized frames having read only the 4-byte prefix, and grows
-// its buffer with the bytes actually received. ParseRequest bounds every header length by the
+// its buffer with the bytes actually received (at most doubling; ReadFramePooled hands out a
+// class-sized buffer up front only up to 1 MiB, and above that recycles buffers grown that
+// way). ParseRequest bounds every header length by the
 // remaining bytes; kmsg (v1.15+) bounds array counts by remaining bytes times the element's
 // minimum wire size before allocating (the KAFKA-14063 / CVE-2022-34917 fix). FuzzWireRequest
 // checks that no input panics and that decoding allocates at most a small multiple of the frame.

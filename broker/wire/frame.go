@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"io"
+	"math/bits"
 )
 
 // DefaultMaxRequestSize is Kafka's default socket.request.max.bytes (100 MiB).
@@ -32,7 +33,7 @@ func ReadFrame(r io.Reader, maxSize int32, buf []byte) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	return readFrameBody(r, n, buf)
+	return readFrameBody(r, n, buf, false)
 }
 
 // readFrameSize reads and checks a frame's 4-byte size prefix (see ReadFrame).
@@ -55,8 +56,11 @@ func readFrameSize(r io.Reader, maxSize int32) (int, error) {
 }
 
 // readFrameBody reads an n-byte frame body into buf when its capacity suffices, otherwise into
-// a buffer grown in frameChunk steps as bytes arrive (see ReadFrame).
-func readFrameBody(r io.Reader, n int, buf []byte) ([]byte, error) {
+// a buffer grown as bytes arrive (see ReadFrame): buf's own capacity is filled first, since
+// that memory is already paid for, then the buffer at least doubles (by frameChunk at first).
+// With classCaps every buffer it allocates has a power-of-two capacity (a FramePool class),
+// at most twice what it holds once full.
+func readFrameBody(r io.Reader, n int, buf []byte, classCaps bool) ([]byte, error) {
 	if cap(buf) >= n {
 		buf = buf[:n]
 		if _, err := io.ReadFull(r, buf); err != nil {
@@ -66,13 +70,13 @@ func readFrameBody(r io.Reader, n int, buf []byte) ([]byte, error) {
 	}
 	buf = buf[:0]
 	for len(buf) < n {
-		step := len(buf)
-		if step < frameChunk {
-			step = frameChunk
-		}
-		want := min(n, len(buf)+step)
+		want := min(n, max(cap(buf), len(buf)+max(len(buf), frameChunk)))
 		if cap(buf) < want {
-			nb := make([]byte, len(buf), want)
+			size := want
+			if classCaps {
+				size = 1 << bits.Len(uint(want-1))
+			}
+			nb := make([]byte, len(buf), size)
 			copy(nb, buf)
 			buf = nb
 		}

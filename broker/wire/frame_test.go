@@ -122,3 +122,29 @@ func TestWireReadFrameGrowsWithReceivedBytes(t *testing.T) {
 		t.Fatalf("allocated %d bytes after receiving 1000 of a claimed %d", d, DefaultMaxRequestSize)
 	}
 }
+
+// TestWireReadFrameGrowsFromBuf checks that a frame larger than the caller's buffer starts in
+// that buffer (no new memory for the bytes it holds) and then at most doubles: a 5 MiB frame
+// read into a 3 MiB buffer allocates one 5 MiB buffer, not 1+2+4+5 MiB.
+func TestWireReadFrameGrowsFromBuf(t *testing.T) {
+	size := 5 * frameChunk
+	body := make([]byte, size)
+	for i := range body {
+		body[i] = byte(i * 13)
+	}
+	buf := make([]byte, 0, 3*frameChunk)
+	in := bytes.NewReader(append(sizePrefix(int32(size)), body...))
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	got, err := ReadFrame(in, 0, buf)
+	runtime.ReadMemStats(&after)
+	if err != nil || !bytes.Equal(got, body) {
+		t.Fatalf("err %v, equal %v", err, bytes.Equal(got, body))
+	}
+	if cap(got) != size {
+		t.Fatalf("grew to a %d-byte buffer, want %d", cap(got), size)
+	}
+	if d := after.TotalAlloc - before.TotalAlloc; d > uint64(size)+64<<10 {
+		t.Fatalf("allocated %d bytes for a %d-byte frame into a %d-byte buffer", d, size, cap(buf))
+	}
+}

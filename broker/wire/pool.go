@@ -6,20 +6,30 @@ import (
 	"math/bits"
 )
 
-// Frame pool size classes: powers of two from 1 KiB to 1 MiB (the producer's default
-// max.request.size). Larger frames are never pooled.
+// Frame pool size classes: powers of two from 1 KiB to 16 MiB. Classes up to 1 MiB (the
+// producer's default max.request.size, and frameChunk) hand out a new buffer of their size
+// when empty; the large classes above it only recycle buffers that grew with the bytes
+// received, so a peer that announces a large frame and stalls costs what ReadFrame allows,
+// never a class-sized buffer up front. Larger frames are never pooled.
 const (
-	poolMinShift = 10
-	poolMaxShift = 20
-	// poolClassBudget bounds the bytes one size class keeps: 2 MiB, so a pool holds at most
-	// 11 × 2 MiB and typically far less (only the classes in use fill).
+	poolMinShift   = 10
+	poolEagerShift = 20
+	poolMaxShift   = 24
+	// poolClassBudget bounds the bytes one class up to 1 MiB keeps: 2 MiB, at least two
+	// buffers. poolLargeBudget bounds a large class: 8 MiB, at least one buffer. A pool holds
+	// at most 11 × 2 MiB + 8+8+8+16 MiB, and typically far less (only the classes in use
+	// fill, with what the connections returned at once).
 	poolClassBudget = 2 << 20
+	poolLargeBudget = 8 << 20
 )
 
 // FramePool is a bounded free list of request frame buffers by size class, so a connection
-// reading many small requests does not allocate a fresh buffer for each. Each class keeps at
-// most poolClassBudget bytes; a buffer returned to a full class is dropped for the GC. The
-// zero value is not usable; use NewFramePool. Safe for concurrent use.
+// reading many requests does not allocate a fresh buffer for each: a producer's requests are
+// often over 1 MiB, and allocating each one (grown chunk by chunk, copying) costs the
+// allocation, the copies and the GC cycles they cause (issue 18 point 3, docs/benchmarks.md
+// "Cost per partition"). Each class keeps at most its budget; a buffer returned to a full
+// class is dropped for the GC. The zero value is not usable; use NewFramePool. Safe for concurrent
+// use.
 type FramePool struct {
 	classes [poolMaxShift - poolMinShift + 1]chan []byte
 }
@@ -29,7 +39,11 @@ func NewFramePool() *FramePool {
 	p := &FramePool{}
 	for i := range p.classes {
 		size := 1 << (poolMinShift + i)
-		p.classes[i] = make(chan []byte, max(2, poolClassBudget/size))
+		if poolMinShift+i <= poolEagerShift {
+			p.classes[i] = make(chan []byte, max(2, poolClassBudget/size))
+		} else {
+			p.classes[i] = make(chan []byte, max(1, poolLargeBudget/size))
+		}
 	}
 	return p
 }
@@ -46,8 +60,9 @@ func poolClass(n int) int {
 	return shift - poolMinShift
 }
 
-// Get returns a buffer of length n from the pool (or a new one of its class's capacity), or
-// nil when n is beyond the largest class.
+// Get returns a buffer of length n from the pool, or, up to 1 MiB, a new one of its class's
+// capacity. It returns nil when n is beyond the largest class, or above 1 MiB with no free
+// buffer of its class (the caller grows one as bytes arrive: ReadFramePooled).
 func (p *FramePool) Get(n int) []byte {
 	c := poolClass(n)
 	if c < 0 {
@@ -57,12 +72,15 @@ func (p *FramePool) Get(n int) []byte {
 	case b := <-p.classes[c]:
 		return b[:n]
 	default:
+		if c > poolEagerShift-poolMinShift {
+			return nil
+		}
 		return make([]byte, n, 1<<(poolMinShift+c))
 	}
 }
 
 // Put returns b to the pool. Only buffers whose capacity is exactly a class size (those Get
-// made) are kept; the caller must not use b afterwards.
+// made, and those ReadFramePooled grew) are kept; the caller must not use b afterwards.
 func (p *FramePool) Put(b []byte) {
 	c := poolClass(cap(b))
 	if c < 0 || cap(b) != 1<<(poolMinShift+c) {
@@ -76,15 +94,18 @@ func (p *FramePool) Put(b []byte) {
 
 // ReadFramePooled is ReadFrame with the frame body taken from pool when pooled(api key) says
 // the caller will return it (the key is the body's first two bytes, peeked before the body is
-// read); other frames get a buffer of exactly their size. The caller returns a pooled frame
-// with pool.Put once nothing refers to it (for a parsed Request: once the handler and the
-// response are done with Body's byte fields).
+// read); other frames get a buffer of exactly their size. A pooled frame above 1 MiB with no
+// free buffer of its class grows as ReadFrame's does, to capacities that are class sizes, so
+// that it can go back to the pool. The caller returns a pooled frame with pool.Put once
+// nothing refers to it (for a parsed Request: once the handler and the response are done with
+// Body's byte fields).
 func ReadFramePooled(r *bufio.Reader, maxSize int32, pool *FramePool, pooled func(key int16) bool) ([]byte, error) {
 	n, err := readFrameSize(r, maxSize)
 	if err != nil {
 		return nil, err
 	}
 	var buf []byte
+	classCaps := false
 	if n >= 2 {
 		key, err := r.Peek(2)
 		if err != nil {
@@ -92,7 +113,8 @@ func ReadFramePooled(r *bufio.Reader, maxSize int32, pool *FramePool, pooled fun
 		}
 		if pooled(int16(binary.BigEndian.Uint16(key))) {
 			buf = pool.Get(n)
+			classCaps = poolClass(n) >= 0
 		}
 	}
-	return readFrameBody(r, n, buf)
+	return readFrameBody(r, n, buf, classCaps)
 }

@@ -153,18 +153,51 @@ func fetchError(code int16) error {
 // (kmsg's decoder reuses the response's slices), the response frame the
 // record bytes alias, and the leader's last resolved address.
 type fetchScratch struct {
-	req    *kmsg.FetchRequest
-	resp   *kmsg.FetchResponse
-	frame  []byte         // the last answer's frame (its length), reused
-	topics map[string]int // topic -> index in req.Topics, while building
-	ep     replica.LeaderEndpoint
-	addr   string       // ep's address
-	client *peer.Client // this fetcher's own connection to the leader
+	req   *kmsg.FetchRequest
+	resp  *kmsg.FetchResponse
+	frame []byte // the last answer's frame (its length), reused
+	// smallAnswers counts the answers in a row that used under a quarter
+	// of a frame above frameKeepBytes (keepFrame).
+	smallAnswers int
+	topics       map[string]int // topic -> index in req.Topics, while building
+	ep           replica.LeaderEndpoint
+	addr         string       // ep's address
+	client       *peer.Client // this fetcher's own connection to the leader
 	// session is this fetcher's KIP-227 session with the leader: each
 	// request names only the partitions whose fetch position changed.
 	session fetchsession.Handler
 	entries []fetchsession.Entry // the round's partitions, reused
 	forgot  map[string]int       // topic -> index in req.ForgottenTopics, while building
+}
+
+// A fetcher's frame above frameKeepBytes is let go only after
+// frameShrinkAnswers answers in a row used under a quarter of it: about
+// 30 s of idle long polls (replica.fetch.wait.max.ms 500), or a long run of
+// small answers. Under load the answers' sizes swing between a few KiB and
+// replica.fetch.response.max.bytes from round to round (at 12,000
+// partitions, 64 KiB batches of whichever partitions had data); letting
+// the frame go on the first small answer made the next large one grow a
+// new buffer chunk by chunk (wire.ReadFrame), allocating and copying about
+// twice its size, and the GC cycles those allocations caused were the
+// largest cost a follower had after its writes (issue 18 point 3,
+// docs/benchmarks.md "Cost per partition").
+const (
+	frameKeepBytes     = 1 << 20
+	frameShrinkAnswers = 64
+)
+
+// keepFrame returns the frame to read the next answer into: the last
+// one, unless it has been mostly unused for frameShrinkAnswers answers.
+func (sc *fetchScratch) keepFrame() []byte {
+	if cap(sc.frame) <= frameKeepBytes || len(sc.frame) >= cap(sc.frame)/4 {
+		sc.smallAnswers = 0
+		return sc.frame
+	}
+	if sc.smallAnswers++; sc.smallAnswers < frameShrinkAnswers {
+		return sc.frame
+	}
+	sc.smallAnswers = 0
+	return nil
 }
 
 // Fetch implements replica.FetchSource. The answer's record bytes alias
@@ -197,11 +230,8 @@ func (s *FetchSource) Fetch(ctx context.Context, leader replica.LeaderEndpoint, 
 	respTopics := sc.resp.Topics
 	*sc.resp = kmsg.NewFetchResponse()
 	sc.resp.Topics = respTopics
-	// The fetcher is done with the previous answer's records. A frame grown
-	// by a catch-up burst is let go once answers are small again.
-	if cap(sc.frame) > 1<<20 && len(sc.frame) < cap(sc.frame)/4 {
-		sc.frame = nil
-	}
+	// The fetcher is done with the previous answer's records.
+	sc.frame = sc.keepFrame()
 	sc.frame, err = c.RequestInto(ctx, req, sc.resp, sc.frame)
 	if err != nil {
 		sc.session.HandleError()

@@ -24,9 +24,9 @@ import (
 
 // fakeLeader serves one connection without the server package: ApiVersions
 // gets Fetch v4-v12, and each Fetch is answered by answer (or, when the
-// request is byte-identical to the last one, with the last answer's frame
-// and the correlation id patched, so that a warm benchmark loop allocates
-// nothing on this side).
+// request is byte-identical to an earlier one apart from its correlation
+// id, with that answer's frame and the correlation id patched, so that a
+// warm benchmark loop allocates nothing on this side).
 func fakeLeader(tb testing.TB, answer func(*kmsg.FetchRequest) *kmsg.FetchResponse) replica.LeaderEndpoint {
 	tb.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
@@ -40,7 +40,8 @@ func fakeLeader(tb testing.TB, answer func(*kmsg.FetchRequest) *kmsg.FetchRespon
 			return
 		}
 		defer conn.Close()
-		var buf, lastReq, lastResp []byte
+		var buf, key []byte
+		answers := map[string][]byte{} // request without its correlation id -> answer frame
 		prefix := make([]byte, 4)
 		for {
 			if _, err := io.ReadFull(conn, prefix); err != nil {
@@ -55,9 +56,10 @@ func fakeLeader(tb testing.TB, answer func(*kmsg.FetchRequest) *kmsg.FetchRespon
 				return
 			}
 			// Byte-identical apart from the correlation id (bytes 4-8).
-			if lastResp != nil && len(buf) == len(lastReq) && bytes.Equal(buf[:4], lastReq[:4]) && bytes.Equal(buf[8:], lastReq[8:]) {
-				copy(lastResp[4:8], buf[4:8])
-				if _, err := conn.Write(lastResp); err != nil {
+			key = append(append(key[:0], buf[:4]...), buf[8:]...)
+			if frame, ok := answers[string(key)]; ok {
+				copy(frame[4:8], buf[4:8]) // after the frame's size
+				if _, err := conn.Write(frame); err != nil {
 					return
 				}
 				continue
@@ -82,7 +84,7 @@ func fakeLeader(tb testing.TB, answer func(*kmsg.FetchRequest) *kmsg.FetchRespon
 			}
 			frame := wire.AppendResponse(nil, req, resp)
 			if req.Key == 1 {
-				lastReq, lastResp = append(lastReq[:0], buf...), frame
+				answers[string(key)] = frame
 			}
 			if _, err := conn.Write(frame); err != nil {
 				return
@@ -155,10 +157,19 @@ func TestReplicaFetchSourceReusesResponse(t *testing.T) {
 		{{TopicPartition: kafka.TopicPartition{Topic: "a", Partition: 0}, FetchOffset: 12, MaxBytes: 64}},
 		{{TopicPartition: kafka.TopicPartition{Topic: "a", Partition: 0}, FetchOffset: 13, MaxBytes: 64}},
 	}
+	small := rounds[len(rounds)-1]
+	for range frameShrinkAnswers {
+		rounds = append(rounds, small)
+	}
 	for i, parts := range rounds {
 		req := replica.FollowerFetch{ReplicaID: 1, MaxWaitMs: 500, MinBytes: 1, MaxBytes: 10 << 20, Partitions: parts}
 		if err := s.Fetch(ctx, leader, req, &resp); err != nil {
 			t.Fatalf("round %d: %v", i, err)
+		}
+		// The 4 MiB frame of the catch-up round (round 3) is kept through
+		// the small answers that follow, until frameShrinkAnswers of them.
+		if sc := resp.Scratch.(*fetchScratch); i > 3 && i < 3+frameShrinkAnswers && cap(sc.frame) < 4<<20 {
+			t.Fatalf("round %d: the 4 MiB frame was let go after %d small answers", i, i-3)
 		}
 		if len(resp.Partitions) != len(parts) {
 			t.Fatalf("round %d: %d results for %d partitions", i, len(resp.Partitions), len(parts))
@@ -181,8 +192,7 @@ func TestReplicaFetchSourceReusesResponse(t *testing.T) {
 			}
 		}
 	}
-	// The 4 MiB frame of the catch-up round was let go once answers were
-	// small again.
+	// ... and let go after that many.
 	if sc := resp.Scratch.(*fetchScratch); cap(sc.frame) > 1<<20 {
 		t.Fatalf("a %d-byte frame kept after small answers", cap(sc.frame))
 	}
@@ -216,5 +226,46 @@ func BenchmarkReplicaFetchSourceFetch(b *testing.B) {
 		if len(resp.Partitions) != 1 || len(resp.Partitions[0].Records) != 512 {
 			b.Fatalf("answer %+v", resp.Partitions)
 		}
+	}
+}
+
+// BenchmarkReplicaFetchSourceFetchSwing measures the follower's side of
+// fetch round trips whose answers swing in size, as at 12,000 partitions
+// under franz-go's default partitioner: one answer of 160 partitions × 64
+// KiB (replica.fetch.response.max.bytes, 10 MiB), then one of a single
+// partition with 1 KiB; an op is the pair. B/op and allocs/op are the
+// follower's (the fake leader answers from its cache).
+func BenchmarkReplicaFetchSourceFetchSwing(b *testing.B) {
+	s := testFetchSource(b)
+	leader := fakeLeader(b, echoAnswer)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	large := replica.FollowerFetch{ReplicaID: 1, MaxWaitMs: 500, MinBytes: 1, MaxBytes: 10 << 20}
+	for i := range 160 {
+		large.Partitions = append(large.Partitions, replica.FollowerFetchPartition{
+			TopicPartition: kafka.TopicPartition{Topic: "bench", Partition: int32(i)}, FetchOffset: 100, MaxBytes: 64 << 10})
+	}
+	small := replica.FollowerFetch{ReplicaID: 1, MaxWaitMs: 500, MinBytes: 1, MaxBytes: 10 << 20,
+		Partitions: []replica.FollowerFetchPartition{{TopicPartition: kafka.TopicPartition{Topic: "bench", Partition: 0},
+			FetchOffset: 100, MaxBytes: 1 << 10}}}
+	var resp replica.FollowerFetchResponse
+	fetch := func(req replica.FollowerFetch) {
+		if err := s.Fetch(ctx, leader, req, &resp); err != nil {
+			b.Fatal(err)
+		}
+		if len(resp.Partitions) != len(req.Partitions) || len(resp.Partitions[0].Records) != int(req.Partitions[0].MaxBytes) {
+			b.Fatalf("%d results for %d partitions", len(resp.Partitions), len(req.Partitions))
+		}
+	}
+	for range 2 { // connect, then warm the leader's cached answers
+		fetch(large)
+		fetch(small)
+	}
+	b.SetBytes(160 << 16)
+	b.ReportAllocs()
+	b.ResetTimer()
+	for range b.N {
+		fetch(large)
+		fetch(small)
 	}
 }
