@@ -79,6 +79,31 @@ func TestCompatKafkaJS(t *testing.T) {
 		strings.Join(c.Addrs(), ","), strconv.Itoa(3))
 }
 
+// TestCompatKafkaJSFailover: a KafkaJS idempotent producer (acks=all, one
+// request in flight) keeps going while the partition leader is killed: it
+// retries NOT_LEADER_OR_FOLLOWER and the lost connection, follows the new
+// leader, and the partition read back holds every record exactly once, in
+// order (the idempotent retry of a request the dead leader may have
+// appended is a duplicate the new leader refuses).
+func TestCompatKafkaJSFailover(t *testing.T) {
+	node, modules := needKafkaJS(t)
+	c := brokertest.NewCluster(t, 3, brokertest.WithInternalTopicPartitions(3),
+		brokertest.WithProperty("auto.leader.rebalance.enable", "false"))
+	c.CreateTopic(t, "kjsfail", 1, 3)
+	c.WaitForISR(t, "kjsfail", 0, 3)
+	leader := c.WaitForLeader(t, "kjsfail", 0)
+	t.Setenv("NODE_PATH", modules)
+	script, err := filepath.Abs(filepath.Join("testdata", "compat_kafkajs_failover.js"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := runWhileLeaderKilled(t, c, "kjsfail", 100, node, script, strings.Join(c.Addrs(), ","), "kjsfail", "300")
+	if !strings.HasSuffix(out, "OK\n") {
+		t.Fatalf("kafkajs (leader %d killed):\n%s", leader, out)
+	}
+	t.Logf("kafkajs:\n%s", out)
+}
+
 // runClientScript runs testdata/<name> with interpreter and args, bounded
 // by timeout, with env added to the test's environment; the script must end
 // its output with OK.
