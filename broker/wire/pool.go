@@ -114,7 +114,7 @@ func ReadFramePooled(r *bufio.Reader, maxSize int32, pool *FramePool, pooled fun
 		return nil, err
 	}
 	var buf []byte
-	classCaps := false
+	geometric := false
 	if n >= 2 {
 		key, err := r.Peek(2)
 		if err != nil {
@@ -122,8 +122,8 @@ func ReadFramePooled(r *bufio.Reader, maxSize int32, pool *FramePool, pooled fun
 		}
 		if pooled(int16(binary.BigEndian.Uint16(key))) {
 			buf = pool.Get(n)
-			classCaps = poolClass(n) >= 0
+			geometric = poolClass(n) >= 0
 		}
 	}
-	return readFrameBody(r, n, buf, classCaps)
+	return readFrameBody(r, n, buf, geometric)
 }
