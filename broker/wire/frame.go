@@ -1,6 +1,7 @@
 package wire
 
 import (
+	"bufio"
 	"encoding/binary"
 	"fmt"
 	"io"
@@ -43,11 +44,11 @@ func readFrameSize(r io.Reader, maxSize int32) (int, error) {
 	if maxSize <= 0 {
 		maxSize = DefaultMaxRequestSize
 	}
-	var prefix [4]byte
-	if _, err := io.ReadFull(r, prefix[:]); err != nil {
+	prefix, err := readPrefix(r)
+	if err != nil {
 		return 0, err
 	}
-	size := int32(binary.BigEndian.Uint32(prefix[:]))
+	size := int32(prefix)
 	if size < 0 {
 		return 0, fmt.Errorf("%w: size %d", ErrBadFrame, size)
 	}
@@ -55,6 +56,31 @@ func readFrameSize(r io.Reader, maxSize int32) (int, error) {
 		return 0, fmt.Errorf("%w: size %d > %d", ErrFrameTooLarge, size, maxSize)
 	}
 	return int(size), nil
+}
+
+// readPrefix reads the 4-byte size prefix with io.ReadFull's errors (io.EOF before the first
+// byte, io.ErrUnexpectedEOF after it). From a *bufio.Reader (the server's connections, peer's)
+// it peeks the bytes in place: an array handed to io.ReadFull through the io.Reader interface
+// escapes, one allocation per frame.
+func readPrefix(r io.Reader) (uint32, error) {
+	br, ok := r.(*bufio.Reader)
+	if !ok {
+		var prefix [4]byte
+		if _, err := io.ReadFull(r, prefix[:]); err != nil {
+			return 0, err
+		}
+		return binary.BigEndian.Uint32(prefix[:]), nil
+	}
+	p, err := br.Peek(4)
+	if len(p) < 4 {
+		if err == io.EOF && len(p) > 0 {
+			err = io.ErrUnexpectedEOF
+		}
+		return 0, err
+	}
+	v := binary.BigEndian.Uint32(p)
+	_, _ = br.Discard(4) // cannot fail: the 4 bytes are buffered
+	return v, nil
 }
 
 // readFrameBody reads an n-byte frame body into buf when its capacity suffices, otherwise into

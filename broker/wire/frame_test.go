@@ -1,6 +1,7 @@
 package wire
 
 import (
+	"bufio"
 	"bytes"
 	"encoding/binary"
 	"errors"
@@ -59,6 +60,31 @@ func TestWireReadFrameRejectsBadSizes(t *testing.T) {
 				t.Fatalf("allocated %d bytes for a rejected frame", d)
 			}
 		})
+	}
+}
+
+// TestWireReadFramePrefixFromBufio: through a *bufio.Reader (peeked in place) the prefix
+// gives the same errors as through any reader, and costs no allocation.
+func TestWireReadFramePrefixFromBufio(t *testing.T) {
+	br := func(b []byte) *bufio.Reader { return bufio.NewReader(bytes.NewReader(b)) }
+	if _, err := ReadFrame(br(nil), 0, nil); err != io.EOF {
+		t.Fatalf("empty stream: err = %v, want io.EOF", err)
+	}
+	if _, err := ReadFrame(br([]byte{0, 0}), 0, nil); !errors.Is(err, io.ErrUnexpectedEOF) {
+		t.Fatalf("torn prefix: err = %v", err)
+	}
+	if _, err := ReadFrame(br(sizePrefix(-1)), 0, nil); !errors.Is(err, ErrBadFrame) {
+		t.Fatalf("negative size: err = %v", err)
+	}
+	// AllocsPerRun(1, f) calls f twice (a warm-up, then the run).
+	r := br(append(append(append(sizePrefix(3), 1, 2, 3), append(sizePrefix(1), 9)...), append(sizePrefix(1), 9)...))
+	buf := make([]byte, 0, 8)
+	got, err := ReadFrame(r, 0, buf)
+	if err != nil || !bytes.Equal(got, []byte{1, 2, 3}) {
+		t.Fatalf("first frame: %v %v", err, got)
+	}
+	if n := testing.AllocsPerRun(1, func() { got, err = ReadFrame(r, 0, buf) }); n != 0 || err != nil || !bytes.Equal(got, []byte{9}) {
+		t.Fatalf("second frame: %v %v, %v allocations", err, got, n)
 	}
 }
 
