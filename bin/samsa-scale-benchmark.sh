@@ -28,7 +28,7 @@ zk_port="${SAMSA_SCALE_ZK_PORT:-23281}"
 samsa_ensure_zookeeper
 samsa_build
 go_cmd="$(samsa_find_go)"
-(cd "$SAMSA_HOME" && "$go_cmd" build -o .build/samsa-bench ./tools/bench)
+(cd "$SAMSA_HOME" && "$go_cmd" build -o .build/samsa-bench ./tools/bench && "$go_cmd" build -o .build/kfakepeer ./tools/bench/kfakepeer)
 
 rm -rf "$work"
 mkdir -p "$work/logs"

@@ -138,6 +138,20 @@ func (p logProvider) GetOrCreateLog(tp kafka.TopicPartition, cfg storage.Config,
 	return p.m.GetOrCreateLog(tp, cfg)
 }
 
+// PlanNewLogs implements replica.LogPlanner: the logs GetOrCreateLog
+// would create are placed in order (storage.Manager.PlanNewLogs), leaving
+// out those it refuses while a log dir is offline.
+func (p logProvider) PlanNewLogs(logs []replica.NewLog) {
+	offline := len(p.m.OfflineDirs()) > 0
+	tps := make([]kafka.TopicPartition, 0, len(logs))
+	for _, l := range logs {
+		if l.IsNew || !offline {
+			tps = append(tps, l.TP)
+		}
+	}
+	p.m.PlanNewLogs(tps)
+}
+
 func (p logProvider) DeleteLog(tp kafka.TopicPartition) error {
 	return p.m.DeleteLog(tp)
 }

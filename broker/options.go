@@ -43,6 +43,11 @@ type Options struct {
 	// refuses secure ACLs without an authenticated ZooKeeper client. nil:
 	// the JAAS file's Client section (zookeeper_tls.go), else unauthenticated.
 	ZooKeeperAuth []zkutil.Credential
+	// FetchSessionSweepEvery is the fetch session cache's sweep interval
+	// (fetchsession.Config.SweepEvery): 0 is the default (5 s), negative
+	// never sweeps, so that a test can tell a missing change notice by the
+	// stall it causes.
+	FetchSessionSweepEvery time.Duration
 }
 
 func (o Options) withDefaults() Options {

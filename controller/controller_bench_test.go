@@ -10,6 +10,7 @@ import (
 	"github.com/sirupsen/logrus"
 	"github.com/twmb/franz-go/pkg/kmsg"
 
+	"samsa/internal/testwait"
 	"samsa/kafka"
 	"samsa/zkutil"
 	"samsa/zkutil/zktest"
@@ -55,18 +56,7 @@ func (c *captureSender) interBrokerListener() string { return "" }
 // partitions (100 topics × 10, replication factor 3, 3 live brokers): from the old
 // controller's session closing to the new controller having sent its LeaderAndIsr requests.
 func BenchmarkControllerFailover(b *testing.B) {
-	cl := &cluster{connect: zktest.Start(b).Chroot(b), rec: &recorder{}}
-	admin := benchZK(b, cl)
-	if err := admin.CreatePersistentPaths(); err != nil {
-		b.Fatal(err)
-	}
-	for _, id := range []int32{2, 3, 4} {
-		reg := zkutil.BrokerRegistration{ID: id, Version: 4, JMXPort: -1,
-			Endpoints: []zkutil.Endpoint{{ListenerName: "PLAINTEXT", SecurityProtocol: "PLAINTEXT", Host: "127.0.0.1", Port: brokerPort(id)}}}
-		if _, err := admin.RegisterBroker(reg); err != nil {
-			b.Fatal(err)
-		}
-	}
+	cl, admin := benchCluster(b, 2, 3, 4)
 	for i := range 100 {
 		if err := admin.CreateTopic(fmt.Sprintf("t%03d", i), map[int32][]int32{
 			0: {2, 3, 4}, 1: {3, 4, 2}, 2: {4, 2, 3}, 3: {2, 4, 3}, 4: {3, 2, 4},
@@ -132,6 +122,24 @@ func BenchmarkControllerFailover(b *testing.B) {
 	zc.Close()
 }
 
+// benchCluster returns a fresh chroot on the shared ZooKeeper, with its persistent paths and
+// the brokers ids registered, and the admin session that registered them.
+func benchCluster(b *testing.B, ids ...int32) (*cluster, *zkutil.Client) {
+	cl := &cluster{connect: zktest.Start(b).Chroot(b), rec: &recorder{}}
+	admin := benchZK(b, cl)
+	if err := admin.CreatePersistentPaths(); err != nil {
+		b.Fatal(err)
+	}
+	for _, id := range ids {
+		reg := zkutil.BrokerRegistration{ID: id, Version: 4, JMXPort: -1,
+			Endpoints: []zkutil.Endpoint{{ListenerName: "PLAINTEXT", SecurityProtocol: "PLAINTEXT", Host: "127.0.0.1", Port: brokerPort(id)}}}
+		if _, err := admin.RegisterBroker(reg); err != nil {
+			b.Fatal(err)
+		}
+	}
+	return cl, admin
+}
+
 func benchZK(b *testing.B, cl *cluster) *zkutil.Client {
 	ctx, cancel := context.WithTimeout(context.Background(), waitTimeout)
 	defer cancel()
@@ -141,4 +149,72 @@ func benchZK(b *testing.B, cl *cluster) *zkutil.Client {
 	}
 	b.Cleanup(c.Close)
 	return c
+}
+
+// BenchmarkControllerControlledShutdown measures the controller's handling of a
+// ControlledShutdown on a real ZooKeeper: 3,000 partitions (30 topics × 100, replication
+// factor 3, brokers 1–3, each the preferred leader of a third), broker 2 shutting down, so
+// ~1,000 elections and ~2,000 ISR shrinks. Each iteration sets up a fresh cluster (untimed)
+// and times ControlledShutdown from request to answer. Run it with -benchtime=Nx.
+func BenchmarkControllerControlledShutdown(b *testing.B) {
+	const topics, perTopic = 30, 100
+	b.ReportAllocs()
+	for i := 0; i < b.N; i++ {
+		b.StopTimer()
+		c, closeAll := controlledShutdownBenchCluster(b, topics, perTopic)
+		ctx, cancel := context.WithTimeout(context.Background(), waitTimeout)
+		b.StartTimer()
+		remaining, err := c.ControlledShutdown(ctx, 2, -1)
+		b.StopTimer()
+		cancel()
+		if err != nil || len(remaining) != 0 {
+			b.Fatalf("controlled shutdown: remaining %d, %v", len(remaining), err)
+		}
+		closeAll()
+	}
+}
+
+// controlledShutdownBenchCluster starts controller 1 on a fresh chroot with brokers 1, 2 and
+// 3 registered and topics × perTopic partitions created, and waits until it holds every
+// partition's state. closeAll stops it and closes its sessions.
+func controlledShutdownBenchCluster(b *testing.B, topics, perTopic int) (c *Controller, closeAll func()) {
+	cl, admin := benchCluster(b, 1, 2, 3)
+	assignment := make(map[int32][]int32, perTopic)
+	for p := range int32(perTopic) {
+		assignment[p] = []int32{p%3 + 1, (p+1)%3 + 1, (p+2)%3 + 1}
+	}
+	for t := range topics {
+		if err := admin.CreateTopic(fmt.Sprintf("cs%03d", t), assignment, nil); err != nil {
+			b.Fatal(err)
+		}
+	}
+	zc := benchZK(b, cl)
+	c, err := New(Config{BrokerID: 1, ZK: zc, Dialer: &recDialer{rec: cl.rec}, RetryBackoff: time.Millisecond})
+	if err != nil {
+		b.Fatal(err)
+	}
+	if err := c.Start(context.Background()); err != nil {
+		b.Fatal(err)
+	}
+	closeAll = func() {
+		c.Shutdown()
+		zc.Close()
+		admin.Close()
+	}
+	b.Cleanup(c.Shutdown) // after a failure below; Shutdown may run twice
+	testwait.For(b, 2*time.Minute, func() error {
+		var n int
+		if err := c.sync(context.Background(), func() {
+			if c.cc != nil {
+				n = len(c.cc.leadership)
+			}
+		}); err != nil {
+			return err
+		}
+		if n != topics*perTopic {
+			return fmt.Errorf("%d of %d partition states", n, topics*perTopic)
+		}
+		return nil
+	})
+	return c, closeAll
 }

@@ -70,8 +70,9 @@
 // Requests from brokers and admin clients, answered on the event goroutine:
 //   - ControlledShutdown (API 7): the broker is marked shutting down, the partitions it leads
 //     elect another in-sync replica (ControlledShutdown strategy), it leaves the ISRs it is
-//     in, and the partitions it still leads are returned. Shutting-down brokers never become
-//     leaders or join a new ISR.
+//     in, and the partitions it still leads are returned. The elections and the ISR shrinks
+//     (disjoint partitions) share one round of fenced writes (Kafka 2.8 writes them one round
+//     after the other). Shutting-down brokers never become leaders or join a new ISR.
 //   - ElectLeaders (API 43): preferred or unclean elections for the given partitions, with a
 //     per-partition error.
 //   - AlterPartitionReassignments / ListPartitionReassignments (APIs 45, 46): KIP-455

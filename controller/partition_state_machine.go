@@ -33,6 +33,18 @@ func (c *Controller) stateLog(tp kafka.TopicPartition) logrus.FieldLogger {
 	return c.log.WithFields(logrus.Fields{"controller_epoch": epoch, "topic": tp.Topic, "partition": tp.Partition})
 }
 
+// debugEnabled reports whether c.log writes DEBUG lines. The per-partition DEBUG lines
+// (state transitions, ISR shrinks) are built only then: a controlled shutdown or failover at
+// 10,000 partitions makes 20,000-30,000 of them, and building each one's fields only for the
+// logger to drop it cost tens of milliseconds of the controller's event goroutine. A logger
+// whose level it cannot see counts as enabled.
+func (c *Controller) debugEnabled() bool {
+	if e, ok := c.log.(*logrus.Entry); ok && e.Logger != nil {
+		return e.Logger.IsLevelEnabled(logrus.DebugLevel)
+	}
+	return true
+}
+
 // setPartitionState records and logs a partition state transition.
 func (c *Controller) setPartitionState(tp kafka.TopicPartition, to PartitionState) {
 	from := c.cc.partitionStates[tp]
@@ -43,8 +55,10 @@ func (c *Controller) setPartitionState(tp kafka.TopicPartition, to PartitionStat
 	}
 	// DEBUG, as Kafka 2.8 logs these at TRACE (logSuccessfulTransition): a
 	// failover changes thousands; the elections themselves stay INFO.
-	c.stateLog(tp).WithFields(logrus.Fields{"from": from.String(), "to": to.String()}).
-		Debug("controller: partition state changed")
+	if c.debugEnabled() {
+		c.stateLog(tp).WithFields(logrus.Fields{"from": from.String(), "to": to.String()}).
+			Debug("controller: partition state changed")
+	}
 }
 
 // startupPartitionStateMachine initialises the partition states of tps from the leadership
@@ -191,14 +205,41 @@ func (c *Controller) electLeaders(tps []kafka.TopicPartition, kind electionKind)
 // doElectLeaders is one round of elections: take the states (cached on the first round,
 // read after a conflict: state_cache.go), decide, write conditionally.
 func (c *Controller) doElectLeaders(tps []kafka.TopicPartition, kind electionKind, fresh bool) (elected, retry []kafka.TopicPartition, err error) {
-	cc := c.cc
 	current, err := c.cachedOrReadStates(tps, fresh)
 	if err != nil {
 		return nil, nil, err
 	}
-	toWrite := make(map[kafka.TopicPartition]LeaderAndIsr)
-	unclean := make(map[kafka.TopicPartition]bool)
-	recipients := make(map[kafka.TopicPartition][]int32)
+	plan, retry := c.decideElections(tps, current, kind, fresh)
+	if len(plan.toWrite) == 0 {
+		return nil, retry, nil
+	}
+	results, err := c.store.UpdatePartitionStates(c.cc.epochZkVersion, plan.toWrite)
+	if err != nil {
+		return nil, nil, fmt.Errorf("controller: update partition states: %w", err)
+	}
+	elected, conflicts := c.applyElections(plan, results)
+	return elected, append(retry, conflicts...), nil
+}
+
+// electionPlan is what one round of elections decided: the states to write, and for each
+// whether it is unclean and who gets its LeaderAndIsr once written.
+type electionPlan struct {
+	toWrite    map[kafka.TopicPartition]LeaderAndIsr
+	unclean    map[kafka.TopicPartition]bool
+	recipients map[kafka.TopicPartition][]int32
+}
+
+// decideElections decides the elections of tps on current (their states, cached or read):
+// the plan holds the new states, retry the partitions to decide again on a fresh read (no
+// eligible leader in a cached state). Partitions without a state, with one written by a newer
+// controller, or without an eligible leader in a fresh state are logged and left out. It
+// writes nothing (an offline election may read the topic's unclean.leader.election.enable);
+// it records each state it decides on in cc.leadership.
+func (c *Controller) decideElections(tps []kafka.TopicPartition, current map[kafka.TopicPartition]LeaderAndIsr, kind electionKind,
+	fresh bool) (plan electionPlan, retry []kafka.TopicPartition) {
+	cc := c.cc
+	plan = electionPlan{toWrite: make(map[kafka.TopicPartition]LeaderAndIsr), unclean: make(map[kafka.TopicPartition]bool),
+		recipients: make(map[kafka.TopicPartition][]int32)}
 	for _, tp := range tps {
 		st, ok := current[tp]
 		if !ok {
@@ -211,27 +252,7 @@ func (c *Controller) doElectLeaders(tps []kafka.TopicPartition, kind electionKin
 			continue
 		}
 		cc.leadership[tp] = st
-		assignment := cc.replicas(tp)
-		live := cc.onlineReplicas(tp)
-		var el Election
-		switch kind {
-		case electPreferred:
-			el, ok = ElectPreferredLeader(assignment, st.Isr, live)
-		case electReassign:
-			target := TargetReplicas(assignment, cc.removing[tp])
-			live = filter(target, func(id int32) bool { return cc.isReplicaOnline(id, tp) })
-			el, ok = ElectReassignLeader(target, st.Isr, live)
-		case electControlledShutdown:
-			live = cc.liveReplicas(tp) // the shutting-down broker must hear it became a follower
-			shutting := slices.Sorted(maps.Keys(cc.shuttingDown))
-			el, ok = ElectControlledShutdownLeader(assignment, st.Isr, live, shutting)
-		default:
-			allowUnclean := kind == electOfflineUnclean
-			if !allowUnclean && !slices.ContainsFunc(st.Isr, func(id int32) bool { return cc.isReplicaOnline(id, tp) }) {
-				allowUnclean = c.uncleanLeaderElectionEnabled(tp.Topic)
-			}
-			el, ok = ElectOfflineLeader(assignment, st.Isr, live, allowUnclean)
-		}
+		el, live, ok := c.electionFor(tp, st, kind)
 		if !ok {
 			if !fresh {
 				// The cached ISR may lag ZooKeeper (a leader's ISR expansion reaches the
@@ -242,24 +263,52 @@ func (c *Controller) doElectLeaders(tps []kafka.TopicPartition, kind electionKin
 				retry = append(retry, tp)
 				continue
 			}
-			c.stateLog(tp).WithFields(logrus.Fields{"replicas": assignment, "isr": st.Isr, "live_replicas": live}).
+			c.stateLog(tp).WithFields(logrus.Fields{"replicas": cc.replicas(tp), "isr": st.Isr, "live_replicas": live}).
 				Error("controller: cannot elect leader: no eligible replica is alive")
 			continue
 		}
 		nl := st.newLeaderAndIsr(el.Leader, el.Isr)
 		nl.ControllerEpoch = cc.epoch
-		toWrite[tp] = nl
-		unclean[tp] = el.Unclean
-		recipients[tp] = live
+		plan.toWrite[tp] = nl
+		plan.unclean[tp] = el.Unclean
+		plan.recipients[tp] = live
 	}
-	if len(toWrite) == 0 {
-		return nil, retry, nil
+	return plan, retry
+}
+
+// electionFor runs kind's election for tp on its state st. live is the replicas it counted
+// as live, who get the LeaderAndIsr.
+func (c *Controller) electionFor(tp kafka.TopicPartition, st LeaderAndIsr, kind electionKind) (el Election, live []int32, ok bool) {
+	cc := c.cc
+	assignment := cc.replicas(tp)
+	live = cc.onlineReplicas(tp)
+	switch kind {
+	case electPreferred:
+		el, ok = ElectPreferredLeader(assignment, st.Isr, live)
+	case electReassign:
+		target := TargetReplicas(assignment, cc.removing[tp])
+		live = filter(target, func(id int32) bool { return cc.isReplicaOnline(id, tp) })
+		el, ok = ElectReassignLeader(target, st.Isr, live)
+	case electControlledShutdown:
+		live = cc.liveReplicas(tp) // the shutting-down broker must hear it became a follower
+		shutting := slices.Sorted(maps.Keys(cc.shuttingDown))
+		el, ok = ElectControlledShutdownLeader(assignment, st.Isr, live, shutting)
+	default:
+		allowUnclean := kind == electOfflineUnclean
+		if !allowUnclean && !slices.ContainsFunc(st.Isr, func(id int32) bool { return cc.isReplicaOnline(id, tp) }) {
+			allowUnclean = c.uncleanLeaderElectionEnabled(tp.Topic)
+		}
+		el, ok = ElectOfflineLeader(assignment, st.Isr, live, allowUnclean)
 	}
-	results, err := c.store.UpdatePartitionStates(cc.epochZkVersion, toWrite)
-	if err != nil {
-		return nil, nil, fmt.Errorf("controller: update partition states: %w", err)
-	}
-	for _, tp := range slices.SortedFunc(maps.Keys(toWrite), kafka.ComparePartitions) {
+	return el, live, ok
+}
+
+// applyElections takes in the outcome of plan's writes (results may hold other partitions'
+// too): each written state is recorded, logged and queued as LeaderAndIsr to its recipients
+// (elected); a zkVersion conflict puts the partition in retry; other failures are logged.
+func (c *Controller) applyElections(plan electionPlan, results map[kafka.TopicPartition]StoreResult) (elected, retry []kafka.TopicPartition) {
+	cc := c.cc
+	for _, tp := range slices.SortedFunc(maps.Keys(plan.toWrite), kafka.ComparePartitions) {
 		r, ok := results[tp]
 		switch {
 		case ok && r.Err == nil:
@@ -270,20 +319,20 @@ func (c *Controller) doElectLeaders(tps []kafka.TopicPartition, kind electionKin
 			c.stateLog(tp).WithError(r.Err).Error("controller: cannot write elected leader")
 			continue
 		}
-		nl := toWrite[tp]
+		nl := plan.toWrite[tp]
 		nl.ZkVersion = r.ZkVersion
 		cc.leadership[tp] = nl
 		fields := logrus.Fields{"leader": nl.Leader, "leader_epoch": nl.LeaderEpoch, "isr": nl.Isr}
-		if unclean[tp] {
+		if plan.unclean[tp] {
 			c.metrics.unclean.Mark(1)
 			c.stateLog(tp).WithFields(fields).Warn("controller: unclean leader election; data may be lost")
 		} else {
 			c.stateLog(tp).WithFields(fields).Info("controller: elected leader")
 		}
-		c.batch.addLeaderAndIsr(cc, recipients[tp], tp, nl, cc.replicas(tp), false)
+		c.batch.addLeaderAndIsr(cc, plan.recipients[tp], tp, nl, cc.replicas(tp), false)
 		elected = append(elected, tp)
 	}
-	return elected, retry, nil
+	return elected, retry
 }
 
 // uncleanLeaderElectionEnabled returns unclean.leader.election.enable for topic: the topic

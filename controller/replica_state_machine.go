@@ -24,8 +24,10 @@ func (c *Controller) setReplicaState(r PartitionReplica, to ReplicaState) {
 	} else {
 		c.cc.replicaStates[r] = to
 	}
-	c.stateLog(r.TopicPartition).WithFields(logrus.Fields{"replica": r.Replica, "from": from.String(), "to": to.String()}).
-		Debug("controller: replica state changed")
+	if c.debugEnabled() {
+		c.stateLog(r.TopicPartition).WithFields(logrus.Fields{"replica": r.Replica, "from": from.String(), "to": to.String()}).
+			Debug("controller: replica state changed")
+	}
 }
 
 // startupReplicaStateMachine initialises the replica states of tps (isReplicaLive → Online, otherwise
@@ -90,16 +92,7 @@ func (c *Controller) handleReplicaStateChanges(replicas []PartitionReplica, targ
 		byReplica[r.Replica] = append(byReplica[r.Replica], r)
 	}
 	for _, id := range slices.Sorted(maps.Keys(byReplica)) {
-		var valid []PartitionReplica
-		for _, r := range byReplica[id] {
-			from := cc.replicaStates[r]
-			if !ValidReplicaTransition(from, target) {
-				c.stateLog(r.TopicPartition).WithFields(logrus.Fields{"replica": id, "from": from.String(), "to": target.String()}).
-					Warn("controller: invalid replica state transition")
-				continue
-			}
-			valid = append(valid, r)
-		}
+		valid := c.validReplicaTransitions(byReplica[id], target)
 		switch target {
 		case NewReplica:
 			for _, r := range valid {
@@ -151,6 +144,21 @@ func (c *Controller) handleReplicaStateChanges(replicas []PartitionReplica, targ
 	return nil
 }
 
+// validReplicaTransitions returns the replicas that may move to target, and logs the others.
+func (c *Controller) validReplicaTransitions(replicas []PartitionReplica, target ReplicaState) []PartitionReplica {
+	var valid []PartitionReplica
+	for _, r := range replicas {
+		from := c.cc.replicaStates[r]
+		if !ValidReplicaTransition(from, target) {
+			c.stateLog(r.TopicPartition).WithFields(logrus.Fields{"replica": r.Replica, "from": from.String(), "to": target.String()}).
+				Warn("controller: invalid replica state transition")
+			continue
+		}
+		valid = append(valid, r)
+	}
+	return valid
+}
+
 // offlineReplicas is the OfflineReplica transition of one broker's replicas: remove the
 // replica from each ISR (leader := NoLeader if it led), send LeaderAndIsr to the other
 // replicas, StopReplica (delete=false) to the replica itself, UpdateMetadata to all.
@@ -170,31 +178,37 @@ func (c *Controller) offlineReplicas(id int32, replicas []PartitionReplica) erro
 		return err
 	}
 	for _, tp := range withLeadership {
-		l, ok := updated[tp]
-		if !ok {
-			continue // failed; logged by removeReplicaFromIsr
+		if l, ok := updated[tp]; ok { // else failed; logged by removeReplicaFromIsr
+			c.replicaWentOffline(id, tp, l)
 		}
-		if _, deleting := cc.topicsToBeDeleted[tp.Topic]; !deleting {
-			others := filter(cc.replicas(tp), func(r int32) bool { return r != id })
-			c.batch.addLeaderAndIsr(cc, others, tp, l, cc.replicas(tp), false)
-		}
-		// Sent with the new leader epoch so that the replica applies it (StopReplica v3),
-		// or -2 for a topic being deleted (Kafka's EpochDuringDelete).
-		epoch := l.LeaderEpoch
-		if cc.isQueuedForDeletion(tp.Topic) {
-			epoch = epochDuringDelete
-		}
-		c.batch.addStopReplica([]int32{id}, tp, false, epoch)
-		c.setReplicaState(PartitionReplica{tp, id}, OfflineReplica)
 	}
 	return nil
+}
+
+// replicaWentOffline completes the OfflineReplica transition of broker id's replica of tp,
+// whose state is now l (without id in its ISR): LeaderAndIsr to the other replicas, with
+// UpdateMetadata to every broker (unless the topic is being deleted), and StopReplica
+// (delete=false) to id.
+func (c *Controller) replicaWentOffline(id int32, tp kafka.TopicPartition, l LeaderAndIsr) {
+	cc := c.cc
+	if _, deleting := cc.topicsToBeDeleted[tp.Topic]; !deleting {
+		others := filter(cc.replicas(tp), func(r int32) bool { return r != id })
+		c.batch.addLeaderAndIsr(cc, others, tp, l, cc.replicas(tp), false)
+	}
+	// Sent with the new leader epoch so that the replica applies it (StopReplica v3),
+	// or -2 for a topic being deleted (Kafka's EpochDuringDelete).
+	epoch := l.LeaderEpoch
+	if cc.isQueuedForDeletion(tp.Topic) {
+		epoch = epochDuringDelete
+	}
+	c.batch.addStopReplica([]int32{id}, tp, false, epoch)
+	c.setReplicaState(PartitionReplica{tp, id}, OfflineReplica)
 }
 
 // removeReplicaFromIsr writes the ISR shrink of replica id for tps, retrying zkVersion
 // conflicts after a re-read (Kafka's removeReplicasFromIsr). It returns the resulting state
 // of every partition it handled, changed or not.
 func (c *Controller) removeReplicaFromIsr(id int32, tps []kafka.TopicPartition) (map[kafka.TopicPartition]LeaderAndIsr, error) {
-	cc := c.cc
 	out := make(map[kafka.TopicPartition]LeaderAndIsr)
 	remaining := tps
 	for round := 0; len(remaining) > 0 && round < maxStateWriteRounds; round++ {
@@ -202,54 +216,82 @@ func (c *Controller) removeReplicaFromIsr(id int32, tps []kafka.TopicPartition) 
 		if err != nil {
 			return nil, err
 		}
-		toWrite := make(map[kafka.TopicPartition]LeaderAndIsr)
-		for _, tp := range remaining {
-			st, ok := current[tp]
-			if !ok {
-				c.stateLog(tp).WithField("replica", id).Error("controller: cannot remove replica from ISR: partition state not found")
-				continue
-			}
-			if st.ControllerEpoch > cc.epoch {
-				c.stateLog(tp).WithField("replica", id).
-					Error("controller: aborted ISR shrink: partition state was written by a newer controller")
-				continue
-			}
-			nl, changed := RemoveReplicaFromIsr(st, id)
-			if !changed {
-				cc.leadership[tp] = st
-				out[tp] = st
-				continue
-			}
-			nl.ControllerEpoch = cc.epoch
-			toWrite[tp] = nl
-		}
+		toWrite := c.decideIsrShrinks(id, remaining, current, out)
 		remaining = nil
 		if len(toWrite) == 0 {
 			break
 		}
-		results, err := c.store.UpdatePartitionStates(cc.epochZkVersion, toWrite)
+		results, err := c.store.UpdatePartitionStates(c.cc.epochZkVersion, toWrite)
 		if err != nil {
 			return nil, fmt.Errorf("controller: update partition states: %w", err)
 		}
-		for _, tp := range slices.SortedFunc(maps.Keys(toWrite), kafka.ComparePartitions) {
-			r, ok := results[tp]
-			switch {
-			case ok && r.Err == nil:
-				nl := toWrite[tp]
-				nl.ZkVersion = r.ZkVersion
-				cc.leadership[tp] = nl
-				out[tp] = nl
-				c.stateLog(tp).WithFields(logrus.Fields{"replica": id, "leader": nl.Leader, "leader_epoch": nl.LeaderEpoch, "isr": nl.Isr}).
-					Debug("controller: removed replica from ISR") // Kafka: TRACE
-			case ok && isZkVersionConflict(r.Err):
-				remaining = append(remaining, tp)
-			default:
-				c.stateLog(tp).WithError(r.Err).WithField("replica", id).Error("controller: cannot write ISR shrink")
-			}
-		}
+		remaining = c.applyIsrShrinks(id, toWrite, results, out)
 	}
-	for _, tp := range remaining {
+	c.logIsrShrinksGivenUp(id, remaining)
+	return out, nil
+}
+
+// logIsrShrinksGivenUp logs the partitions whose ISR shrink of replica id still conflicted
+// after maxStateWriteRounds.
+func (c *Controller) logIsrShrinksGivenUp(id int32, tps []kafka.TopicPartition) {
+	for _, tp := range tps {
 		c.stateLog(tp).WithField("replica", id).Error("controller: ISR shrink gave up after repeated zkVersion conflicts")
 	}
-	return out, nil
+}
+
+// decideIsrShrinks decides the ISR shrinks of replica id for tps on current (their states,
+// cached or read) and returns the states to write. A partition whose ISR does not hold id
+// needs no write: its state goes to out (and cc.leadership) at once. Partitions without a
+// state, or with one written by a newer controller, are logged and left out.
+func (c *Controller) decideIsrShrinks(id int32, tps []kafka.TopicPartition, current, out map[kafka.TopicPartition]LeaderAndIsr) map[kafka.TopicPartition]LeaderAndIsr {
+	cc := c.cc
+	toWrite := make(map[kafka.TopicPartition]LeaderAndIsr)
+	for _, tp := range tps {
+		st, ok := current[tp]
+		if !ok {
+			c.stateLog(tp).WithField("replica", id).Error("controller: cannot remove replica from ISR: partition state not found")
+			continue
+		}
+		if st.ControllerEpoch > cc.epoch {
+			c.stateLog(tp).WithField("replica", id).
+				Error("controller: aborted ISR shrink: partition state was written by a newer controller")
+			continue
+		}
+		nl, changed := RemoveReplicaFromIsr(st, id)
+		if !changed {
+			cc.leadership[tp] = st
+			out[tp] = st
+			continue
+		}
+		nl.ControllerEpoch = cc.epoch
+		toWrite[tp] = nl
+	}
+	return toWrite
+}
+
+// applyIsrShrinks takes in the outcome of the ISR shrinks toWrite (results may hold other
+// partitions' too): each written state goes to out and cc.leadership; the partitions whose
+// write met a zkVersion conflict are returned, to decide again on a fresh read; other
+// failures are logged.
+func (c *Controller) applyIsrShrinks(id int32, toWrite map[kafka.TopicPartition]LeaderAndIsr, results map[kafka.TopicPartition]StoreResult,
+	out map[kafka.TopicPartition]LeaderAndIsr) (retry []kafka.TopicPartition) {
+	for _, tp := range slices.SortedFunc(maps.Keys(toWrite), kafka.ComparePartitions) {
+		r, ok := results[tp]
+		switch {
+		case ok && r.Err == nil:
+			nl := toWrite[tp]
+			nl.ZkVersion = r.ZkVersion
+			c.cc.leadership[tp] = nl
+			out[tp] = nl
+			if c.debugEnabled() { // Kafka: TRACE
+				c.stateLog(tp).WithFields(logrus.Fields{"replica": id, "leader": nl.Leader, "leader_epoch": nl.LeaderEpoch, "isr": nl.Isr}).
+					Debug("controller: removed replica from ISR")
+			}
+		case ok && isZkVersionConflict(r.Err):
+			retry = append(retry, tp)
+		default:
+			c.stateLog(tp).WithError(r.Err).WithField("replica", id).Error("controller: cannot write ISR shrink")
+		}
+	}
+	return retry
 }

@@ -35,12 +35,18 @@ type options struct {
 	hooks    []logrus.Hook
 	setup    func(zk *zkutil.Client)
 	zkAuth   []zkutil.Credential
+	sweep    time.Duration // broker.Options.FetchSessionSweepEvery
 }
 
 // WithProperty sets a server.properties key on every broker.
 func WithProperty(key, value string) Option {
 	return func(o *options) { o.props[key] = value }
 }
+
+// WithFetchSessionSweep sets every broker's fetch session sweep interval
+// (broker.Options.FetchSessionSweepEvery; negative: never), so that a
+// test can see a missing change notice as a stall instead of a 5 s delay.
+func WithFetchSessionSweep(d time.Duration) Option { return func(o *options) { o.sweep = d } }
 
 // WithInternalTopicPartitions gives __transaction_state and
 // __consumer_offsets n partitions each (Kafka's 50 make a test's
@@ -208,7 +214,7 @@ func (c *Cluster) start(i int) {
 			}
 			return fn(req)
 		},
-		Dial: c.net.dialer(i), ZooKeeperAuth: c.opts.zkAuth})
+		Dial: c.net.dialer(i), ZooKeeperAuth: c.opts.zkAuth, FetchSessionSweepEvery: c.opts.sweep})
 	if err != nil {
 		c.t.Fatalf("brokertest: broker %d: %v", i, err)
 	}

@@ -71,9 +71,23 @@ func TestCompatKafkaPythonFailover(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	out := runWhileLeaderKilled(t, c, "pyfail", 100, py, script, strings.Join(c.Addrs(), ","), "pyfail", "400")
+	if !strings.HasSuffix(out, "OK\n") {
+		t.Fatalf("kafka-python (leader %d killed):\n%s", leader, out)
+	}
+	t.Logf("kafka-python:\n%s", out)
+}
+
+// runWhileLeaderKilled runs a client (bounded by 60 s) that produces to
+// partition 0 of topic, kills the partition's leader once its end offset
+// reaches after, and returns the client's stdout once it exited 0 (its
+// stdout and stderr fail the test otherwise).
+func runWhileLeaderKilled(t *testing.T, c *brokertest.Cluster, topic string, after int64, name string, args ...string) string {
+	t.Helper()
+	leader := c.WaitForLeader(t, topic, 0)
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, py, script, strings.Join(c.Addrs(), ","), "pyfail", "400")
+	cmd := exec.CommandContext(ctx, name, args...)
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
 	if err := cmd.Start(); err != nil {
@@ -81,26 +95,22 @@ func TestCompatKafkaPythonFailover(t *testing.T) {
 	}
 	done := make(chan error, 1)
 	go func() { done <- cmd.Wait() }()
-	// Kill the leader once about 100 records are stored.
 	adm, _ := newKadm(t, c.Addrs(), kgo.MetadataMinAge(10*time.Millisecond))
-	brokertest.WaitFor(t, 20*time.Second, func() error {
-		lo, err := adm.ListEndOffsets(kctx(t), "pyfail")
+	brokertest.WaitFor(t, 30*time.Second, func() error {
+		lo, err := adm.ListEndOffsets(kctx(t), topic)
 		if err != nil {
 			return err
 		}
-		if o, _ := lo.Lookup("pyfail", 0); o.Offset < 100 {
+		if o, _ := lo.Lookup(topic, 0); o.Offset < after {
 			return fmt.Errorf("end offset %d", o.Offset)
 		}
 		return nil
 	})
 	c.Kill(c.Index(leader))
 	if err := <-done; err != nil {
-		t.Fatalf("kafka-python: %v\nstdout:\n%s\nstderr:\n%s", err, out.String(), errb.String())
+		t.Fatalf("%s: %v\nstdout:\n%s\nstderr:\n%s", filepath.Base(name), err, out.String(), errb.String())
 	}
-	if !strings.HasSuffix(out.String(), "OK\n") {
-		t.Fatalf("kafka-python:\n%s\n%s", out.String(), errb.String())
-	}
-	t.Logf("kafka-python:\n%s", out.String())
+	return out.String()
 }
 
 // TestCompatKafkaPythonGroup runs testdata/compat_kafka_python_group.py:

@@ -2,7 +2,7 @@
 // several real brokers (in-process through broker/brokertest, or child
 // processes through brokertest.NewProcCluster) on 127.0.0.1:0 around a real
 // ZooKeeper (zkutil/zktest), driven by real clients (Sarama, franz-go kgo
-// and kadm, kcat, kafka-python). The package has no code of its own: every
+// and kadm, kcat, kafka-python, confluent-kafka-python, KafkaJS). The package has no code of its own: every
 // file but this one is a _test.go file. The single-broker, request-level
 // tests of the handlers (TestAPI..., the fuzz target, the benchmarks) stay
 // beside the handlers in package broker.
@@ -18,7 +18,9 @@
 //     cluster_helpers_*_test.go.
 //   - compat_*_test.go (TestCompat...): one client each against a cluster;
 //     kcat helpers in compat_helpers_kcat_test.go, kafka-python scripts in
-//     testdata/compat_kafka_python*.py.
+//     testdata/compat_kafka_python*.py, the confluent-kafka-python and
+//     KafkaJS scripts in testdata/compat_confluent_kafka.py and
+//     testdata/compat_kafkajs.js.
 //
 // The shared test helpers both this package and package broker's tests use
 // (a raw Kafka connection, one-request helpers, the metrics scrape, the
@@ -36,8 +38,12 @@
 //
 // Environment:
 //
-//   - CI=1: a missing kcat or kafka-python (python3-kafka) fails the test
-//     instead of skipping it.
+//   - CI=1: a missing kcat, kafka-python (python3-kafka),
+//     confluent-kafka-python (python3-confluent-kafka) or KafkaJS fails the
+//     test instead of skipping it.
+//   - SAMSA_KAFKAJS_MODULES=dir: the node_modules holding kafkajs (default
+//     the repository's .build/node/node_modules, where .ci/install-deps.sh
+//     puts it).
 //   - SAMSA_SCALE_PARTITIONS=N (SAMSA_SCALE_LOG_DIR=dir keeps the logs):
 //     runs the scale measurements TestClusterScale...; skipped otherwise.
 //   - SAMSA_REPLICATION_PERF=records (SAMSA_REPLICATION_PERF_PARTITIONS):

@@ -32,8 +32,9 @@ type Config struct {
 	// changed-only fetch at least this long after its session's last sweep
 	// examines every partition, as Kafka reads every partition on every
 	// fetch. A partition the sweep must answer although no notice marked
-	// it is counted (Stats.Unnoticed) and logged: it names a missing
-	// notice. Default DefaultSweepEvery; negative: never.
+	// it, and none follows before the session's next fetch (unnoticed.go),
+	// is counted (Stats.Unnoticed) and logged: it names a missing notice.
+	// Default DefaultSweepEvery; negative: never.
 	SweepEvery time.Duration
 	// Now is the clock (default time.Now).
 	Now func() time.Time
@@ -57,8 +58,9 @@ type Cache struct {
 		sizes      map[int32]int
 		evictions  int64
 	}
-	// unnoticed counts partitions a sweep answered with no change notice.
-	unnoticed atomic.Int64
+	// unnoticed counts partitions a sweep answered with no change notice;
+	// suspects are those not judged yet (unnoticed.go).
+	unnoticed, suspects atomic.Int64
 	// lastWarn is the UnixNano of the last unnoticed-change log line.
 	lastWarn atomic.Int64
 	// watch is the change index: the sessions holding each partition, so
@@ -105,7 +107,7 @@ func (c *Cache) Changed(tp kafka.TopicPartition) {
 	for s := range c.watch.sessions[tp] {
 		s.mu.Lock()
 		if p := s.mu.parts[tp]; p != nil {
-			s.markLocked(p)
+			s.noticeLocked(p)
 		}
 		s.mu.Unlock()
 		s.signal()
@@ -120,7 +122,7 @@ func (c *Cache) ChangedAll() {
 	for _, s := range c.mu.sessions {
 		s.mu.Lock()
 		for _, p := range s.mu.parts {
-			s.markLocked(p)
+			s.noticeLocked(p)
 		}
 		s.mu.Unlock()
 		s.signal()
@@ -171,8 +173,12 @@ type Stats struct {
 	Partitions int
 	Evictions  int64
 	// Unnoticed: partitions a sweep had to answer although no change
-	// notice marked them (each is a missing notice; expected 0).
+	// notice marked them, before the sweep or before the session's next
+	// fetch (each is a missing notice; expected 0).
 	Unnoticed int64
+	// Suspects: partitions a sweep answered with no notice yet, judged
+	// when their session's next fetch arrives.
+	Suspects int64
 }
 
 // Stats returns the current gauges.
@@ -180,7 +186,7 @@ func (c *Cache) Stats() Stats {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return Stats{Sessions: len(c.mu.sessions), Partitions: c.mu.partitions, Evictions: c.mu.evictions,
-		Unnoticed: c.unnoticed.Load()}
+		Unnoticed: c.unnoticed.Load(), Suspects: c.suspects.Load()}
 }
 
 // removeLocked drops s from the cache; c.mu held.
@@ -193,6 +199,7 @@ func (c *Cache) removeLocked(s *session) {
 	delete(c.mu.sizes, s.id)
 	s.removed = true
 	c.watchLocked(s, nil, partitionsOf(s))
+	c.suspects.Add(-int64(s.dropSuspects()))
 }
 
 // touchLocked records a use of s with size partitions; c.mu held.
@@ -308,16 +315,28 @@ func (c *Cache) SessionSize(id int32) (int, bool) {
 	return 0, false
 }
 
-// reportUnnoticed counts and logs partitions a sweep answered although no
-// change notice had marked them: each names a change of the log end, high
-// watermark, log start or last stable offset (or an error) that reached no
-// session, which a changed-only fetch would have left unanswered until the
-// sweep. At most one line per 10 s.
+// countUnnoticed counts n confirmed unnoticed changes and the end of
+// dropped suspects (unnoticed.go); any lock may be held.
+func (c *Cache) countUnnoticed(n, dropped int) {
+	if n > 0 {
+		c.unnoticed.Add(int64(n))
+	}
+	if dropped > 0 {
+		c.suspects.Add(-int64(dropped))
+	}
+}
+
+// reportUnnoticed logs partitions a sweep answered although no change
+// notice had marked them (counted by countUnnoticed): each names a change
+// of the log end, high watermark, log start or last stable offset (or an
+// error) that reached no session, which a changed-only fetch would have
+// left unanswered until the sweep (confirmed: no notice came before the
+// session's next fetch). At most one line per 10 s.
 func (c *Cache) reportUnnoticed(session int32, follower bool, changes []unnoticedChange) {
 	if len(changes) == 0 {
 		return
 	}
-	total := c.unnoticed.Add(int64(len(changes)))
+	total := c.unnoticed.Load()
 	now := c.cfg.Now().UnixNano()
 	last := c.lastWarn.Load()
 	if now-last < int64(10*time.Second) || !c.lastWarn.CompareAndSwap(last, now) {

@@ -78,6 +78,9 @@ type Context struct {
 	// changedOnly whether they are only the dirty ones.
 	examined    []*cached
 	changedOnly bool
+	// unnoticed are the earlier sweep's suspects this request's arrival
+	// confirmed (counted in NewContext, logged by Finish).
+	unnoticed []unnoticedChange
 }
 
 // NewContext decides how req is served (Kafka's FetchManager.newContext,
@@ -110,6 +113,10 @@ func (c *Cache) NewContext(req Request) *Context {
 		return &Context{Kind: Error, ErrorCode: kerr.InvalidFetchSessionEpoch.Code, cache: c}
 	}
 	s.mu.Lock()
+	// The suspects of the last sweep that no notice cleared before this
+	// request arrived name missing notices (unnoticed.go).
+	unnoticed, dropped := s.confirmSuspectsLocked()
+	c.countUnnoticed(len(unnoticed), dropped)
 	added, removed := s.updateLocked(req.Partitions, req.Forgotten)
 	if s.sizeLocked() == 0 {
 		s.mu.Unlock()
@@ -131,7 +138,8 @@ func (c *Cache) NewContext(req Request) *Context {
 	}
 	s.mu.Unlock()
 	c.watchLocked(s, added, removed)
-	x := &Context{Kind: Incremental, cache: c, follower: req.Follower, sess: s, changedOnly: req.ChangedOnly}
+	x := &Context{Kind: Incremental, cache: c, follower: req.Follower, sess: s, changedOnly: req.ChangedOnly,
+		unnoticed: unnoticed}
 	x.setExamined(examined)
 	return x
 }
@@ -224,8 +232,9 @@ func (x *Context) Finish(resps []PartitionResponse, include []bool) int32 {
 		return x.cache.maybeCreate(x.follower, parts)
 	}
 	s := x.sess
-	var unnoticed []unnoticedChange
-	defer func() { x.cache.reportUnnoticed(s.id, s.privileged, unnoticed) }()
+	// The suspects the request's arrival confirmed (NewContext), logged
+	// here, out of the locks.
+	defer x.cache.reportUnnoticed(s.id, s.privileged, x.unnoticed)
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	for i, e := range x.parts {
@@ -238,9 +247,13 @@ func (x *Context) Finish(resps []PartitionResponse, include []bool) int32 {
 		if c.unnoticed {
 			// Only a sweep's unnoticed partitions keep what the client was
 			// told, to name the change; the common path copies nothing.
+			// The change is a suspect until its notice comes or the
+			// session's next fetch arrives (unnoticed.go).
 			before := *c
 			if include[i] = c.mustRespond(resps[i]); include[i] {
-				unnoticed = append(unnoticed, unnoticedChange{tp: c.TP, what: changeOf(&before, resps[i])})
+				if s.suspectLocked(c, changeOf(&before, resps[i])) {
+					x.cache.suspects.Add(1)
+				}
 			}
 			c.unnoticed = false
 		} else {
@@ -282,13 +295,6 @@ func (c *cached) mustRespond(r PartitionResponse) bool {
 		must = true
 	}
 	return must
-}
-
-// unnoticedChange is a partition a sweep answered with no change notice,
-// and what its answer changed.
-type unnoticedChange struct {
-	tp   kafka.TopicPartition
-	what string
 }
 
 // changeOf names what r changes against what the client was last told

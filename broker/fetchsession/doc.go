@@ -69,7 +69,8 @@
 // So a changed-only fetch at least Config.SweepEvery (5 s) after its
 // session's last sweep examines every partition, as Kafka does on every
 // fetch: a missed notice costs at most that long, never a stall. A
-// partition the sweep must answer although nothing marked it is counted
+// partition the sweep must answer although nothing marked it, and for which
+// no notice comes before the session's next fetch, is counted
 // (Stats.Unnoticed) and logged, since each one names a missing notice.
 // Cost: one whole-session read per session every 5 s instead of one per
 // fetch (an idle follower fetch every replica.fetch.wait.max.ms, 500 ms).
@@ -79,6 +80,46 @@
 // notice far below replica.lag.time.max.ms and the request timeouts while
 // costing 2.5× less. Reading every partition on every fetch (Kafka's way,
 // Samsa before changed-only fetches) cost 8.45–8.50 %.
+//
+// # The notice contract (who calls Changed for what)
+//
+// Every change of what a fetch of a partition answers reaches Changed
+// through the Fetch purgatory's Notify (broker/replica, the broker's log
+// options), keyed by topic-partition only, so a notice needs no Partition
+// object and survives any re-creation of one:
+//
+//	what a fetch answers          changed by                         notice (file)
+//	leader log end (records)      leader append, txn marker          AppendAsLeader, AppendTxnMarker (replica/append.go, txn.go)
+//	leader high watermark, LSO    a follower fetch moving it         ReadFrom (replica/read.go)
+//	                              an append with an ISR of one       the append's notice
+//	                              ISR shrink / expansion moving it   maybeShrinkIsr, expandLoop (replica/isr_shrink.go, isr_expand.go)
+//	                              becoming leader                    BecomeLeaderOrFollower (replica/manager.go)
+//	log start                     retention, DeleteRecords           storage OnLogStartMoved (broker/logs.go)
+//	follower HW, log start        a follower append following them   appendAsFollower (replica/follower_log.go)
+//	follower log end, HW, LSO     every truncation                   truncatedLocked (follower_log.go, log_end_start.go)
+//	errors, leader epoch          LeaderAndIsr, StopReplica,         BecomeLeaderOrFollower, stopPartition (manager.go),
+//	                              a failed log dir, shutdown         markOffline (offline.go), Close (NotifyAll)
+//
+// The converse direction, what a follower's fetch tells the leader about
+// partitions it does not read: that the follower is alive at its last
+// offsets (Kafka refreshes lastCaughtUpTimeMs on every fetch for every
+// partition), so the broker reports each follower session fetch to the
+// replica manager (replica/isr_caught_up.go), and an ISR expansion put off
+// by an in-flight shrink is queued again by the shrink (isr_shrink.go):
+// neither may wait for a read of an idle partition.
+//
+// Not notified, because the session examines them anyway: partitions the
+// request names (new offsets, epochs), partitions the last answer left hot
+// (records, errors, a byte limit or a replication throttle: 01_fetch_changed.go),
+// and, for consumers under an authorizer, whole sessions (ACLs may change).
+//
+// Order: a notice runs after its change is visible to a read, and a fetch
+// takes its dirty list before it reads, so a fetch either reads the change
+// or is marked again for its next round: no notice is lost between the read
+// and Finish. The converse does not hold: a read can see a change whose
+// notice is still on its way (microseconds after an append's log end is
+// published), so a sweep's answer with no notice is only counted if none
+// came before the session's next fetch (unnoticed.go).
 //
 // # Eviction (FetchSessionCache.tryEvict)
 //

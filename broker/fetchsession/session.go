@@ -60,8 +60,13 @@ type cached struct {
 	// dirty: in the session's dirty list, to be examined by the next fetch.
 	dirty bool
 	// unnoticed: examined by a sweep only (not dirty when the fetch began,
-	// and not marked since); cleared when noticed or answered.
+	// and not noticed since); cleared when noticed or answered.
 	unnoticed bool
+	// suspect: a sweep answered a change no notice had marked; it is
+	// counted as unnoticed only if no notice comes before the session's
+	// next fetch (session.mu.suspects), since a change is visible to a read
+	// before its notice runs.
+	suspect bool
 }
 
 // session is one cached fetch session (Kafka's FetchSession).
@@ -79,6 +84,11 @@ type session struct {
 		// (changed since they were last answered, named by a request, or
 		// left hot by the last answer); entries forgotten since are skipped.
 		dirty []*cached
+		// suspects are the partitions a sweep answered with no notice,
+		// judged when the next fetch arrives (usually empty).
+		suspects []suspect
+		// gone: removed from the cache (dropSuspects); no new suspects.
+		gone bool
 	}
 	// The fields below are guarded by the Cache's mu.
 	lastUsed  time.Time
@@ -105,9 +115,17 @@ func (s *session) addLocked(c *cached) {
 	s.markLocked(c)
 }
 
-// markLocked puts c on the dirty list; s.mu held.
+// noticeLocked records a change notice for c (Cache.Changed): c goes on
+// the dirty list, and a sweep's unnoticed or suspect flag is cleared, the
+// change having been noticed after all; s.mu held.
+func (s *session) noticeLocked(c *cached) {
+	c.unnoticed, c.suspect = false, false
+	s.markLocked(c)
+}
+
+// markLocked puts c on the dirty list (a notice, a partition the request
+// names, or one the last answer left hot); s.mu held.
 func (s *session) markLocked(c *cached) {
-	c.unnoticed = false
 	if !c.dirty {
 		c.dirty = true
 		s.mu.dirty = append(s.mu.dirty, c)

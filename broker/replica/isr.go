@@ -126,9 +126,19 @@ func (p *Partition) maybeExpandIsr(id int32) (hwMoved bool) {
 		offset = fs.leo
 	}
 	p.progress.Unlock()
-	if !ok || p.mu.isrShrinking || !p.shouldExpandLocked(id, offset) {
-		// While a shrink's write is in flight the expansion waits for the
-		// follower's next fetch: both writes expect the same zkVersion.
+	if ok && p.mu.isrShrinking {
+		// Both writes expect the same zkVersion: the expansion waits for
+		// the shrink, which queues it again when it ends
+		// (isr_shrink.go). Waiting for the follower's next fetch would
+		// not do: a changed-only fetch session does not read an idle
+		// partition again, so the follower would rejoin only at the next
+		// append or sweep.
+		if !slices.Contains(p.mu.expandDeferred, id) {
+			p.mu.expandDeferred = append(p.mu.expandDeferred, id)
+		}
+		return false
+	}
+	if !ok || !p.shouldExpandLocked(id, offset) {
 		return false
 	}
 	newISR := append(slices.Clone(p.mu.isr), id)

@@ -20,7 +20,9 @@ import (
 // one). isrShrinking keeps a second ISR change from starting meanwhile, and
 // the result is applied only if no LeaderAndIsr changed the leader epoch or
 // zkVersion in between (the controller's state wins; the write, conditional
-// on the old zkVersion, then failed or is superseded). An expansion still
+// on the old zkVersion, then failed or is superseded). An expansion that
+// finds the shrink in flight is queued again when the shrink ends
+// (expandDeferred), whatever its outcome. An expansion still
 // writes under the lock: applying it late would let the high watermark pass
 // the joining follower's log end while ZooKeeper already names it in sync.
 func (p *Partition) maybeShrinkIsr() {
@@ -47,6 +49,13 @@ func (p *Partition) maybeShrinkIsr() {
 
 	p.mu.Lock()
 	p.mu.isrShrinking = false
+	deferred := p.mu.expandDeferred
+	p.mu.expandDeferred = nil
+	defer func() {
+		for _, id := range deferred {
+			p.m.requestExpand(p.tp, id) // each re-checks under the lock
+		}
+	}()
 	if !p.isLeaderLocked() || p.mu.leaderEpoch != epoch || p.mu.zkVersion != zkv {
 		p.log.WithFields(logrus.Fields{"new_isr": newISR, "leader_epoch": epoch, "zk_version": zkv}).
 			Info("ISR shrink superseded by a LeaderAndIsr during its write; keeping the controller's state")

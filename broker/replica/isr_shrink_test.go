@@ -111,3 +111,37 @@ func TestReplicaIsrShrinkSupersededByLeaderAndIsr(t *testing.T) {
 		t.Fatalf("state after the superseded shrink: epoch %d, ISR %v, want epoch 1's [1 3]", st.LeaderEpoch, st.ISR)
 	}
 }
+
+// TestReplicaIsrExpansionDeferredByShrink: a follower that qualifies for
+// the ISR while a shrink's write is in flight rejoins once the shrink
+// ends, without fetching again. Before, the expansion waited for the
+// follower's next fetch to read the partition, which a changed-only fetch
+// session never does for an idle partition: the follower stayed out of
+// the ISR until the next append or the 5 s sweep.
+func TestReplicaIsrExpansionDeferredByShrink(t *testing.T) {
+	m, store := newBlockingIsrManager(t, 100*time.Millisecond)
+	lead(t, m, 1, 0, []int32{1, 2}, []int32{1, 2, 3})
+	if _, err := m.AppendAsLeader(tp0, batch(t, "a"), 1); err != nil {
+		t.Fatal(err)
+	}
+	waitEntered(t, store) // follower 2 never fetches: its shrink is in flight
+	// Follower 3, out of the ISR, fetches at the log end: it qualifies,
+	// and its expansion finds the shrink in flight.
+	if _, err := m.Read(tp0, ReadParams{ReplicaID: 3, FetchOffset: 1, MaxBytes: 100, CurrentLeaderEpoch: 0}); err != nil {
+		t.Fatal(err)
+	}
+	p := m.Partition(tp0)
+	brokertestWait(t, func() bool { // the expansion worker has tried it
+		m.expander.mu.Lock()
+		defer m.expander.mu.Unlock()
+		return len(m.expander.mu.pending) == 0
+	})
+	if got := p.State().ISR; !slices.Equal(got, []int32{1, 2}) {
+		t.Fatalf("ISR during the shrink's write %v, want the old [1 2]", got)
+	}
+	close(store.release)
+	brokertestWait(t, func() bool { return slices.Equal(p.State().ISR, []int32{1, 3}) })
+	if got := store.get(tp0); !slices.Equal(got, []int32{1, 3}) {
+		t.Fatalf("ISR written %v, want [1 3]", got)
+	}
+}

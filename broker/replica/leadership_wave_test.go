@@ -4,9 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"path/filepath"
 	"testing"
 	"time"
 
+	"samsa/broker/storage"
 	"samsa/kafka"
 )
 
@@ -98,6 +100,99 @@ func TestReplicaApplyWaveOutcomes(t *testing.T) {
 			if it.err != nil || it.isLeader != (i%2 == 0) {
 				t.Fatalf("withStale=%v item %d: leader %v err %v, want leader %v", withStale, i, it.isLeader, it.err, i%2 == 0)
 			}
+		}
+	}
+}
+
+// plannedLogs adapts a storage.Manager to LogProvider and LogPlanner, as
+// the broker does; managerLogs (offline_test.go) is the same without
+// planning.
+type plannedLogs struct{ managerLogs }
+
+func (p plannedLogs) PlanNewLogs(logs []NewLog) {
+	tps := make([]kafka.TopicPartition, len(logs))
+	for i, l := range logs {
+		tps[i] = l.TP
+	}
+	p.m.PlanNewLogs(tps)
+}
+
+// TestReplicaLeadershipWaveCreatesLogsInRequestOrderPlacement: a
+// LeaderAndIsr creating 90 logs over three log dirs creates them in
+// parallel when the LogProvider plans, and each lands in the log dir that
+// creating them one after another in request order gives (without a
+// planner); a partition whose epoch is stale creates nothing and is left
+// out of the plan.
+func TestReplicaLeadershipWaveCreatesLogsInRequestOrderPlacement(t *testing.T) {
+	place := func(t *testing.T, plan bool) map[kafka.TopicPartition]string {
+		root := t.TempDir()
+		dirs := []string{filepath.Join(root, "a"), filepath.Join(root, "b"), filepath.Join(root, "c")}
+		logs, err := storage.NewManager(storage.ManagerConfig{Dirs: dirs})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := logs.Load(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+		var provider LogProvider = managerLogs{logs}
+		if plan {
+			provider = plannedLogs{managerLogs{logs}}
+		}
+		m, err := New(Config{BrokerID: 1, Logs: provider, TopicConfig: func(string) (TopicConfig, error) {
+			return TopicConfig{Log: storage.DefaultConfig(), MinInsyncReplicas: 1}, nil
+		}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { m.Close(); _ = logs.Close() })
+		stale := kafka.TopicPartition{Topic: "p", Partition: 3}
+		p, err := m.getOrCreatePartition(stale)
+		if err != nil {
+			t.Fatal(err)
+		}
+		p.mu.Lock()
+		p.mu.leaderEpoch = 9
+		p.mu.Unlock()
+		req := LeaderAndIsr{ControllerEpoch: 1}
+		for i := range 90 {
+			tp := kafka.TopicPartition{Topic: "p", Partition: int32((i * 7) % 90)}
+			req.Partitions = append(req.Partitions, PartitionState{TopicPartition: tp, ControllerEpoch: 1,
+				Leader: int32(1 + i%2), LeaderEpoch: 1, ISR: []int32{1, 2}, Replicas: []int32{1, 2}, IsNew: true})
+		}
+		end := logs.BeginCreateWave()
+		res, err := m.BecomeLeaderOrFollower(context.Background(), req)
+		if failed := end(); err != nil || len(failed) != 0 {
+			t.Fatal(err, failed)
+		}
+		out := map[kafka.TopicPartition]string{}
+		for _, ps := range req.Partitions {
+			if ps.TopicPartition == stale {
+				if !errors.Is(res[stale], ErrStaleLeaderEpoch) {
+					t.Fatalf("stale partition: %v", res[stale])
+				}
+				continue
+			}
+			if res[ps.TopicPartition] != nil {
+				t.Fatalf("%s: %v", ps.TopicPartition, res[ps.TopicPartition])
+			}
+			l, ok := logs.Log(ps.TopicPartition)
+			if !ok {
+				t.Fatalf("%s: no log", ps.TopicPartition)
+			}
+			out[ps.TopicPartition] = filepath.Base(filepath.Dir(l.Dir()))
+		}
+		if _, ok := logs.Log(stale); ok {
+			t.Fatal("the stale partition got a log")
+		}
+		return out
+	}
+	want, got := place(t, false), place(t, true)
+	if len(got) != 89 {
+		t.Fatalf("%d logs placed, want 89", len(got))
+	}
+	for tp, d := range want {
+		if got[tp] != d {
+			t.Fatalf("%s: in log dir %s with planning, %s one after another", tp, got[tp], d)
 		}
 	}
 }

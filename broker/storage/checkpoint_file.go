@@ -7,7 +7,6 @@ import (
 	"io"
 	"io/fs"
 	"os"
-	"path/filepath"
 	"sync"
 
 	"samsa/kafka"
@@ -53,42 +52,22 @@ func (c *CheckpointFile) Read(parse func(r io.Reader) error) error {
 }
 
 // Write atomically replaces the file's content with data: write
-// "<path>.tmp", fsync, rename over path, fsync the directory. It blocks on
-// both fsyncs. I/O errors wrap ErrStorage; on error the old content stays.
+// "<path>.tmp", fsync, rename over path, fsync the directory (a
+// checkpointBatch of one file). It blocks on both fsyncs. I/O errors wrap
+// ErrStorage; on error the file holds its old content (or, when only the
+// directory fsync failed, the new content, not yet durable), never a mix.
 func (c *CheckpointFile) Write(data []byte) error {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	tmp := c.path + TmpFileSuffix
-	f, err := c.fs.OpenFile(tmp, os.O_CREATE|os.O_WRONLY|os.O_TRUNC, 0o644)
-	if err != nil {
-		return storageError("create "+tmp, err)
+	var b checkpointBatch
+	var werr error
+	if err := b.stage(c, data, func(err error) { werr = err }); err != nil {
+		return err
 	}
-	if _, err := f.WriteAt(data, 0); err != nil {
-		f.Close()
-		c.fs.Remove(tmp)
-		return storageError("write "+tmp, err)
-	}
-	// Durable: the new checkpoint content, before it becomes visible under
-	// its real name.
-	if err := f.Sync(); err != nil {
-		f.Close()
-		c.fs.Remove(tmp)
-		return storageError("sync "+tmp, err)
-	}
-	if err := f.Close(); err != nil {
-		c.fs.Remove(tmp)
-		return storageError("close "+tmp, err)
-	}
-	if err := c.fs.Rename(tmp, c.path); err != nil {
-		c.fs.Remove(tmp)
-		return storageError("rename "+tmp, err)
-	}
-	// Durable: the rename, so a crash cannot bring back the old content.
-	if err := c.fs.SyncDir(filepath.Dir(c.path)); err != nil {
-		return storageError("sync dir of "+c.path, err)
-	}
-	return nil
+	b.commit()
+	return werr
 }
+
+// osCreateTruncWrite are the flags a checkpoint's temp file is opened with.
+const osCreateTruncWrite = os.O_CREATE | os.O_WRONLY | os.O_TRUNC
 
 // OffsetCheckpointFile is a CheckpointFile holding per-partition offsets:
 // recovery-point-offset-checkpoint, replication-offset-checkpoint,

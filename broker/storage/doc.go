@@ -27,13 +27,20 @@
 //     blocks appends (except flush.messages, which fsyncs in the append
 //     path as Kafka does).
 //   - Manager: all methods are safe concurrently. Manager.mu guards the log
-//     map only and is never held during disk I/O (S6.9); createMu
-//     serialises creating and deleting logs. Load starts, and Close stops
+//     map only and is never held during disk I/O (S6.9); Manager.create
+//     guards the creations under way and the planned placements (new logs
+//     are created concurrently without it, manager_create.go) and is held
+//     through a deletion. Load starts, and Close stops
 //     and waits for, these goroutines: the delayed-deletion queue, the
 //     retention loop, the flusher (flush.ms and segments just rolled), the
 //     checkpoint writer and the cleaner threads (Cleaner, cleaner*.go).
-//   - Lock order: Manager.createMu → Manager.mu; Log.flushMu → Log.mu →
-//     index locks and LeaderEpochCache.mu. The cleaner takes Log.mu only to
+//   - Lock order: createSyncs.mu → Manager.create → Manager.mu;
+//     Manager.flushBatchMu → Log.flushMu → Log.mu → index locks and
+//     LeaderEpochCache.mu → CheckpointFile.mu. A checkpointBatch holds the
+//     CheckpointFile.mu of each staged file from its stage to its rename
+//     (checkpoint_batch.go), and one flushLogs, which holds the flushMu of
+//     each log it flushes until its batch is committed, runs at a time
+//     (flushBatchMu). The cleaner takes Log.mu only to
 //     swap a cleaned segment in, to read a log's truncation count and to
 //     read which producers are active (once per segment group).
 //   - The Log calls the Manager while holding Log.mu: OnRoll

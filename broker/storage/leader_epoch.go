@@ -42,8 +42,14 @@ var ErrInvalidEpochEntry = errors.New("storage: invalid leader epoch entry")
 //     fsync the file before they return, as in Kafka 2.8: they remove
 //     entries that recovery would not remove again.
 //
+// When the Manager flushes many logs at once (Close, the flusher), each
+// dirty cache's write is staged in its log dir's checkpointBatch
+// (checkpoint_batch.go, stageFlush) and made durable with the others, not
+// with fsyncs of its own; the log's recovery point moves only after that.
+//
 // All methods are safe for concurrent use. Writes happen while holding the
-// cache's lock; if one fails, the in-memory change stays (and the cache
+// cache's lock (a staged write holds only the file's write lock from the
+// temp file to the rename); if one fails, the in-memory change stays (and the cache
 // stays dirty) and the error (wrapping ErrStorage) is returned, so the
 // caller can take the log dir offline.
 type LeaderEpochCache struct {
@@ -57,6 +63,10 @@ type LeaderEpochCache struct {
 		// dirty is set when entries differ from what the file holds
 		// because of an Assign or a recovery (guarded by mu).
 		dirty bool
+		// gen counts the changes that made the cache dirty, so a write
+		// staged in a checkpointBatch marks the cache clean only if
+		// nothing changed since it was staged (guarded by mu).
+		gen uint64
 		// recovering is set, and loaded holds the entries as loaded from
 		// the file, while a log recovery rebuilds the cache
 		// (leader_epoch_recovery.go; guarded by mu).
@@ -116,7 +126,7 @@ func (c *LeaderEpochCache) Assign(epoch int32, startOffset int64) error {
 	if !c.assignLocked(e) {
 		return nil
 	}
-	c.mu.dirty = true
+	c.markDirtyLocked()
 	c.log.WithField("leader_epoch", epoch).Debugf("appended %v; cache has %d entries", e, len(c.mu.entries))
 	return nil
 }
@@ -349,12 +359,56 @@ func (c *LeaderEpochCache) renameDir(dir string) {
 	c.mu.file = NewCheckpointFile(c.fs, filepath.Join(dir, LeaderEpochCheckpointFile))
 }
 
+// markDirtyLocked records that the entries changed since the file was
+// last written.
+func (c *LeaderEpochCache) markDirtyLocked() {
+	c.mu.dirty = true
+	c.mu.gen++
+}
+
 // flushLocked writes the entries to the checkpoint file and, once that
-// is durable, marks the cache clean.
+// is durable, marks the cache clean. The truncations call it right after
+// changing the entries, so it first marks the cache dirty: a failed write
+// leaves it dirty, and a write staged earlier (stageFlush) of the entries
+// before the change does not mark it clean.
 func (c *LeaderEpochCache) flushLocked() error {
+	c.markDirtyLocked()
 	if err := writeLeaderEpochFile(c.mu.file, c.mu.entries); err != nil {
 		return err
 	}
 	c.mu.dirty = false
 	return nil
+}
+
+// stageFlush is Flush with the write staged in b (checkpoint_batch.go):
+// a dirty cache writes its temp file and reports true; b's commit makes
+// the file durable, then marks the cache clean unless it changed
+// meanwhile, then calls done with the outcome. A clean cache stages
+// nothing and reports false. An error writing the temp file is returned
+// (done is not called) and leaves the cache dirty.
+func (c *LeaderEpochCache) stageFlush(b *checkpointBatch, done func(error)) (bool, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if !c.mu.dirty {
+		return false, nil
+	}
+	data, err := EncodeLeaderEpochCheckpoint(c.mu.entries)
+	if err != nil {
+		return false, err
+	}
+	gen := c.mu.gen
+	// Lock order: c.mu, then the file's write lock (as flushLocked); the
+	// write lock stays held until b renames the file, so a later write of
+	// newer entries waits for it.
+	err = b.stage(c.mu.file, data, func(err error) {
+		if err == nil {
+			c.mu.Lock()
+			if c.mu.gen == gen {
+				c.mu.dirty = false
+			}
+			c.mu.Unlock()
+		}
+		done(err)
+	})
+	return err == nil, err
 }

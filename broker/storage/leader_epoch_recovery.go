@@ -68,7 +68,7 @@ func (c *LeaderEpochCache) finishRecoveryLocked(end int64) {
 		return es[:i]
 	}
 	if !slices.Equal(below(c.mu.loaded), below(c.mu.entries)) {
-		c.mu.dirty = true
+		c.markDirtyLocked()
 	}
 	c.mu.recovering, c.mu.loaded = false, nil
 }

@@ -69,38 +69,80 @@ func (l *Log) rollLocked(newBase int64) (*Segment, error) {
 
 // Flush fsyncs every segment holding data past the recovery point and,
 // when segments were created or renamed since the last flush, the
-// partition directory, then advances the recovery point to the log end
-// offset it started from. Durable afterwards: every batch below that
-// offset and the names of the segment files holding them; an unclean
-// restart re-reads only segments from the recovery point on. It does not
-// block appends (it holds only flushMu while syncing).
+// partition directory, writes a dirty leader-epoch-checkpoint durably,
+// then advances the recovery point to the log end offset it started from.
+// Durable afterwards: every batch below that offset and the names of the
+// segment files holding them; an unclean restart re-reads only segments
+// from the recovery point on. It does not block appends (it holds only
+// flushMu while syncing).
 func (l *Log) Flush() error {
+	f := l.startFlush(nil)
+	if f == nil {
+		return nil
+	}
+	return f.end()
+}
+
+// logFlush is one flush of a log between startFlush and end; it holds the
+// log's flushMu.
+type logFlush struct {
+	l               *Log
+	upTo            int64 // the log end offset the flush covers
+	dirDirty        bool
+	flushedMessages int64
+	gen             int64 // truncations count when upTo was read
+	err             error // the segments' or the checkpoint's error
+	ckptErr         error // the staged checkpoint's outcome (set by the batch)
+}
+
+// startFlush takes flushMu, fsyncs the segments (and directory) as Flush
+// does and writes a dirty leader-epoch-checkpoint: durably at once when
+// batch is nil, otherwise staged in batch, whose commit must run before
+// end. It returns nil, holding nothing, for a closed log; otherwise the
+// caller must call end, which releases flushMu.
+func (l *Log) startFlush(batch *checkpointBatch) *logFlush {
 	l.flushMu.Lock()
-	defer l.flushMu.Unlock()
 	l.mu.Lock()
 	if l.mu.closed {
 		l.mu.Unlock()
+		l.flushMu.Unlock()
 		return nil
 	}
-	upTo := l.end.Load().offset
+	f := &logFlush{l: l, upTo: l.end.Load().offset, dirDirty: l.mu.dirDirty,
+		flushedMessages: l.mu.unflushedMessages, gen: l.truncations.Load()}
 	segs := *l.segments.Load()
-	dirty := l.mu.dirDirty
 	l.mu.dirDirty = false
-	flushedMessages := l.mu.unflushedMessages
-	gen := l.truncations.Load()
 	l.mu.Unlock()
 
-	err := l.syncSegments(segs, upTo, dirty)
+	f.err = l.syncSegments(segs, f.upTo, f.dirDirty)
+	if f.err != nil {
+		return f
+	}
+	// Before the recovery point passes them: the epochs assigned below
+	// upTo (every append below upTo assigned its epoch before upTo was
+	// read under mu). See LeaderEpochCache.
+	if batch == nil {
+		f.err = l.epochs.Flush()
+	} else {
+		_, f.err = l.epochs.stageFlush(batch, func(err error) { f.ckptErr = err })
+	}
+	return f
+}
+
+// end finishes the flush: on success it advances the recovery point to
+// upTo; on error the log fails (its log dir goes offline) unless it was
+// closed, and possibly deleted, meanwhile. It releases flushMu.
+func (f *logFlush) end() error {
+	l := f.l
+	defer l.flushMu.Unlock()
+	err := f.err
 	if err == nil {
-		// Before the recovery point passes them: the epochs assigned below
-		// upTo (every append below upTo assigned its epoch before upTo was
-		// read under mu). See LeaderEpochCache.
-		err = l.epochs.Flush()
+		err = f.ckptErr
 	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if err != nil {
-		if dirty {
+		if f.dirDirty {
 			l.mu.dirDirty = true
 		}
 		if l.mu.closed && (errors.Is(err, os.ErrClosed) || errors.Is(err, fs.ErrNotExist)) {
@@ -110,12 +152,12 @@ func (l *Log) Flush() error {
 		}
 		return l.failLocked(err)
 	}
-	if gen == l.truncations.Load() {
+	if f.gen == l.truncations.Load() {
 		// A truncation meanwhile may have replaced offsets below upTo
 		// with bytes this flush did not cover.
-		l.advanceRecoveryPointLocked(upTo)
+		l.advanceRecoveryPointLocked(f.upTo)
 	}
-	l.mu.unflushedMessages = max(0, l.mu.unflushedMessages-flushedMessages)
+	l.mu.unflushedMessages = max(0, l.mu.unflushedMessages-f.flushedMessages)
 	l.mu.lastFlush = l.now()
 	return nil
 }
@@ -202,17 +244,22 @@ func (l *Log) advanceRecoveryPointLocked(offset int64) {
 // FlushIfDue flushes when flush.ms has passed since the last flush (the
 // Manager's flush scheduler calls it). It reports whether it flushed.
 func (l *Log) FlushIfDue() (bool, error) {
-	cfg := l.Config()
-	if cfg.FlushMs >= NoLimit {
-		return false, nil
-	}
-	l.mu.Lock()
-	due := l.mu.unflushedMessages > 0 && l.now().Sub(l.mu.lastFlush).Milliseconds() >= cfg.FlushMs
-	l.mu.Unlock()
-	if !due {
+	if !l.flushDue() {
 		return false, nil
 	}
 	return true, l.Flush()
+}
+
+// flushDue reports whether flush.ms has passed since the last flush with
+// records appended since.
+func (l *Log) flushDue() bool {
+	cfg := l.Config()
+	if cfg.FlushMs >= NoLimit {
+		return false
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.mu.unflushedMessages > 0 && l.now().Sub(l.mu.lastFlush).Milliseconds() >= cfg.FlushMs
 }
 
 // UnflushedMessages returns the records appended since the last flush.

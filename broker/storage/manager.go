@@ -90,8 +90,10 @@ type managedLog struct {
 // checkpoint files, delayed file deletion and the cleaner.
 //
 // Concurrency: all methods are safe for concurrent use. mu guards the log
-// map only and is never held during disk I/O (S6.9); createMu serialises
-// log creation and deletion. Goroutines start in Load and stop in Close.
+// map only and is never held during disk I/O (S6.9); create (a lock with
+// the creations under way) orders log creation and deletion, and new logs
+// are created concurrently outside it (manager_create.go). Goroutines
+// start in Load and stop in Close.
 type Manager struct {
 	cfg    ManagerConfig // immutable after NewManager
 	logger logrus.FieldLogger
@@ -103,11 +105,14 @@ type Manager struct {
 	// createSync holds the log-dir fsyncs deferred to the end of a wave
 	// (manager_create_wave.go).
 	createSync createSyncs
-
-	createMu sync.Mutex // serialises GetOrCreateLog / DeleteLog I/O
-	wg       sync.WaitGroup
-	quit     chan struct{}
-	rolled   chan struct{} // capacity 1; signals rollFlush.pending
+	// create tracks the logs being created and the planned placements
+	// (manager_create.go); its lock is held through DeleteLog's I/O.
+	create creations
+	// flushBatchMu serialises flushLogs (manager_close.go).
+	flushBatchMu sync.Mutex
+	wg           sync.WaitGroup
+	quit         chan struct{}
+	rolled       chan struct{} // capacity 1; signals rollFlush.pending
 
 	rollFlush struct {
 		sync.Mutex
@@ -273,75 +278,12 @@ func (m *Manager) OfflineDirs() map[string]error {
 	return out
 }
 
-// GetOrCreateLog returns the log of tp, creating it with cfg in the log dir
-// holding the fewest partitions when it does not exist (Kafka's
-// LogManager.getOrCreateLog and nextLogDirs). An existing log keeps its
-// config; use Log.SetConfig to change it.
-func (m *Manager) GetOrCreateLog(tp kafka.TopicPartition, cfg Config) (*Log, error) {
-	if l, ok := m.Log(tp); ok {
-		return l, nil
-	}
-	if err := cfg.Validate(); err != nil {
-		return nil, err
-	}
-	m.createMu.Lock()
-	defer m.createMu.Unlock()
-	if l, ok := m.Log(tp); ok {
-		return l, nil
-	}
-	m.mu.RLock()
-	closed := m.mu.closed
-	counts := map[string]int{}
-	for _, d := range m.cfg.Dirs {
-		if m.mu.offline[d] == nil && m.createErrs[d] == nil {
-			counts[d] = 0
-		}
-	}
-	for _, ml := range m.mu.logs {
-		if _, ok := counts[ml.root]; ok {
-			counts[ml.root]++
-		}
-	}
-	m.mu.RUnlock()
-	if closed {
-		return nil, ErrClosed
-	}
-	root := ""
-	for _, d := range m.cfg.Dirs { // config order breaks ties, as Kafka
-		if n, ok := counts[d]; ok && (root == "" || n < counts[root]) {
-			root = d
-		}
-	}
-	if root == "" {
-		return nil, fmt.Errorf("storage: no online log dir for %s: %w", tp, ErrStorage)
-	}
-	opts := m.logOptions(root, tp, cfg)
-	opts.CleanShutdown = true // a new directory has nothing to recover
-	l, err := OpenLog(opts)
-	if err != nil {
-		return nil, err
-	}
-	// Durable: the new partition directory's entry in the log dir (now,
-	// or once for the whole wave when one is open).
-	if !m.createSync.deferSync(root, tp) {
-		if err := m.cfg.FS.SyncDir(root); err != nil {
-			l.Close()
-			return nil, storageError("sync log dir", err)
-		}
-	}
-	m.mu.Lock()
-	m.mu.logs[tp] = &managedLog{log: l, root: root}
-	m.mu.Unlock()
-	m.logger.WithFields(logrus.Fields{"topic": tp.Topic, "partition": tp.Partition, "dir": root}).Info("storage: created log")
-	return l, nil
-}
-
 // DeleteLog removes tp's log: it is closed, its directory renamed
 // "<topic>-<partition>.<uuid>-delete" (so a crash cannot resurrect it) and
 // then removed. Deleting an unknown partition is a no-op.
 func (m *Manager) DeleteLog(tp kafka.TopicPartition) error {
-	m.createMu.Lock()
-	defer m.createMu.Unlock()
+	m.lockCreateIdle(func() chan struct{} { return m.create.inFlight[tp] })
+	defer m.create.Unlock()
 	m.mu.Lock()
 	ml, ok := m.mu.logs[tp]
 	delete(m.mu.logs, tp)
@@ -409,8 +351,8 @@ func (m *Manager) Close() error {
 	m.wg.Wait()
 	m.delays.drain()
 
-	m.createMu.Lock()
-	defer m.createMu.Unlock()
+	m.lockCreateIdle(m.anyCreation)
+	defer m.create.Unlock()
 	if !m.isStarted() {
 		// Load failed or never ran: the loaded logs are incomplete, so
 		// checkpoints written now would forget the others. Only close.
@@ -427,7 +369,7 @@ func (m *Manager) Close() error {
 	// them only releases their files; their failure was reported when it
 	// happened, so what closing them hits is logged, not returned.
 	offline := m.OfflineDirs()
-	dirErr := flushForClose(logs, offline)
+	dirErr := m.flushForClose(logs, offline)
 	for _, d := range m.cfg.Dirs {
 		if err := m.writeCheckpoints(d, true, true, true); err != nil {
 			dirErr[d] = errors.Join(dirErr[d], err)

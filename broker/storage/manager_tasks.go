@@ -2,6 +2,8 @@ package storage
 
 import (
 	"errors"
+	"maps"
+	"slices"
 	"time"
 )
 
@@ -64,11 +66,13 @@ func (m *Manager) flushLoop() {
 			m.flushRolled()
 		case <-t.C:
 			m.flushRolled()
+			var due []*Log
 			for _, l := range m.logsUnordered() {
-				if _, err := l.FlushIfDue(); err != nil && !errors.Is(err, ErrClosed) {
-					l.logger.WithError(err).Error("storage: flush failed")
+				if l.flushDue() {
+					due = append(due, l)
 				}
 			}
+			m.flushAndLog(due, "storage: flush failed")
 		}
 	}
 }
@@ -78,9 +82,18 @@ func (m *Manager) flushRolled() {
 	pending := m.rollFlush.pending
 	m.rollFlush.pending = map[*Log]struct{}{}
 	m.rollFlush.Unlock()
-	for l := range pending {
-		if err := l.Flush(); err != nil && !errors.Is(err, ErrClosed) {
-			l.logger.WithError(err).Error("storage: flush after roll failed")
+	m.flushAndLog(slices.Collect(maps.Keys(pending)), "storage: flush after roll failed")
+}
+
+// flushAndLog flushes logs together (flushLogs) and logs each failure
+// with msg.
+func (m *Manager) flushAndLog(logs []*Log, msg string) {
+	if len(logs) == 0 {
+		return
+	}
+	for i, err := range m.flushLogs(logs) {
+		if err != nil && !errors.Is(err, ErrClosed) {
+			logs[i].logger.WithError(err).Error(msg)
 		}
 	}
 }

@@ -21,7 +21,12 @@ import (
 // scaleOptions are the flags of the scale-idle and scale-series
 // measurements (issue 18 point 3, docs/benchmarks.md "Cost per partition").
 type scaleOptions struct {
-	samsaBin, zk, work  string
+	samsaBin, zk, work string
+	// system is "samsa" (three broker processes) or "kfake" (one
+	// kfakepeer process serving three brokers, which replicates and
+	// writes nothing): the same client against kfake shows what the
+	// client alone allows at a partition count.
+	system, kfakeBin    string
 	basePort, pprofPort int
 	// scale-idle
 	partitions, perTopic int
@@ -33,7 +38,10 @@ type scaleOptions struct {
 	totalMiB    int
 	size        int
 	partitioner string
-	warm        bool
+	// batchMax caps the client's batch bytes (0: franz-go's 1 MB), so a
+	// run at few partitions can make the batches a run at many makes.
+	batchMax int
+	warm     bool
 	// acks cycles over the runs (run i uses acks[i%len(acks)]), so one
 	// invocation can interleave acks=1 and acks=all at the same count.
 	acks []string
@@ -46,6 +54,8 @@ func parseScaleFlags(name string, args []string) scaleOptions {
 	var o scaleOptions
 	fs := flag.NewFlagSet(name, flag.ExitOnError)
 	fs.StringVar(&o.samsaBin, "samsa", ".build/samsa", "samsa binary")
+	fs.StringVar(&o.system, "system", "samsa", "scale-series: samsa, or kfake (one kfakepeer process, no replication and no disk: the client's own bound at each count)")
+	fs.StringVar(&o.kfakeBin, "kfakepeer", ".build/kfakepeer", "kfakepeer binary (-system kfake)")
 	fs.StringVar(&o.zk, "zk", "localhost:23281", "ZooKeeper for the Samsa brokers")
 	fs.StringVar(&o.work, "work", "/tmp/samsa-scale-benchmark", "work directory (configs, log dirs, output)")
 	fs.IntVar(&o.basePort, "port", 23392, "first broker port (3 brokers from here)")
@@ -59,6 +69,7 @@ func parseScaleFlags(name string, args []string) scaleOptions {
 	counts := fs.String("counts", "6,600,6000,12000,6", "scale-series: partition counts, one fresh cluster each, in this order")
 	fs.IntVar(&o.totalMiB, "total-mib", 64, "scale-series: MiB of record values produced and consumed per run")
 	fs.IntVar(&o.size, "size", 1024, "scale-series: record value bytes")
+	fs.IntVar(&o.batchMax, "batch-max-bytes", 0, "scale-series: the producer's batch size cap (0: franz-go's default 1 MB); 65536 makes the batches at 6 partitions what the uniform partitioner makes at 12,000")
 	fs.BoolVar(&o.warm, "warm", false, "scale-series: before the timed run, produce one record to every partition (untimed), so that no partition's first append falls in the timed run (before issue 18 it wrote and fsynced the leader-epoch-checkpoint, on the leader and each follower)")
 	fs.StringVar(&o.partitioner, "partitioner", "uniform", "scale-series: uniform (franz-go's default for unkeyed records, KIP-794: switch partition every 64 KiB, so at 12,000 partitions every batch is 64 KiB), sticky (Kafka 2.8's KIP-480 default: switch when the partition's batch is sent, so batches grow as at few partitions) or roundrobin")
 	acks := fs.String("acks", "all", "scale-series: producer acks, a comma list cycled over the runs (-counts 6,6,6,6 -acks 1,all interleaves them); ratios are against the runs at the smallest count with the first acks")
@@ -83,7 +94,7 @@ func parseScaleFlags(name string, args []string) scaleOptions {
 }
 
 func (o scaleOptions) spec(name string) clusterSpec {
-	return clusterSpec{system: "samsa", brokers: 3, basePort: o.basePort, samsaBin: o.samsaBin, zk: o.zk,
+	return clusterSpec{system: o.system, brokers: 3, basePort: o.basePort, samsaBin: o.samsaBin, kfakeBin: o.kfakeBin, zk: o.zk,
 		work: filepath.Join(o.work, name), pprofPort: o.pprofPort}
 }
 
@@ -272,9 +283,10 @@ type seriesRun struct {
 	create           time.Duration
 	produce, consume throughput
 	// produceCPU and consumeCPU are the three brokers' CPU during each
-	// phase, in cores.
-	produceCPU, consumeCPU float64
-	peakRSS                int64
+	// phase, in cores; produceClient is the producing client's (this
+	// process's), which shares the machine's cores with them.
+	produceCPU, consumeCPU, produceClient float64
+	peakRSS                               int64
 }
 
 // runScaleSeries produces and then consumes the same o.totalMiB of
@@ -296,8 +308,11 @@ func runScaleSeries(ctx context.Context, o scaleOptions) error {
 	default:
 		return errors.New("bench: -partitioner is uniform, sticky or roundrobin")
 	}
-	logf("series: %d records of %d B (%d MiB) per run, acks %s, RF 3, %s partitioner, warm-up %v; load average %s",
-		n, o.size, o.totalMiB, strings.Join(o.acks, ","), o.partitioner, o.warm, loadAvg())
+	if o.batchMax > 0 {
+		extra = append(extra, kgo.ProducerBatchMaxBytes(int32(o.batchMax)))
+	}
+	logf("series: %d records of %d B (%d MiB) per run, acks %s, RF 3, %s partitioner, batch cap %d B (0: 1 MB), warm-up %v; load average %s",
+		n, o.size, o.totalMiB, strings.Join(o.acks, ","), o.partitioner, o.batchMax, o.warm, loadAvg())
 	var runs []seriesRun
 	for i, count := range o.counts {
 		name := fmt.Sprintf("series-%d-%d", i, count)
@@ -314,8 +329,8 @@ func runScaleSeries(ctx context.Context, o scaleOptions) error {
 			}
 		}
 		runs = append(runs, r)
-		logf("%d partitions, acks=%s: created in %s; produce %.1f MiB/s (brokers %.2f cores), consume %.1f MiB/s (brokers %.2f cores); peak broker RSS %s (load average %s)",
-			count, r.acks, r.create.Round(100*time.Millisecond), r.produce.MiB, r.produceCPU, r.consume.MiB, r.consumeCPU, humanMiB(r.peakRSS), loadAvg())
+		logf("%d partitions, acks=%s: created in %s; produce %.1f MiB/s (brokers %.2f cores, client %.2f), consume %.1f MiB/s (brokers %.2f cores); peak broker RSS %s (load average %s)",
+			count, r.acks, r.create.Round(100*time.Millisecond), r.produce.MiB, r.produceCPU, r.produceClient, r.consume.MiB, r.consumeCPU, humanMiB(r.peakRSS), loadAvg())
 	}
 	smallest := o.counts[0]
 	for _, c := range o.counts {
@@ -331,10 +346,11 @@ func runScaleSeries(ctx context.Context, o scaleOptions) error {
 		}
 	}
 	baseP, baseC = baseP/float64(nb), baseC/float64(nb)
-	fmt.Printf("| partitions | acks | create until led, ISR 3 | produce MiB/s | × %d acks=%s | consume MiB/s | × %d acks=%s | broker CPU, produce / consume (cores) | peak broker RSS |\n|---|---|---|---|---|---|---|---|---|\n", smallest, o.acks[0], smallest, o.acks[0])
+	fmt.Printf("| partitions | acks | create until led, ISR 3 | produce MiB/s | × %d acks=%s | consume MiB/s | × %d acks=%s | broker CPU, produce / consume (cores) | client CPU, produce (cores) | broker ms·core per produced MiB | peak broker RSS |\n|---|---|---|---|---|---|---|---|---|---|---|\n", smallest, o.acks[0], smallest, o.acks[0])
 	for _, r := range runs {
-		fmt.Printf("| %d | %s | %.1f s | %.1f | %.2f | %.1f | %.2f | %.2f / %.2f | %s |\n", r.partitions, r.acks, r.create.Seconds(),
-			r.produce.MiB, r.produce.MiB/baseP, r.consume.MiB, r.consume.MiB/baseC, r.produceCPU, r.consumeCPU, humanMiB(r.peakRSS))
+		fmt.Printf("| %d | %s | %.1f s | %.1f | %.2f | %.1f | %.2f | %.2f / %.2f | %.2f | %.1f | %s |\n", r.partitions, r.acks, r.create.Seconds(),
+			r.produce.MiB, r.produce.MiB/baseP, r.consume.MiB, r.consume.MiB/baseC, r.produceCPU, r.consumeCPU, r.produceClient,
+			1000*r.produceCPU/r.produce.MiB, humanMiB(r.peakRSS))
 	}
 	return nil
 }
@@ -365,7 +381,7 @@ func seriesOne(ctx context.Context, o scaleOptions, name string, count int, acks
 	if r.produce, err = kgoProduce(ctx, c, "series", n, o.size, acks, 10*time.Minute, extra...); err != nil {
 		return r, err
 	}
-	if r.produceCPU, err = w.end(); err != nil {
+	if r.produceCPU, r.produceClient, err = w.end(); err != nil {
 		return r, err
 	}
 	// The consumer reads from the start: with -warm it reads the warm-up
@@ -374,7 +390,7 @@ func seriesOne(ctx context.Context, o scaleOptions, name string, count int, acks
 	if r.consume, err = kgoConsume(ctx, c, "series", n, 10*time.Minute); err != nil {
 		return r, err
 	}
-	if r.consumeCPU, err = w.end(); err != nil {
+	if r.consumeCPU, _, err = w.end(); err != nil {
 		return r, err
 	}
 	r.peakRSS = c.rss.maxPeak()

@@ -21,6 +21,7 @@ import (
 type phaseWatch struct {
 	c       *cluster
 	cpu0    []float64
+	self0   float64 // this process's (the client's) CPU seconds at the start
 	t0      time.Time
 	stop    chan struct{}
 	wg      sync.WaitGroup
@@ -30,7 +31,7 @@ type phaseWatch struct {
 }
 
 func watchPhase(ctx context.Context, o scaleOptions, c *cluster, dir, phase string) *phaseWatch {
-	w := &phaseWatch{c: c, t0: time.Now(), stop: make(chan struct{})}
+	w := &phaseWatch{c: c, t0: time.Now(), stop: make(chan struct{}), self0: must(cpuSeconds(os.Getpid()))}
 	for _, p := range c.procs {
 		w.cpu0 = append(w.cpu0, must(cpuSeconds(p.cmd.Process.Pid)))
 	}
@@ -62,8 +63,9 @@ func (w *phaseWatch) setErr(err error) {
 // end stops the goroutine dumps, waits for the CPU profile and returns the
 // brokers' CPU during the phase in cores (CPU seconds per wall second,
 // summed over the three processes).
-func (w *phaseWatch) end() (float64, error) {
+func (w *phaseWatch) end() (brokers, client float64, err error) {
 	secs := time.Since(w.t0).Seconds()
+	client = (must(cpuSeconds(os.Getpid())) - w.self0) / secs
 	var cpu float64
 	for i, p := range w.c.procs {
 		cpu += must(cpuSeconds(p.cmd.Process.Pid)) - w.cpu0[i]
@@ -73,7 +75,7 @@ func (w *phaseWatch) end() (float64, error) {
 	if w.profile != "" && w.err == nil {
 		logf("CPU profile of broker 1: %s (go tool pprof -top %s)", w.profile, w.profile)
 	}
-	return cpu / secs, w.err
+	return cpu / secs, client, w.err
 }
 
 // dumpGoroutines appends a goroutine dump from url to path every second
