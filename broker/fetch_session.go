@@ -34,12 +34,19 @@ func (b *Broker) fetchSessionContext(r *request, req *kmsg.FetchRequest) *fetchs
 	if req.SessionID == fetchsession.InvalidSessionID && req.SessionEpoch == fetchsession.FinalEpoch {
 		return nil
 	}
+	changedOnly := b.fetchChangedOnly(r, req)
+	if req.ReplicaID >= 0 && changedOnly {
+		// An authorised follower's session fetch: its idle partitions,
+		// which the session will not read, are caught up as of now
+		// (replica/isr_caught_up.go).
+		b.replicas.FollowerFetched(req.ReplicaID)
+	}
 	n := 0
 	for _, t := range req.Topics {
 		n += len(t.Partitions)
 	}
 	sr := fetchsession.Request{SessionID: req.SessionID, Epoch: req.SessionEpoch, Follower: req.ReplicaID >= 0,
-		Partitions: make([]fetchsession.Entry, 0, n), ChangedOnly: b.fetchChangedOnly(r, req)}
+		Partitions: make([]fetchsession.Entry, 0, n), ChangedOnly: changedOnly}
 	for _, t := range req.Topics {
 		for _, p := range t.Partitions {
 			sr.Partitions = append(sr.Partitions, fetchsession.Entry{

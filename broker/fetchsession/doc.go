@@ -100,6 +100,14 @@
 //	errors, leader epoch          LeaderAndIsr, StopReplica,         BecomeLeaderOrFollower, stopPartition (manager.go),
 //	                              a failed log dir, shutdown         markOffline (offline.go), Close (NotifyAll)
 //
+// The converse direction, what a follower's fetch tells the leader about
+// partitions it does not read: that the follower is alive at its last
+// offsets (Kafka refreshes lastCaughtUpTimeMs on every fetch for every
+// partition), so the broker reports each follower session fetch to the
+// replica manager (replica/isr_caught_up.go), and an ISR expansion put off
+// by an in-flight shrink is queued again by the shrink (isr_shrink.go):
+// neither may wait for a read of an idle partition.
+//
 // Not notified, because the session examines them anyway: partitions the
 // request names (new offsets, epochs), partitions the last answer left hot
 // (records, errors, a byte limit or a replication throttle: 01_fetch_changed.go),

@@ -78,17 +78,7 @@ func (c *fakeClock) armedCount() int {
 // real time needs to pass (S6.11).
 func TestReplicaIsrLoopUsesInjectedClock(t *testing.T) {
 	clock := newFakeClock()
-	store := &recordingIsr{isr: map[kafka.TopicPartition][]int32{}, version: map[kafka.TopicPartition]int32{}}
-	logs := &dirLogs{dir: t.TempDir(), logs: map[kafka.TopicPartition]*storage.Log{}}
-	m, err := New(Config{BrokerID: 1, Logs: logs, Isr: store, ReplicaLagTimeMax: 30 * time.Second,
-		Now: clock.Now, After: clock.After,
-		TopicConfig: func(string) (TopicConfig, error) {
-			return TopicConfig{Log: storage.DefaultConfig(), MinInsyncReplicas: 1}, nil
-		}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { m.Close(); logs.closeAll() })
+	m, store := newIsrManager(t, 30*time.Second, clock)
 	lead(t, m, 1, 0, []int32{1, 2}, []int32{1, 2})
 	if _, err := m.AppendAsLeader(tp0, batch(t, "a"), 1); err != nil {
 		t.Fatal(err)

@@ -46,20 +46,32 @@ func (r *recordingIsr) get(tp kafka.TopicPartition) []int32 {
 	return r.isr[tp]
 }
 
-// TestReplicaIsrShrinkAndExpand: Kafka's rules — a follower that has not
-// caught up for replica.lag.time.max.ms leaves the ISR (and the HW then
-// advances without it); it rejoins once it fetches up to the HW.
-func TestReplicaIsrShrinkAndExpand(t *testing.T) {
+// newIsrManager returns broker 1's manager with a recording IsrStore and
+// replica.lag.time.max.ms lag, on clock (nil: the real one).
+func newIsrManager(t *testing.T, lag time.Duration, clock *fakeClock) (*Manager, *recordingIsr) {
+	t.Helper()
 	store := &recordingIsr{isr: map[kafka.TopicPartition][]int32{}, version: map[kafka.TopicPartition]int32{}}
 	logs := &dirLogs{dir: t.TempDir(), logs: map[kafka.TopicPartition]*storage.Log{}}
-	m, err := New(Config{BrokerID: 1, Logs: logs, Isr: store, ReplicaLagTimeMax: 100 * time.Millisecond,
+	cfg := Config{BrokerID: 1, Logs: logs, Isr: store, ReplicaLagTimeMax: lag,
 		TopicConfig: func(string) (TopicConfig, error) {
 			return TopicConfig{Log: storage.DefaultConfig(), MinInsyncReplicas: 1}, nil
-		}})
+		}}
+	if clock != nil {
+		cfg.Now, cfg.After = clock.Now, clock.After
+	}
+	m, err := New(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { m.Close(); logs.closeAll() })
+	return m, store
+}
+
+// TestReplicaIsrShrinkAndExpand: Kafka's rules — a follower that has not
+// caught up for replica.lag.time.max.ms leaves the ISR (and the HW then
+// advances without it); it rejoins once it fetches up to the HW.
+func TestReplicaIsrShrinkAndExpand(t *testing.T) {
+	m, store := newIsrManager(t, 100*time.Millisecond, nil)
 	lead(t, m, 1, 0, []int32{1, 2}, []int32{1, 2})
 	res, err := m.AppendAsLeader(tp0, batch(t, "a"), -1)
 	if err != nil {

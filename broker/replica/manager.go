@@ -105,8 +105,10 @@ type Manager struct {
 	fetchers   *fetcherManager // owns the follower fetcher goroutines
 	isrChanges isrPropagator   // partitions whose ISR this leader changed
 	expander   isrExpander     // ISR expansions queued by follower fetches (isr_expand.go)
-	stop       context.CancelFunc
-	wg         sync.WaitGroup // the ISR loop and the ISR expansion workers
+	// followerFetches: each follower broker's last session fetch (isr_caught_up.go)
+	followerFetches followerFetches
+	stop            context.CancelFunc
+	wg              sync.WaitGroup // the ISR loop and the ISR expansion workers
 }
 
 // New returns a Manager. With Config.Isr it starts the ISR maintenance

@@ -63,6 +63,9 @@ type Partition struct {
 	// high-watermark moves, which happen under mu held for reading
 	// (appends, follower fetches). Lock order: mu -> progress -> the log.
 	progress sync.Mutex
+	// knownEnd is the log end the last high-watermark check saw (guarded
+	// by progress; isr_caught_up.go).
+	knownEnd int64
 }
 
 func newPartition(m *Manager, tp kafka.TopicPartition) *Partition {
@@ -139,6 +142,7 @@ func (p *Partition) makeLeaderLocked(ps PartitionState, now time.Time) error {
 	}
 	p.mu.followers = followers
 	p.mu.epochStartOffset = leo
+	p.knownEnd = leo // mu is held for writing: no one holds progress
 	p.maybeIncrementHighWatermarkLocked()
 	p.log.WithFields(logrus.Fields{"leader_epoch": ps.LeaderEpoch, "isr": ps.ISR,
 		"log_end_offset": leo}).Info("became leader")
@@ -182,6 +186,7 @@ func (p *Partition) maybeIncrementHighWatermarkLocked() bool {
 	defer p.progress.Unlock()
 	l := p.mu.data
 	hw := l.LogEndOffset()
+	p.caughtUpUntilLocked(hw)
 	for _, id := range p.mu.isr {
 		if id == p.m.cfg.BrokerID {
 			continue

@@ -1,6 +1,7 @@
 package wire
 
 import (
+	"bufio"
 	"encoding/binary"
 	"fmt"
 	"io"
@@ -25,7 +26,9 @@ const frameChunk = 1 << 20
 // means DefaultMaxRequestSize.
 //
 // buf is reused when its capacity suffices; otherwise the body grows in steps as bytes arrive,
-// so memory tracks the bytes received, never the claimed size. The returned slice may alias
+// so memory tracks the bytes received (at most twice them), never the claimed size; when buf
+// is given, the grown buffer's capacity is rounded up towards a power of two, so a caller that
+// passes each frame back as the next buf regrows it rarely. The returned slice may alias
 // buf. io.EOF is returned only when r ends cleanly before the first prefix byte; a stream that
 // ends inside a frame returns an error wrapping io.ErrUnexpectedEOF. ReadFrame blocks on r.
 func ReadFrame(r io.Reader, maxSize int32, buf []byte) ([]byte, error) {
@@ -33,7 +36,7 @@ func ReadFrame(r io.Reader, maxSize int32, buf []byte) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	return readFrameBody(r, n, buf, false)
+	return readFrameBody(r, n, buf, cap(buf) > 0)
 }
 
 // readFrameSize reads and checks a frame's 4-byte size prefix (see ReadFrame).
@@ -41,11 +44,11 @@ func readFrameSize(r io.Reader, maxSize int32) (int, error) {
 	if maxSize <= 0 {
 		maxSize = DefaultMaxRequestSize
 	}
-	var prefix [4]byte
-	if _, err := io.ReadFull(r, prefix[:]); err != nil {
+	prefix, err := readPrefix(r)
+	if err != nil {
 		return 0, err
 	}
-	size := int32(binary.BigEndian.Uint32(prefix[:]))
+	size := int32(prefix)
 	if size < 0 {
 		return 0, fmt.Errorf("%w: size %d", ErrBadFrame, size)
 	}
@@ -55,12 +58,40 @@ func readFrameSize(r io.Reader, maxSize int32) (int, error) {
 	return int(size), nil
 }
 
+// readPrefix reads the 4-byte size prefix with io.ReadFull's errors (io.EOF before the first
+// byte, io.ErrUnexpectedEOF after it). From a *bufio.Reader (the server's connections, peer's)
+// it peeks the bytes in place: an array handed to io.ReadFull through the io.Reader interface
+// escapes, one allocation per frame.
+func readPrefix(r io.Reader) (uint32, error) {
+	br, ok := r.(*bufio.Reader)
+	if !ok {
+		var prefix [4]byte
+		if _, err := io.ReadFull(r, prefix[:]); err != nil {
+			return 0, err
+		}
+		return binary.BigEndian.Uint32(prefix[:]), nil
+	}
+	p, err := br.Peek(4)
+	if len(p) < 4 {
+		if err == io.EOF && len(p) > 0 {
+			err = io.ErrUnexpectedEOF
+		}
+		return 0, err
+	}
+	v := binary.BigEndian.Uint32(p)
+	_, _ = br.Discard(4) // cannot fail: the 4 bytes are buffered
+	return v, nil
+}
+
 // readFrameBody reads an n-byte frame body into buf when its capacity suffices, otherwise into
 // a buffer grown as bytes arrive (see ReadFrame): buf's own capacity is filled first, since
 // that memory is already paid for, then the buffer at least doubles (by frameChunk at first).
-// With classCaps every buffer it allocates has a power-of-two capacity (a FramePool class),
-// at most twice what it holds once full.
-func readFrameBody(r io.Reader, n int, buf []byte, classCaps bool) ([]byte, error) {
+// With geometric set (a caller that reuses its buffer, or a FramePool frame), a buffer that
+// already holds bytes grows to the next power of two at or above what the frame needs, but
+// never beyond twice what it holds: so a reused buffer is regrown a few times over its life
+// instead of at every frame a little larger than the last (a follower's fetch answers), and a
+// pooled frame grown from nothing ends at a class size.
+func readFrameBody(r io.Reader, n int, buf []byte, geometric bool) ([]byte, error) {
 	if cap(buf) >= n {
 		buf = buf[:n]
 		if _, err := io.ReadFull(r, buf); err != nil {
@@ -73,8 +104,8 @@ func readFrameBody(r io.Reader, n int, buf []byte, classCaps bool) ([]byte, erro
 		want := min(n, max(cap(buf), len(buf)+max(len(buf), frameChunk)))
 		if cap(buf) < want {
 			size := want
-			if classCaps {
-				size = 1 << bits.Len(uint(want-1))
+			if geometric && len(buf) > 0 {
+				size = max(want, min(1<<bits.Len(uint(want-1)), 2*len(buf)))
 			}
 			nb := make([]byte, len(buf), size)
 			copy(nb, buf)

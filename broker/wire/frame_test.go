@@ -1,6 +1,7 @@
 package wire
 
 import (
+	"bufio"
 	"bytes"
 	"encoding/binary"
 	"errors"
@@ -59,6 +60,31 @@ func TestWireReadFrameRejectsBadSizes(t *testing.T) {
 				t.Fatalf("allocated %d bytes for a rejected frame", d)
 			}
 		})
+	}
+}
+
+// TestWireReadFramePrefixFromBufio: through a *bufio.Reader (peeked in place) the prefix
+// gives the same errors as through any reader, and costs no allocation.
+func TestWireReadFramePrefixFromBufio(t *testing.T) {
+	br := func(b []byte) *bufio.Reader { return bufio.NewReader(bytes.NewReader(b)) }
+	if _, err := ReadFrame(br(nil), 0, nil); err != io.EOF {
+		t.Fatalf("empty stream: err = %v, want io.EOF", err)
+	}
+	if _, err := ReadFrame(br([]byte{0, 0}), 0, nil); !errors.Is(err, io.ErrUnexpectedEOF) {
+		t.Fatalf("torn prefix: err = %v", err)
+	}
+	if _, err := ReadFrame(br(sizePrefix(-1)), 0, nil); !errors.Is(err, ErrBadFrame) {
+		t.Fatalf("negative size: err = %v", err)
+	}
+	// AllocsPerRun(1, f) calls f twice (a warm-up, then the run).
+	r := br(append(append(append(sizePrefix(3), 1, 2, 3), append(sizePrefix(1), 9)...), append(sizePrefix(1), 9)...))
+	buf := make([]byte, 0, 8)
+	got, err := ReadFrame(r, 0, buf)
+	if err != nil || !bytes.Equal(got, []byte{1, 2, 3}) {
+		t.Fatalf("first frame: %v %v", err, got)
+	}
+	if n := testing.AllocsPerRun(1, func() { got, err = ReadFrame(r, 0, buf) }); n != 0 || err != nil || !bytes.Equal(got, []byte{9}) {
+		t.Fatalf("second frame: %v %v, %v allocations", err, got, n)
 	}
 }
 
@@ -124,8 +150,9 @@ func TestWireReadFrameGrowsWithReceivedBytes(t *testing.T) {
 }
 
 // TestWireReadFrameGrowsFromBuf checks that a frame larger than the caller's buffer starts in
-// that buffer (no new memory for the bytes it holds) and then at most doubles: a 5 MiB frame
-// read into a 3 MiB buffer allocates one 5 MiB buffer, not 1+2+4+5 MiB.
+// that buffer (no new memory for the bytes it holds) and then doubles: a 5 MiB frame read into
+// a 3 MiB buffer allocates one 6 MiB buffer (not 1+2+4+5 MiB, nor 8 MiB: at most twice the
+// bytes held), and a 7 MiB frame after it fits.
 func TestWireReadFrameGrowsFromBuf(t *testing.T) {
 	size := 5 * frameChunk
 	body := make([]byte, size)
@@ -141,10 +168,20 @@ func TestWireReadFrameGrowsFromBuf(t *testing.T) {
 	if err != nil || !bytes.Equal(got, body) {
 		t.Fatalf("err %v, equal %v", err, bytes.Equal(got, body))
 	}
-	if cap(got) != size {
-		t.Fatalf("grew to a %d-byte buffer, want %d", cap(got), size)
+	if cap(got) != 6*frameChunk {
+		t.Fatalf("grew to a %d-byte buffer, want %d", cap(got), 6*frameChunk)
 	}
-	if d := after.TotalAlloc - before.TotalAlloc; d > uint64(size)+64<<10 {
+	if d := after.TotalAlloc - before.TotalAlloc; d > 6*frameChunk+64<<10 {
 		t.Fatalf("allocated %d bytes for a %d-byte frame into a %d-byte buffer", d, size, cap(buf))
+	}
+	// Grown from a 6 MiB buffer holding 6 MiB, a 7 MiB frame gets 8 MiB: the next power of two.
+	in = bytes.NewReader(append(sizePrefix(int32(7*frameChunk)), make([]byte, 7*frameChunk)...))
+	if got, err = ReadFrame(in, 0, got); err != nil || cap(got) != 8*frameChunk {
+		t.Fatalf("7 MiB frame: err %v, cap %d", err, cap(got))
+	}
+	// A fresh buffer (nil) grows to the frame's exact size: a one-off frame keeps no slack.
+	in = bytes.NewReader(append(sizePrefix(int32(size)), body...))
+	if got, err = ReadFrame(in, 0, nil); err != nil || cap(got) != size {
+		t.Fatalf("5 MiB frame into nil: err %v, cap %d", err, cap(got))
 	}
 }

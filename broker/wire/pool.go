@@ -61,8 +61,10 @@ func poolClass(n int) int {
 }
 
 // Get returns a buffer of length n from the pool, or, up to 1 MiB, a new one of its class's
-// capacity. It returns nil when n is beyond the largest class, or above 1 MiB with no free
-// buffer of its class (the caller grows one as bytes arrive: ReadFramePooled).
+// capacity. Above 1 MiB, where a class keeps few buffers and a producer's requests spread over
+// several classes, an empty class borrows from the next larger one (the buffer goes back to
+// that class on Put). It returns nil when n is beyond the largest class, or above 1 MiB with
+// no free buffer (the caller grows one as bytes arrive: ReadFramePooled).
 func (p *FramePool) Get(n int) []byte {
 	c := poolClass(n)
 	if c < 0 {
@@ -72,11 +74,18 @@ func (p *FramePool) Get(n int) []byte {
 	case b := <-p.classes[c]:
 		return b[:n]
 	default:
-		if c > poolEagerShift-poolMinShift {
-			return nil
-		}
+	}
+	if c <= poolEagerShift-poolMinShift {
 		return make([]byte, n, 1<<(poolMinShift+c))
 	}
+	if c+1 < len(p.classes) {
+		select {
+		case b := <-p.classes[c+1]:
+			return b[:n]
+		default:
+		}
+	}
+	return nil
 }
 
 // Put returns b to the pool. Only buffers whose capacity is exactly a class size (those Get
@@ -105,7 +114,7 @@ func ReadFramePooled(r *bufio.Reader, maxSize int32, pool *FramePool, pooled fun
 		return nil, err
 	}
 	var buf []byte
-	classCaps := false
+	geometric := false
 	if n >= 2 {
 		key, err := r.Peek(2)
 		if err != nil {
@@ -113,8 +122,8 @@ func ReadFramePooled(r *bufio.Reader, maxSize int32, pool *FramePool, pooled fun
 		}
 		if pooled(int16(binary.BigEndian.Uint16(key))) {
 			buf = pool.Get(n)
-			classCaps = poolClass(n) >= 0
+			geometric = poolClass(n) >= 0
 		}
 	}
-	return readFrameBody(r, n, buf, classCaps)
+	return readFrameBody(r, n, buf, geometric)
 }

@@ -31,6 +31,14 @@ func TestWireFramePoolClasses(t *testing.T) {
 	if b := p.Get(3 << 20); len(b) != 3<<20 || &b[0] != &big[:1][0] {
 		t.Fatalf("Get(3 MiB) after a 4 MiB Put: len %d cap %d", len(b), cap(b))
 	}
+	// An empty large class borrows from the next larger one only.
+	p.Put(make([]byte, 0, 8<<20))
+	if b := p.Get(2 << 20); b != nil {
+		t.Fatalf("Get(2 MiB) took a %d-byte buffer from two classes up", cap(b))
+	}
+	if b := p.Get(3 << 20); cap(b) != 8<<20 {
+		t.Fatalf("Get(3 MiB) with an empty 4 MiB class: cap %d, want the 8 MiB buffer", cap(b))
+	}
 	p.Put(make([]byte, 0, 32<<20)) // beyond the largest class: dropped
 	if b := p.Get(17 << 20); b != nil {
 		t.Fatalf("Get above the largest class returned %d bytes of capacity", cap(b))
