@@ -2,7 +2,6 @@ package clustertest_test
 
 import (
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -21,14 +20,7 @@ const kafkajsVersion = "2.2.4"
 // when it is missing.
 func needConfluentKafka(t *testing.T) string {
 	t.Helper()
-	py := needTool(t, "/usr/bin/python3")
-	if err := exec.Command(py, "-c", "import confluent_kafka").Run(); err != nil {
-		if os.Getenv("CI") != "" {
-			t.Fatalf("python3-confluent-kafka is required in CI: %v", err)
-		}
-		t.Skipf("python3-confluent-kafka not installed: %v", err)
-	}
-	return py
+	return needPythonModule(t, "confluent_kafka", "python3-confluent-kafka")
 }
 
 // needKafkaJS returns node and a node_modules directory holding kafkajs:

@@ -21,12 +21,19 @@ import (
 // skipping outside CI when it is missing.
 func needKafkaPython(t *testing.T) string {
 	t.Helper()
+	return needPythonModule(t, "kafka", "python3-kafka")
+}
+
+// needPythonModule returns Debian's python3 once it imports module (from the
+// Debian package pkg): a test fails in CI without it and skips elsewhere.
+func needPythonModule(t *testing.T, module, pkg string) string {
+	t.Helper()
 	py := needTool(t, "/usr/bin/python3")
-	if err := exec.Command(py, "-c", "import kafka").Run(); err != nil {
+	if err := exec.Command(py, "-c", "import "+module).Run(); err != nil {
 		if os.Getenv("CI") != "" {
-			t.Fatalf("python3-kafka is required in CI: %v", err)
+			t.Fatalf("%s is required in CI: %v", pkg, err)
 		}
-		t.Skipf("python3-kafka not installed: %v", err)
+		t.Skipf("%s not installed: %v", pkg, err)
 	}
 	return py
 }
