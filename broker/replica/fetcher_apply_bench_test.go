@@ -3,7 +3,6 @@ package replica
 import (
 	"context"
 	"encoding/binary"
-	"errors"
 	"fmt"
 	"testing"
 	"time"
@@ -19,6 +18,7 @@ import (
 // they fetch in lockstep (each gets one batch per round), so every
 // answer's records alias one batch patched with the round's offset.
 type stepSource struct {
+	noEpochSource
 	next    chan struct{} // a token per fetch to answer
 	applied chan struct{} // sent when the fetcher comes back for the next fetch: the last answer is applied
 	batch   []byte
@@ -56,18 +56,6 @@ func (s *stepSource) Fetch(ctx context.Context, _ LeaderEndpoint, req FollowerFe
 	return nil
 }
 
-func (s *stepSource) EndOffsetsForEpoch(_ context.Context, _ LeaderEndpoint, q map[kafka.TopicPartition]EpochQuery) (map[kafka.TopicPartition]EpochEndOffset, error) {
-	out := make(map[kafka.TopicPartition]EpochEndOffset, len(q))
-	for tp := range q {
-		out[tp] = EpochEndOffset{LeaderEpoch: -1, EndOffset: -1}
-	}
-	return out, nil
-}
-
-func (s *stepSource) LogRange(context.Context, LeaderEndpoint, kafka.TopicPartition) (int64, int64, error) {
-	return 0, 0, errors.New("stepSource: no LogRange")
-}
-
 // BenchmarkReplicaFollowerApply measures what a follower does with one
 // fetch answer from a leader of 4,000 partitions, each answering one batch
 // (64 KiB of 63 records of 1 KiB, what franz-go's default partitioner
@@ -95,7 +83,7 @@ func BenchmarkReplicaFollowerApply(b *testing.B) {
 }
 
 func benchFollowerApply(b *testing.B, partitions int, batch []byte, records int64) {
-	src := &stepSource{next: make(chan struct{}), applied: make(chan struct{}), batch: batch}
+	src := &stepSource{noEpochSource: noEpochSource{"stepSource"}, next: make(chan struct{}), applied: make(chan struct{}), batch: batch}
 	logs := &dirLogs{dir: b.TempDir(), logs: map[kafka.TopicPartition]*storage.Log{}}
 	m, err := New(Config{BrokerID: 1, Logs: logs, Fetcher: FetcherConfig{Source: src, BackoffMs: 1000,
 		MaxWaitMs: 500, MinBytes: 1, MaxBytes: 10 << 20, PartitionMaxBytes: 1 << 20},

@@ -18,6 +18,7 @@ import (
 // a fetcher spins through fetch -> append -> fetch. After limit answers
 // it parks fetches until ctx ends, and closes done.
 type loopSource struct {
+	noEpochSource
 	start   chan struct{} // the first fetch waits for it
 	done    chan struct{}
 	limit   int64
@@ -47,7 +48,12 @@ func (s *loopSource) Fetch(ctx context.Context, _ LeaderEndpoint, req FollowerFe
 	return nil
 }
 
-func (s *loopSource) EndOffsetsForEpoch(_ context.Context, _ LeaderEndpoint, q map[kafka.TopicPartition]EpochQuery) (map[kafka.TopicPartition]EpochEndOffset, error) {
+// noEpochSource is the part of a benchmark's FetchSource that the
+// benchmarks never reach usefully: no leader epochs (so no truncation) and
+// no LogRange.
+type noEpochSource struct{ name string }
+
+func (n noEpochSource) EndOffsetsForEpoch(_ context.Context, _ LeaderEndpoint, q map[kafka.TopicPartition]EpochQuery) (map[kafka.TopicPartition]EpochEndOffset, error) {
 	out := make(map[kafka.TopicPartition]EpochEndOffset, len(q))
 	for tp := range q {
 		out[tp] = EpochEndOffset{LeaderEpoch: -1, EndOffset: -1}
@@ -55,8 +61,8 @@ func (s *loopSource) EndOffsetsForEpoch(_ context.Context, _ LeaderEndpoint, q m
 	return out, nil
 }
 
-func (s *loopSource) LogRange(context.Context, LeaderEndpoint, kafka.TopicPartition) (int64, int64, error) {
-	return 0, 0, errors.New("loopSource: no LogRange")
+func (n noEpochSource) LogRange(context.Context, LeaderEndpoint, kafka.TopicPartition) (int64, int64, error) {
+	return 0, 0, errors.New(n.name + ": no LogRange")
 }
 
 // BenchmarkReplicaFollowerFetchAppend measures one follower cycle without
@@ -71,7 +77,7 @@ func BenchmarkReplicaFollowerFetchAppend(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	src := &loopSource{start: make(chan struct{}), done: make(chan struct{}), limit: int64(b.N), batch: batch}
+	src := &loopSource{noEpochSource: noEpochSource{"loopSource"}, start: make(chan struct{}), done: make(chan struct{}), limit: int64(b.N), batch: batch}
 	logs := &dirLogs{dir: b.TempDir(), logs: map[kafka.TopicPartition]*storage.Log{}}
 	m, err := New(Config{BrokerID: 1, Logs: logs, Fetcher: FetcherConfig{Source: src, BackoffMs: 1000,
 		MaxWaitMs: 500, MinBytes: 1, MaxBytes: 10 << 20, PartitionMaxBytes: 1 << 20},
